@@ -1,0 +1,39 @@
+import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+const define = { __SERVELAB_VERSION__: JSON.stringify(pkg.version) };
+
+export default defineConfig({
+  main: {
+    define,
+    build: {
+      rolldownOptions: {
+        // The Electron app and the headless CLI share the core; only index.ts touches Electron.
+        input: {
+          index: resolve('src/main/index.ts'),
+          cli: resolve('src/main/cli/main.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload cannot load modules or ESM: one self-contained CommonJS file.
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: resolve('src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve('src/renderer'),
+    plugins: [react()],
+    build: {
+      rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
+    },
+  },
+});

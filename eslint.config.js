@@ -1,0 +1,98 @@
+// Lint, including the process layers: shared is platform-free, the renderer talks only to shared,
+// the preload only to electron and shared, main never reaches into the renderer or preload.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+const sharedGlobalsBanned = [
+  'window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'fetch', 'WebSocket',
+  'process', 'Buffer', 'require', '__dirname', '__filename', 'global',
+].map((name) => ({ name, message: 'src/shared must run anywhere: no DOM or Node globals here.' }));
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'artifacts/**', 'tests/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'shell', property: 'openExternal', message: 'Open links only through isSafeExternalUrl in src/main/index.ts.' },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-globals': ['error', ...sharedGlobalsBanned],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['electron', 'react', 'react-dom', 'ws', 'ssh2', 'zustand', 'echarts', ...nodeBuiltins].map((name) => ({
+            name,
+            message: 'src/shared imports nothing platform-specific (no Electron, Node, DOM or UI libraries).',
+          })),
+          patterns: [{ regex: '(^|/)(main|renderer|preload)/', message: 'src/shared must not depend on a process layer.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['electron', 'ws', 'ssh2', ...nodeBuiltins].map((name) => ({
+            name,
+            message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
+          })),
+          patterns: [
+            { regex: '^(\\.\\./)+(main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
+            { regex: '(^|/)src/(main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/preload/**/*.ts'],
+    ignores: ['src/preload/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'A sandboxed preload cannot load Node modules.' })),
+          patterns: [
+            { regex: '^(?!electron$|\\.{1,2}/)', message: 'The preload may import only electron and src/shared.' },
+            { regex: '^\\.\\./(main|renderer)(/|$)', message: 'The preload may import only electron and src/shared.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(renderer|preload)(/|$)', message: 'The core never imports the renderer or the preload.' }] },
+      ],
+    },
+  },
+  {
+    files: ['src/main/index.ts', 'src/main/electron/security.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

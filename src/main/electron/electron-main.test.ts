@@ -1,0 +1,179 @@
+// The Electron entry point, run against a mocked `electron` module (no Electron binary is needed):
+// asserts the window's security switches, the navigation/permission lock-down and the IPC gate.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CALL_NAMES } from '../../shared/contract';
+
+const state = vi.hoisted(() => ({
+  windows: [] as Array<{ options: Record<string, unknown>; loadFile: string[]; loadURL: string[] }>,
+  handlers: new Map<string, (event: unknown, input: unknown) => Promise<unknown>>(),
+  appEvents: new Map<string, (...args: unknown[]) => void>(),
+  permissionRequest: null as null | ((wc: unknown, permission: string, cb: (ok: boolean) => void) => void),
+  permissionCheck: null as null | (() => boolean),
+  enableSandbox: 0,
+  opened: [] as string[],
+  userData: '',
+}));
+
+vi.mock('electron', () => {
+  class BrowserWindow {
+    static all: BrowserWindow[] = [];
+    static getAllWindows() {
+      return BrowserWindow.all;
+    }
+    record: { options: Record<string, unknown>; loadFile: string[]; loadURL: string[] };
+    webContents = { send: vi.fn() };
+    constructor(options: Record<string, unknown>) {
+      this.record = { options, loadFile: [], loadURL: [] };
+      state.windows.push(this.record);
+      BrowserWindow.all.push(this);
+    }
+    once() {}
+    isDestroyed() {
+      return false;
+    }
+    show() {}
+    async loadFile(path: string) {
+      this.record.loadFile.push(path);
+    }
+    async loadURL(url: string) {
+      this.record.loadURL.push(url);
+    }
+  }
+  return {
+    app: {
+      isPackaged: true,
+      name: 'Servelab',
+      enableSandbox: () => {
+        state.enableSandbox += 1;
+      },
+      whenReady: () => Promise.resolve(),
+      getPath: () => state.userData,
+      on: (name: string, listener: (...args: unknown[]) => void) => state.appEvents.set(name, listener),
+      quit: () => {},
+      exit: () => {},
+    },
+    BrowserWindow,
+    ipcMain: {
+      handle: (channel: string, listener: (event: unknown, input: unknown) => Promise<unknown>) => state.handlers.set(channel, listener),
+      removeHandler: (channel: string) => state.handlers.delete(channel),
+    },
+    Menu: { setApplicationMenu: () => {}, buildFromTemplate: (t: unknown) => t },
+    safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.from(''), decryptString: () => '' },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (h: typeof state.permissionRequest) => {
+          state.permissionRequest = h;
+        },
+        setPermissionCheckHandler: (h: typeof state.permissionCheck) => {
+          state.permissionCheck = h;
+        },
+      },
+    },
+    shell: { openExternal: async (url: string) => void state.opened.push(url) },
+  };
+});
+
+let rendererIndex = '';
+
+beforeAll(async () => {
+  state.userData = mkdtempSync(join(tmpdir(), 'servelab-electron-'));
+  await import('../index');
+  await vi.waitFor(() => expect(state.windows.length).toBe(1));
+  rendererIndex = state.windows[0]!.loadFile[0]!;
+});
+
+afterAll(() => rmSync(state.userData, { recursive: true, force: true }));
+
+describe('Electron main process', () => {
+  it('turns the sandbox on for every renderer before the app is ready', () => {
+    expect(state.enableSandbox).toBe(1);
+  });
+
+  it('creates the window with isolation, sandbox, no Node and the bundled CommonJS preload', () => {
+    const prefs = state.windows[0]!.options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      webviewTag: false,
+    });
+    expect(String(prefs.preload)).toMatch(/preload[\\/]index\.cjs$/);
+  });
+
+  it('loads the production renderer from files, not from a dev server', () => {
+    expect(state.windows[0]!.loadURL).toEqual([]);
+    expect(rendererIndex).toMatch(/renderer[\\/]index\.html$/);
+  });
+
+  it('refuses every permission request and check', () => {
+    const answers: boolean[] = [];
+    state.permissionRequest!({}, 'media', (ok) => answers.push(ok));
+    state.permissionRequest!({}, 'notifications', (ok) => answers.push(ok));
+    expect(answers).toEqual([false, false]);
+    expect(state.permissionCheck!()).toBe(false);
+  });
+
+  it('blocks navigation away from the app, webviews and window.open', () => {
+    const listeners = new Map<string, (event: { preventDefault(): void }, url: string) => void>();
+    let openHandler: ((d: { url: string }) => { action: string }) | null = null;
+    const contents = {
+      on: (name: string, l: (event: { preventDefault(): void }, url: string) => void) => listeners.set(name, l),
+      setWindowOpenHandler: (h: typeof openHandler) => {
+        openHandler = h;
+      },
+    };
+    state.appEvents.get('web-contents-created')!({}, contents);
+
+    const prevented: string[] = [];
+    const event = (tag: string) => ({ preventDefault: () => prevented.push(tag) });
+    listeners.get('will-navigate')!(event('evil'), 'https://evil.example/');
+    listeners.get('will-navigate')!(event('file'), 'file:///etc/passwd');
+    listeners.get('will-navigate')!(event('own'), pathToFileURL(rendererIndex).href + '#/hosts');
+    listeners.get('will-attach-webview')!(event('webview'), '');
+    expect(prevented).toEqual(['evil', 'file', 'webview']);
+
+    expect(openHandler!({ url: 'https://docs.vllm.ai/' })).toEqual({ action: 'deny' });
+    expect(openHandler!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
+    expect(state.opened).toEqual(['https://docs.vllm.ai/']);
+  });
+
+  it('registers one IPC handler per contract call and nothing else', () => {
+    expect([...state.handlers.keys()].sort()).toEqual([...CALL_NAMES].sort());
+  });
+
+  it('answers the app’s own top frame and refuses other senders with FORBIDDEN_SENDER', async () => {
+    const handler = state.handlers.get('app:info')!;
+    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    expect(await handler(own, {})).toMatchObject({ ok: true, data: { name: 'Servelab' } });
+
+    const forbidden = [
+      { senderFrame: null },
+      { senderFrame: { url: 'https://evil.example/', parent: null } },
+      { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: { url: 'x' } } },
+      { senderFrame: { url: 'file:///tmp/other.html', parent: null } },
+    ];
+    for (const event of forbidden) {
+      expect(await handler(event, {})).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
+    }
+  });
+
+  it('validates input behind the sender gate', async () => {
+    const handler = state.handlers.get('hosts:add')!;
+    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    const result = (await handler(own, { address: '', user: 'x', auth: { method: 'key', identityFile: 'k' } })) as {
+      ok: boolean;
+      error?: { code: string; issues?: { path: string }[] };
+    };
+    expect(result.ok).toBe(false);
+    expect(result.error!.code).toBe('BAD_INPUT');
+    expect(result.error!.issues!.map((i) => i.path)).toContain('address');
+  });
+});

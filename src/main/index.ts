@@ -1,0 +1,74 @@
+// Composition root of the desktop app: everything Electron-specific lives in this file and src/main/electron;
+// the core it wires up is the same one the CLI and the WebSocket host run without Electron.
+import { app, BrowserWindow, ipcMain, Menu, safeStorage, session, shell } from 'electron';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createCore, type Core } from './core/core';
+import { EVENT_CHANNEL } from '../shared/contract/channels';
+import { registerIpcHandlers } from './electron/ipc-adapter';
+import { isAppRendererUrl, isTrustedFrame, type RendererLocation } from './electron/trusted-sender';
+import { denyAllPermissions, isSafeExternalUrl, restrictNavigation } from './electron/security';
+import { mainWindowOptions } from './electron/window';
+import { buildMenuTemplate } from './electron/menu';
+import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const rendererIndex = join(here, '../renderer/index.html');
+const preloadPath = join(here, '../preload/index.cjs');
+// The dev server is used only by `npm run dev`; production always loads the built files.
+const devServerUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
+const location: RendererLocation = devServerUrl ? { devServerUrl } : { fileIndexUrl: pathToFileURL(rendererIndex).href };
+
+app.enableSandbox();
+
+function log(line: string): void {
+  process.stderr.write(`[servelab] ${line}\n`);
+}
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow(mainWindowOptions(preloadPath, false));
+  win.once('ready-to-show', () => win.show());
+  if (devServerUrl) void win.loadURL(devServerUrl);
+  else void win.loadFile(rendererIndex);
+  return win;
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  denyAllPermissions(session.defaultSession);
+  app.on('web-contents-created', (_event, contents) => {
+    restrictNavigation(contents, (url) => isAppRendererUrl(url, location), (url) => {
+      if (isSafeExternalUrl(url)) void shell.openExternal(url);
+    });
+  });
+  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ isMac: process.platform === 'darwin', isDev: !!devServerUrl, appName: app.name })));
+
+  const dataDir = app.getPath('userData');
+  const core: Core = await createCore({
+    dataDir,
+    secrets: new SafeStorageSecretStore(safeStorage, join(dataDir, 'secrets.json'), log),
+    log,
+  });
+  registerIpcHandlers(ipcMain, core.dispatch, (frame) => isTrustedFrame(frame, location));
+  core.events.subscribe((message) => {
+    for (const win of BrowserWindow.getAllWindows()) {
+      if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, message);
+    }
+  });
+
+  createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('will-quit', () => {
+    void core.close();
+  });
+}
+
+start().catch((error: unknown) => {
+  log(`failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  app.exit(1);
+});

@@ -1,0 +1,103 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveSshConfigHost } from './ssh-config';
+
+describe('resolveSshConfigHost', () => {
+  let home: string;
+  let configPath: string;
+  const resolve = (alias: string) => resolveSshConfigHost(alias, { configPath, user: 'me', env: { HOME: home } });
+
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'servelab-sshcfg-'));
+    await mkdir(join(home, '.ssh'));
+    configPath = join(home, '.ssh', 'config');
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('returns the alias itself when there is no config file', () => {
+    expect(resolve('gpu1')).toEqual({ hostName: 'gpu1', identityFiles: [] });
+  });
+
+  it('takes the first value of each option and accumulates IdentityFile', async () => {
+    await writeFile(
+      configPath,
+      [
+        '# lab boxes',
+        'Host h200',
+        '    HostName 10.0.0.7',
+        '    User ubuntu',
+        '    Port 2200',
+        '    IdentityFile ~/.ssh/lab_ed25519',
+        '',
+        'Host h200 other',
+        '    HostName ignored.example',
+        '    User ignored',
+        '',
+        'Host *',
+        '    IdentityFile ~/.ssh/id_ed25519',
+        '    Port 22',
+      ].join('\n'),
+    );
+    expect(resolve('h200')).toEqual({
+      hostName: '10.0.0.7',
+      user: 'ubuntu',
+      port: 2200,
+      identityFiles: [join(home, '.ssh/lab_ed25519'), join(home, '.ssh/id_ed25519')],
+    });
+    expect(resolve('other')).toEqual({ hostName: 'ignored.example', user: 'ignored', port: 22, identityFiles: [join(home, '.ssh/id_ed25519')] });
+  });
+
+  it('matches wildcards and honours negation', async () => {
+    await writeFile(
+      configPath,
+      ['Host gpu? !gpu9', '  User lab', 'Host *.farm', '  HostName=%h.internal', '  User = farmer', 'Host "quoted"', '  Port 2022'].join('\n'),
+    );
+    expect(resolve('gpu1').user).toBe('lab');
+    expect(resolve('gpu9').user).toBeUndefined();
+    expect(resolve('gpu10').user).toBeUndefined();
+    expect(resolve('n1.farm')).toMatchObject({ hostName: 'n1.farm.internal', user: 'farmer' });
+    expect(resolve('quoted').port).toBe(2022);
+  });
+
+  it('expands %-tokens in IdentityFile', async () => {
+    await writeFile(configPath, ['Host box', '  HostName box.example', '  User ann', '  IdentityFile ~/.ssh/%r@%h-%p_%u_%n_100%%', '  IdentityFile none'].join('\n'));
+    expect(resolve('box').identityFiles).toEqual([join(home, '.ssh/ann@box.example-22_me_box_100%')]);
+  });
+
+  it('follows Include relative to ~/.ssh, with globs, in order', async () => {
+    await mkdir(join(home, '.ssh', 'config.d'));
+    await writeFile(join(home, '.ssh', 'config.d', '20-b.conf'), 'Host b\n  HostName b.example\n');
+    await writeFile(join(home, '.ssh', 'config.d', '10-a.conf'), 'Host a b\n  HostName first.example\n  User from-a\n');
+    await writeFile(join(home, '.ssh', 'extra'), 'Host c\n  Port 2200\n');
+    await writeFile(configPath, 'Include config.d/*.conf\nInclude ~/.ssh/extra\nHost *\n  User default\n');
+    expect(resolve('b')).toEqual({ hostName: 'first.example', user: 'from-a', identityFiles: [] });
+    expect(resolve('c')).toEqual({ hostName: 'c', user: 'default', port: 2200, identityFiles: [] });
+  });
+
+  it('applies an Include inside a Host block only to that host', async () => {
+    await writeFile(join(home, '.ssh', 'inner'), 'User inner\nHost *\nPort 2300\n');
+    await writeFile(configPath, 'Host x\n  Include inner\nHost y\n  HostName y.example\n');
+    expect(resolve('x')).toMatchObject({ user: 'inner', port: 2300 });
+    expect(resolve('y')).toEqual({ hostName: 'y.example', identityFiles: [] });
+  });
+
+  it('skips Match blocks without running anything, but applies Match all', async () => {
+    const marker = join(home, 'ran');
+    await writeFile(
+      configPath,
+      [`Match exec "touch ${marker}"`, '  User matched', 'Match host box', '  Port 1', 'Match all', '  IdentityFile ~/.ssh/all_key'].join('\n'),
+    );
+    expect(resolve('box')).toEqual({ hostName: 'box', identityFiles: [join(home, '.ssh/all_key')] });
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('stops at include loops', async () => {
+    await writeFile(configPath, 'Include config\nHost loop\n  User l\n');
+    expect(resolve('loop').user).toBe('l');
+  });
+});

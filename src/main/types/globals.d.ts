@@ -1,0 +1,1 @@
+declare const __SERVELAB_VERSION__: string | undefined;

@@ -1,0 +1,34 @@
+import { open, rename, mkdir, rm } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Writes a file the user owns so that a crash leaves either the old or the new content, never half of one:
+ * temp file in the same folder → fsync → rename → fsync the folder.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  const dirHandle = await open(dir, 'r');
+  try {
+    await dirHandle.sync();
+  } catch {
+    // Some file systems refuse fsync on a folder; the rename itself is still atomic.
+  } finally {
+    await dirHandle.close();
+  }
+}

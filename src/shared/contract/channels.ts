@@ -1,0 +1,25 @@
+// The names of every call and event between the UI and the core. Kept free of any import so that the
+// sandboxed preload can bundle it alone; `contract.ts` attaches the schemas and a test keeps the two in step.
+
+export const CALL_NAMES = [
+  'app:info',
+  'hosts:list',
+  'hosts:add',
+  'hosts:remove',
+  'hosts:inventory',
+  'hosts:acceptHostKey',
+] as const;
+
+export const EVENT_NAMES = ['hosts:changed', 'hosts:state'] as const;
+
+export type CallName = (typeof CALL_NAMES)[number];
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** Splits `domain:action` into its two parts; the preload builds `window.servelab[domain][action]` from it. */
+export function splitCallName(name: string): { domain: string; action: string } {
+  const at = name.indexOf(':');
+  return { domain: name.slice(0, at), action: name.slice(at + 1) };
+}
+
+/** The single IPC channel on which main pushes contract events to the preload. */
+export const EVENT_CHANNEL = 'servelab:event';

@@ -1,0 +1,5 @@
+export * from './channels';
+export * from './contract';
+export * from './errors';
+export * from './wire';
+export type * from './bridge';

@@ -1,0 +1,43 @@
+// Proves the layer rules bite: each import below is linted as if it lived in the named file.
+import { describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const eslint = new ESLint({ cwd: repoRoot });
+
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals')
+    .map((m) => m.message);
+}
+
+describe('layer rules', () => {
+  it.each([
+    ['src/shared/x.ts', "import { app } from 'electron';\nexport const a = app;\n"],
+    ['src/shared/x.ts', "import { readFile } from 'node:fs';\nexport const a = readFile;\n"],
+    ['src/shared/x.ts', "import { x } from '../main/core/core';\nexport const a = x;\n"],
+    ['src/shared/x.ts', 'export const a = window.location.href;\n'],
+    ['src/shared/x.ts', 'export const a = process.env.HOME;\n'],
+    ['src/renderer/src/x.ts', "import { ipcRenderer } from 'electron';\nexport const a = ipcRenderer;\n"],
+    ['src/renderer/src/x.ts', "import { spawn } from 'node:child_process';\nexport const a = spawn;\n"],
+    ['src/renderer/src/features/x.ts', "import { createCore } from '../../../main/core/core';\nexport const a = createCore;\n"],
+    ['src/preload/x.ts', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n"],
+    ['src/preload/x.ts', "import { z } from 'zod';\nexport const a = z;\n"],
+    ['src/preload/x.ts', "import { createCore } from '../main/core/core';\nexport const a = createCore;\n"],
+    ['src/main/x.ts', "import { App } from '../renderer/src/App';\nexport const a = App;\n"],
+  ])('%s: %s is a lint error', async (file, code) => {
+    expect(await layerErrors(file, code)).not.toEqual([]);
+  });
+
+  it.each([
+    ['src/shared/x.ts', "import { z } from 'zod';\nexport const a = z;\n"],
+    ['src/renderer/src/x.ts', "import { CALLS } from '../../shared/contract';\nexport const a = CALLS;\n"],
+    ['src/renderer/src/x.ts', "import { create } from 'zustand';\nimport { x } from './main';\nexport const a = [create, x];\n"],
+    ['src/preload/x.ts', "import { contextBridge } from 'electron';\nimport { CALL_NAMES } from '../shared/contract/channels';\nexport const a = [contextBridge, CALL_NAMES];\n"],
+    ['src/main/x.ts', "import { readFile } from 'node:fs';\nimport { CALLS } from '../shared/contract';\nexport const a = [readFile, CALLS];\n"],
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+});

@@ -33,6 +33,7 @@ export default defineConfig({
     root: resolve('src/renderer'),
     plugins: [react()],
     build: {
+      minify: true,
       rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
     },
   },

@@ -1,0 +1,62 @@
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from './App';
+import { createAppStore } from './store';
+import { createFakeApi } from './testing/fake-api';
+
+afterEach(cleanup);
+
+function memoryStorage() {
+  const data = new Map<string, string>();
+  return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
+}
+
+async function renderApp() {
+  const api = createFakeApi({ 'hosts:list': () => [], 'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/tmp/d' }) });
+  const storage = memoryStorage();
+  const store = createAppStore(api, { storage, prefersDark: false });
+  await act(async () => {
+    render(<App api={api} store={store} />);
+  });
+  return { api, store, storage };
+}
+
+describe('App', () => {
+  it('explains that no core is connected when there is no transport', () => {
+    render(<App api={null} />);
+    expect(screen.getByRole('heading', { name: 'Not connected to a Servelab core' })).toBeTruthy();
+  });
+
+  it('shows Hosts as the current page and the other pages as upcoming, with the reason', async () => {
+    await renderApp();
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(nav).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Hosts' }).getAttribute('aria-current')).toBe('page');
+    for (const name of ['Engines', 'Studies', 'Results']) {
+      const item = screen.getByRole('button', { name: new RegExp(`^${name}`) });
+      expect(item.getAttribute('aria-disabled')).toBe('true');
+      const tip = document.getElementById(item.getAttribute('aria-describedby') ?? '');
+      expect(tip?.getAttribute('role')).toBe('tooltip');
+      expect(tip?.textContent).toMatch(/^Coming/);
+    }
+    expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
+  });
+
+  it('toggles the theme, applies it to the document and remembers it', async () => {
+    const { storage } = await renderApp();
+    expect(document.documentElement.dataset.theme).toBe('light');
+    fireEvent.click(screen.getByRole('button', { name: 'Switch to dark theme' }));
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    expect(storage.data.get('servelab.theme')).toBe('dark');
+    expect(screen.getByRole('button', { name: 'Switch to light theme' })).toBeTruthy();
+  });
+
+  it('shows the core version and warns while reconnecting', async () => {
+    const { api } = await renderApp();
+    expect(screen.getByText('v0.1.0')).toBeTruthy();
+    act(() => api.setStatus('reconnecting'));
+    expect(screen.getByText('Lost the connection to the Servelab core. Reconnecting…')).toBeTruthy();
+    act(() => api.setStatus('open'));
+    expect(screen.queryByText(/Lost the connection/)).toBeNull();
+  });
+});

@@ -1,0 +1,114 @@
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import type { ApiClient } from './api/client';
+import { ApiProvider, useApi } from './api/context';
+import { Icon, LogoMark } from './components/Icon';
+import { NavRail } from './components/NavRail';
+import { NotConnected } from './components/NotConnected';
+import { HostsPage } from './features/hosts/HostsPage';
+import { t } from './i18n';
+import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type Theme } from './store';
+
+export function applyTheme(theme: Theme): void {
+  document.documentElement.dataset.theme = theme;
+  document.documentElement.style.colorScheme = theme;
+}
+
+function ThemeToggle() {
+  const theme = useAppStore((s) => s.theme);
+  const toggleTheme = useAppStore((s) => s.toggleTheme);
+  useEffect(() => applyTheme(theme), [theme]);
+  const next = theme === 'dark' ? 'light' : 'dark';
+  return (
+    <button
+      type="button"
+      className="btn btn-ghost btn-icon"
+      aria-label={next === 'dark' ? t('theme.toDark') : t('theme.toLight')}
+      title={next === 'dark' ? t('theme.toDark') : t('theme.toLight')}
+      onClick={toggleTheme}
+    >
+      <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
+    </button>
+  );
+}
+
+function ConnectionInfo() {
+  const api = useApi();
+  const status = useSyncExternalStore(api.onStatus, api.status);
+  const [version, setVersion] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    api.call('app:info', {}).then(
+      (info) => live && setVersion(info.version),
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  const label = api.kind === 'ipc' ? t('connection.ipc') : t('connection.websocket');
+  return (
+    <div className="connection">
+      <span className={`status-dot status-${status}`} aria-hidden="true" />
+      <span className="connection-text">
+        <span className="visually-hidden">{t('connection.status', { status: t(`connection.state.${status}`) })} </span>
+        {label}
+        {version && <span className="connection-version">{t('app.version', { version })}</span>}
+      </span>
+    </div>
+  );
+}
+
+function ConnectionBanner() {
+  const api = useApi();
+  const status = useSyncExternalStore(api.onStatus, api.status);
+  if (status !== 'reconnecting') return null;
+  return (
+    <div className="banner banner-warning" role="status">
+      <Icon name="alert" size={14} />
+      {t('connection.lost')}
+    </div>
+  );
+}
+
+function Shell() {
+  return (
+    <div className="app">
+      <aside className="sidebar">
+        <div className="brand">
+          <LogoMark />
+          <div className="brand-text">
+            <span className="brand-name">{t('app.name')}</span>
+            <span className="brand-tagline">{t('app.tagline')}</span>
+          </div>
+        </div>
+        <NavRail active="hosts" />
+        <div className="sidebar-footer">
+          <ConnectionInfo />
+          <ThemeToggle />
+        </div>
+      </aside>
+      <main className="content">
+        <ConnectionBanner />
+        <HostsPage />
+      </main>
+    </div>
+  );
+}
+
+function ConnectedApp({ api, store: givenStore }: { api: ApiClient; store?: AppStore }) {
+  const [store] = useState(() => givenStore ?? createAppStore(api));
+  useEffect(() => syncStoreWithCore(api, store), [api, store]);
+  return (
+    <ApiProvider api={api}>
+      <StoreProvider store={store}>
+        <Shell />
+      </StoreProvider>
+    </ApiProvider>
+  );
+}
+
+/** The renderer: the workbench when a core is reachable, an explanation when it is not. */
+export function App({ api, store }: { api: ApiClient | null; store?: AppStore }) {
+  if (!api) return <NotConnected />;
+  return <ConnectedApp api={api} {...(store ? { store } : {})} />;
+}

@@ -1,0 +1,12 @@
+import type { ReactNode } from 'react';
+
+export type BadgeTone = 'neutral' | 'info' | 'success' | 'danger' | 'warning' | 'accent';
+
+export function Badge({ tone = 'neutral', dot = false, title, children }: { tone?: BadgeTone; dot?: boolean; title?: string; children: ReactNode }) {
+  return (
+    <span className={`badge badge-${tone}`} title={title}>
+      {dot && <span className="badge-dot" aria-hidden="true" />}
+      {children}
+    </span>
+  );
+}

@@ -1,0 +1,56 @@
+import { useId } from 'react';
+import { t, type PlainMessageKey } from '../i18n';
+import { Icon, type IconName } from './Icon';
+
+interface NavEntry {
+  id: string;
+  label: PlainMessageKey;
+  icon: IconName;
+  /** Why the entry is not usable yet; absent for pages that exist. */
+  upcoming?: PlainMessageKey;
+}
+
+const ENTRIES: NavEntry[] = [
+  { id: 'hosts', label: 'nav.hosts', icon: 'server' },
+  { id: 'engines', label: 'nav.engines', icon: 'layers', upcoming: 'nav.engines.upcoming' },
+  { id: 'studies', label: 'nav.studies', icon: 'flask', upcoming: 'nav.studies.upcoming' },
+  { id: 'results', label: 'nav.results', icon: 'chart', upcoming: 'nav.results.upcoming' },
+];
+
+function UpcomingItem({ entry }: { entry: NavEntry & { upcoming: PlainMessageKey } }) {
+  const tipId = useId();
+  return (
+    <li className="nav-entry">
+      {/* aria-disabled rather than disabled: the entry stays focusable so keyboard users can read why. */}
+      <button type="button" className="nav-item is-upcoming" aria-disabled="true" aria-describedby={tipId}>
+        <Icon name={entry.icon} />
+        <span className="nav-label">{t(entry.label)}</span>
+        <span className="nav-soon">{t('nav.soon')}</span>
+      </button>
+      <span id={tipId} role="tooltip" className="tooltip">
+        {t(entry.upcoming)}
+      </span>
+    </li>
+  );
+}
+
+export function NavRail({ active }: { active: string }) {
+  return (
+    <nav className="nav" aria-label={t('nav.label')}>
+      <ul>
+        {ENTRIES.map((entry) =>
+          entry.upcoming ? (
+            <UpcomingItem key={entry.id} entry={{ ...entry, upcoming: entry.upcoming }} />
+          ) : (
+            <li key={entry.id} className="nav-entry">
+              <button type="button" className={`nav-item${entry.id === active ? ' is-active' : ''}`} aria-current={entry.id === active ? 'page' : undefined}>
+                <Icon name={entry.icon} />
+                <span className="nav-label">{t(entry.label)}</span>
+              </button>
+            </li>
+          ),
+        )}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,89 @@
+import { useId } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import { Icon } from '../../components/Icon';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { selectHostIds, useAppStore } from '../../store';
+import { AddHostForm } from './AddHostForm';
+import { HostCard } from './HostCard';
+import { HostKeyDialog } from './HostKeyDialog';
+
+function HostList() {
+  const hostIds = useAppStore(useShallow(selectHostIds));
+  const load = useAppStore((s) => s.hostsLoad);
+  const loadHosts = useAppStore((s) => s.loadHosts);
+  const listId = useId();
+
+  if (load.status === 'failed' && hostIds.length === 0) {
+    return (
+      <div className="alert alert-danger" role="alert">
+        <Icon name="alert" size={16} className="alert-icon" />
+        <div className="alert-content">
+          <p>{t('hosts.loadFailed', { message: load.error?.message ?? '' })}</p>
+          <button type="button" className="btn btn-secondary btn-small" onClick={() => void loadHosts()}>
+            {t('hosts.retry')}
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (hostIds.length === 0 && (load.status === 'loading' || load.status === 'idle')) {
+    return (
+      <p className="host-progress" role="status">
+        <Spinner />
+        {t('hosts.loading')}
+      </p>
+    );
+  }
+  if (hostIds.length === 0) {
+    return (
+      <div className="empty-state">
+        <span className="empty-icon">
+          <Icon name="server" size={22} />
+        </span>
+        <p className="empty-title">{t('hosts.empty.title')}</p>
+        <p className="muted">{t('hosts.empty.body')}</p>
+      </div>
+    );
+  }
+  return (
+    <section aria-labelledby={listId}>
+      <h2 id={listId} className="visually-hidden">
+        {t('hosts.listLabel')}
+      </h2>
+      <ul className="host-list">
+        {hostIds.map((id) => (
+          <li key={id}>
+            <HostCard hostId={id} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function HostsPage() {
+  const count = useAppStore((s) => s.hosts.length);
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1 className="page-title">
+            {t('hosts.title')}
+            {count > 0 && <span className="page-count">{count === 1 ? t('hosts.countOne') : t('hosts.count', { count })}</span>}
+          </h1>
+          <p className="page-subtitle">{t('hosts.subtitle')}</p>
+        </div>
+      </header>
+      <div className="hosts-layout">
+        <div className="hosts-main">
+          <HostList />
+        </div>
+        <aside className="hosts-side">
+          <AddHostForm />
+        </aside>
+      </div>
+      <HostKeyDialog />
+    </div>
+  );
+}

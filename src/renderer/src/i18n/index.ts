@@ -1,0 +1,59 @@
+import en from './en';
+
+type Source = typeof en;
+export type MessageKey = keyof Source;
+/** What a translation file default-exports: every key of `en.ts`, each a string with the same placeholders. */
+export type Messages = { readonly [K in MessageKey]: string };
+
+/** The placeholder names in a message, e.g. "Connecting to {target}…" → "target". */
+type PlaceholdersOf<S extends string> = S extends `${string}{${infer Name}}${infer Rest}` ? Name | PlaceholdersOf<Rest> : never;
+export type MessageParams<K extends MessageKey> = Record<PlaceholdersOf<Source[K]>, string | number>;
+/** Keys whose message takes no params, for code that picks a key at run time. */
+export type PlainMessageKey = { [K in MessageKey]: [PlaceholdersOf<Source[K]>] extends [never] ? K : never }[MessageKey];
+type ParamsArg<K extends MessageKey> = [PlaceholdersOf<Source[K]>] extends [never] ? [] : [params: MessageParams<K>];
+
+// Every two-letter file beside this one is a language (en.ts, tr.ts, …): adding a language is adding its file.
+const modules = import.meta.glob<{ default: Messages }>('./[a-z][a-z].ts', { eager: true });
+const catalogs: Record<string, Messages> = {};
+for (const [path, module] of Object.entries(modules)) {
+  const code = /([a-z]{2})\.ts$/.exec(path)?.[1];
+  if (code) catalogs[code] = module.default;
+}
+catalogs.en = en;
+
+export const AVAILABLE_LOCALES: readonly string[] = Object.keys(catalogs).sort();
+
+function detectLocale(): string {
+  const preferred = typeof navigator === 'undefined' ? [] : (navigator.languages ?? [navigator.language]);
+  for (const tag of preferred) {
+    const code = tag?.slice(0, 2).toLowerCase();
+    if (code && catalogs[code]) return code;
+  }
+  return 'en';
+}
+
+let locale = detectLocale();
+
+export function getLocale(): string {
+  return locale;
+}
+
+export function setLocale(code: string): void {
+  locale = catalogs[code] ? code : 'en';
+}
+
+/** Replaces `{name}` placeholders; a missing param is left visible rather than silently dropped. */
+export function interpolate(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** The message for `key` in the current language (English when the language lacks it), params filled in. */
+export function t<K extends MessageKey>(key: K, ...args: ParamsArg<K>): string {
+  const template = catalogs[locale]?.[key] ?? en[key];
+  return interpolate(template, args[0] as Record<string, string | number> | undefined);
+}
+
+/** The language tag for number and date formatting. */
+export function formattingLocale(): string {
+  return locale === 'en' ? 'en-GB' : locale;
+}

@@ -1,0 +1,20 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createApiClient, pickTransport } from './api';
+import { App, applyTheme } from './App';
+import { browserStorage, initialTheme, systemPrefersDark } from './store';
+import './styles.css';
+
+// Theme first, so the page never flashes the other one while React starts.
+applyTheme(initialTheme(browserStorage(), systemPrefersDark()));
+
+const transport = pickTransport();
+const api = transport ? createApiClient(transport) : null;
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <App api={api} />
+  </StrictMode>,
+);

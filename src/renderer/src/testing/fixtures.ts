@@ -1,0 +1,59 @@
+import type { Host } from '../../../shared/model/host';
+import type { Inventory } from '../../../shared/model/inventory';
+
+// Values from the real H200 capture in tests/fixtures/nvidia-smi/h200-1gpu.
+export const H200_INVENTORY: Inventory = {
+  hostId: 'host-1',
+  collectedAt: '2025-06-01T12:00:00.000Z',
+  hostname: 'h200-box',
+  simulated: false,
+  gpuStatus: 'ok',
+  gpuMessage: null,
+  gpus: [
+    {
+      index: 0,
+      name: 'NVIDIA H200',
+      uuid: 'GPU-7a83c607-3a4d-9c92-985a-881af537acf6',
+      memoryTotalMiB: 143771,
+      memoryUsedMiB: 0,
+      memoryFreeMiB: 143156,
+      utilizationPct: 0,
+      temperatureC: 35,
+      powerDrawW: 120.68,
+      powerLimitW: 700,
+      driverVersion: '580.159.04',
+      computeCapability: '9.0',
+      pciBusId: '00000000:00:06.0',
+      maxSmClockMHz: 1980,
+    },
+  ],
+  gpuProcesses: [],
+  driverVersion: '580.159.04',
+  cudaVersion: '13.0',
+  os: { name: 'Ubuntu 24.04.2 LTS', kernel: '6.8.0-60-generic', arch: 'x86_64' },
+  cpuCount: 16,
+  memoryTotalMiB: 128000,
+  python: { version: '3.12.3' },
+  tools: { uv: { present: true, version: '0.7.8' }, pip: { present: true, version: '24.0' }, docker: { present: false, version: null } },
+  disk: { path: '/home/ml', freeMiB: 512000, totalMiB: 1024000 },
+};
+
+export function makeHost(overrides: Partial<Host> = {}): Host {
+  return {
+    id: 'host-1',
+    label: 'h200-lab',
+    address: 'gpu-1.lab',
+    port: 22,
+    user: 'ml',
+    auth: { method: 'key', identityFile: '~/.ssh/id_ed25519' },
+    createdAt: '2025-06-01T11:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export const UNKNOWN_KEY_DETAILS = {
+  host: 'gpu-1.lab',
+  port: 22,
+  keyType: 'ssh-ed25519',
+  fingerprint: 'SHA256:2fjS0qTq7Xw9y6qzN0R6lJ8m9ZkS8q0mEw1nXcR6yPc',
+};

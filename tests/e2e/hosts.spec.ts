@@ -1,0 +1,123 @@
+import { expect, screenshotBothThemes, test } from './fixtures';
+
+const GPU_LINE = 'NVIDIA H200 · 143771 MiB · sm 9.0';
+
+test.describe('Hosts against the real core and a real sshd', () => {
+  test('add host → unknown key → accept → inventory; then a changed key is refused', async ({ page, core, sshd }) => {
+    const label = 'test-box';
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    // CSP violations and failed requests surface as console errors.
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
+    });
+
+    await test.step('open the workbench', async () => {
+      await page.goto(core.pageUrl);
+      await expect(page).toHaveTitle('Servelab');
+      await expect(page.getByRole('heading', { level: 1, name: /Hosts/ })).toBeVisible();
+      await expect(page.getByText('No hosts yet')).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Hosts' })).toHaveAttribute('aria-current', 'page');
+      await screenshotBothThemes(page, 'hosts-empty');
+      const engines = page.getByRole('button', { name: /^Engines/ });
+      await expect(engines).toHaveAttribute('aria-disabled', 'true');
+      await engines.hover();
+      await expect(page.getByRole('tooltip').filter({ hasText: 'Coming next' })).toBeVisible();
+      await screenshotBothThemes(page, 'nav-upcoming-tooltip');
+      await page.mouse.move(0, 0);
+    });
+
+    await test.step('the form names the wrong fields', async () => {
+      await page.getByRole('button', { name: 'Add host' }).click();
+      await expect(page.getByText('Address is required')).toBeVisible();
+      await expect(page.getByText('User is required')).toBeVisible();
+      await expect(page.getByText('Key file path is required')).toBeVisible();
+      await expect(page.getByLabel('Address')).toBeFocused();
+      await page.getByLabel('Address').fill('bad host');
+      await expect(page.getByText('Address may only hold letters, digits and . _ - : [ ] %')).toBeVisible();
+      await screenshotBothThemes(page, 'add-host-errors');
+    });
+
+    await test.step('add the host with Enter', async () => {
+      await page.getByLabel(/^Label/).fill(label);
+      await page.getByLabel('Address').fill(sshd.host);
+      await page.getByLabel('Port').fill(String(sshd.port));
+      await page.getByLabel('User').fill(sshd.user);
+      await page.getByLabel('Key file path').fill(sshd.identityFile);
+      await page.getByLabel('Key file path').press('Enter');
+      const card = page.getByRole('article', { name: label });
+      await expect(card).toBeVisible();
+      await expect(card.getByText(`${sshd.user}@${sshd.host}:${sshd.port}`)).toBeVisible();
+      await expect(card.getByText('Connection state: Idle')).toBeVisible();
+      await expect(page.getByRole('status').filter({ hasText: `Added ${label}.` })).toBeVisible();
+      await screenshotBothThemes(page, 'host-added');
+    });
+
+    const card = page.getByRole('article', { name: label });
+
+    await test.step('reading an unknown box asks about its host key', async () => {
+      await card.getByRole('button', { name: 'Read inventory' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Unknown host key' });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByText(sshd.hostKeyFingerprint, { exact: true })).toBeVisible();
+      await expect(dialog.getByText(sshd.hostKeyType, { exact: true })).toBeVisible();
+      await expect(dialog.getByText(`${sshd.host}:${sshd.port}`, { exact: true })).toBeVisible();
+      await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      await screenshotBothThemes(page, 'host-key-dialog');
+    });
+
+    await test.step('Escape closes the dialog without trusting the key', async () => {
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      await expect(card.getByText(/The host key was not accepted/)).toBeVisible();
+    });
+
+    await test.step('accepting the key reads the inventory', async () => {
+      await card.getByRole('button', { name: 'Read inventory' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Unknown host key' });
+      await expect(dialog.getByText(sshd.hostKeyFingerprint, { exact: true })).toBeVisible();
+      await dialog.getByRole('button', { name: 'Accept and connect' }).click();
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
+      await expect(card.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card.getByText('No processes on the GPUs')).toBeVisible();
+      await expect(card.getByRole('meter', { name: 'Memory of GPU 0' })).toBeVisible();
+      await screenshotBothThemes(page, 'inventory');
+    });
+
+    await test.step('a box without nvidia-smi gets an explanation instead of GPUs', async () => {
+      await sshd.removeNvidiaSmi();
+      await card.getByRole('button', { name: 'Refresh' }).click();
+      await expect(card.getByRole('note').getByText('nvidia-smi was not found on this box')).toBeVisible({ timeout: 45_000 });
+      await expect(card.getByText(GPU_LINE)).toHaveCount(0);
+      await screenshotBothThemes(page, 'no-nvidia-smi');
+      await sshd.installNvidiaSmi();
+      await card.getByRole('button', { name: 'Refresh' }).click();
+      await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
+    });
+
+    await test.step('after the host key changes, Refresh is refused with the warning and no way to accept', async () => {
+      await sshd.rotateHostKey();
+      await card.getByRole('button', { name: 'Refresh' }).click();
+      const alert = card.getByRole('alert');
+      await expect(alert.getByText('Host key changed: connection refused')).toBeVisible({ timeout: 45_000 });
+      const warning = alert.locator('pre');
+      await expect(warning).toContainText('REMOTE HOST IDENTIFICATION HAS CHANGED');
+      await expect(warning).toContainText(sshd.hostKeyFingerprint);
+      await expect(card.getByText('Connection state: Failed')).toBeVisible();
+      await expect(card.getByText(GPU_LINE)).toHaveCount(0);
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      await expect(page.getByRole('button', { name: /accept/i })).toHaveCount(0);
+      await screenshotBothThemes(page, 'host-key-changed');
+    });
+
+    expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);
+  });
+
+  test('a page opened without a token says it is not connected to a core', async ({ page, core }) => {
+    await page.goto(`${core.origin}/`);
+    await expect(page.getByRole('heading', { name: 'Not connected to a Servelab core' })).toBeVisible();
+    await expect(page.getByRole('navigation')).toHaveCount(0);
+    await screenshotBothThemes(page, 'not-connected');
+  });
+});

@@ -1,7 +1,9 @@
 // A real OpenSSH sshd on 127.0.0.1 for tests, with its own host key, test user, client keys and an
 // nvidia-smi stand-in that replays real captures from an H200 box.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { h200FixtureDir } from './repo';
 
 export interface TestSshd {
-  host: '127.0.0.1';
+  /** 127.0.0.1 unless started with another listenAddress. */
+  host: string;
   port: number;
   user: string;
   /** Empty when sshd runs without root: it cannot check passwords then. */
@@ -29,6 +32,14 @@ export interface TestSshd {
   removeNvidiaSmi(): Promise<void>;
   /** Generates a new host key and restarts sshd on the same port. */
   rotateHostKey(): Promise<void>;
+  /**
+   * Restarts sshd on the same port. By default the open sessions are ended too (as when the box's sshd is
+   * restarted with its sessions, or the network drops): clients see their connection close. Processes that
+   * detached from their session (setsid) live on.
+   */
+  restart(opts?: { dropSessions?: boolean }): Promise<void>;
+  /** Ends every open SSH session (their processes and TCP connections) while sshd keeps listening. */
+  dropSessions(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -103,8 +114,10 @@ function fingerprintOf(publicKeyPath: string): string {
 
 /** Starts sshd; resolves once it listens, rejects with its log if it exits or stays silent. */
 function startSshd(configPath: string, port: number): Promise<{ child: ChildProcess; log: () => string }> {
+  const launch = sshdLaunches.get(configPath);
+  const address = launch?.listenAddress ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const child = spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = launch?.netns || launch?.hostname ? spawnIsolatedSshd(configPath, launch) : spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     let done = false;
     const timer = setTimeout(() => finish(new Error(`sshd did not start listening within 10 s:\n${log}`)), 10_000);
@@ -121,7 +134,7 @@ function startSshd(configPath: string, port: number): Promise<{ child: ChildProc
     }
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      if (log.includes(`Server listening on 127.0.0.1 port ${port}`)) finish(null);
+      if (log.includes(`Server listening on ${address} port ${port}`)) finish(null);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -148,7 +161,44 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
  * Starts a throwaway sshd on a free 127.0.0.1 port. As root it creates a unique user (removed by stop());
  * without root it logs in the current user, key auth only (no password), and says so on stderr.
  */
-export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise<TestSshd> {
+/** Where and how an sshd runs, by config path, so every (re)start of that config launches it the same way. */
+interface SshdLaunch {
+  listenAddress?: string;
+  netns?: string;
+  hostname?: string;
+}
+const sshdLaunches = new Map<string, SshdLaunch>();
+
+/** `ip netns exec NS unshare --uts sh -c "hostname H; exec sshd …"`: each exec keeps the PID, so the child is sshd. */
+function spawnIsolatedSshd(configPath: string, launch: SshdLaunch): ChildProcessByStdio<null, Readable, Readable> {
+  const script = `${launch.hostname ? `hostname '${launch.hostname}' && ` : ''}exec ${SSHD} -D -e -f '${configPath}'`;
+  const command = ['unshare', '--uts', 'sh', '-c', script];
+  const [file, ...args] = launch.netns ? ['ip', 'netns', 'exec', launch.netns, ...command] : command;
+  return spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface TestSshdOptions {
+  nvidiaSmi?: boolean;
+  /** Address sshd listens on (default 127.0.0.1). */
+  listenAddress?: string;
+  /** Port to listen on (default: a free 127.0.0.1 port). */
+  port?: number;
+  /** Network namespace to run sshd in (root only). */
+  netns?: string;
+  /** Host name the sessions see, through a UTS namespace of sshd's own (root only). */
+  hostname?: string;
+  /**
+   * keyboard-interactive through PAM (Debian's /etc/pam.d/sshd: pam_unix asks "Password:"), with plain password
+   * auth off so that keyboard-interactive is what a password login uses. Root only.
+   */
+  kbdInteractive?: boolean;
+  /** More authorized_keys lines for the test user (e.g. a client key shared by several test hosts). */
+  authorizedKeys?: string[];
+  /** More sshd_config lines (e.g. AuthenticationMethods). */
+  extraConfig?: string[];
+}
+
+export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSshd> {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const dir = await mkdtemp(join(tmpdir(), 'servelab-sshd-'));
   // The test user must be able to reach its home below this folder.
@@ -175,7 +225,11 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
     keygen(identityFile);
     keygen(encryptedIdentityFile, identityPassphrase);
     const authorizedKeys =
-      (await readFile(`${identityFile}.pub`, 'utf8')).trim() + '\n' + (await readFile(`${encryptedIdentityFile}.pub`, 'utf8')).trim() + '\n';
+      (await readFile(`${identityFile}.pub`, 'utf8')).trim() +
+      '\n' +
+      (await readFile(`${encryptedIdentityFile}.pub`, 'utf8')).trim() +
+      '\n' +
+      (opts.authorizedKeys ?? []).map((line) => `${line.trim()}\n`).join('');
 
     let user: string;
     let password = '';
@@ -216,18 +270,19 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
       );
     }
 
-    const port = await freePort();
+    const port = opts.port ?? (await freePort());
+    const listenAddress = opts.listenAddress ?? '127.0.0.1';
     const configPath = join(dir, 'sshd_config');
     const config = [
       `Port ${port}`,
-      'ListenAddress 127.0.0.1',
+      `ListenAddress ${listenAddress}`,
       `HostKey ${hostKey}`,
       `PidFile ${join(dir, 'sshd.pid')}`,
       `AuthorizedKeysFile ${authorizedKeysFile}`,
       'PubkeyAuthentication yes',
-      `PasswordAuthentication ${isRoot ? 'yes' : 'no'}`,
-      'KbdInteractiveAuthentication no',
-      'UsePAM no',
+      `PasswordAuthentication ${isRoot && !opts.kbdInteractive ? 'yes' : 'no'}`,
+      `KbdInteractiveAuthentication ${opts.kbdInteractive ? 'yes' : 'no'}`,
+      `UsePAM ${opts.kbdInteractive ? 'yes' : 'no'}`,
       'PermitRootLogin no',
       // Test files live under /tmp, whose permissions sshd's strict checks would refuse.
       'StrictModes no',
@@ -239,9 +294,13 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
       'LogLevel VERBOSE',
       // Without root the session belongs to the real user; point HOME at the test home so its .profile applies.
       ...(isRoot ? [] : [`ForceCommand exec env HOME=${homeDir} /bin/sh -c 'cd "$HOME" && eval "$SSH_ORIGINAL_COMMAND"'`]),
+      ...(opts.extraConfig ?? []),
       '',
     ].join('\n');
     await writeFile(configPath, config);
+    if (opts.netns || opts.hostname || opts.listenAddress) {
+      sshdLaunches.set(configPath, { listenAddress, ...(opts.netns ? { netns: opts.netns } : {}), ...(opts.hostname ? { hostname: opts.hostname } : {}) });
+    }
     run(SSHD, ['-t', '-f', configPath]);
     child = (await startSshd(configPath, port)).child;
 
@@ -249,7 +308,7 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
     const standInPath = join(homeDir, 'bin', 'nvidia-smi');
 
     const sshd: TestSshd = {
-      host: '127.0.0.1',
+      host: listenAddress,
       port,
       user,
       password,
@@ -280,6 +339,15 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
         sshd.hostKeyFingerprint = fingerprintOf(`${hostKey}.pub`);
         child = (await startSshd(configPath, port)).child;
       },
+      async restart(restartOpts = {}) {
+        const sessions = (restartOpts.dropSessions ?? true) ? descendantsOf(child?.pid) : [];
+        await stopChild(child);
+        killAll(sessions);
+        child = (await startSshd(configPath, port)).child;
+      },
+      async dropSessions() {
+        killAll(descendantsOf(child?.pid));
+      },
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -294,6 +362,7 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
         } finally {
           await rm(dir, { recursive: true, force: true });
           process.removeListener('exit', cleanupSync);
+          sshdLaunches.delete(configPath);
         }
       },
     };
@@ -306,6 +375,43 @@ export async function startTestSshd(opts: { nvidiaSmi?: boolean } = {}): Promise
   }
 }
 
+/** All processes below `root` in the process tree, read from /proc (Linux). */
+function descendantsOf(root: number | undefined): number[] {
+  if (root === undefined) return [];
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so parse after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(entry));
+    children.set(ppid, list);
+  }
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const next = children.get(queue.shift() as number) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
 
 async function chownTree(path: string, uid: number, gid: number): Promise<void> {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;

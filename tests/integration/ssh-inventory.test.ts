@@ -244,13 +244,14 @@ describe('inventory over SSH', () => {
 describe('through the core', () => {
   it('asks for the host key, stores the accepted one and then inventories', async () => {
     const dataDir = await mkdtemp(join(scratch, 'core-'));
-    const core = await createCore({ dataDir, userKnownHostsFiles: [] });
+    // A HOME of its own: the core reads ~/.ssh/config, default keys and the agent like ssh does.
+    const core = await createCore({ dataDir, userKnownHostsFiles: [], env: { HOME: dataDir, USER: 'tester' } });
     try {
       const host = (await core.call('hosts:add', {
         address: sshd.host,
         port: sshd.port,
         user: sshd.user,
-        auth: { method: 'key', identityFile: sshd.identityFile },
+        identityFile: sshd.identityFile,
       })) as { id: string };
 
       const first = await core.dispatch('hosts:inventory', { hostId: host.id });
@@ -275,7 +276,7 @@ describe('through the core', () => {
         address: sshd.host,
         port: sshd.port,
         user: sshd.user,
-        auth: { method: 'password', password: sshd.password },
+        password: sshd.password,
       })) as { id: string };
       const viaPassword = await core.dispatch('hosts:inventory', { hostId: passwordHost.id });
       expect(viaPassword).toMatchObject({ ok: true, data: { cudaVersion: '13.0' } });

@@ -1,15 +1,21 @@
 import { join } from 'node:path';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
+import type { Client } from 'ssh2';
 import { EventBus } from './event-bus';
 import { createDispatcher, type CallHandlers, type Dispatch } from './dispatcher';
-import { HostStore } from '../hosts/host-store';
-import { hostPasswordKey, MemorySecretStore, type SecretStore } from '../secrets/secret-store';
+import { HostStore, type NewHost } from '../hosts/host-store';
+import { MemorySecretStore, type SecretStore } from '../secrets/secret-store';
 import { KnownHostsStore } from '../ssh/known-hosts';
-import { collectInventoryOverSsh } from '../inventory/collect-over-ssh';
-import type { SshTarget } from '../ssh/ssh-target';
+import { SshConnectionPool, type ConnectionStateEvent, type ReconnectPolicy } from '../ssh/connection-pool';
+import { PromptBroker } from '../ssh/prompt-broker';
+import { ConnectionLog } from '../ssh/connection-log';
+import type { AuthSecrets, RememberedSecret } from '../ssh/auth-plan';
+import { resolveTarget, type HostSpec, type ResolvedSshTarget } from '../ssh/ssh-target';
+import { listSshConfigAliases } from '../ssh/ssh-config';
+import { collectInventory } from '../inventory/collect';
+import { sshCommandRunner } from '../inventory/collect-over-ssh';
 import { ServelabError, type CallName } from '../../shared/contract';
-import type { Host, HostKeyInfo } from '../../shared/model/host';
-import { expandHome } from '../util/paths';
+import type { Host, HostKeyInfo, HostStateEvent } from '../../shared/model/host';
 import { APP_NAME, APP_VERSION } from './app-identity';
 
 export interface CoreOptions {
@@ -20,8 +26,15 @@ export interface CoreOptions {
   appKnownHostsFile?: string;
   /** Read-only known_hosts files trusted besides the app's own (default: ~/.ssh/known_hosts). */
   userKnownHostsFiles?: string[];
-  /** Seconds before a connection attempt gives up. */
+  /** The OpenSSH client config aliases come from (default: ~/.ssh/config). */
+  sshConfigPath?: string;
+  /** Environment for ssh-config tokens and the agent socket (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Seconds before one connection attempt gives up. */
   connectTimeoutSeconds?: number;
+  /** How long a question to the user (passphrase, 2FA code) waits; null waits for ever. */
+  promptTimeoutMs?: number | null;
+  reconnect?: Partial<ReconnectPolicy>;
   log?: (line: string) => void;
 }
 
@@ -33,108 +46,301 @@ export interface Core {
   close(): Promise<void>;
 }
 
-type PendingKey = HostKeyInfo & { publicKey: string };
+type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed' };
+
+// Keychain entries: keyed by what they unlock, so two hosts behind one address share a remembered password.
+const passwordKey = (s: { user: string; host: string; port: number }) => `ssh-password:${s.user}@${s.host}:${s.port}`;
+const passphraseKey = (identityFile: string) => `ssh-passphrase:${identityFile}`;
+
+function toStateEvent(event: ConnectionStateEvent): HostStateEvent {
+  const out: HostStateEvent = { hostId: event.hostId, state: event.state };
+  if (event.reason) out.message = event.reason;
+  if (event.attempt !== undefined) out.attempt = event.attempt;
+  if (event.delayMs !== undefined) out.retryInSeconds = Math.round(event.delayMs / 100) / 10;
+  return out;
+}
 
 /** Builds the headless core: services, state and the contract's handlers. Runs in plain Node, no Electron. */
 export async function createCore(options: CoreOptions): Promise<Core> {
   const log = options.log ?? (() => {});
+  const env = options.env ?? process.env;
+  const home = env.HOME || homedir();
+  const sshConfigPath = options.sshConfigPath ?? join(home, '.ssh', 'config');
   const events = new EventBus();
   const secrets = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
+  if (hosts.problem) log(`hosts: ${hosts.problem}`);
   const knownHosts = new KnownHostsStore({
     appFile: options.appKnownHostsFile ?? join(options.dataDir, 'known_hosts'),
-    readOnlyFiles: options.userKnownHostsFiles ?? [join(homedir(), '.ssh', 'known_hosts')],
+    readOnlyFiles: options.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
   });
-  // Keys shown to the user but not yet accepted, by host id: accepting stores exactly the key that was shown.
+  const connectionLog = new ConnectionLog();
+  const prompts = new PromptBroker({ timeoutMs: options.promptTimeoutMs === undefined ? 5 * 60_000 : options.promptTimeoutMs, whenNobodyListens: 'wait' });
+  const authSecrets: AuthSecrets = {
+    passphrase: (identityFile) => secrets.get(passphraseKey(identityFile)),
+    remember: async (secret: RememberedSecret, value: string) => {
+      await secrets.set(secret.kind === 'passphrase' ? passphraseKey(secret.identityFile) : passwordKey(secret), value);
+    },
+  };
+  const pool = new SshConnectionPool({
+    knownHosts,
+    timeoutSeconds: options.connectTimeoutSeconds ?? 20,
+    prompts,
+    log: connectionLog,
+    secrets: authSecrets,
+    ...(options.reconnect ? { reconnect: options.reconnect } : {}),
+  });
+
+  // Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown.
   const pendingKeys = new Map<string, PendingKey>();
+  // Hosts the user asked to keep connected (hosts:connect) hold one pool reference each.
+  const held = new Set<string>();
+
+  pool.onState((event) => {
+    // hosts:inventory emits its own failure with the full message; pool failures of held connections pass through.
+    events.emit('hosts:state', toStateEvent(event));
+  });
+  connectionLog.subscribe((hostId, entry) => events.emit('hosts:log', { hostId, entry }));
+  prompts.onRequest((prompt) =>
+    events.emit('prompts:request', {
+      requestId: prompt.id,
+      hostId: prompt.hostId,
+      kind: prompt.kind,
+      title: prompt.title,
+      message: prompt.message,
+      prompts: prompt.prompts,
+      allowRemember: prompt.remember ?? false,
+      expiresAt: prompt.expiresAt,
+    }),
+  );
+  prompts.onSettled((settled) => events.emit('prompts:settled', { requestId: settled.id, hostId: settled.hostId, outcome: settled.outcome }));
 
   const broadcastHosts = () => events.emit('hosts:changed', { hosts: hosts.list() });
 
-  async function targetFor(host: Host): Promise<SshTarget> {
-    const target: SshTarget = { host: host.address, port: host.port, user: host.user };
-    if (host.auth.method === 'key') {
-      target.identityFile = expandHome(host.auth.identityFile);
-    } else {
-      const password = await secrets.get(hostPasswordKey(host.id));
-      if (password === null) {
-        throw new ServelabError('AUTH_FAILED', `No saved password for ${host.user}@${host.address}; remove the host and add it again with its password.`);
-      }
-      target.password = password;
-    }
+  function specOf(host: Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>): HostSpec {
+    const spec: HostSpec = host.alias ? { alias: host.alias } : { address: host.address };
+    if (host.user) spec.user = host.user;
+    if (host.port) spec.port = host.port;
+    if (host.identityFile) spec.identityFile = host.identityFile;
+    if (host.proxyJump) spec.proxyJump = host.proxyJump;
+    return spec;
+  }
+
+  function resolve(host: Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>): ResolvedSshTarget {
+    return resolveTarget(specOf(host), { configPath: sshConfigPath, env, home, localUser: env.USER || env.LOGNAME || userInfo().username });
+  }
+
+  async function targetFor(host: Host): Promise<ResolvedSshTarget> {
+    const target = resolve(host);
+    const saved = await secrets.get(passwordKey(target));
+    if (saved !== null) target.password = saved;
     return target;
   }
 
+  /** Remembers an unknown or changed host key for the dialogs, and reports the failure as the host's state. */
+  function noteFailure(hostId: string, error: unknown): void {
+    if (error instanceof ServelabError && (error.code === 'HOST_KEY_UNKNOWN' || error.code === 'HOST_KEY_CHANGED') && error.details) {
+      const d = error.details as Partial<PendingKey>;
+      if (typeof d.publicKey === 'string' && typeof d.host === 'string' && typeof d.port === 'number' && d.keyType && d.fingerprint) {
+        pendingKeys.set(hostId, {
+          host: d.host,
+          port: d.port,
+          keyType: d.keyType,
+          fingerprint: d.fingerprint,
+          publicKey: d.publicKey,
+          ...(d.expectedFingerprint ? { expectedFingerprint: d.expectedFingerprint } : {}),
+          problem: error.code === 'HOST_KEY_UNKNOWN' ? 'unknown' : 'changed',
+        });
+      }
+    }
+    events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error) });
+  }
+
+  /** Runs `work` on the host's pooled connection (opened or reused), holding it only for the work's duration. */
+  async function withHost<T>(hostId: string, work: (client: Client) => Promise<T>): Promise<T> {
+    const host = hosts.get(hostId);
+    try {
+      const client = await pool.acquire(hostId, await targetFor(host));
+      try {
+        return await work(client);
+      } finally {
+        pool.release(hostId);
+      }
+    } catch (error) {
+      noteFailure(hostId, error);
+      throw error;
+    }
+  }
+
+  function takePendingKey(hostId: string, fingerprint: string, problem: PendingKey['problem']): PendingKey {
+    hosts.get(hostId);
+    const pending = pendingKeys.get(hostId);
+    if (!pending || pending.problem !== problem) {
+      throw new ServelabError(
+        'NOT_FOUND',
+        problem === 'unknown'
+          ? 'No new host key is waiting for a decision on this host; connect first to see its key.'
+          : 'No changed host key is waiting for a decision on this host; connect first to see the new key.',
+      );
+    }
+    if (pending.fingerprint !== fingerprint) {
+      throw new ServelabError('BAD_INPUT', `The key shown (${pending.fingerprint}) is not the one confirmed (${fingerprint}); nothing was stored.`, {
+        issues: [{ path: 'fingerprint', message: 'does not match the presented host key' }],
+      });
+    }
+    pendingKeys.delete(hostId);
+    return pending;
+  }
+
+  const hostInfo = ({ publicKey: _key, problem: _problem, ...info }: PendingKey): HostKeyInfo => info;
+
+  async function rememberPassword(fields: Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>, password: string) {
+    await secrets.set(passwordKey(resolve(fields)), password);
+  }
+
   const handlers: CallHandlers = {
-    'app:info': async () => ({ name: APP_NAME, version: APP_VERSION, dataDir: options.dataDir }),
+    'app:info': async () => ({
+      name: APP_NAME,
+      version: APP_VERSION,
+      dataDir: options.dataDir,
+      problems: hosts.problem ? [hosts.problem] : [],
+    }),
 
     'hosts:list': async () => hosts.list(),
 
     'hosts:add': async (input) => {
-      const auth: Host['auth'] =
-        input.auth.method === 'key'
-          ? { method: 'key', identityFile: input.auth.identityFile }
-          : { method: 'password', hasSavedPassword: true };
-      const host = await hosts.add({
-        label: input.label || `${input.user}@${input.address}`,
-        address: input.address,
-        port: input.port,
-        user: input.user,
-        auth,
-      });
-      if (input.auth.method === 'password') await secrets.set(hostPasswordKey(host.id), input.auth.password);
+      const fields: NewHost = {
+        label: '',
+        alias: input.alias ?? null,
+        address: input.address ?? input.alias ?? '',
+        port: input.port ?? null,
+        user: input.user ?? null,
+        identityFile: input.identityFile ?? null,
+        proxyJump: input.proxyJump ?? null,
+        hasSavedPassword: input.password !== undefined,
+      };
+      // Resolve now, as `ssh` would, so a wrong alias or ProxyJump is reported before anything is saved.
+      const target = resolve(fields);
+      if (fields.alias) fields.address = target.host;
+      fields.label = input.label || (fields.alias ?? `${target.user}@${target.host}`);
+      if (input.password !== undefined) await rememberPassword(fields, input.password);
+      const host = await hosts.add(fields);
       broadcastHosts();
       return host;
     },
 
+    'hosts:update': async ({ hostId, password, forgetPassword, ...patch }) => {
+      const existing = hosts.get(hostId);
+      const changes: Partial<NewHost> = {};
+      for (const key of ['label', 'address', 'port', 'user', 'identityFile', 'proxyJump'] as const) {
+        if (patch[key] !== undefined) (changes as Record<string, unknown>)[key] = patch[key];
+      }
+      const next = { ...existing, ...changes };
+      const target = resolve(next);
+      if (next.alias) changes.address = target.host;
+      if (forgetPassword) {
+        await secrets.delete(passwordKey(resolve(existing)));
+        changes.hasSavedPassword = false;
+      }
+      if (password !== undefined) {
+        await rememberPassword(next, password);
+        changes.hasSavedPassword = true;
+      }
+      const updated = await hosts.update(hostId, changes);
+      // The next connection must use the new settings.
+      if (held.delete(hostId)) pool.release(hostId);
+      pendingKeys.delete(hostId);
+      broadcastHosts();
+      return updated;
+    },
+
     'hosts:remove': async ({ hostId }) => {
+      const existing = hosts.list().find((h) => h.id === hostId);
       const removed = await hosts.remove(hostId);
-      if (removed) {
-        await secrets.delete(hostPasswordKey(hostId));
+      if (removed && existing) {
+        if (held.delete(hostId)) pool.release(hostId);
+        prompts.cancelAll(hostId);
+        connectionLog.clear(hostId);
         pendingKeys.delete(hostId);
         broadcastHosts();
       }
       return { removed };
     },
 
-    'hosts:inventory': async ({ hostId }) => {
+    'hosts:sshConfigAliases': async () => {
+      const aliases = listSshConfigAliases(sshConfigPath, { env });
+      return {
+        configPath: sshConfigPath,
+        aliases: aliases.map((a) => ({ alias: a.alias, hostName: a.hostName, user: a.user ?? null, port: a.port ?? null, proxyJump: a.proxyJump ?? null })),
+      };
+    },
+
+    'hosts:connect': async ({ hostId }) => {
       const host = hosts.get(hostId);
-      events.emit('hosts:state', { hostId, state: 'connecting', message: `Connecting to ${host.address}:${host.port}…` });
-      try {
-        const target = await targetFor(host);
-        const inventory = await collectInventoryOverSsh(target, {
-          knownHosts,
-          timeoutSeconds: options.connectTimeoutSeconds ?? 20,
-        });
-        events.emit('hosts:state', { hostId, state: 'ready', message: 'Inventory read.' });
-        return { ...inventory, hostId };
-      } catch (error) {
-        if (error instanceof ServelabError && error.code === 'HOST_KEY_UNKNOWN' && error.details) {
-          const d = error.details as PendingKey;
-          pendingKeys.set(hostId, { host: d.host, port: d.port, keyType: d.keyType, fingerprint: d.fingerprint, publicKey: d.publicKey });
+      if (!held.has(hostId)) {
+        try {
+          await pool.acquire(hostId, await targetFor(host));
+          held.add(hostId);
+        } catch (error) {
+          noteFailure(hostId, error);
+          throw error;
         }
-        const message = error instanceof Error ? error.message : String(error);
-        events.emit('hosts:state', { hostId, state: 'failed', message });
-        throw error;
       }
+      return toStateEvent(pool.state(hostId));
+    },
+
+    'hosts:disconnect': async ({ hostId }) => {
+      hosts.get(hostId);
+      if (held.delete(hostId)) pool.release(hostId);
+      return toStateEvent(pool.state(hostId));
+    },
+
+    'hosts:connectionLog': async ({ hostId }) => {
+      hosts.get(hostId);
+      return { entries: connectionLog.entries(hostId) };
+    },
+
+    'hosts:inventory': async ({ hostId }) => {
+      const inventory = await withHost(hostId, (client) => collectInventory(sshCommandRunner(client)));
+      return { ...inventory, hostId };
     },
 
     'hosts:acceptHostKey': async ({ hostId, fingerprint }) => {
-      hosts.get(hostId);
-      const pending = pendingKeys.get(hostId);
-      if (!pending) {
-        throw new ServelabError('NOT_FOUND', 'No host key is waiting for a decision on this host; connect first to see its key.');
-      }
-      if (pending.fingerprint !== fingerprint) {
-        throw new ServelabError('BAD_INPUT', `The key shown (${pending.fingerprint}) is not the one accepted (${fingerprint}); nothing was stored.`, {
-          issues: [{ path: 'fingerprint', message: 'does not match the presented host key' }],
-        });
-      }
+      const pending = takePendingKey(hostId, fingerprint, 'unknown');
       await knownHosts.add({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
-      pendingKeys.delete(hostId);
+      connectionLog.write(hostId, 'info', `Host key ${pending.keyType} ${pending.fingerprint} of ${pending.host}:${pending.port} accepted and saved.`);
       log(`host key ${pending.keyType} ${pending.fingerprint} accepted for [${pending.host}]:${pending.port}`);
-      const { publicKey: _omit, ...accepted } = pending;
-      return { accepted };
+      return { accepted: hostInfo(pending) };
     },
+
+    'hosts:replaceHostKey': async ({ hostId, fingerprint }) => {
+      const pending = takePendingKey(hostId, fingerprint, 'changed');
+      await knownHosts.replace({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
+      connectionLog.write(
+        hostId,
+        'warn',
+        `Host key of ${pending.host}:${pending.port} replaced by ${pending.keyType} ${pending.fingerprint} at the user's explicit request` +
+          (pending.expectedFingerprint ? ` (was ${pending.expectedFingerprint}).` : '.'),
+      );
+      log(`host key for [${pending.host}]:${pending.port} replaced with ${pending.fingerprint}`);
+      return { replaced: hostInfo(pending) };
+    },
+
+    'prompts:pending': async () =>
+      prompts.pending().map((p) => ({
+        requestId: p.id,
+        hostId: p.hostId,
+        kind: p.kind,
+        title: p.title,
+        message: p.message,
+        prompts: p.prompts,
+        allowRemember: p.remember ?? false,
+        expiresAt: p.expiresAt,
+      })),
+
+    'prompts:answer': async ({ requestId, answers, remember }) => ({ accepted: prompts.answer(requestId, { answers, remember }) }),
+
+    'prompts:cancel': async ({ requestId }) => ({ cancelled: prompts.cancel(requestId) }),
   };
 
   const dispatch = createDispatcher(handlers, log);
@@ -148,7 +354,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       return envelope.data;
     },
     async close() {
-      // Connections are per call in this slice; nothing long-lived to close yet.
+      prompts.cancelAll();
+      held.clear();
+      await pool.closeAll();
     },
   };
 }

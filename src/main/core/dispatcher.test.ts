@@ -7,12 +7,21 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     throw new Error('not used in this test');
   };
   return {
-    'app:info': async () => ({ name: 'Servelab', version: '1.0.0', dataDir: '/tmp/x' }),
+    'app:info': async () => ({ name: 'Servelab', version: '1.0.0', dataDir: '/tmp/x', problems: [] }),
     'hosts:list': async () => [],
     'hosts:add': unused,
+    'hosts:update': unused,
     'hosts:remove': unused,
+    'hosts:sshConfigAliases': unused,
+    'hosts:connect': unused,
+    'hosts:disconnect': unused,
+    'hosts:connectionLog': unused,
     'hosts:inventory': unused,
     'hosts:acceptHostKey': unused,
+    'hosts:replaceHostKey': unused,
+    'prompts:pending': unused,
+    'prompts:answer': unused,
+    'prompts:cancel': unused,
     ...overrides,
   } as CallHandlers;
 }
@@ -20,7 +29,7 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
 describe('createDispatcher', () => {
   it('returns the handler output in an ok envelope', async () => {
     const dispatch = createDispatcher(handlers());
-    expect(await dispatch('app:info', {})).toEqual({ ok: true, data: { name: 'Servelab', version: '1.0.0', dataDir: '/tmp/x' } });
+    expect(await dispatch('app:info', {})).toEqual({ ok: true, data: { name: 'Servelab', version: '1.0.0', dataDir: '/tmp/x', problems: [] } });
   });
 
   it('refuses a name outside the contract', async () => {
@@ -38,13 +47,13 @@ describe('createDispatcher', () => {
         },
       }),
     );
-    const result = await dispatch('hosts:add', { address: 'gpu 1', port: 70000, user: '', auth: { method: 'telepathy' } });
+    const result = await dispatch('hosts:add', { address: 'gpu 1', port: 70000, user: '', proxyJump: 'a b' });
     expect(called).toBe(false);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error.code).toBe('BAD_INPUT');
     const paths = result.error.issues!.map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['address', 'port', 'user', 'auth.method']));
+    expect(paths).toEqual(expect.arrayContaining(['address', 'port', 'user', 'proxyJump']));
     expect(result.error.message).toContain('port');
   });
 

@@ -1,23 +1,79 @@
-import { readFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { HostSchema, type Host } from '../../shared/model/host';
 import { ServelabError, fieldIssues, describeIssues } from '../../shared/contract';
 import { writeFileAtomic } from '../util/atomic-write';
 
-const HostsFileSchema = z.object({ schemaVersion: z.literal(1), hosts: z.array(HostSchema) });
-const CURRENT_VERSION = 1;
+export const HOSTS_FILE_VERSION = 2;
 
-/** The hosts the user added, persisted as versioned JSON in the data folder. Never holds a secret. */
+const HostsFileSchema = z.object({ schemaVersion: z.literal(HOSTS_FILE_VERSION), hosts: z.array(HostSchema) });
+
+/** Version 1 hosts carried their auth method; version 2 resolves auth like OpenSSH and may name an ssh alias. */
+const V1HostSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  address: z.string(),
+  port: z.number().int(),
+  user: z.string(),
+  auth: z.discriminatedUnion('method', [
+    z.object({ method: z.literal('key'), identityFile: z.string() }),
+    z.object({ method: z.literal('password'), hasSavedPassword: z.boolean() }),
+  ]),
+  createdAt: z.string(),
+});
+const V1FileSchema = z.object({ schemaVersion: z.literal(1), hosts: z.array(V1HostSchema) });
+
+/** Each step takes the file of version N to N+1; a failed parse names the field of the version it expected. */
+const MIGRATIONS: Record<number, (json: unknown) => unknown> = {
+  1: (json) => {
+    const v1 = V1FileSchema.parse(json);
+    return {
+      schemaVersion: 2,
+      hosts: v1.hosts.map((h) => ({
+        id: h.id,
+        label: h.label,
+        alias: null,
+        address: h.address,
+        port: h.port,
+        user: h.user,
+        identityFile: h.auth.method === 'key' ? h.auth.identityFile : null,
+        proxyJump: null,
+        hasSavedPassword: h.auth.method === 'password' && h.auth.hasSavedPassword,
+        createdAt: h.createdAt,
+        updatedAt: h.createdAt,
+      })),
+    };
+  },
+};
+
+export type NewHost = Omit<Host, 'id' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * The hosts the user added, persisted as versioned JSON in the data folder (never a secret). A damaged file or
+ * one from a newer version is left untouched: the store then refuses changes with the reason, so nothing is
+ * overwritten, and the rest of the app keeps working.
+ */
 export class HostStore {
   private hosts: Host[] = [];
+  /** Why the file could not be read; while set, nothing is written. */
+  private loadProblem: string | null = null;
 
   private constructor(private readonly path: string) {}
 
   static async open(path: string): Promise<HostStore> {
     const store = new HostStore(path);
-    await store.load();
+    try {
+      await store.load();
+    } catch (error) {
+      store.loadProblem = error instanceof Error ? error.message : String(error);
+    }
     return store;
+  }
+
+  /** The reason hosts.json could not be read, or null. */
+  get problem(): string | null {
+    return this.loadProblem;
   }
 
   private async load(): Promise<void> {
@@ -35,14 +91,34 @@ export class HostStore {
       throw new ServelabError('BAD_INPUT', `${this.path} is not valid JSON (${(error as Error).message}); it was left untouched.`);
     }
     const version = (json as { schemaVersion?: unknown } | null)?.schemaVersion;
-    if (typeof version === 'number' && version > CURRENT_VERSION) {
-      throw new ServelabError('NOT_SUPPORTED', `${this.path} was written by a newer Servelab (schemaVersion ${version}); this version reads up to ${CURRENT_VERSION}.`);
+    if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+      throw new ServelabError('BAD_INPUT', `${this.path} is damaged: schemaVersion is missing or not a version number; it was left untouched.`);
     }
-    const parsed = HostsFileSchema.safeParse(json);
+    if (version > HOSTS_FILE_VERSION) {
+      throw new ServelabError(
+        'NOT_SUPPORTED',
+        `${this.path} was written by a newer Servelab (schemaVersion ${version}); this version reads up to ${HOSTS_FILE_VERSION}. It was left untouched.`,
+      );
+    }
+    let current = json;
+    for (let v = version; v < HOSTS_FILE_VERSION; v++) {
+      try {
+        current = MIGRATIONS[v]!(current);
+      } catch (error) {
+        const detail = error instanceof z.ZodError ? describeIssues(fieldIssues(error)) : (error as Error).message;
+        throw new ServelabError('BAD_INPUT', `${this.path} (schemaVersion ${v}) is damaged: ${detail}; it was left untouched.`);
+      }
+    }
+    const parsed = HostsFileSchema.safeParse(current);
     if (!parsed.success) {
       throw new ServelabError('BAD_INPUT', `${this.path} is damaged: ${describeIssues(fieldIssues(parsed.error))}; it was left untouched.`);
     }
     this.hosts = parsed.data.hosts;
+    if (version < HOSTS_FILE_VERSION) {
+      // Keep the old file beside the new one: an older Servelab can still read it.
+      await copyFile(this.path, `${this.path}.v${version}.bak`);
+      await this.save();
+    }
   }
 
   list(): Host[] {
@@ -55,14 +131,26 @@ export class HostStore {
     return { ...host };
   }
 
-  async add(fields: Omit<Host, 'id' | 'createdAt'>): Promise<Host> {
-    const host: Host = { ...fields, id: randomUUID(), createdAt: new Date().toISOString() };
+  async add(fields: NewHost): Promise<Host> {
+    this.assertWritable();
+    const now = new Date().toISOString();
+    const host: Host = { ...fields, id: randomUUID(), createdAt: now, updatedAt: now };
     this.hosts = [...this.hosts, host];
     await this.save();
     return { ...host };
   }
 
+  async update(id: string, patch: Partial<NewHost>): Promise<Host> {
+    this.assertWritable();
+    const existing = this.get(id);
+    const updated: Host = { ...existing, ...patch, id, createdAt: existing.createdAt, updatedAt: new Date().toISOString() };
+    this.hosts = this.hosts.map((h) => (h.id === id ? updated : h));
+    await this.save();
+    return { ...updated };
+  }
+
   async remove(id: string): Promise<boolean> {
+    this.assertWritable();
     const before = this.hosts.length;
     this.hosts = this.hosts.filter((h) => h.id !== id);
     if (this.hosts.length === before) return false;
@@ -70,8 +158,14 @@ export class HostStore {
     return true;
   }
 
+  private assertWritable(): void {
+    if (this.loadProblem) {
+      throw new ServelabError('NOT_SUPPORTED', `Hosts cannot be changed until ${this.path} is fixed or moved away: ${this.loadProblem}`);
+    }
+  }
+
   private async save(): Promise<void> {
-    const body = JSON.stringify({ schemaVersion: CURRENT_VERSION, hosts: this.hosts }, null, 2) + '\n';
+    const body = JSON.stringify({ schemaVersion: HOSTS_FILE_VERSION, hosts: this.hosts }, null, 2) + '\n';
     await writeFileAtomic(this.path, body);
   }
 }

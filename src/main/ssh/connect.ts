@@ -1,22 +1,43 @@
-import { readFile } from 'node:fs/promises';
+import type { Duplex } from 'node:stream';
 import * as ssh2Module from 'ssh2';
 import type { Client, ConnectConfig } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
-import type { SshTarget } from './ssh-target';
+import { DEFAULT_KEEPALIVE_COUNT_MAX, DEFAULT_KEEPALIVE_INTERVAL_SECONDS, targetAddress, targetLabel, type SshTarget } from './ssh-target';
 import { knownHostsName, type KnownHostsStore } from './known-hosts';
 import { fingerprintSha256, keyTypeLabel, keyTypeOf } from './fingerprint';
+import { AuthPlan, type AuthSecrets } from './auth-plan';
+import type { PromptAsker } from './prompt-broker';
+import type { ConnectionLogWriter } from './connection-log';
 
 // ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export, bundlers on the namespace.
 const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh2Module }).default ?? ssh2Module;
 
 export interface OpenSshClientOptions {
   knownHosts: KnownHostsStore;
-  /** Seconds for the TCP connect, handshake and authentication together. */
+  /** Seconds for the TCP connect, handshake and authentication together, per hop, not counting time spent waiting for a person to answer a prompt. */
   timeoutSeconds: number;
+  /** Who answers passphrase, password and keyboard-interactive questions; without it nothing is asked. */
+  prompts?: PromptAsker;
+  /** Where the steps of connecting are described for the user. */
+  log?: ConnectionLogWriter;
+  /** Which host the prompts belong to; default user@host:port of the target. */
+  hostId?: string;
+  /** Saved passphrases, and where to keep the ones the person asks to remember. */
+  secrets?: AuthSecrets;
+  /** Aborting gives up the connection attempt (and any question waiting for an answer). */
+  signal?: AbortSignal;
 }
 
-const KEEPALIVE_INTERVAL_MS = 15_000;
-const KEEPALIVE_COUNT_MAX = 4;
+export interface OpenSshHopOptions extends OpenSshClientOptions {
+  /** A stream to the server opened through a jump host; without it a TCP connection is made. */
+  sock?: Duplex;
+  /** A jump host's key problems name it as the jump host. */
+  role?: HopRole;
+}
+
+export type HopRole = 'target' | 'jump';
+
+const DEFAULT_KEEPALIVE_INTERVAL_MS = DEFAULT_KEEPALIVE_INTERVAL_SECONDS * 1000;
 
 // ssh2's default host key algorithms (Node 20 has Ed25519), used to put the already-trusted types first.
 const HOST_KEY_ALGORITHMS = [
@@ -31,37 +52,124 @@ const HOST_KEY_ALGORITHMS = [
 type HostKeyAlgorithm = (typeof HOST_KEY_ALGORITHMS)[number];
 
 /**
- * Opens an authenticated SSH connection after checking the server's host key against known_hosts.
- * Every failure is a ServelabError whose code says what went wrong (host key, auth, network, timeout).
+ * Opens an authenticated SSH connection after checking the server's host key against known_hosts, going
+ * through the target's jump hosts (each one's key checked the same way). Ending the returned client also
+ * ends the jump connections opened for it. Every failure is a ServelabError whose code says what went wrong
+ * (host key, auth, network, timeout).
  */
 export async function openSshClient(target: SshTarget, opts: OpenSshClientOptions): Promise<Client> {
-  const auth = await authConfig(target);
+  const jumps = target.jumps ?? [];
+  if (jumps.length === 0) return openSshHop(target, opts);
+  const hops = [...jumps.map((jump) => ({ ...jump, jumps: [] })), { ...target, jumps: [] }];
+  const opened: Client[] = [];
+  try {
+    let via: { client: Client; target: SshTarget } | undefined;
+    for (const [index, hop] of hops.entries()) {
+      const sock = via ? await openForwardedStream(via.client, via.target, hop, opts.log) : undefined;
+      const client = await openSshHop(hop, { ...opts, ...(sock ? { sock } : {}), role: index < jumps.length ? 'jump' : 'target' });
+      opened.push(client);
+      via = { client, target: hop };
+    }
+  } catch (error) {
+    for (const client of opened.reverse()) client.end();
+    throw error;
+  }
+  const final = opened[opened.length - 1] as Client;
+  // When a jump connection drops, the stream under `final` ends and `final` closes; this covers the other way.
+  final.once('close', () => {
+    for (const client of opened.slice(0, -1).reverse()) client.end();
+  });
+  return final;
+}
+
+/**
+ * Opens a direct-tcpip channel on `via` (a connected jump host) to the next hop, as `ssh -J` does; the
+ * channel is the `sock` of the next connection.
+ */
+export function openForwardedStream(via: Client, viaTarget: SshTarget, next: Pick<SshTarget, 'host' | 'port'>, log?: ConnectionLogWriter): Promise<Duplex> {
+  log?.('info', `Opening a tunnel through jump host ${targetLabel(viaTarget)} to ${next.host}:${next.port}…`);
+  return new Promise<Duplex>((resolve, reject) => {
+    try {
+      via.forwardOut('127.0.0.1', 0, next.host, next.port, (error, channel) => {
+        if (error) {
+          log?.('error', `Jump host ${targetLabel(viaTarget)} could not reach ${next.host}:${next.port}: ${error.message}`);
+          reject(
+            new ServelabError('CONNECT_FAILED', `Jump host ${targetLabel(viaTarget)} could not open a connection to ${next.host}:${next.port} (${error.message}).`, {
+              details: { host: next.host, port: next.port, jumpHost: viaTarget.host, jumpPort: viaTarget.port, cause: error.message },
+            }),
+          );
+          return;
+        }
+        resolve(channel);
+      });
+    } catch (error) {
+      reject(new ServelabError('CONNECT_FAILED', `The connection to jump host ${targetLabel(viaTarget)} is gone (${(error as Error).message}).`));
+    }
+  });
+}
+
+/** One SSH connection, to `target` directly or over `opts.sock`; the target's own jumps are ignored. */
+export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Promise<Client> {
+  if (opts.signal?.aborted) throw new ServelabError('CONNECT_FAILED', `Connecting to ${where(target)} was stopped.`);
+  const role: HopRole = opts.role ?? 'target';
+  const hostId = opts.hostId ?? targetAddress(target);
+  const log: ConnectionLogWriter = opts.log ?? (() => {});
+  const name = `${role === 'jump' ? 'jump host ' : ''}${targetLabel(target)}`;
   const serverHostKey = preferredHostKeyAlgorithms(await opts.knownHosts.knownKeyTypes(target.host, target.port));
   const timeoutMs = Math.max(1, Math.round(opts.timeoutSeconds * 1000));
+  const deadline = new PausableTimer(timeoutMs);
+  const abort = new AbortController();
+  const onOuterAbort = () => abort.abort();
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  const plan = new AuthPlan({
+    target,
+    hostId,
+    log,
+    signal: abort.signal,
+    ...(opts.prompts ? { prompts: opts.prompts } : {}),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    onWaitingForUser: (waiting) => (waiting ? deadline.pause() : deadline.resume()),
+    onAbandon: () => abandon?.(),
+  });
+  if (!plan.hasCredentials()) {
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+    throw new ServelabError('AUTH_FAILED', `No identity file or password is set for ${where(target)}; give one of them to log in.`);
+  }
+
+  log('info', opts.sock ? `Connecting to ${name} through the tunnel…` : `Connecting to ${name}…`);
+
+  let abandon: (() => void) | undefined;
   return new Promise<Client>((resolve, reject) => {
     const client = new ssh2.Client();
+    abandon = () => fail(plan.failure());
     // ssh2 reports a refused host key only as "Host denied (verification failed)"; this keeps the real reason.
     let hostKeyFailure: ServelabError | undefined;
     let settled = false;
 
-    const backstop = setTimeout(() => {
-      fail(new ServelabError('TIMEOUT', `Connecting to ${where(target)} did not finish within ${opts.timeoutSeconds} s.`));
-    }, timeoutMs + 2_000);
+    deadline.start(() => {
+      fail(new ServelabError('TIMEOUT', `Connecting to ${where(target)} did not finish within ${opts.timeoutSeconds} s.`, { details: { host: target.host, port: target.port } }));
+    });
+    abort.signal.addEventListener('abort', () => fail(new ServelabError('CONNECT_FAILED', `Connecting to ${where(target)} was stopped.`)), { once: true });
 
     function fail(error: ServelabError): void {
       if (settled) return;
       settled = true;
-      clearTimeout(backstop);
+      deadline.clear();
+      opts.signal?.removeEventListener('abort', onOuterAbort);
+      abort.abort();
+      log('error', error.message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('@')) ?? error.message);
       client.end();
+      opts.sock?.destroy();
       reject(error);
     }
 
     const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): void => {
       // Must return undefined: ssh2 treats any returned value (a Promise included) as the verdict.
-      verifyHostKey(target, key, opts.knownHosts).then(
+      verifyHostKey(target, key, opts.knownHosts, role).then(
         (failure) => {
           hostKeyFailure = failure;
+          if (!failure) log('info', `Host key of ${name} (${keyTypeLabel(keyTypeOf(key))} ${fingerprintSha256(key)}) matches known_hosts.`);
           verify(failure === undefined);
         },
         (error: unknown) => {
@@ -74,29 +182,38 @@ export async function openSshClient(target: SshTarget, opts: OpenSshClientOption
       );
     };
 
+    const keepaliveSeconds = target.keepaliveIntervalSeconds;
     const config: ConnectConfig = {
-      host: target.host,
-      port: target.port,
       username: target.user,
-      readyTimeout: timeoutMs,
-      keepaliveInterval: KEEPALIVE_INTERVAL_MS,
-      keepaliveCountMax: KEEPALIVE_COUNT_MAX,
+      // Our own deadline covers the whole attempt and pauses while a person answers a prompt.
+      readyTimeout: 0,
+      keepaliveInterval: keepaliveSeconds && keepaliveSeconds > 0 ? Math.round(keepaliveSeconds * 1000) : DEFAULT_KEEPALIVE_INTERVAL_MS,
+      keepaliveCountMax: target.keepaliveCountMax && target.keepaliveCountMax > 0 ? target.keepaliveCountMax : DEFAULT_KEEPALIVE_COUNT_MAX,
       hostVerifier,
-      ...auth.config,
+      authHandler: plan.handler,
     };
+    if (opts.sock) config.sock = opts.sock as ConnectConfig['sock'];
+    else Object.assign(config, { host: target.host, port: target.port });
     if (serverHostKey) config.algorithms = { serverHostKey };
 
-    client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => {
-      // Servers that only offer keyboard-interactive still ask for the password through a single prompt.
-      finish(target.password !== undefined && prompts.length === 1 ? [target.password] : prompts.map(() => ''));
-    });
     client.on('error', (error: Error & { level?: string; code?: string }) => {
       if (settled) return;
-      fail(hostKeyFailure ?? connectError(error, target, auth.methods));
+      // ssh2 reports these and then goes on with the next method itself.
+      if (error.level === 'agent') {
+        log('warn', `The SSH agent failed: ${error.message}.`);
+        return;
+      }
+      if (error.level === 'client-authentication' && /^Error (while )?signing/i.test(error.message)) {
+        log('warn', error.message);
+        return;
+      }
+      if (hostKeyFailure) return fail(hostKeyFailure);
+      if (error.level === 'client-authentication' || /too many authentication failures/i.test(error.message)) return fail(plan.failure(error.message));
+      fail(connectError(error, target, role));
     });
     client.on('close', () => {
       if (settled) return;
-      fail(hostKeyFailure ?? new ServelabError('CONNECT_FAILED', `${where(target)} closed the connection during the SSH handshake.`));
+      fail(hostKeyFailure ?? plan.failureIfDecided() ?? new ServelabError('CONNECT_FAILED', `${where(target)} closed the connection during the SSH handshake.`, { details: { host: target.host, port: target.port } }));
     });
     client.on('ready', () => {
       if (settled) {
@@ -104,7 +221,9 @@ export async function openSshClient(target: SshTarget, opts: OpenSshClientOption
         return;
       }
       settled = true;
-      clearTimeout(backstop);
+      deadline.clear();
+      opts.signal?.removeEventListener('abort', onOuterAbort);
+      plan.succeeded().catch(() => {});
       // Later failures (keepalive timeout, reset) surface as 'close' to whoever is using the connection.
       client.on('error', () => {});
       resolve(client);
@@ -120,25 +239,77 @@ export async function openSshClient(target: SshTarget, opts: OpenSshClientOption
 
 /** `user@host:port`, the way messages name a target. */
 function where(target: SshTarget): string {
-  return `${target.user}@${target.host}:${target.port}`;
+  return targetAddress(target);
 }
 
-async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHostsStore): Promise<ServelabError | undefined> {
+/** A timeout that does not run while paused (while a person is answering a prompt). */
+class PausableTimer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private remaining: number;
+  private startedAt = 0;
+  private onExpire: (() => void) | undefined;
+  private pauses = 0;
+  private done = false;
+
+  constructor(ms: number) {
+    this.remaining = ms;
+  }
+
+  start(onExpire: () => void): void {
+    this.onExpire = onExpire;
+    if (this.pauses === 0) this.arm();
+  }
+
+  pause(): void {
+    if (this.done) return;
+    this.pauses++;
+    if (this.pauses === 1 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.remaining = Math.max(0, this.remaining - (Date.now() - this.startedAt));
+    }
+  }
+
+  resume(): void {
+    if (this.done || this.pauses === 0) return;
+    this.pauses--;
+    if (this.pauses === 0 && this.onExpire) this.arm();
+  }
+
+  clear(): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private arm(): void {
+    if (this.done) return;
+    this.startedAt = Date.now();
+    this.timer = setTimeout(() => {
+      this.done = true;
+      this.onExpire?.();
+    }, this.remaining);
+  }
+}
+
+async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHostsStore, role: HopRole): Promise<ServelabError | undefined> {
   const keyType = keyTypeOf(key);
   const fingerprint = fingerprintSha256(key);
   const result = await knownHosts.check(target.host, target.port, keyType, key);
   const name = knownHostsName(target.host, target.port);
   const label = keyTypeLabel(keyType);
+  const hostWord = role === 'jump' ? 'jump host' : 'host';
+  const hop = { role, ...(target.alias ? { alias: target.alias } : {}) };
   switch (result.status) {
     case 'known':
       return undefined;
     case 'unknown':
       return new ServelabError(
         'HOST_KEY_UNKNOWN',
-        `The authenticity of host '${name}' can't be established: it is not in known_hosts. ` +
+        `The authenticity of ${hostWord} '${name}' can't be established: it is not in known_hosts. ` +
           `${label} key fingerprint is ${fingerprint}. Accept it only if it matches the key of the box ` +
           `(on the box: ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub).`,
-        { details: { host: target.host, port: target.port, keyType, fingerprint, publicKey: key.toString('base64') } },
+        { details: { host: target.host, port: target.port, keyType, fingerprint, publicKey: key.toString('base64'), ...hop } },
       );
     case 'changed': {
       const expected = result.expected.find((e) => e.keyType === keyType) ?? result.expected[0];
@@ -153,11 +324,20 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
         `${fingerprint}.`,
         'Please contact your system administrator.',
         ...result.expected.map((e) => `Offending ${keyTypeLabel(e.keyType)} key in ${e.file}:${e.line}`),
-        `Host key for ${name} has changed and Servelab requires strict host key checking.`,
+        `Host key for ${role === 'jump' ? 'jump host ' : ''}${name} has changed and Servelab requires strict host key checking.`,
         'Host key verification failed.',
       ];
       return new ServelabError('HOST_KEY_CHANGED', lines.join('\n'), {
-        details: { host: target.host, port: target.port, keyType, fingerprint, ...(expected ? { expectedFingerprint: expected.fingerprint } : {}) },
+        details: {
+          host: target.host,
+          port: target.port,
+          keyType,
+          fingerprint,
+          // The presented key, so that an explicit "replace the key" stores exactly what was shown.
+          publicKey: key.toString('base64'),
+          ...(expected ? { expectedFingerprint: expected.fingerprint } : {}),
+          ...hop,
+        },
       });
     }
     case 'revoked':
@@ -167,12 +347,12 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
           '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@',
           '@       WARNING: REVOKED HOST KEY DETECTED!               @',
           '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@',
-          `The ${label} host key for ${name} is marked as revoked in ${result.file}:${result.line}.`,
+          `The ${label} host key for ${role === 'jump' ? 'jump host ' : ''}${name} is marked as revoked in ${result.file}:${result.line}.`,
           'This could mean that a stolen key is being used to impersonate this host.',
           `${label} key fingerprint is ${fingerprint}.`,
           'Host key verification failed.',
         ].join('\n'),
-        { details: { host: target.host, port: target.port, keyType, fingerprint, file: result.file, line: result.line } },
+        { details: { host: target.host, port: target.port, keyType, fingerprint, file: result.file, line: result.line, ...hop } },
       );
   }
 }
@@ -189,83 +369,12 @@ function preferredHostKeyAlgorithms(knownKeyTypes: string[]): HostKeyAlgorithm[]
   return [...first, ...HOST_KEY_ALGORITHMS.filter((a) => !first.includes(a))];
 }
 
-interface AuthConfig {
-  config: Pick<ConnectConfig, 'privateKey' | 'passphrase' | 'password' | 'tryKeyboard'>;
-  /** The methods offered to the server, for the auth-failure message. */
-  methods: string[];
-}
-
-async function authConfig(target: SshTarget): Promise<AuthConfig> {
-  const config: AuthConfig['config'] = {};
-  const methods: string[] = [];
-  if (target.identityFile) {
-    config.privateKey = await readPrivateKey(target);
-    if (target.passphrase) config.passphrase = target.passphrase;
-    methods.push(`publickey (${target.identityFile})`);
-  }
-  if (target.password !== undefined) {
-    config.password = target.password;
-    config.tryKeyboard = true;
-    methods.push('password', 'keyboard-interactive');
-  }
-  if (methods.length === 0) {
-    throw new ServelabError('AUTH_FAILED', `No identity file or password is set for ${where(target)}; give one of them to log in.`);
-  }
-  return { config, methods };
-}
-
-async function readPrivateKey(target: SshTarget): Promise<Buffer> {
-  const path = target.identityFile as string;
-  let data: Buffer;
-  try {
-    data = await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : code === 'EISDIR' ? 'is a folder' : `cannot be read (${(error as Error).message})`;
-    throw new ServelabError('AUTH_FAILED', `Identity file ${path} ${reason}.`, { details: { identityFile: path } });
-  }
-  const parsed = ssh2.utils.parseKey(data, target.passphrase);
-  if (parsed instanceof Error) {
-    if (/no passphrase given/i.test(parsed.message)) {
-      throw new ServelabError('AUTH_FAILED', `Identity file ${path} is encrypted; a passphrase is needed to use it.`, {
-        details: { identityFile: path, needsPassphrase: true },
-      });
-    }
-    if (target.passphrase) {
-      throw new ServelabError('AUTH_FAILED', `Identity file ${path} could not be decrypted with the passphrase given (${parsed.message}).`, {
-        details: { identityFile: path },
-      });
-    }
-    throw new ServelabError('AUTH_FAILED', `Identity file ${path} is not a private key Servelab can read (${parsed.message}).`, {
-      details: { identityFile: path },
-    });
-  }
-  const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || !key.isPrivateKey()) {
-    throw new ServelabError('AUTH_FAILED', `Identity file ${path} holds a public key; give the private key file (without .pub).`, {
-      details: { identityFile: path },
-    });
-  }
-  return data;
-}
-
-function connectError(error: Error & { level?: string; code?: string }, target: SshTarget, methods: string[]): ServelabError {
-  const hostPort = `${target.host}:${target.port}`;
-  if (error.level === 'client-authentication') {
-    const hints = ['Check the user name'];
-    if (target.identityFile) hints.push("that the public key is in the user's ~/.ssh/authorized_keys on the box");
-    if (target.password !== undefined) hints.push('the password, and that the server allows password login');
-    return new ServelabError(
-      'AUTH_FAILED',
-      `Permission denied for ${target.user}@${target.host} (port ${target.port}); tried ${methods.join(', ')}. ${hints.join(', ')}.`,
-      { details: { host: target.host, port: target.port, user: target.user, methods } },
-    );
-  }
+function connectError(error: Error & { level?: string; code?: string }, target: SshTarget, role: HopRole): ServelabError {
+  const hostPort = `${role === 'jump' ? 'jump host ' : ''}${target.host}:${target.port}`;
   if (error.level === 'client-timeout' || error.code === 'ETIMEDOUT') {
     return new ServelabError('TIMEOUT', `Timed out connecting to ${hostPort} (${error.message}).`, { details: { host: target.host, port: target.port } });
   }
-  const details = { host: target.host, port: target.port, cause: error.code ?? error.message };
+  const details = { host: target.host, port: target.port, cause: error.code ?? error.message, role };
   switch (error.code) {
     case 'ECONNREFUSED':
       return new ServelabError('CONNECT_FAILED', `Connection refused by ${hostPort}: is sshd running there and is the port right?`, { details });
@@ -275,7 +384,7 @@ function connectError(error: Error & { level?: string; code?: string }, target: 
       return new ServelabError('CONNECT_FAILED', `Cannot resolve the host name "${target.host}".`, { details });
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return new ServelabError('CONNECT_FAILED', `${target.host} is unreachable from this machine (${error.code}).`, { details });
+      return new ServelabError('CONNECT_FAILED', `${hostPort} is unreachable from this machine (${error.code}).`, { details });
     case 'ECONNRESET':
       return new ServelabError('CONNECT_FAILED', `${hostPort} reset the connection during the SSH handshake.`, { details });
   }

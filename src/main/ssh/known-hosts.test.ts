@@ -132,6 +132,17 @@ describe('KnownHostsStore', () => {
     expect(await readFile(join(dir, 'kh'), 'utf8')).toBe(`# mine\ngpu9 ssh-ed25519 ${b64(otherKey)}\ngpu1 ssh-ed25519 ${b64(key)}\n`);
   });
 
+  it('replaces a changed key only in the app file, keeping other hosts and comments', async () => {
+    await writeFile(join(dir, 'kh'), `# mine\ngpu1 ssh-ed25519 ${b64(otherKey)}\ngpu9 ssh-ed25519 ${b64(otherKey)}\n`);
+    await writeFile(userFile, `gpu1 ssh-ed25519 ${b64(otherKey)}\n`);
+    const store = new KnownHostsStore({ appFile: join(dir, 'kh'), readOnlyFiles: [userFile] });
+    expect((await store.check('gpu1', 22, 'ssh-ed25519', key)).status).toBe('changed');
+    await store.replace({ host: 'gpu1', port: 22, keyType: 'ssh-ed25519', publicKey: b64(key) });
+    expect(await readFile(join(dir, 'kh'), 'utf8')).toBe(`# mine\ngpu9 ssh-ed25519 ${b64(otherKey)}\ngpu1 ssh-ed25519 ${b64(key)}\n`);
+    expect(await readFile(userFile, 'utf8')).toBe(`gpu1 ssh-ed25519 ${b64(otherKey)}\n`);
+    expect(await store.check('gpu1', 22, 'ssh-ed25519', key)).toEqual({ status: 'known' });
+  });
+
   it('refuses to write a key that does not match its type or a host with pattern characters', async () => {
     const store = new KnownHostsStore({ appFile, readOnlyFiles: [] });
     await expect(store.add({ host: 'gpu1', port: 22, keyType: 'ssh-rsa', publicKey: b64(key) })).rejects.toMatchObject({ code: 'BAD_INPUT' });

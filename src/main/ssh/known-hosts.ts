@@ -102,6 +102,31 @@ export class KnownHostsStore {
     await next;
   }
 
+  /**
+   * Trusts a new key for a host whose key changed, on the person's explicit decision: the app's own file loses
+   * every line for that host (plain or hashed) and gains the new key. Read-only files such as ~/.ssh/known_hosts
+   * are left as they are; a matching key in any file makes the host known.
+   */
+  async replace(entry: NewKnownHost): Promise<void> {
+    const line = formatEntry(entry);
+    const name = knownHostsName(entry.host, entry.port);
+    const next = this.writes.then(async () => {
+      const entries = await readEntries(this.appFile);
+      const dropLines = new Set(entries.filter((e) => e.marker === null && hostFieldMatches(e.hosts, name)).map((e) => e.line));
+      let existing = '';
+      try {
+        existing = await readFile(this.appFile, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+      const kept = existing.split(/\r?\n/).filter((l, i) => !dropLines.has(i + 1) && l.length > 0);
+      await mkdir(dirname(this.appFile), { recursive: true, mode: 0o700 });
+      await writeFileAtomic(this.appFile, [...kept, line].join('\n') + '\n', 0o600);
+    });
+    this.writes = next.catch(() => {});
+    await next;
+  }
+
   private async append(line: string): Promise<void> {
     let existing = '';
     try {

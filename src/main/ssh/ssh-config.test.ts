@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveSshConfigHost } from './ssh-config';
+import { listSshConfigAliases, resolveSshConfigHost } from './ssh-config';
 
 describe('resolveSshConfigHost', () => {
   let home: string;
@@ -99,5 +99,87 @@ describe('resolveSshConfigHost', () => {
   it('stops at include loops', async () => {
     await writeFile(configPath, 'Include config\nHost loop\n  User l\n');
     expect(resolve('loop').user).toBe('l');
+  });
+  it('reads IdentitiesOnly, IdentityAgent, ServerAlive* and expands ${VAR} and more tokens', async () => {
+    await writeFile(
+      configPath,
+      [
+        'Host box',
+        '  HostName box.example',
+        '  IdentitiesOnly yes',
+        '  IdentityAgent ~/.ssh/agent-%h.sock',
+        '  IdentityFile ${KEYS}/%n_%d',
+        '  ServerAliveInterval 30',
+        '  ServerAliveCountMax 5',
+        'Host plain',
+        '  IdentitiesOnly no',
+        '  IdentityAgent SSH_AUTH_SOCK',
+        'Host off',
+        '  IdentityAgent none',
+        'Host env',
+        '  IdentityAgent $MY_AGENT',
+      ].join('\n'),
+    );
+    const resolveEnv = (alias: string) => resolveSshConfigHost(alias, { configPath, user: 'me', env: { HOME: home, KEYS: '/keys' } });
+    expect(resolveEnv('box')).toEqual({
+      hostName: 'box.example',
+      identityFiles: [`/keys/box_${home}`],
+      identitiesOnly: true,
+      identityAgent: join(home, '.ssh/agent-box.example.sock'),
+      serverAliveInterval: 30,
+      serverAliveCountMax: 5,
+    });
+    expect(resolveEnv('plain')).toMatchObject({ identitiesOnly: false, identityAgent: 'SSH_AUTH_SOCK' });
+    expect(resolveEnv('off').identityAgent).toBe('none');
+    expect(resolveEnv('env').identityAgent).toBe('$MY_AGENT');
+  });
+
+  it('takes whichever of ProxyJump and ProxyCommand comes first, with %-tokens in ProxyJump', async () => {
+    await writeFile(
+      configPath,
+      [
+        'Host a',
+        '  ProxyJump jump-%h:%p, second',
+        'Host b',
+        '  ProxyCommand ssh -W %h:%p bastion',
+        'Host c',
+        '  ProxyJump none',
+        'Host *',
+        '  ProxyJump fallback',
+        '  ProxyCommand never-used',
+      ].join('\n'),
+    );
+    const withOverrides = resolveSshConfigHost('a', { configPath, user: 'me', env: { HOME: home }, remoteUser: 'ann', port: 2200 });
+    expect(withOverrides.proxyJump).toBe('jump-a:2200,second');
+    expect(resolve('b')).toMatchObject({ proxyCommand: 'ssh -W %h:%p bastion' });
+    expect(resolve('b').proxyJump).toBeUndefined();
+    expect(resolve('c').proxyJump).toBe('none');
+    expect(resolve('other').proxyJump).toBe('fallback');
+  });
+});
+
+describe('listSshConfigAliases', () => {
+  let home: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'servelab-sshcfg-'));
+    await mkdir(join(home, '.ssh', 'conf.d'), { recursive: true });
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('lists the concrete aliases, Includes followed, each once, resolved', async () => {
+    const configPath = join(home, '.ssh', 'config');
+    await writeFile(join(home, '.ssh', 'conf.d', 'lab.conf'), 'Host gpu1 gpu2\n  User lab\nHost gpu?\n  Port 2222\n');
+    await writeFile(
+      configPath,
+      ['Include conf.d/*.conf', 'Host bastion', '  HostName 203.0.113.5', 'Host gpu1', '  HostName 10.0.0.11', '  ProxyJump bastion', 'Host *.farm !bad.farm', '  User x', 'Host *', '  User fallback'].join('\n'),
+    );
+    expect(listSshConfigAliases(configPath, { user: 'me', env: { HOME: home } })).toEqual([
+      { alias: 'gpu1', hostName: '10.0.0.11', user: 'lab', port: 2222, proxyJump: 'bastion' },
+      { alias: 'gpu2', hostName: 'gpu2', user: 'lab', port: 2222 },
+      { alias: 'bastion', hostName: '203.0.113.5', user: 'fallback' },
+    ]);
+    expect(listSshConfigAliases(join(home, 'missing'), { env: { HOME: home } })).toEqual([]);
   });
 });

@@ -5,12 +5,21 @@ export const CALL_NAMES = [
   'app:info',
   'hosts:list',
   'hosts:add',
+  'hosts:update',
   'hosts:remove',
+  'hosts:sshConfigAliases',
+  'hosts:connect',
+  'hosts:disconnect',
+  'hosts:connectionLog',
   'hosts:inventory',
   'hosts:acceptHostKey',
+  'hosts:replaceHostKey',
+  'prompts:pending',
+  'prompts:answer',
+  'prompts:cancel',
 ] as const;
 
-export const EVENT_NAMES = ['hosts:changed', 'hosts:state'] as const;
+export const EVENT_NAMES = ['hosts:changed', 'hosts:state', 'hosts:log', 'prompts:request', 'prompts:settled'] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -23,14 +23,21 @@ describe('contract', () => {
   });
 
   it('rejects a host with a shell metacharacter or option-like address and names the field', () => {
-    const bad = CALLS['hosts:add'].input.safeParse({ address: '-oProxyCommand=x', user: 'a;b', auth: { method: 'key', identityFile: '' } });
+    const bad = CALLS['hosts:add'].input.safeParse({ address: '-oProxyCommand=x', user: 'a;b', identityFile: '', proxyJump: 'a b,c' });
     expect(bad.success).toBe(false);
     const paths = bad.error!.issues.map((i) => i.path.join('.'));
-    expect(paths).toEqual(expect.arrayContaining(['address', 'user', 'auth.identityFile']));
+    expect(paths).toEqual(expect.arrayContaining(['address', 'user', 'identityFile', 'proxyJump']));
   });
 
-  it('fills the SSH port default', () => {
-    const ok = CALLS['hosts:add'].input.parse({ address: 'gpu1.lab', user: 'ubuntu', auth: { method: 'key', identityFile: '~/.ssh/id_ed25519' } });
-    expect(ok.port).toBe(22);
+  it('needs an address unless an ssh config alias is chosen', () => {
+    const none = CALLS['hosts:add'].input.safeParse({ user: 'ubuntu' });
+    expect(none.error!.issues.map((i) => i.path.join('.'))).toEqual(['address']);
+    expect(CALLS['hosts:add'].input.safeParse({ alias: 'gpu1' }).success).toBe(true);
+    expect(CALLS['hosts:add'].input.safeParse({ address: 'gpu1.lab', proxyJump: 'me@bastion:2222,jump2' }).success).toBe(true);
+  });
+
+  it('lets an update clear an override with null', () => {
+    const ok = CALLS['hosts:update'].input.parse({ hostId: 'h', port: null, proxyJump: null });
+    expect(ok).toEqual({ hostId: 'h', port: null, proxyJump: null });
   });
 });

@@ -1,12 +1,21 @@
 import { z } from 'zod';
 
-/** A DNS name, IPv4 or IPv6 address, or an ~/.ssh/config alias: no spaces, no shell or option characters. */
+/** A DNS name, IPv4 or IPv6 address: no spaces, no shell or option characters. */
 export const HostAddressSchema = z
   .string()
   .trim()
   .min(1, 'is required')
   .max(253, 'is longer than 253 characters')
   .regex(/^[A-Za-z0-9_.:%[\]-]+$/, 'may only hold letters, digits and . _ - : [ ] %')
+  .refine((s) => !s.startsWith('-'), 'must not start with "-"');
+
+/** A `Host` alias from ~/.ssh/config: a concrete name, never a pattern. */
+export const SshAliasSchema = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(253, 'is longer than 253 characters')
+  .regex(/^[A-Za-z0-9_.:%@+-]+$/, 'is not a concrete ~/.ssh/config Host alias')
   .refine((s) => !s.startsWith('-'), 'must not start with "-"');
 
 export const SshUserSchema = z
@@ -18,44 +27,90 @@ export const SshUserSchema = z
 
 export const PortSchema = z.number().int('must be a whole number').min(1, 'must be 1–65535').max(65535, 'must be 1–65535');
 
-export const HostAuthSchema = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('key'), identityFile: z.string().trim().min(1, 'is required') }),
-  z.object({ method: z.literal('password'), hasSavedPassword: z.boolean() }),
-]);
+const JUMP_HOP = /^(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*@)?(?:[A-Za-z0-9_.%+-]+|\[[0-9A-Fa-f:.%]+\])(?::\d{1,5})?$/;
 
+/** OpenSSH's ProxyJump: `[user@]host[:port]` hops separated by commas, outermost first. */
+export const ProxyJumpSchema = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(1000, 'is too long')
+  .refine((s) => s.split(',').every((hop) => JUMP_HOP.test(hop.trim()) && !hop.trim().startsWith('-')), 'must be [user@]host[:port] hops separated by commas');
+
+export const IdentityFileSchema = z.string().trim().min(1, 'is required').max(4096, 'is too long');
+
+/**
+ * A GPU box the user added. It either refers to an ~/.ssh/config alias (resolved like `ssh alias` at every
+ * connect, so edits to the config apply) or stands alone; fields set here win over the config, as `ssh -l/-p/-i`
+ * do. Secrets are never part of it: a remembered password lives in the OS keychain.
+ */
 export const HostSchema = z.object({
   id: z.string(),
   label: z.string(),
+  alias: z.string().nullable(),
+  /** Where it connects: the address, or for an alias its HostName as last resolved (for display). */
   address: z.string(),
-  port: z.number().int(),
-  user: z.string(),
-  auth: HostAuthSchema,
+  port: z.number().int().nullable(),
+  user: z.string().nullable(),
+  identityFile: z.string().nullable(),
+  proxyJump: z.string().nullable(),
+  hasSavedPassword: z.boolean(),
   createdAt: z.string(),
+  updatedAt: z.string(),
 });
 export type Host = z.infer<typeof HostSchema>;
 
-export const AddHostInputSchema = z.object({
+const hostFields = {
   label: z.string().trim().max(80, 'is longer than 80 characters').optional(),
-  address: HostAddressSchema,
-  port: PortSchema.default(22),
-  user: SshUserSchema,
-  auth: z.discriminatedUnion('method', [
-    z.object({ method: z.literal('key'), identityFile: z.string().trim().min(1, 'is required') }),
-    // The password goes to the OS keychain, never into hosts.json.
-    z.object({ method: z.literal('password'), password: z.string().min(1, 'is required') }),
-  ]),
-});
+  address: HostAddressSchema.optional(),
+  port: PortSchema.optional(),
+  user: SshUserSchema.optional(),
+  identityFile: IdentityFileSchema.optional(),
+  proxyJump: ProxyJumpSchema.optional(),
+};
+
+export const AddHostInputSchema = z
+  .object({
+    ...hostFields,
+    alias: SshAliasSchema.optional(),
+    /** Remembered in the OS keychain, never written to hosts.json. */
+    password: z.string().min(1, 'is required').max(4096, 'is too long').optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.alias && !value.address) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: 'is required unless an ~/.ssh/config alias is chosen' });
+    }
+  });
 export type AddHostInput = z.input<typeof AddHostInputSchema>;
 
-export const HOST_CONNECTION_STATES = ['idle', 'connecting', 'ready', 'failed'] as const;
+/** Fields to change; `null` clears an override so the ssh config (or the default) applies again. */
+export const UpdateHostInputSchema = z.object({
+  hostId: z.string().min(1, 'is required'),
+  label: z.string().trim().min(1, 'is required').max(80, 'is longer than 80 characters').optional(),
+  address: HostAddressSchema.optional(),
+  port: PortSchema.nullable().optional(),
+  user: SshUserSchema.nullable().optional(),
+  identityFile: IdentityFileSchema.nullable().optional(),
+  proxyJump: ProxyJumpSchema.nullable().optional(),
+  password: z.string().min(1, 'is required').max(4096, 'is too long').optional(),
+  forgetPassword: z.boolean().optional(),
+});
+export type UpdateHostInput = z.input<typeof UpdateHostInputSchema>;
+
+export const HOST_CONNECTION_STATES = ['idle', 'connecting', 'ready', 'reconnecting', 'failed'] as const;
+export type HostConnectionState = (typeof HOST_CONNECTION_STATES)[number];
+
 export const HostStateEventSchema = z.object({
   hostId: z.string(),
   state: z.enum(HOST_CONNECTION_STATES),
   message: z.string().optional(),
+  /** While reconnecting: which attempt, and the wait before it. */
+  attempt: z.number().int().optional(),
+  retryInSeconds: z.number().optional(),
 });
 export type HostStateEvent = z.infer<typeof HostStateEventSchema>;
 
-/** What the user is shown to decide on an unknown or changed host key. */
+/** What the user is shown to decide on an unknown or changed host key (of the host or of a jump host). */
 export const HostKeyInfoSchema = z.object({
   host: z.string(),
   port: z.number().int(),
@@ -64,3 +119,20 @@ export const HostKeyInfoSchema = z.object({
   expectedFingerprint: z.string().optional(),
 });
 export type HostKeyInfo = z.infer<typeof HostKeyInfoSchema>;
+
+export const ConnectionLogEntrySchema = z.object({
+  time: z.number(),
+  level: z.enum(['debug', 'info', 'warn', 'error']),
+  message: z.string(),
+});
+export type ConnectionLogEntryView = z.infer<typeof ConnectionLogEntrySchema>;
+
+/** A concrete `Host` block of ~/.ssh/config, offered for import. */
+export const SshConfigAliasSchema = z.object({
+  alias: z.string(),
+  hostName: z.string(),
+  user: z.string().nullable(),
+  port: z.number().int().nullable(),
+  proxyJump: z.string().nullable(),
+});
+export type SshConfigAliasView = z.infer<typeof SshConfigAliasSchema>;

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HOSTS_FILE_VERSION, HostStore } from './host-store';
+
+const newHost = {
+  label: 'h200',
+  alias: null,
+  address: 'gpu1.lab',
+  port: 22,
+  user: 'ubuntu',
+  identityFile: '~/.ssh/id_ed25519',
+  proxyJump: null,
+  hasSavedPassword: false,
+};
+
+function tempFile(content?: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'servelab-hosts-')), 'hosts.json');
+  if (content !== undefined) writeFileSync(path, content);
+  return path;
+}
+
+describe('HostStore', () => {
+  it('persists added, updated and removed hosts as versioned JSON', async () => {
+    const path = tempFile();
+    const store = await HostStore.open(path);
+    const host = await store.add(newHost);
+    await store.update(host.id, { port: 2222, proxyJump: 'bastion' });
+    const reopened = await HostStore.open(path);
+    expect(reopened.list()).toEqual([expect.objectContaining({ id: host.id, port: 2222, proxyJump: 'bastion' })]);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe(HOSTS_FILE_VERSION);
+    expect(await reopened.remove(host.id)).toBe(true);
+    expect((await HostStore.open(path)).list()).toEqual([]);
+  });
+
+  it('migrates a version 1 file, keeping a copy of the original', async () => {
+    const v1 = {
+      schemaVersion: 1,
+      hosts: [
+        { id: 'a', label: 'key box', address: 'k.lab', port: 22, user: 'u', auth: { method: 'key', identityFile: '~/.ssh/k' }, createdAt: '2026-01-01T00:00:00Z' },
+        { id: 'b', label: 'pw box', address: 'p.lab', port: 2200, user: 'v', auth: { method: 'password', hasSavedPassword: true }, createdAt: '2026-01-02T00:00:00Z' },
+      ],
+    };
+    const path = tempFile(JSON.stringify(v1));
+    const store = await HostStore.open(path);
+    expect(store.problem).toBeNull();
+    expect(store.list()).toEqual([
+      expect.objectContaining({ id: 'a', identityFile: '~/.ssh/k', hasSavedPassword: false, alias: null, proxyJump: null }),
+      expect.objectContaining({ id: 'b', identityFile: null, hasSavedPassword: true, port: 2200 }),
+    ]);
+    expect(JSON.parse(readFileSync(`${path}.v1.bak`, 'utf8'))).toEqual(v1);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe(2);
+  });
+
+  it('leaves a damaged file untouched, names the field, and refuses changes', async () => {
+    const damaged = JSON.stringify({ schemaVersion: 2, hosts: [{ id: 'a', label: 'x', port: 'twenty-two' }] });
+    const path = tempFile(damaged);
+    const store = await HostStore.open(path);
+    expect(store.problem).toMatch(/hosts\.0\.port/);
+    expect(store.list()).toEqual([]);
+    await expect(store.add(newHost)).rejects.toThrow(/cannot be changed until/);
+    expect(readFileSync(path, 'utf8')).toBe(damaged);
+  });
+
+  it('refuses a file from a newer version by its version number', async () => {
+    const path = tempFile(JSON.stringify({ schemaVersion: 99, hosts: [] }));
+    const store = await HostStore.open(path);
+    expect(store.problem).toMatch(/newer Servelab \(schemaVersion 99\)/);
+    expect(existsSync(`${path}.v99.bak`)).toBe(false);
+  });
+
+  it('says so when the file is not JSON', async () => {
+    const store = await HostStore.open(tempFile('{ nope'));
+    expect(store.problem).toMatch(/not valid JSON/);
+  });
+});

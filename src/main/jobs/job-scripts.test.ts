@@ -1,0 +1,159 @@
+// The job scripts run here under the local /bin/sh (dash on Debian), with HOME pointed at a temp folder:
+// the same shell code the box runs, without SSH in between.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
+import { LogFrameParser, type LogFrame } from './log-frames';
+
+let home: string;
+
+function runSh(script: string): Promise<{ stdout: Buffer; stderr: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-s'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, cwd: home });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: err, code }));
+    child.stdin.end(script);
+  });
+}
+
+async function launch(argv: string[], extra: { env?: Record<string, string>; secretEnv?: Record<string, string>; cwd?: string } = {}) {
+  const id = newJobId();
+  const result = await runSh(launchScript({ id, argv, env: extra.env ?? {}, secretEnv: extra.secretEnv ?? {}, ...(extra.cwd ? { cwd: extra.cwd } : {}) }));
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  const dir = /^started (.+)$/m.exec(result.stdout.toString())?.[1] as string;
+  return { id, dir };
+}
+
+async function streamAll(dir: string, offset = 0, maxFrameBytes = 1 << 20): Promise<{ log: Buffer; end: LogFrame | undefined }> {
+  const result = await runSh(streamScript({ remoteDir: dir, offset, maxFrameBytes, pollSeconds: 0.02, heartbeatPolls: 5 }));
+  const parser = new LogFrameParser();
+  const data: Buffer[] = [];
+  let end: LogFrame | undefined;
+  for (const frame of parser.push(result.stdout)) {
+    if (frame.kind === 'data') data.push(frame.bytes);
+    else if (frame.kind !== 'heartbeat') end = frame;
+  }
+  return { log: Buffer.concat(data), end };
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'servelab-jobs-'));
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('job ids', () => {
+  it('sort by time and use only safe characters', () => {
+    const a = newJobId(new Date('2025-01-02T03:04:05.678Z'));
+    const b = newJobId(new Date('2025-01-02T03:04:05.679Z'));
+    expect(a).toMatch(/^20250102T030405678Z-[0-9a-f]{8}$/);
+    expect(a < b).toBe(true);
+    expect(isJobId(a)).toBe(true);
+    expect(isJobId('../etc')).toBe(false);
+  });
+});
+
+describe('command file', () => {
+  it('names secret variables but never holds their values', () => {
+    const text = commandFileText({ argv: ['vllm', 'serve', "it's"], cwd: '~/work dir', env: { A: 'b c' }, secretEnv: { HF_TOKEN: 'hf_secret' } });
+    expect(text).toBe(`# secret environment (values not stored): HF_TOKEN\ncd "$HOME"/'work dir' && A='b c' vllm serve 'it'\\''s'`);
+    expect(text).not.toContain('hf_secret');
+  });
+});
+
+describe('job scripts under the local sh', () => {
+  it('launch records the job folder and the stream reads it to its exit code', async () => {
+    const { id, dir } = await launch(['sh', '-c', 'echo "A=$A"; printf "héllo\\n" >&2; exit 7'], { env: { A: 'b c' } });
+    expect(dir).toBe(join(home, '.servelab/jobs', id));
+    const { log, end } = await streamAll(dir);
+    expect(log.toString()).toBe('A=b c\nhéllo\n');
+    expect(end).toEqual({ kind: 'exit', code: 7 });
+    expect((await readdir(dir)).sort()).toEqual(['.launch', 'boot', 'command', 'exit', 'log', 'pgid', 'pid', 'started']);
+    expect((await readFile(join(dir, 'exit'), 'utf8')).trim()).toBe('7');
+    expect(await readFile(join(dir, 'pid'), 'utf8')).toBe(await readFile(join(dir, 'pgid'), 'utf8'));
+    expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 7\n');
+  });
+
+  it('streams from an offset in frames of a given size', async () => {
+    const { dir } = await launch(['printf', '0123456789']);
+    const { log, end } = await streamAll(dir, 3, 2);
+    expect(log.toString()).toBe('3456789');
+    expect(end).toEqual({ kind: 'exit', code: 0 });
+  });
+
+  it('does not start the same id twice', async () => {
+    const id = newJobId();
+    const script = launchScript({ id, argv: ['sh', '-c', 'echo once'], env: {}, secretEnv: {} });
+    await runSh(script);
+    const again = await runSh(script);
+    expect(again.code).toBe(0);
+    const dir = join(home, '.servelab/jobs', id);
+    expect((await streamAll(dir)).log.toString()).toBe('once\n');
+  });
+
+  it('starts the job without SIGINT ignored', async () => {
+    const { dir } = await launch(['sh', '-c', 'grep SigIgn /proc/$$/status']);
+    const { log } = await streamAll(dir);
+    // nohup ignores SIGHUP (bit 1) only; SIGINT (bit 2) and SIGQUIT (bit 3) must stay deliverable.
+    const mask = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(log.toString())?.[1] ?? 'ff'}`);
+    expect(mask & 0b110n).toBe(0n);
+  });
+
+  it('fails before creating anything when the working folder is missing', async () => {
+    const id = newJobId();
+    const result = await runSh(launchScript({ id, argv: ['true'], cwd: '~/no such folder', env: {}, secretEnv: {} }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no such folder');
+  });
+
+  it('reports a job whose process vanished without an exit code as lost', async () => {
+    const { dir } = await launch(['sleep', '30']);
+    const pid = Number(await readFile(join(dir, 'pid'), 'utf8'));
+    expect((await runSh(statusScript(dir))).stdout.toString()).toBe('running\n');
+    process.kill(-pid, 'SIGKILL');
+    await waitFor(async () => (await runSh(statusScript(dir))).stdout.toString().startsWith('lost'));
+    expect((await streamAll(dir)).end).toMatchObject({ kind: 'lost' });
+  });
+
+  it('reports a pid from an earlier boot as lost', async () => {
+    const { dir } = await launch(['sleep', '30']);
+    const pid = Number(await readFile(join(dir, 'pid'), 'utf8'));
+    try {
+      await writeFile(join(dir, 'boot'), 'another-boot\n');
+      expect((await runSh(statusScript(dir))).stdout.toString()).toMatch(/^lost /);
+    } finally {
+      process.kill(-pid, 'SIGKILL');
+    }
+  });
+
+  it('cancel stops a job that ignores TERM with KILL and records an exit code', async () => {
+    const { dir } = await launch(['sh', '-c', 'trap "" TERM; sleep 30 & wait']);
+    const result = await runSh(cancelScript(dir, 0.3));
+    expect(result.stdout.toString()).toBe('gone KILL\n');
+    expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 137\n');
+  });
+
+  it('cancel with TERM lets the job record its own exit code', async () => {
+    const { dir } = await launch(['sleep', '30']);
+    expect((await runSh(cancelScript(dir, 5))).stdout.toString()).toBe('gone TERM\n');
+    expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 143\n');
+    expect((await runSh(cancelScript(dir, 5))).stdout.toString()).toBe('gone none\n');
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { readFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
@@ -14,6 +14,7 @@ import { openSshClient } from '../../src/main/ssh/connect';
 import type { SshClientProvider } from '../../src/main/jobs/client-provider';
 import { JobRegistry } from '../../src/main/jobs/job-registry';
 import { RemoteJobRunner, type RemoteJobHandle } from '../../src/main/jobs/remote-job-runner';
+import { JobLogMirror } from '../../src/main/jobs/job-log-mirror';
 import { ServelabError } from '../../src/shared/contract';
 
 let sshd: TestSshd;
@@ -171,6 +172,44 @@ describe('a job outlives its connection', () => {
     expect(before.text() + after.text()).toBe(numberedLines(150));
     expect(reopened.get(handle.id)).toMatchObject({ state: 'exited', exitCode: 3, offset: Buffer.byteLength(numberedLines(150)) });
     expect(await again.status()).toEqual({ state: 'exited', code: 3 });
+    second.current()?.end();
+  });
+});
+
+describe('the app killed hard mid-job', () => {
+  it('resumes from its own copy of the log: no line lost, none repeated, even with a stale registry and a torn write', async () => {
+    const registryFile = join(scratch, 'kill9', 'jobs.json');
+    const mirrorDir = join(scratch, 'kill9', 'logs');
+    const first = reconnectingProvider();
+    const registry = await JobRegistry.open(registryFile, { offsetWriteDelayMs: 60_000 });
+    const handle = await new RemoteJobRunner({ hostId: 'test-box', provider: first.provider, registry, retry: FAST_RETRY }).start({
+      command: numberedJob(200, 5),
+    });
+    const mirror = JobLogMirror.open(mirrorDir, handle.id);
+    const stop = new AbortController();
+    await handle
+      .stream(
+        (text, _offset, end) => {
+          mirror.append(text, end);
+          if (mirror.read().split('\n').length > 40) stop.abort(new Error('killed'));
+        },
+        { signal: stop.signal, flushIntervalMs: 10 },
+      )
+      .catch(() => {});
+    first.current()?.end();
+    // What kill -9 leaves behind: a chunk written to the copy without its mark, and a registry offset far behind.
+    appendFileSync(mirror.logPath, 'line torn-write\n');
+    const record = { ...(await JobRegistry.open(registryFile)).get(handle.id)!, offset: 0 };
+
+    const resumed = JobLogMirror.open(mirrorDir, handle.id);
+    expect(resumed.remoteOffset).toBeGreaterThan(0);
+    const second = reconnectingProvider();
+    const again = new RemoteJobRunner({ hostId: 'test-box', provider: second.provider, retry: FAST_RETRY }).reattach({
+      ...record,
+      offset: resumed.remoteOffset,
+    });
+    expect(await again.stream((text, _offset, end) => resumed.append(text, end))).toBe(5);
+    expect(resumed.read()).toBe(numberedLines(200));
     second.current()?.end();
   });
 });

@@ -128,7 +128,11 @@ export class RemoteJobRunner {
     return new RemoteJobHandle(this, running);
   }
 
-  /** A handle on a job recorded earlier (e.g. before the app restarted); streaming resumes at its offset. */
+  /**
+   * A handle on a job recorded earlier (e.g. before the app restarted); streaming resumes at its offset. Pass
+   * the offset of the app's own copy of the log (JobLogMirror) when there is one: the registry's offset is
+   * saved lazily and may lag behind what was already kept after a hard crash.
+   */
   reattach(record: JobRecord): RemoteJobHandle {
     if (record.hostId !== this.hostId) {
       throw new ServelabError('BAD_INPUT', `Job ${record.id} belongs to host ${record.hostId}, not ${this.hostId}.`);
@@ -187,7 +191,7 @@ export class RemoteJobHandle {
    * exit code. Survives dropped connections (re-reads from the last byte received, so nothing is lost or
    * repeated); rejects with NOT_FOUND when the job is lost (gone without an exit code).
    */
-  async stream(onChunk: (text: string, offset: number) => void, opts: StreamOptions = {}): Promise<number> {
+  async stream(onChunk: (text: string, offset: number, end: number) => void, opts: StreamOptions = {}): Promise<number> {
     if (this.streaming) throw new ServelabError('BAD_INPUT', `Job ${this.id} is already being streamed.`);
     this.streaming = true;
     const { provider, registry, retry, silenceTimeoutMs } = this.runner.deps;
@@ -200,7 +204,7 @@ export class RemoteJobHandle {
     const delivery = new ThrottledDelivery(this.delivered, opts.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS, (text, offset, end) => {
       if (callbackFailed) return;
       try {
-        onChunk(text, offset);
+        onChunk(text, offset, end);
       } catch (error) {
         callbackFailed = true;
         stop.abort(error);

@@ -1,10 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { runInventory } from '../../src/main/cli/commands/inventory';
+import { runInventory, type InventoryTerminal } from '../../src/main/cli/commands/inventory';
 import type { CliIo } from '../../src/main/cli/cli-io';
 import { InventorySchema } from '../../src/shared/model/inventory';
 
@@ -14,8 +15,15 @@ let sshd: TestSshd;
 let home: string;
 let dataDir: string;
 
-/** Runs `servelab inventory …` in-process with a fresh HOME and data folder, and captures what it prints. */
-async function inventory(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs `servelab inventory …` in-process with a fresh HOME and data folder, and captures what it prints.
+ * Standard input is not a terminal unless a test passes one: the runner's own stdin may well be a TTY.
+ */
+async function inventory(
+  args: string[],
+  env: Record<string, string> = {},
+  terminal: InventoryTerminal = { input: new PassThrough(), output: new PassThrough() },
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -24,8 +32,43 @@ async function inventory(args: string[], env: Record<string, string> = {}): Prom
     env: { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env },
     cwd: home,
   };
-  const code = await runInventory(args, io);
+  const code = await runInventory(args, io, terminal);
   return { code, stdout, stderr };
+}
+
+/**
+ * A terminal that types each answer once its prompt has been printed, and records everything shown on it.
+ * Answers are typed in order; a prompt with no answer left is cancelled with Ctrl-C.
+ */
+function scriptedTerminal(answers: { prompt: string; answer: string }[]): InventoryTerminal & { shown: () => string; asked: string[] } {
+  const input = Object.assign(new PassThrough(), {
+    isTTY: true,
+    isRaw: false,
+    setRawMode(mode: boolean) {
+      input.isRaw = mode;
+      return input;
+    },
+  });
+  const output = new PassThrough();
+  const asked: string[] = [];
+  let shown = '';
+  let unseen = '';
+  output.on('data', (chunk: Buffer) => {
+    shown += chunk.toString('utf8');
+    unseen += chunk.toString('utf8');
+    const next = answers[0];
+    const at = next ? unseen.indexOf(next.prompt) : -1;
+    if (next && at >= 0) {
+      answers.shift();
+      asked.push(next.prompt);
+      unseen = unseen.slice(at + next.prompt.length);
+      setImmediate(() => input.write(`${next.answer}\r`));
+    } else if (!next && /(Passphrase|Password):\s*$/.test(unseen)) {
+      unseen = '';
+      setImmediate(() => input.write('\u0003'));
+    }
+  });
+  return { input, output, shown: () => shown, asked };
 }
 
 const target = () => `${sshd.user}@127.0.0.1`;
@@ -77,6 +120,64 @@ describe('servelab inventory', () => {
     expect(result.stdout).toMatch(/^Disk: .* free of /m);
   });
 
+  it('takes the passphrase of an encrypted key from --passphrase-env, and says how to give it when missing', async () => {
+    const encrypted = [target(), '--port', String(sshd.port), '--identity', sshd.encryptedIdentityFile, '--json'];
+    const result = await inventory([...encrypted, '--passphrase-env', 'KEY_PASS'], { KEY_PASS: sshd.identityPassphrase });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).gpus[0].name).toBe('NVIDIA H200');
+
+    const missing = await inventory(encrypted);
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain('is encrypted');
+    expect(missing.stderr).toContain('--passphrase-env VAR');
+  });
+
+  it('asks for the passphrase on a terminal, hiding it, and prints the connection log with -v', async () => {
+    const terminal = scriptedTerminal([{ prompt: 'Passphrase:', answer: sshd.identityPassphrase }]);
+    const result = await inventory([target(), '-p', String(sshd.port), '-i', sshd.encryptedIdentityFile, '--json', '-v'], {}, terminal);
+    expect(result.code, result.stderr).toBe(0);
+    expect(terminal.asked).toEqual(['Passphrase:']);
+    expect(terminal.shown()).toContain(`Enter the passphrase of key ${sshd.encryptedIdentityFile}`);
+    expect(result.stderr).toContain(`servelab: Connecting to ${sshd.user}@127.0.0.1:${sshd.port}…`);
+    expect(result.stderr).toContain('asking for its passphrase');
+    expect(result.stderr).toContain(`Logged in as ${sshd.user} with key`);
+    expect(result.stderr).not.toContain('debug:');
+    for (const text of [result.stderr, terminal.shown(), result.stdout]) expect(text).not.toContain(sshd.identityPassphrase);
+    expect(JSON.parse(result.stdout).hostId).toBe(`${sshd.user}@127.0.0.1:${sshd.port}`);
+  });
+
+  it.skipIf(!asRoot)('asks for the password on a terminal when there is no key', async () => {
+    const terminal = scriptedTerminal([{ prompt: 'Password:', answer: sshd.password }]);
+    const result = await inventory([target(), '--port', String(sshd.port), '--json'], {}, terminal);
+    expect(result.code, result.stderr).toBe(0);
+    expect(terminal.asked).toEqual(['Password:']);
+    expect(terminal.shown()).not.toContain(sshd.password);
+    expect(JSON.parse(result.stdout).gpus[0].name).toBe('NVIDIA H200');
+  });
+
+  it("uses ssh's default identities when neither --identity nor the config names one", async () => {
+    const withKey = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
+    const empty = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
+    try {
+      await mkdir(join(withKey, '.ssh'), { mode: 0o700 });
+      await copyFile(sshd.identityFile, join(withKey, '.ssh', 'id_ed25519'));
+      const args = [target(), '--port', String(sshd.port), '--json'];
+      const found = await inventory([...args, '-vv'], { HOME: withKey });
+      expect(found.code, found.stderr).toBe(0);
+      expect(found.stderr).toMatch(/servelab: Logged in as \S+ with key \S*id_ed25519\./);
+      expect(found.stderr).toContain(`servelab: debug: Route: ${sshd.user}@127.0.0.1:${sshd.port}.`);
+
+      const none = await inventory(args, { HOME: empty });
+      expect(none.code).toBe(5);
+      expect(none.stderr).toContain('No identity file');
+      expect(none.stderr).toContain('--identity FILE');
+    } finally {
+      await rm(withKey, { recursive: true, force: true });
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
   it('resolves an ~/.ssh/config alias and trusts ~/.ssh/known_hosts', async () => {
     await mkdir(join(home, '.ssh'), { recursive: true });
     await writeFile(
@@ -110,7 +211,18 @@ describe('servelab inventory', () => {
   });
 
   it('exits 2 with the usage on bad arguments', async () => {
-    for (const args of [[], ['a', 'b'], [target(), '--bogus'], [target(), '--port', 'x'], [target(), '--password-env', 'UNSET_VAR'], ['-rf']]) {
+    const bad = [
+      [],
+      ['a', 'b'],
+      [target(), '--bogus'],
+      [target(), '--port', 'x'],
+      [target(), '--password-env', 'UNSET_VAR'],
+      ['-rf'],
+      [target(), '-J', 'jump host'],
+      [target(), '--jump', '@bastion'],
+      [target(), '-J', 'bastion:99999'],
+    ];
+    for (const args of bad) {
       const result = await inventory(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Usage: servelab inventory');
@@ -118,6 +230,7 @@ describe('servelab inventory', () => {
     const help = await inventory(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--accept-new');
+    expect(help.stdout).toContain('-J, --jump HOPS');
   });
 
   it('exits 4 with the OpenSSH warning after the host key changed, even with --accept-new', async () => {

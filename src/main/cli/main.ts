@@ -11,7 +11,7 @@ export const USAGE = `${APP_NAME} ${APP_VERSION}: find the fastest way to serve 
 Usage: servelab <command> [options]
 
 Commands:
-  inventory <user@host | ssh-alias> [--port N] [--identity FILE] [--known-hosts FILE] [--accept-new] [--json]
+  inventory <user@host | ssh-alias> [-p N] [-i FILE] [-J HOPS] [--known-hosts FILE] [--accept-new] [-v] [--json]
                      read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)

@@ -1,7 +1,6 @@
 import type { Client } from 'ssh2';
 import type { SshTarget } from '../ssh/ssh-target';
-import type { KnownHostsStore } from '../ssh/known-hosts';
-import { openSshClient } from '../ssh/connect';
+import { openSshClient, type OpenSshClientOptions } from '../ssh/connect';
 import { execCollect } from '../ssh/exec';
 import { collectInventory, PROBE_TIMEOUT_SECONDS, type CommandRunner } from './collect';
 import type { ProbeInventory } from './parse-probe';
@@ -13,11 +12,11 @@ export function sshCommandRunner(client: Client, timeoutSeconds = PROBE_TIMEOUT_
   };
 }
 
-/** Connects, inventories the box and always closes the connection. */
-export async function collectInventoryOverSsh(
-  target: SshTarget,
-  opts: { knownHosts: KnownHostsStore; timeoutSeconds: number },
-): Promise<ProbeInventory> {
+/**
+ * Connects (through the target's jump hosts, with whatever prompts, log and secrets the caller passes on),
+ * inventories the box and always closes the connection.
+ */
+export async function collectInventoryOverSsh(target: SshTarget, opts: OpenSshClientOptions): Promise<ProbeInventory> {
   const client = await openSshClient(target, opts);
   try {
     return await collectInventory(sshCommandRunner(client));

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { existsSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
@@ -8,32 +7,42 @@ import { HostAddressSchema, PortSchema, SshUserSchema } from '../../../shared/mo
 import { formatGpuSummary, type Inventory } from '../../../shared/model/inventory';
 import { KnownHostsStore, knownHostsName } from '../../ssh/known-hosts';
 import { keyTypeLabel } from '../../ssh/fingerprint';
-import { resolveSshConfigHost } from '../../ssh/ssh-config';
-import type { SshTarget } from '../../ssh/ssh-target';
+import { connectionKey, parseJumpHop, resolveTarget, targetAddress, targetLabel, type HostSpec, type ResolvedSshTarget } from '../../ssh/ssh-target';
+import type { OpenSshClientOptions } from '../../ssh/connect';
+import type { AuthSecrets } from '../../ssh/auth-plan';
+import type { ConnectionLogLevel, ConnectionLogWriter } from '../../ssh/connection-log';
+import { PromptBroker, attachTtyPrompts, type TtyPromptOptions } from '../../ssh/prompt-broker';
 import { collectInventoryOverSsh } from '../../inventory/collect-over-ssh';
 import { defaultDataDir, expandHome } from '../../util/paths';
 
-export const INVENTORY_USAGE = `Usage: servelab inventory <user@host | ssh-config alias> [options]
+export const INVENTORY_USAGE = `Usage: servelab inventory <[user@]host | ssh-config alias> [options]
 
 Reads a GPU box over SSH: GPUs, driver/CUDA, OS, CPUs, memory, Python, uv/pip/docker, disk.
+The host is resolved as \`ssh\` resolves it: ~/.ssh/config (Host blocks, Include, %-tokens), ProxyJump,
+IdentityFile/IdentitiesOnly, the ssh-agent (IdentityAgent, else SSH_AUTH_SOCK) and ServerAlive*.
+Run from a terminal, it asks for the passphrases, passwords and other login answers still needed (typed hidden).
 
-  --port N               SSH port (default: from ~/.ssh/config, else 22)
-  --identity FILE        private key (default: IdentityFile from ~/.ssh/config, else ~/.ssh/id_ed25519, id_ecdsa, id_rsa)
+  -p, --port N           SSH port (default: from ~/.ssh/config, else 22)
+  -i, --identity FILE    private key, tried before the config's IdentityFile (default: IdentityFile from
+                         ~/.ssh/config, else ~/.ssh/id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk)
+  -J, --jump HOPS        go through jump hosts, like ssh -J: [user@]host[:port][,…], outermost first;
+                         replaces the config's ProxyJump ("none" turns it off)
   --password-env VAR     log in with the password held in environment variable VAR
-  --passphrase-env VAR   passphrase of an encrypted --identity, from environment variable VAR
+  --passphrase-env VAR   passphrase of encrypted keys (the box's and its jump hosts'), from environment variable VAR
   --known-hosts FILE     the one known_hosts file to read and, with --accept-new, write
                          (default: the app's known_hosts, plus ~/.ssh/known_hosts read-only)
-  --accept-new           trust and store the host key if the host is not known yet (never a changed key)
-  --ssh-config FILE      OpenSSH client config to read aliases from (default: ~/.ssh/config)
-  --timeout SECONDS      give up connecting after this long (default: 20)
+  --accept-new           trust and store the host key of the box and of each jump host that is not known yet
+                         (never a changed key), like StrictHostKeyChecking=accept-new
+  --ssh-config FILE      OpenSSH client config to read (default: ~/.ssh/config)
+  --timeout SECONDS      give up connecting to each hop after this long (default: 20)
   --json                 print the inventory as JSON
+  -v, --verbose          print each step of connecting to stderr (-vv: more detail)
   -h, --help             show this help
 
-Exit codes: 0 ok, 1 other error, 2 usage, 3 unknown host key, 4 changed or revoked host key,
-5 authentication failed, 6 connection failed or timed out.`;
+Exit codes: 0 ok, 1 other error, 2 usage, 3 unknown host key (of the box or a jump host),
+4 changed or revoked host key, 5 authentication failed, 6 connection failed or timed out.`;
 
 const DEFAULT_TIMEOUT_SECONDS = 20;
-const DEFAULT_IDENTITIES = ['id_ed25519', 'id_ecdsa', 'id_rsa'];
 
 class UsageError extends Error {}
 
@@ -47,14 +56,33 @@ const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
 };
 
 interface InventoryCommand {
-  target: SshTarget;
+  target: ResolvedSshTarget;
   knownHosts: KnownHostsStore;
   acceptNew: boolean;
   timeoutSeconds: number;
   json: boolean;
+  /** From --passphrase-env: tried on every encrypted key, of the box and of its jump hosts. */
+  passphrase?: string;
+  /** 0 quiet, 1 the connection log without debug lines, 2 everything. */
+  verbosity: number;
 }
 
-export async function runInventory(args: string[], io: CliIo): Promise<number> {
+/** The terminal the login questions are asked on; process.stdin and process.stderr unless a test passes its own. */
+export interface InventoryTerminal {
+  input?: TtyPromptOptions['input'];
+  output?: NodeJS.WritableStream;
+}
+
+interface HostKeyDetails {
+  host: string;
+  port: number;
+  keyType: string;
+  fingerprint: string;
+  publicKey: string;
+  role?: 'target' | 'jump';
+}
+
+export async function runInventory(args: string[], io: CliIo, terminal: InventoryTerminal = {}): Promise<number> {
   let command: InventoryCommand | 'help';
   try {
     command = parseCommand(args, io);
@@ -70,29 +98,122 @@ export async function runInventory(args: string[], io: CliIo): Promise<number> {
     return 0;
   }
 
-  const { target, knownHosts, timeoutSeconds } = command;
-  let inventory: Omit<Inventory, 'hostId'>;
+  const { target } = command;
+  const input = terminal.input ?? process.stdin;
+  // Like ssh: questions only when there is a person at a terminal; otherwise keys that need one are skipped.
+  const interactive = input.isTTY === true && typeof input.setRawMode === 'function';
+  const broker = interactive ? new PromptBroker() : undefined;
+  const detach = broker ? attachTtyPrompts(broker, { input, output: terminal.output ?? process.stderr }) : undefined;
   try {
+    checkCredentials(target, interactive);
+    const log = command.verbosity > 0 ? verboseLog(io, command.verbosity) : undefined;
+    log?.('debug', `Route: ${connectionKey(target)}.`);
+    const inventory = await collectAcceptingNewKeys(command, io, {
+      knownHosts: command.knownHosts,
+      timeoutSeconds: command.timeoutSeconds,
+      ...(broker ? { prompts: broker } : {}),
+      ...(log ? { log } : {}),
+    });
+    const full: Inventory = { hostId: targetAddress(target), ...inventory };
+    io.stdout(command.json ? `${JSON.stringify(full, null, 2)}\n` : formatInventory(full));
+    return 0;
+  } catch (error) {
+    return reportFailure(error, io, target);
+  } finally {
+    detach?.();
+    broker?.cancelAll();
+  }
+}
+
+/**
+ * Connects and inventories; with --accept-new, each unknown host key (jump hosts first, in the order the
+ * connection meets them) is stored and the connection started again, until every hop is known. A changed or
+ * revoked key is never stored: that failure ends the command.
+ */
+async function collectAcceptingNewKeys(
+  command: InventoryCommand,
+  io: CliIo,
+  opts: OpenSshClientOptions,
+): Promise<Omit<Inventory, 'hostId'>> {
+  const { knownHosts } = command;
+  let target: ResolvedSshTarget = command.target;
+  const typed = typedSecrets(command.passphrase);
+  const accepted = new Set<string>();
+  const hops = target.jumps.length + 1;
+  for (;;) {
     try {
-      inventory = await collectInventoryOverSsh(target, { knownHosts, timeoutSeconds });
+      return await collectInventoryOverSsh(target, { ...opts, secrets: typed.secrets });
     } catch (error) {
       if (!(command.acceptNew && error instanceof ServelabError && error.code === 'HOST_KEY_UNKNOWN')) throw error;
-      const key = error.details as { host: string; port: number; keyType: string; fingerprint: string; publicKey: string };
+      const key = error.details as unknown as HostKeyDetails;
+      const name = knownHostsName(key.host, key.port);
+      // Each hop's key is stored once; meeting it as unknown again means it was not kept, so stop rather than loop.
+      if (accepted.has(`${name} ${key.keyType}`) || accepted.size >= hops) throw error;
+      accepted.add(`${name} ${key.keyType}`);
       await knownHosts.add({ host: key.host, port: key.port, keyType: key.keyType, publicKey: key.publicKey });
       io.stderr(
-        `Warning: Permanently added '${knownHostsName(key.host, key.port)}' (${keyTypeLabel(key.keyType)} ${key.fingerprint}) ` +
+        `Warning: Permanently added '${name}' (${keyTypeLabel(key.keyType)} ${key.fingerprint}) ` +
           `to the list of known hosts (${knownHosts.writableFile}).\n`,
       );
-      // A second connection: if the server now shows another key, that is reported as a changed key.
-      inventory = await collectInventoryOverSsh(target, { knownHosts, timeoutSeconds });
+      // The next attempt connects afresh: a hop that now shows another key is reported as changed.
+      target = typed.applyPasswords(target);
     }
-  } catch (error) {
-    return reportFailure(error, io);
   }
+}
 
-  const full: Inventory = { hostId: `${target.user}@${target.host}:${target.port}`, ...inventory };
-  io.stdout(command.json ? `${JSON.stringify(full, null, 2)}\n` : formatInventory(full));
-  return 0;
+/**
+ * The --passphrase-env passphrase for any encrypted key, and the passphrases and passwords typed during this
+ * command, kept in memory only, so that starting the connection again after accepting a key does not ask for
+ * them a second time.
+ */
+function typedSecrets(given: string | undefined): { secrets: AuthSecrets; applyPasswords(target: ResolvedSshTarget): ResolvedSshTarget } {
+  const passphrases = new Map<string, string>();
+  const passwords = new Map<string, string>();
+  return {
+    secrets: {
+      passphrase: async (file) => passphrases.get(file) ?? given ?? null,
+      accepted: (secret, value) => {
+        if (secret.kind === 'passphrase') passphrases.set(secret.identityFile, value);
+        else passwords.set(targetAddress(secret), value);
+      },
+    },
+    applyPasswords(target) {
+      const withTyped = (hop: ResolvedSshTarget): ResolvedSshTarget => {
+        const typed = passwords.get(targetAddress(hop));
+        return hop.password === undefined && typed !== undefined ? { ...hop, password: typed } : hop;
+      };
+      return { ...withTyped(target), jumps: target.jumps.map(withTyped) };
+    },
+  };
+}
+
+/** Connection log lines on stderr as they happen; they describe steps and never hold a secret. */
+function verboseLog(io: CliIo, verbosity: number): ConnectionLogWriter {
+  const prefix: Record<ConnectionLogLevel, string> = { debug: 'debug: ', info: '', warn: 'warning: ', error: 'error: ' };
+  return (level, message) => {
+    if (level === 'debug' && verbosity < 2) return;
+    io.stderr(`servelab: ${prefix[level]}${message}\n`);
+  };
+}
+
+/**
+ * Fails early, naming what to pass, when a hop has nothing to log in with: no key file, no agent, no password
+ * and no terminal to ask on.
+ */
+function checkCredentials(target: ResolvedSshTarget, interactive: boolean): void {
+  if (interactive) return;
+  for (const hop of [...target.jumps, target]) {
+    if (hop.identityFiles.length > 0 || hop.identityFile !== undefined || hop.agentSocket !== null || hop.password !== undefined) continue;
+    const isJump = hop !== target;
+    throw new ServelabError(
+      'AUTH_FAILED',
+      `No identity file for ${isJump ? 'jump host ' : ''}${targetLabel(hop)}: ~/.ssh/config names none, no default key ` +
+        `(~/.ssh/id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk) exists and no ssh-agent is running. ` +
+        (isJump
+          ? 'Give the jump host an IdentityFile in ~/.ssh/config or load its key into ssh-agent.'
+          : 'Pass --identity FILE or --password-env VAR, or load a key into ssh-agent.'),
+    );
+  }
 }
 
 function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
@@ -105,6 +226,7 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
       options: {
         port: { type: 'string', short: 'p' },
         identity: { type: 'string', short: 'i' },
+        jump: { type: 'string', short: 'J' },
         'known-hosts': { type: 'string' },
         'accept-new': { type: 'boolean' },
         'password-env': { type: 'string' },
@@ -112,6 +234,7 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
         'ssh-config': { type: 'string' },
         timeout: { type: 'string' },
         json: { type: 'boolean' },
+        verbose: { type: 'boolean', short: 'v', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -138,15 +261,16 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
   if (!hostCheck.success) throw new UsageError(`host "${hostPart}" ${hostCheck.error.issues[0]?.message ?? 'is not valid'}.`);
   if (userPart !== undefined && !SshUserSchema.safeParse(userPart).success) throw new UsageError(`user "${userPart}" is not a valid user name.`);
 
-  const sshConfigPath = values['ssh-config'] ? path(values['ssh-config']) : join(home, '.ssh', 'config');
-  const config = resolveSshConfigHost(hostCheck.data, { configPath: sshConfigPath, user: localUser, env });
-
-  let port = config.port ?? 22;
+  // Looked up in the config's Host blocks whether it is an alias or an address, as ssh does.
+  const hostSpec: HostSpec = { alias: hostCheck.data };
+  if (userPart !== undefined) hostSpec.user = userPart;
   if (values.port !== undefined) {
     const portCheck = PortSchema.safeParse(/^\d+$/.test(values.port) ? Number(values.port) : NaN);
     if (!portCheck.success) throw new UsageError(`--port ${values.port}: must be a whole number 1–65535.`);
-    port = portCheck.data;
+    hostSpec.port = portCheck.data;
   }
+  if (values.identity !== undefined) hostSpec.identityFile = path(values.identity);
+  if (values.jump !== undefined) hostSpec.proxyJump = checkJump(values.jump);
 
   let timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
   if (values.timeout !== undefined) {
@@ -154,29 +278,46 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
     if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout ${values.timeout}: must be a positive number of seconds.`);
   }
 
-  const target: SshTarget = { host: config.hostName, port, user: userPart ?? config.user ?? localUser };
+  const password = values['password-env'] !== undefined ? fromEnv(env, values['password-env'], '--password-env') : undefined;
+  const passphrase = values['passphrase-env'] !== undefined ? fromEnv(env, values['passphrase-env'], '--passphrase-env') : undefined;
 
-  if (values['password-env'] !== undefined) target.password = fromEnv(env, values['password-env'], '--password-env');
-  if (values.identity !== undefined) {
-    target.identityFile = path(values.identity);
-  } else if (target.password === undefined) {
-    const candidates = [...config.identityFiles, ...DEFAULT_IDENTITIES.map((name) => join(home, '.ssh', name))];
-    const found = candidates.find((file) => existsSync(file));
-    if (!found) {
-      throw new ServelabError(
-        'AUTH_FAILED',
-        `No identity file for ${target.user}@${target.host}: none of ${candidates.join(', ')} exists. Pass --identity FILE or --password-env VAR.`,
-      );
-    }
-    target.identityFile = found;
-  }
-  if (values['passphrase-env'] !== undefined) target.passphrase = fromEnv(env, values['passphrase-env'], '--passphrase-env');
+  const sshConfigPath = values['ssh-config'] ? path(values['ssh-config']) : join(home, '.ssh', 'config');
+  const target = resolveTarget(hostSpec, { configPath: sshConfigPath, env, home, localUser });
+  // The password belongs to the box itself, not to its jump hosts (ssh -J asks each hop for its own).
+  if (password !== undefined) target.password = password;
 
   const knownHosts = values['known-hosts']
     ? new KnownHostsStore({ appFile: path(values['known-hosts']), readOnlyFiles: [] })
     : new KnownHostsStore({ appFile: join(defaultDataDir(env), 'known_hosts'), readOnlyFiles: [join(home, '.ssh', 'known_hosts')] });
 
-  return { target, knownHosts, acceptNew: values['accept-new'] ?? false, timeoutSeconds, json: values.json ?? false };
+  return {
+    target,
+    knownHosts,
+    acceptNew: values['accept-new'] ?? false,
+    timeoutSeconds,
+    json: values.json ?? false,
+    ...(passphrase !== undefined ? { passphrase } : {}),
+    verbosity: values.verbose?.length ?? 0,
+  };
+}
+
+/** `-J` as ssh takes it: `none`, or `[user@]host[:port]` hops (also `ssh://…`) separated by commas. */
+function checkJump(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.toLowerCase() === 'none') return 'none';
+  const hops = trimmed.split(',').map((hop) => hop.trim());
+  for (const hop of hops) {
+    let parsed;
+    try {
+      parsed = parseJumpHop(hop, 'the box');
+    } catch (error) {
+      throw new UsageError(`--jump ${value}: ${(error as Error).message}`);
+    }
+    if (!HostAddressSchema.safeParse(parsed.name).success || (parsed.user !== undefined && !SshUserSchema.safeParse(parsed.user).success)) {
+      throw new UsageError(`--jump ${value}: hop "${hop}" is not [user@]host[:port].`);
+    }
+  }
+  return hops.join(',');
 }
 
 function fromEnv(env: NodeJS.ProcessEnv, name: string, option: string): string {
@@ -185,11 +326,20 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string, option: string): string {
   return value;
 }
 
-function reportFailure(error: unknown, io: CliIo): number {
+function reportFailure(error: unknown, io: CliIo, target?: ResolvedSshTarget): number {
   if (error instanceof ServelabError) {
     let text = error.message;
+    const details = (error.details ?? {}) as Partial<HostKeyDetails> & { needsPassphrase?: boolean };
+    if (error.code.startsWith('HOST_KEY_') && details.role === 'jump' && target) {
+      const index = target.jumps.findIndex((hop) => hop.host === details.host && hop.port === details.port);
+      const hop = target.jumps[index];
+      if (hop) text += `\nThat is jump host ${targetLabel(hop)}, hop ${index + 1} of ${target.jumps.length} on the way to ${targetLabel(target)}.`;
+    }
     if (error.code === 'HOST_KEY_UNKNOWN') {
       text += '\nIf that fingerprint is right, run the same command with --accept-new to store the key and continue.';
+    }
+    if (error.code === 'AUTH_FAILED' && details.needsPassphrase) {
+      text += ' Pass it with --passphrase-env VAR, load the key into ssh-agent, or run the command from a terminal to be asked.';
     }
     // The host key warnings are already framed like OpenSSH's; other messages get the command's name.
     io.stderr(error.code.startsWith('HOST_KEY_') ? `${text}\n` : `servelab inventory: ${text}\n`);

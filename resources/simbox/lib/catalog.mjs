@@ -1,0 +1,217 @@
+// What the simulated box knows about: GPU models (consistent with the real H200 captures), models it can "serve",
+// EAGLE3 draft heads, and the engine versions its simulated package index offers.
+
+/** GPU models. H200 values are those of the real captures; H100/A100 follow the same formats with their own specs. */
+export const GPU_MODELS = {
+  h200: {
+    key: 'h200',
+    name: 'NVIDIA H200',
+    memoryMiB: 143771,
+    reservedMiB: 615,
+    computeCap: '9.0',
+    architecture: 'Hopper',
+    powerLimitW: 700,
+    idlePowerW: 120.68,
+    busyPowerW: 512.4,
+    idleTempC: 35,
+    maxSmClockMHz: 1980,
+    memBandwidthGBs: 4800,
+    bf16Tflops: 989,
+    fp8Tflops: 1979,
+    pciDeviceId: '233510DE',
+  },
+  h100: {
+    key: 'h100',
+    name: 'NVIDIA H100 80GB HBM3',
+    memoryMiB: 81559,
+    reservedMiB: 527,
+    computeCap: '9.0',
+    architecture: 'Hopper',
+    powerLimitW: 700,
+    idlePowerW: 71.42,
+    busyPowerW: 498.7,
+    idleTempC: 33,
+    maxSmClockMHz: 1980,
+    memBandwidthGBs: 3350,
+    bf16Tflops: 989,
+    fp8Tflops: 1979,
+    pciDeviceId: '233010DE',
+  },
+  a100: {
+    key: 'a100',
+    name: 'NVIDIA A100-SXM4-80GB',
+    memoryMiB: 81920,
+    reservedMiB: 869,
+    computeCap: '8.0',
+    architecture: 'Ampere',
+    powerLimitW: 400,
+    idlePowerW: 62.37,
+    busyPowerW: 318.9,
+    idleTempC: 31,
+    maxSmClockMHz: 1410,
+    memBandwidthGBs: 2039,
+    bf16Tflops: 312,
+    fp8Tflops: null,
+    pciDeviceId: '20B210DE',
+  },
+};
+
+/** Accepts `h100`, `H100`, `NVIDIA H100 80GB HBM3`, `a100-sxm4-80gb`… */
+export function resolveGpuModel(name) {
+  const key = String(name ?? '').toLowerCase();
+  if (GPU_MODELS[key]) return GPU_MODELS[key];
+  for (const model of Object.values(GPU_MODELS)) {
+    if (key.includes(model.key) || model.name.toLowerCase() === key) return model;
+  }
+  return null;
+}
+
+export const DRIVER_VERSION = '580.159.04';
+export const CUDA_VERSION = '13.0';
+
+const QWEN3 = { arch: 'Qwen3ForCausalLM', vocab: 151936, maxLen: 40960, headDim: 128, kvHeads: 8 };
+
+/** Base models; `-FP8` / `-AWQ` variants are derived from them (see resolveModel). */
+const BASE_MODELS = {
+  'Qwen/Qwen3-0.6B': { ...QWEN3, params: 0.6e9, layers: 28, qHeads: 16, hidden: 1024 },
+  'Qwen/Qwen3-1.7B': { ...QWEN3, params: 1.7e9, layers: 28, qHeads: 16, hidden: 2048 },
+  'Qwen/Qwen3-4B': { ...QWEN3, params: 4.02e9, layers: 36, qHeads: 32, hidden: 2560 },
+  'Qwen/Qwen3-8B': { ...QWEN3, params: 8.19e9, layers: 36, qHeads: 32, hidden: 4096 },
+  'Qwen/Qwen3-14B': { ...QWEN3, params: 14.77e9, layers: 40, qHeads: 40, hidden: 5120 },
+  'Qwen/Qwen3-32B': { ...QWEN3, params: 32.76e9, layers: 64, qHeads: 64, hidden: 5120 },
+  'meta-llama/Llama-3.1-8B-Instruct': {
+    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 8.03e9, layers: 32, qHeads: 32, hidden: 4096, gated: true,
+  },
+  'meta-llama/Llama-3.1-70B-Instruct': {
+    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 70.55e9, layers: 80, qHeads: 64, hidden: 8192, gated: true,
+  },
+};
+
+/** Which quantised checkpoints exist for which base models. */
+const VARIANTS = {
+  'Qwen/Qwen3-0.6B': ['FP8'],
+  'Qwen/Qwen3-1.7B': ['FP8'],
+  'Qwen/Qwen3-4B': ['FP8', 'AWQ'],
+  'Qwen/Qwen3-8B': ['FP8', 'AWQ'],
+  'Qwen/Qwen3-14B': ['FP8', 'AWQ'],
+  'Qwen/Qwen3-32B': ['FP8', 'AWQ'],
+};
+
+/** EAGLE3 draft heads and how often their guesses are accepted (first position). */
+export const DRAFT_MODELS = {
+  'Tengyunw/qwen3_8b_eagle3': { target: 'Qwen/Qwen3-8B', acceptance: 0.72, params: 0.4e9 },
+  'AngelSlim/Qwen3-8B_eagle3': { target: 'Qwen/Qwen3-8B', acceptance: 0.68, params: 0.4e9 },
+};
+
+/**
+ * A model by HF id (or a local path whose last component matches one). Returns null for unknown ids.
+ * `quant` is the checkpoint's own quantisation: null (BF16), 'fp8' (block-scaled FP8, as Qwen's -FP8 repos) or 'awq'.
+ */
+export function resolveModel(id) {
+  if (typeof id !== 'string' || id === '') return null;
+  const direct = lookup(id);
+  if (direct) return direct;
+  // A local directory named like the repo (e.g. ~/models/Qwen3-8B) serves the same checkpoint.
+  const tail = id.replace(/\/+$/, '').split('/').pop();
+  for (const known of allModelIds()) {
+    if (known.split('/').pop().toLowerCase() === tail.toLowerCase()) return { ...lookup(known), id };
+  }
+  return null;
+}
+
+function lookup(id) {
+  const base = BASE_MODELS[id];
+  if (base) return { id, baseId: id, quant: null, ...base };
+  const m = /^(.*)-(FP8|AWQ)$/.exec(id);
+  if (m && BASE_MODELS[m[1]] && VARIANTS[m[1]]?.includes(m[2])) {
+    return { id, baseId: m[1], quant: m[2].toLowerCase(), ...BASE_MODELS[m[1]] };
+  }
+  return null;
+}
+
+export function allModelIds() {
+  const ids = [];
+  for (const id of Object.keys(BASE_MODELS)) {
+    ids.push(id);
+    for (const v of VARIANTS[id] ?? []) ids.push(`${id}-${v}`);
+  }
+  return ids;
+}
+
+/** Bytes of KV cache per token (K and V, all layers) at the given element size. */
+export function kvBytesPerToken(model, elementBytes = 2) {
+  return model.layers * model.kvHeads * model.headDim * 2 * elementBytes;
+}
+
+/** Bytes the weights take on the GPU for the checkpoint's (or the forced) quantisation. */
+export function weightBytes(model, quant = model.quant) {
+  const embed = model.vocab * model.hidden * 2; // embeddings and LM head stay in 16 bits in FP8/AWQ checkpoints
+  const body = Math.max(0, model.params - embed);
+  if (quant === 'fp8') return body * 1.02 + embed * 2;
+  if (quant === 'awq') return body * 0.53 + embed * 2;
+  return model.params * 2;
+}
+
+/** Versions on the simulated package index (pip / uv), oldest first. */
+export const PACKAGE_INDEX = {
+  vllm: {
+    display: 'vllm',
+    versions: ['0.9.2', '0.10.0', '0.10.1', '0.10.1.1', '0.10.2', '0.11.0', '0.11.1', '0.11.2', '0.12.0'],
+    wheel: (v) => `vllm-${v}-cp38-abi3-manylinux1_x86_64.whl`,
+    sizeMB: 438.2,
+    deps: [['torch', '2.8.0'], ['torchaudio', '2.8.0'], ['torchvision', '0.23.0'], ['xformers', '0.0.32.post1'], ['transformers', '4.57.1'], ['triton', '3.4.0'], ['flashinfer-python', '0.3.1'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '2.2.6']],
+    extras: [],
+    module: 'vllm',
+    entryPoints: ['vllm'],
+  },
+  sglang: {
+    display: 'sglang',
+    versions: ['0.5.2', '0.5.3', '0.5.3.post1', '0.5.3.post2', '0.5.3.post3', '0.5.4', '0.5.4.post1', '0.5.4.post2', '0.5.4.post3', '0.5.5', '0.5.5.post1', '0.5.5.post2', '0.5.5.post3'],
+    wheel: (v) => `sglang-${v}-py3-none-any.whl`,
+    sizeMB: 2.9,
+    deps: [['torch', '2.8.0'], ['sgl-kernel', '0.3.15'], ['flashinfer_python', '0.4.0'], ['transformers', '4.57.1'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '2.2.6'], ['orjson', '3.11.3']],
+    // 0.5.5 dropped the `all` extra (engines.md §4.2).
+    extras: (v) => (versionCompare(v, '0.5.5') < 0 ? ['all', 'test', 'decord', 'cu130', 'cu130_all', 'blackwell', 'all_aarch64', 'dev'] : ['checkpoint-engine', 'diffusion', 'test', 'dev', 'tracing']),
+    module: 'sglang',
+    entryPoints: [],
+  },
+  tensorrt_llm: {
+    display: 'tensorrt_llm',
+    versions: ['0.21.0', '1.0.0', '1.1.0', '1.2.0rc0', '1.2.0rc1', '1.2.0rc2', '1.2.0rc3', '1.2.0rc4', '1.2.0rc5', '1.2.0rc6'],
+    wheel: (v) => `tensorrt_llm-${v}-cp312-cp312-linux_x86_64.whl`,
+    sizeMB: 1843.6,
+    deps: [['torch', '2.8.0'], ['tensorrt', '10.13.2.6'], ['transformers', '4.56.0'], ['mpi4py', '4.1.0'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '1.26.4']],
+    extras: [],
+    module: 'tensorrt_llm',
+    entryPoints: ['trtllm-serve'],
+  },
+  pip: { display: 'pip', versions: ['23.3.2', '24.0', '24.3.1', '25.2'], wheel: (v) => `pip-${v}-py3-none-any.whl`, sizeMB: 1.8, deps: [], extras: [], module: 'pip', entryPoints: [] },
+  setuptools: { display: 'setuptools', versions: ['69.5.1', '75.8.0', '80.9.0'], wheel: (v) => `setuptools-${v}-py3-none-any.whl`, sizeMB: 1.2, deps: [], extras: [], module: 'setuptools', entryPoints: [] },
+};
+
+/** PEP 503 name normalisation: `TensorRT-LLM`, `tensorrt_llm` and `tensorrt-llm` are one project. */
+export function normalizePackageName(name) {
+  return String(name).toLowerCase().replace(/[-_.]+/g, '_');
+}
+
+export function indexEntry(name) {
+  return PACKAGE_INDEX[normalizePackageName(name)] ?? null;
+}
+
+/** Compares PEP 440-ish versions such as 0.5.3.post3, 1.2.0rc1 and 0.11.0. */
+export function versionCompare(a, b) {
+  const parse = (v) => {
+    const m = /^(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?/.exec(String(v)) ?? [];
+    const release = (m[1] ?? '0').split('.').map(Number);
+    const pre = m[2] ? { a: -3, b: -2, rc: -1 }[m[2]] * 1000 + Number(m[3]) : 0;
+    return { release, pre, post: m[4] ? Number(m[4]) : 0 };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  for (let i = 0; i < Math.max(x.release.length, y.release.length); i++) {
+    const d = (x.release[i] ?? 0) - (y.release[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  if (x.pre !== y.pre) return x.pre === 0 ? 1 : y.pre === 0 ? -1 : Math.sign(x.pre - y.pre);
+  return Math.sign(x.post - y.post);
+}

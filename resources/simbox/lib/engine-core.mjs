@@ -1,0 +1,216 @@
+// The simulated engine's scheduler in virtual time: continuous batching with chunked prefill, a KV-cache budget,
+// preemption (vLLM-style recompute) and speculative decoding. Pure and deterministic for a given seed: the live
+// server paces it against the wall clock, the calibration simulator runs it as fast as it can.
+
+import { makeRng } from './rng.mjs';
+
+export class EngineCore {
+  /**
+   * @param {ReturnType<import('./perf-model.mjs').buildProfile>} profile
+   * @param {{seed?: string|number, noise?: number}} [opts] noise: relative std-dev of iteration times.
+   */
+  constructor(profile, opts = {}) {
+    this.p = profile;
+    this.rng = makeRng('engine', opts.seed ?? 0, profile.engine, profile.model.id);
+    this.noise = opts.noise ?? 0.012;
+    this.waiting = [];
+    this.running = [];
+    this.kvUsed = 0;
+    this.stallPending = profile.firstPrefillStallS > 0;
+    this.steps = 0;
+  }
+
+  /** Queues a request. `arrival`: virtual seconds; it becomes schedulable after the engine's request overhead. */
+  add(req) {
+    const r = {
+      id: req.id,
+      prompt: Math.max(1, req.promptTokens),
+      maxTokens: Math.max(1, req.maxTokens),
+      arrival: req.arrival,
+      readyAt: req.arrival + this.p.ttftOverheadS,
+      prefilled: 0,
+      toPrefill: Math.max(1, req.promptTokens),
+      generated: 0,
+      held: 0,
+      admitted: false,
+    };
+    this.waiting.push(r);
+    return r;
+  }
+
+  /** Drops a request (client went away); frees its KV cache. */
+  abort(id) {
+    const w = this.waiting.findIndex((r) => r.id === id);
+    if (w >= 0) this.waiting.splice(w, 1);
+    const i = this.running.findIndex((r) => r.id === id);
+    if (i >= 0) {
+      this.kvUsed -= this.running[i].held;
+      this.running.splice(i, 1);
+    }
+  }
+
+  get busy() {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+
+  /** The earliest virtual time at which something can be scheduled, or null when there is nothing to do. */
+  nextReadyAt() {
+    if (this.running.length > 0) return -Infinity;
+    let t = null;
+    for (const r of this.waiting) if (t === null || r.readyAt < t) t = r.readyAt;
+    return t;
+  }
+
+  reserveFor(r) {
+    const need = r.prompt + r.generated;
+    if (this.p.admissionReserveRatio > 0) return need + Math.ceil((r.maxTokens - r.generated) * this.p.admissionReserveRatio);
+    return need;
+  }
+
+  /**
+   * Plans and "runs" one iteration starting at virtual time `now`. Returns null when nothing is schedulable at
+   * `now` (see nextReadyAt). Otherwise { start, end, emissions: [{id, tokens, first, done}], decodeSeqs, prefillSeqs }.
+   */
+  step(now) {
+    const p = this.p;
+    const spec = p.spec;
+    const ready = this.waiting.filter((r) => r.readyAt <= now);
+    const decoding = this.running.filter((r) => r.prefilled >= r.toPrefill);
+    const partial = this.running.filter((r) => r.prefilled < r.toPrefill);
+
+    // vLLM-style: decodes need one KV slot each; when full, the newest request is preempted and recomputed later.
+    if (p.admissionReserveRatio === 0) {
+      const growth = decoding.length * (spec ? spec.draftTokens : 1);
+      while (decoding.length > 1 && this.kvUsed + growth > p.kvTokens) {
+        const victim = this.running[this.running.length - 1];
+        this.preempt(victim);
+        const di = decoding.indexOf(victim);
+        if (di >= 0) decoding.splice(di, 1);
+        const pi = partial.indexOf(victim);
+        if (pi >= 0) partial.splice(pi, 1);
+      }
+    }
+
+    let budget = p.maxBatchedTokens;
+    const prefill = [];
+    const admitted = [];
+    const prefillFirst = !p.mixedBatches && (partial.length > 0 || (ready.length > 0 && this.canAdmit(ready[0])));
+    const doDecode = p.mixedBatches ? decoding.length > 0 : !prefillFirst && decoding.length > 0;
+    const perSeqQuery = spec ? spec.draftTokens : 1;
+    if (doDecode) budget -= decoding.length * perSeqQuery;
+
+    if (p.mixedBatches || prefillFirst) {
+      for (const r of partial) {
+        if (budget <= 0) break;
+        const chunk = Math.min(r.toPrefill - r.prefilled, p.chunkedPrefill ? budget : Infinity);
+        prefill.push({ r, tokens: chunk, start: r.prefilled });
+        budget -= chunk;
+      }
+      for (const r of ready) {
+        if (budget <= 0) break;
+        if (this.running.length + admitted.length >= p.maxRunning) break;
+        if (!this.canAdmit(r, admitted)) break;
+        if (!p.chunkedPrefill && r.toPrefill > budget) break;
+        const chunk = Math.min(r.toPrefill, budget);
+        admitted.push(r);
+        prefill.push({ r, tokens: chunk, start: 0 });
+        budget -= chunk;
+      }
+    }
+
+    if (!doDecode && prefill.length === 0) return null;
+
+    for (const r of admitted) {
+      this.waiting.splice(this.waiting.indexOf(r), 1);
+      r.admitted = true;
+      r.held = this.reserveFor(r);
+      this.kvUsed += r.held;
+      this.running.push(r);
+    }
+
+    const decodeSeqs = doDecode ? decoding.length : 0;
+    let decodeCtx = 0;
+    if (doDecode) for (const r of decoding) decodeCtx += r.prompt + r.generated;
+    let duration = p.stepTime({
+      decodeSeqs,
+      decodeTokens: decodeSeqs * perSeqQuery,
+      decodeCtx,
+      prefill: prefill.map((x) => ({ tokens: x.tokens, start: x.start })),
+    });
+    if (spec && decodeSeqs > 0) duration += p.draftTime(decodeSeqs);
+    if (spec && prefill.length > 0) duration += 0.0008 * spec.steps;
+    const prefillTokens = prefill.reduce((s, x) => s + x.tokens, 0);
+    if (this.stallPending && prefillTokens > 64) {
+      duration += p.firstPrefillStallS;
+      this.stallPending = false;
+    }
+    duration *= Math.max(0.85, 1 + this.noise * this.rng.normal());
+    this.steps++;
+
+    const emissions = [];
+    for (const x of prefill) {
+      x.r.prefilled += x.tokens;
+      if (x.r.prefilled >= x.r.toPrefill) {
+        // The last prefill chunk also samples the request's next token.
+        const first = x.r.generated === 0;
+        x.r.generated += 1;
+        this.grow(x.r, 1);
+        emissions.push({ id: x.r.id, tokens: 1, first, done: x.r.generated >= x.r.maxTokens });
+      }
+    }
+    if (doDecode) {
+      for (const r of decoding) {
+        let n = 1;
+        if (spec) n = this.sampleAccepted(spec);
+        n = Math.min(n, r.maxTokens - r.generated);
+        r.generated += n;
+        this.grow(r, n);
+        emissions.push({ id: r.id, tokens: n, first: false, done: r.generated >= r.maxTokens });
+      }
+    }
+    for (const e of emissions) {
+      if (!e.done) continue;
+      const i = this.running.findIndex((r) => r.id === e.id);
+      if (i >= 0) {
+        this.kvUsed -= this.running[i].held;
+        this.running.splice(i, 1);
+      }
+    }
+    return { start: now, end: now + duration, emissions, decodeSeqs, prefillSeqs: prefill.length, prefillTokens };
+  }
+
+  canAdmit(r, alsoAdmitted = []) {
+    const pending = alsoAdmitted.reduce((s, x) => s + this.reserveFor(x), 0);
+    // Without reservation, keep a watermark plus one block per running sequence free for their next tokens,
+    // as vLLM's block manager does, so admissions do not immediately force preemptions.
+    const headroom = this.p.admissionReserveRatio > 0 ? 0 : Math.ceil(this.p.kvTokens * 0.01) + 16 * (this.running.length + alsoAdmitted.length);
+    return this.kvUsed + pending + this.reserveFor(r) + headroom <= this.p.kvTokens;
+  }
+
+  grow(r, n) {
+    if (this.p.admissionReserveRatio > 0) return; // already reserved
+    r.held += n;
+    this.kvUsed += n;
+  }
+
+  preempt(r) {
+    const i = this.running.indexOf(r);
+    if (i < 0) return;
+    this.running.splice(i, 1);
+    this.kvUsed -= r.held;
+    r.held = 0;
+    r.prefilled = 0;
+    r.toPrefill = r.prompt + r.generated; // recompute the prompt and what was generated so far
+    r.admitted = false;
+    this.waiting.unshift(r);
+  }
+
+  sampleAccepted(spec) {
+    let n = 1;
+    for (const q of spec.depthAcceptance) {
+      if (this.rng.next() < q) n++;
+      else break;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,639 @@
+// One simulated inference server for all three engines, parametrised by engine, version and knobs: it prints
+// the engine's startup log in order (scaled in time), holds "GPU memory" in the box state while it runs, serves
+// the OpenAI-compatible API with tokens paced by the performance model, and fails like the real one.
+
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { resolveModel } from './catalog.mjs';
+import { LiveEngine } from './live-engine.mjs';
+import { buildProfile, StartupFailure } from './perf-model.mjs';
+import { cudaOomMessage, makeLogger, traceback } from './pylog.mjs';
+import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './text.mjs';
+import { loadConfig, MARKER_LINE, memoryInUse, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
+import { hash32 } from './rng.mjs';
+
+const GiB = 1024;
+const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/**
+ * @param {{engine: 'vllm'|'sglang'|'trtllm', version: string, model: string, servedName: string, host: string,
+ *   port: number, knobs: object, seed?: number, nonDefaultArgs?: string, processName: string,
+ *   skipWarmup?: boolean, accessLog?: boolean, logRequests?: boolean}} spec
+ */
+export async function runServer(spec) {
+  const config = loadConfig();
+  const scale = config.timeScale;
+  const faults = config.faults;
+  const pid = process.pid;
+  const log = makeLogger(spec.engine, pid);
+  const slow = faults['slow-startup'] ? (faults['slow-startup'] === true ? 10 : Number(faults['slow-startup'])) : 1;
+  // Virtual seconds; a slow-startup fault stretches every startup phase (and what the log reports of them).
+  const wait = (seconds) => sleep(seconds * slow * scale * 1000);
+  const die = (code = 1) => {
+    unregisterGpuProcess(pid);
+    process.exit(code);
+  };
+  const engineLabel = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' }[spec.engine];
+
+  log.warn('simbox', `${MARKER_LINE}. This ${engineLabel} ${spec.version} server is simulated; its timings come from a performance model (time scale ${scale}).`);
+
+  // --- model and GPUs -----------------------------------------------------------------------------------
+  const model = resolveModel(spec.model);
+  const hubError = modelAccessError(spec.model, model);
+  const visible = visibleGpus(config, process.env);
+  const tp = spec.knobs.tp ?? 1;
+  const pp = spec.knobs.pp ?? 1;
+
+  if (spec.engine === 'vllm') {
+    log.info('api_server.py', `vLLM API server version ${spec.version}`);
+    log.info('utils.py', `non-default args: ${spec.nonDefaultArgs ?? '{}'}`);
+  } else if (spec.engine === 'sglang') {
+    log.info('server_args.py', `server_args=${spec.nonDefaultArgs ?? 'ServerArgs()'}`);
+  } else {
+    process.stdout.write(`[TensorRT-LLM] TensorRT-LLM version: ${spec.version}\n`);
+  }
+
+  // vLLM and TensorRT-LLM bind their socket before loading the model (engines.md §1.7, §3.3).
+  let server = null;
+  const state = { ready: false, healthy: false, engine: null, profile: null, completed: 0, shuttingDown: false };
+  const bindEarly = spec.engine !== 'sglang';
+  if (bindEarly) {
+    const bound = await bindPort(spec, state, faults);
+    if (bound.error) {
+      portInUseFailure(spec, log);
+      die(1);
+    }
+    server = bound.server;
+  }
+
+  if (hubError) {
+    log.raw(hubError, 'api');
+    die(1);
+  }
+  if (visible.invalid !== null || visible.gpus.length === 0) {
+    log.raw(traceback([['/usr/lib/python3/dist-packages/torch/cuda/__init__.py', 372, '_lazy_init', 'torch._C._cuda_init()']], 'RuntimeError: No CUDA GPUs are available'), 'engine');
+    die(1);
+  }
+  if (tp * pp > visible.gpus.length) {
+    const msg =
+      spec.engine === 'vllm'
+        ? `ValueError: World size (${tp * pp}) is larger than the number of available GPUs (${visible.gpus.length}) in this node. If this is intentional and you are using:\n- ray, set '--distributed-executor-backend ray'.\n- multiprocessing, set '--distributed-executor-backend mp'.`
+        : `RuntimeError: tensor parallel size ${tp} needs ${tp * pp} GPUs but only ${visible.gpus.length} are visible (CUDA_VISIBLE_DEVICES=${process.env.CUDA_VISIBLE_DEVICES ?? 'all'})`;
+    log.raw(traceback([['engine', 1, '<module>', null]], msg), 'engine');
+    die(1);
+  }
+  const gpus = visible.gpus.slice(0, tp * pp);
+  const used = memoryInUse(config);
+  const freeMiB = Math.min(...gpus.map((g) => config.gpuModel.memoryMiB - config.gpuModel.reservedMiB - used[g]));
+
+  await wait(spec.engine === 'vllm' ? 4 : 3);
+  let profile;
+  try {
+    if (spec.engine === 'trtllm' && faults['fp8-gemm'] && model.quant === 'fp8') throw new StartupFailure('unsupported-sm-fp8', 'Unsupported SM version for FP8 block scaling GEMM');
+    profile = buildProfile({ engine: spec.engine, version: spec.version, gpu: config.gpuModel, model, knobs: spec.knobs, freeMiB });
+  } catch (err) {
+    if (!(err instanceof StartupFailure)) throw err;
+    profile = null;
+    await startupFailure(spec, log, err, config, wait);
+    die(1);
+  }
+  state.profile = profile;
+  const phases = Object.fromEntries(Object.entries(profile.startup).map(([k, v]) => [k, v * slow]));
+  const waitPhase = (seconds) => sleep(seconds * scale * 1000);
+
+  // --- startup log, in the engine's order ---------------------------------------------------------------
+  const holdMemory = (miB) =>
+    registerGpuProcess({ pid, name: spec.processName, gpus, memoryMiB: Math.round(miB), engine: spec.engine, version: spec.version, model: spec.model, port: spec.port, simulated: true });
+
+  if (spec.engine === 'vllm') {
+    log.info('model.py', `Resolved architecture: ${model.arch}`);
+    log.info('model.py', `Using max model len ${profile.maxModelLen}`);
+    log.info('scheduler.py', `Chunked prefill is enabled with max_num_batched_tokens=${profile.maxBatchedTokens}.`);
+    await waitPhase(phases.process);
+    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${profile.spec ? `SpeculativeConfig(method='${profile.spec.algorithm.toLowerCase()}', model='${profile.spec.draftModel}', num_spec_tokens=${profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
+    log.info('gpu_model_runner.py', `Starting to load model ${spec.model}...`, 'engine');
+    if (faults.oom) {
+      await waitPhase(phases.load / 2);
+      holdMemory(profile.weightsGiB * GiB * 0.95);
+      oomFailure(spec, log, config, profile);
+      die(1);
+    }
+    await waitPhase(phases.load);
+    holdMemory(profile.weightsGiB * GiB + 600);
+    log.info('default_loader.py', `Loading weights took ${(phases.load * 0.8).toFixed(2)} seconds`, 'engine');
+    log.info('gpu_model_runner.py', `Model loading took ${profile.weightsGiB.toFixed(4)} GiB and ${phases.load.toFixed(6)} seconds`, 'engine');
+    if (phases.compile > 0) {
+      await waitPhase(phases.compile);
+      log.info('backends.py', `Dynamo bytecode transform time: ${(phases.compile * 0.35).toFixed(2)} s`, 'engine');
+      log.info('monitor.py', `torch.compile takes ${(phases.compile * 0.8).toFixed(2)} s in total`, 'engine');
+    }
+    log.info('gpu_worker.py', `Available KV cache memory: ${profile.kvCacheGiB.toFixed(2)} GiB`, 'engine');
+    log.info('kv_cache_utils.py', `GPU KV cache size: ${profile.kvTokens.toLocaleString('en-US')} tokens`, 'engine');
+    log.info('kv_cache_utils.py', `Maximum concurrency for ${profile.maxModelLen.toLocaleString('en-US')} tokens per request: ${(profile.kvTokens / profile.maxModelLen).toFixed(2)}x`, 'engine');
+    holdMemory(profile.heldMiB);
+    await waitPhase(phases.graphs);
+    if (phases.graphs > 0) log.info('gpu_model_runner.py', `Graph capturing finished in ${Math.round(phases.graphs)} secs, took ${(0.2 + model.layers * 0.012).toFixed(2)} GiB`, 'engine');
+    log.info('core.py', `init engine (profile, create kv cache, warmup model) took ${(phases.compile + phases.graphs + phases.warmup).toFixed(2)} seconds`, 'engine');
+    await waitPhase(phases.warmup + phases.spec);
+    log.info('api_server.py', `Supported_tasks: ['generate']`);
+    log.info('api_server.py', `Starting vLLM API server 0 on http://${spec.host ?? '0.0.0.0'}:${spec.port}`);
+    log.info('launcher.py', 'Available routes are:');
+    for (const [route, methods] of [['/openapi.json', 'GET, HEAD'], ['/docs', 'GET, HEAD'], ['/health', 'GET'], ['/load', 'GET'], ['/ping', 'POST'], ['/ping', 'GET'], ['/tokenize', 'POST'], ['/detokenize', 'POST'], ['/v1/models', 'GET'], ['/version', 'GET'], ['/v1/chat/completions', 'POST'], ['/v1/completions', 'POST'], ['/metrics', 'GET']]) {
+      log.info('launcher.py', `Route: ${route}, Methods: ${methods}`);
+    }
+    startEngine(spec, state, profile, config, log);
+    armFaults(state, faults);
+    log.uvicorn(`Started server process [${pid}]`);
+    log.uvicorn('Waiting for application startup.');
+    state.ready = true;
+    state.healthy = true;
+    log.uvicorn('Application startup complete.');
+  } else if (spec.engine === 'sglang') {
+    await waitPhase(phases.process);
+    log.info('', `Load weight begin. avail mem=${(freeMiB / 1024).toFixed(2)} GB`, 'engine');
+    if (faults.oom) {
+      await waitPhase(phases.load / 2);
+      holdMemory(profile.weightsGiB * GiB * 0.95);
+      oomFailure(spec, log, config, profile);
+      die(1);
+    }
+    await waitPhase(phases.load);
+    holdMemory(profile.weightsGiB * GiB + 900);
+    log.info('', `Load weight end. type=${model.arch}, dtype=torch.bfloat16, avail mem=${(freeMiB / 1024 - profile.weightsGiB).toFixed(2)} GB, mem usage=${profile.weightsGiB.toFixed(2)} GB.`, 'engine');
+    const kvHalf = profile.kvCacheGiB / 2;
+    log.info('', `KV Cache is allocated. #tokens: ${profile.kvTokens}, K size: ${kvHalf.toFixed(2)} GB, V size: ${kvHalf.toFixed(2)} GB`, 'engine');
+    holdMemory(profile.heldMiB);
+    if (phases.graphs > 0) {
+      log.info('', `Capture cuda graph begin. This can take up to several minutes. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024).toFixed(2)} GB`, 'engine');
+      await waitPhase(phases.graphs + phases.compile);
+      log.info('', `Capture cuda graph end. Time elapsed: ${(phases.graphs + phases.compile).toFixed(2)} s. mem usage=0.88 GB. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024 - 0.88).toFixed(2)} GB.`, 'engine');
+    }
+    log.info('', `max_total_num_tokens=${profile.kvTokens}, chunked_prefill_size=${profile.chunkedPrefill ? profile.maxBatchedTokens : -1}, max_prefill_tokens=16384, max_running_requests=${profile.maxRunning}, context_len=${profile.maxModelLen}, available_gpu_mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024 - 0.88).toFixed(2)} GB`, 'engine');
+    const bound = await bindPort(spec, state, faults);
+    if (bound.error) {
+      portInUseFailure(spec, log);
+      die(1);
+    }
+    server = bound.server;
+    startEngine(spec, state, profile, config, log);
+    armFaults(state, faults);
+    log.uvicorn(`Started server process [${pid}]`);
+    log.uvicorn('Waiting for application startup.');
+    log.uvicorn('Application startup complete.');
+    log.uvicorn(`Uvicorn running on http://${spec.host}:${spec.port} (Press CTRL+C to quit)`);
+    state.ready = true;
+    // /health stays 503 until the warm-up request has gone through (engines.md §2.2).
+    if (spec.skipWarmup) state.healthy = true;
+    else {
+      await waitPhase(phases.warmup);
+      log.uvicorn(`127.0.0.1:${40000 + (pid % 20000)} - "GET /get_model_info HTTP/1.1" 200 OK`);
+      await runInternalRequest(state, 6, 8);
+      log.info('', 'Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, ', 'engine');
+      log.uvicorn(`127.0.0.1:${40001 + (pid % 20000)} - "POST /generate HTTP/1.1" 200 OK`);
+      state.healthy = true;
+      log.info('', 'The server is fired up and ready to roll!');
+    }
+  } else {
+    log.info('', `Using LLM with PyTorch backend`);
+    log.info('', `Set PluginConfig.nccl_plugin to None.`);
+    await waitPhase(phases.process);
+    if (faults.oom) {
+      await waitPhase(phases.load / 2);
+      holdMemory(profile.weightsGiB * GiB * 0.95);
+      oomFailure(spec, log, config, profile);
+      die(1);
+    }
+    await waitPhase(phases.load);
+    holdMemory(profile.weightsGiB * GiB + 700);
+    log.info('', `Loading weights concurrently... done in ${(phases.load * 0.8).toFixed(2)}s`);
+    log.info('', `[MemUsageChange] Allocated ${profile.kvCacheGiB.toFixed(2)} GiB for max tokens in paged KV cache (${profile.kvTokens}).`);
+    holdMemory(profile.heldMiB);
+    await waitPhase(phases.graphs + phases.warmup);
+    log.info('', `max_seq_len=${profile.maxModelLen}, max_num_requests=${profile.maxRunning}, max_num_tokens=${profile.maxBatchedTokens}, max_batch_size=${profile.maxRunning}`);
+    startEngine(spec, state, profile, config, log);
+    armFaults(state, faults);
+    log.uvicorn(`Started server process [${pid}]`);
+    log.uvicorn('Waiting for application startup.');
+    state.ready = true;
+    state.healthy = true;
+    log.uvicorn('Application startup complete.');
+  }
+
+  // --- shutdown -------------------------------------------------------------------------------------------
+  const shutdown = () => {
+    if (state.shuttingDown) return;
+    state.shuttingDown = true;
+    log.uvicorn('Shutting down');
+    state.engine?.stop();
+    server?.closeAllConnections?.();
+    server?.close();
+    log.uvicorn('Waiting for application shutdown.');
+    log.uvicorn('Application shutdown complete.');
+    if (spec.engine === 'vllm') log.uvicorn(`Finished server process [${pid}]`);
+    unregisterGpuProcess(pid);
+    process.exit(0);
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+function modelAccessError(id, model) {
+  const hasToken = Boolean(process.env.HF_TOKEN || process.env.HUGGING_FACE_HUB_TOKEN);
+  if (!model) {
+    if (/^[\w.-]+\/[\w.-]+$/.test(id)) {
+      return traceback(
+        [['/usr/lib/python3/dist-packages/huggingface_hub/utils/_http.py', 409, 'hf_raise_for_status', 'raise _format(RepositoryNotFoundError, message, response) from e']],
+        `huggingface_hub.errors.RepositoryNotFoundError: 401 Client Error. (Request ID: Root=1-${randomBytes(4).toString('hex')}-${randomBytes(12).toString('hex')})\n\nRepository Not Found for url: https://huggingface.co/api/models/${id}/revision/main.\nPlease make sure you specified the correct \`repo_id\` and \`repo_type\`.\nIf you are trying to access a private or gated repo, make sure you are authenticated. For more details, see https://huggingface.co/docs/huggingface_hub/authentication`,
+      );
+    }
+    return traceback([['/usr/lib/python3/dist-packages/transformers/utils/hub.py', 511, 'cached_files', null]], `OSError: ${id} is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'`);
+  }
+  if (model.gated && !hasToken) {
+    return traceback(
+      [['/usr/lib/python3/dist-packages/huggingface_hub/utils/_http.py', 426, 'hf_raise_for_status', 'raise _format(GatedRepoError, message, response) from e']],
+      `huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: Root=1-${randomBytes(4).toString('hex')}-${randomBytes(12).toString('hex')})\n\nCannot access gated repo for url https://huggingface.co/${id}/resolve/main/config.json.\nAccess to model ${id} is restricted. You must have access to it and be authenticated to access it. Please log in.`,
+    );
+  }
+  return null;
+}
+
+function portInUseFailure(spec, log) {
+  const host = spec.host ?? (spec.engine === 'trtllm' ? 'localhost' : '0.0.0.0');
+  if (spec.engine === 'vllm') {
+    log.raw(
+      traceback(
+        [
+          ['/usr/lib/python3/dist-packages/vllm/entrypoints/openai/api_server.py', 1867, 'create_server_socket', 'sock.bind(addr)'],
+        ],
+        'OSError: [Errno 98] Address already in use',
+      ),
+    );
+  } else if (spec.engine === 'sglang') {
+    log.uvicornError(`[Errno 98] error while attempting to bind on address ('${host}', ${spec.port}): address already in use`);
+  } else {
+    log.raw(
+      traceback(
+        [['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py', 187, 'launch_server', 's.bind((host, port))']],
+        `RuntimeError: Failed to bind socket to ${host}:${spec.port}: [Errno 98] Address already in use`,
+      ),
+    );
+  }
+}
+
+function oomFailure(spec, log, config, profile) {
+  const totalGiB = config.gpuModel.memoryMiB / 1024 - 0.8;
+  const msg = cudaOomMessage({ tryGiB: Math.min(2.5, profile.weightsGiB / 8), totalGiB, freeMiB: 412.06, inUseGiB: totalGiB - 0.4 });
+  if (spec.engine === 'vllm') {
+    log.error('core.py', 'EngineCore failed to start.');
+    const tb = traceback(
+      [
+        ['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 699, 'run_engine_core', 'engine_core = EngineCoreProc(*args, **kwargs)'],
+        ['/usr/lib/python3/dist-packages/vllm/v1/worker/gpu_model_runner.py', 2634, 'load_model', 'self.model = model_loader.load_model('],
+      ],
+      msg,
+    );
+    for (const line of tb.trimEnd().split('\n')) log.error('core.py', line);
+    log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
+  } else if (spec.engine === 'sglang') {
+    log.error('', `Scheduler hit an exception: ${traceback([['/usr/lib/python3/dist-packages/sglang/srt/model_executor/model_runner.py', 744, 'load_model', 'self.model = get_model(']], msg)}`, 'engine');
+    log.error('', 'Received sigquit from a child process. It usually means the child failed.');
+  } else {
+    log.raw(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/model_engine.py', 1124, '_load_model', 'model.load_weights(weights)']], msg));
+  }
+}
+
+async function startupFailure(spec, log, err, config, wait) {
+  const d = err.details;
+  if (err.kind === 'unsupported-sm-fp8') {
+    await wait(8);
+    log.error('', `Failed to initialize executor on rank 0: ${err.message} (/src/tensorrt_llm/cpp/tensorrt_llm/thop/fp8BlockScalingGemm.cpp:120)`);
+    log.raw(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/custom_ops/torch_custom_ops.py', 497, 'fp8_block_scaling_gemm', 'return torch.ops.trtllm.fp8_block_scaling_gemm_impl(']], `RuntimeError: ${err.message}`));
+    return;
+  }
+  if (err.kind === 'trtllm-awq-weight') {
+    await wait(6);
+    log.raw(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/modules/linear.py', 312, 'load_weights_fused_qkv_linear', "q_weight = weights[0]['weight']"]], `KeyError: 'weight'`));
+    return;
+  }
+  if (spec.engine === 'vllm') {
+    let line;
+    if (err.kind === 'free-memory') {
+      line = `ValueError: Free memory on device (${d.freeGiB.toFixed(2)}/${d.totalGiB.toFixed(2)} GiB) on startup is less than desired GPU memory utilization (${d.util}, ${d.wantGiB.toFixed(2)} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`;
+    } else if (err.kind === 'kv-too-small') {
+      line = `ValueError: To serve at least one request with the models's max seq len (${d.maxModelLen}), (${d.neededGiB.toFixed(2)} GiB KV cache is needed, which is larger than the available KV cache memory (${d.availableGiB.toFixed(2)} GiB). Based on the available memory, the estimated maximum model length is ${d.estimated}. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine.`;
+    } else if (err.kind === 'kv-none') {
+      line = 'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.';
+    } else if (err.kind === 'max-model-len') {
+      line = `pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n  Value error, ${err.message}`;
+    } else {
+      await wait(4);
+      oomFailure(spec, log, config, { weightsGiB: (d.inUseGiB ?? 60) * 0.9 });
+      return;
+    }
+    log.error('core.py', 'EngineCore failed to start.');
+    for (const l of traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 699, 'run_engine_core', 'engine_core = EngineCoreProc(*args, **kwargs)']], line).trimEnd().split('\n')) log.error('core.py', l);
+    log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
+    return;
+  }
+  await wait(4);
+  oomFailure(spec, log, config, { weightsGiB: (d.inUseGiB ?? 60) * 0.9 });
+}
+
+/** Binds the port (resetting connections until the server is up, as a bound-but-not-listening socket would). */
+function bindPort(spec, state, faults) {
+  return new Promise((resolve) => {
+    if (faults['busy-port']) return resolve({ error: 'EADDRINUSE' });
+    const server = createServer((req, res) => handle(req, res, spec, state));
+    server.keepAliveTimeout = 30_000;
+    server.on('connection', (socket) => {
+      if (state.ready) return;
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+    });
+    server.once('error', (err) => resolve({ error: err.code ?? String(err) }));
+    const host = spec.host === undefined || spec.host === null || spec.host === '' ? '0.0.0.0' : spec.host === 'localhost' ? '127.0.0.1' : spec.host;
+    server.listen(spec.port, host, () => resolve({ server }));
+  });
+}
+
+function startEngine(spec, state, profile, config, log) {
+  let lastStats = 0;
+  let decodeSteps = 0;
+  let promptTokensWindow = 0;
+  let genTokensWindow = 0;
+  state.engine = new LiveEngine(profile, {
+    timeScale: config.timeScale,
+    seed: `${config.seed}:${spec.seed ?? 0}`,
+    onStep: (step, eng) => {
+      for (const e of step.emissions) genTokensWindow += e.tokens;
+      if (spec.engine === 'sglang') {
+        if (step.prefillSeqs > 0 && spec.logBatches !== false) {
+          log.info('', `Prefill batch. #new-seq: ${step.prefillSeqs}, #new-token: ${step.prefillTokens}, #cached-token: 0, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, #running-req: ${eng.core.running.length}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
+        } else if (step.decodeSeqs > 0 && ++decodeSteps % 40 === 0) {
+          const dt = step.end - step.start;
+          log.info('', `Decode batch. #running-req: ${step.decodeSeqs}, #token: ${eng.core.kvUsed}, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, cuda graph: ${step.decodeSeqs <= profile.cudaGraphMaxBs}, gen throughput (token/s): ${(step.decodeSeqs / dt).toFixed(2)}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
+        }
+      }
+      if (spec.engine === 'vllm' && step.end - lastStats >= 10) {
+        const span = step.end - lastStats || 10;
+        log.info('loggers.py', `Engine 000: Avg prompt throughput: ${(promptTokensWindow / span).toFixed(1)} tokens/s, Avg generation throughput: ${(genTokensWindow / span).toFixed(1)} tokens/s, Running: ${eng.core.running.length} reqs, Waiting: ${eng.core.waiting.length} reqs, GPU KV cache usage: ${((100 * eng.core.kvUsed) / profile.kvTokens).toFixed(1)}%, Prefix cache hit rate: 0.0%`);
+        lastStats = step.end;
+        promptTokensWindow = 0;
+        genTokensWindow = 0;
+      }
+    },
+  });
+  state.countPrompt = (n) => {
+    promptTokensWindow += n;
+  };
+}
+
+function runInternalRequest(state, promptTokens, maxTokens) {
+  return new Promise((resolve) => {
+    state.engine.submit({ promptTokens, maxTokens }, { onTokens: () => {}, onDone: () => resolve() });
+  });
+}
+
+// --- HTTP ------------------------------------------------------------------------------------------------
+
+function sendJson(res, status, body, extraHeaders = {}) {
+  const data = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'x-servelab-simulated': '1', ...extraHeaders });
+  res.end(data);
+}
+
+function errorBody(spec, status, message, type) {
+  if (spec.engine === 'sglang') return { object: 'error', message, type, param: null, code: status };
+  return { error: { message, type, param: null, code: status } };
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+async function handle(req, res, spec, state) {
+  const url = new URL(req.url, 'http://x');
+  const path = url.pathname;
+  const access = (status) => {
+    if (spec.accessLog === false) return;
+    const line = `${req.socket.remoteAddress?.replace(/^::ffff:/, '')}:${req.socket.remotePort} - "${req.method} ${req.url} HTTP/${req.httpVersion}" ${status} ${status === 200 ? 'OK' : status === 503 ? 'Service Unavailable' : status === 404 ? 'Not Found' : status === 400 ? 'Bad Request' : ''}`;
+    state.accessLog?.(line);
+  };
+  state.accessLog ??= (line) => process.stderr.write(`${spec.engine === 'vllm' ? `(APIServer pid=${process.pid}) ` : ''}INFO:     ${line}\n`);
+  const served = spec.servedName;
+  const profile = state.profile;
+
+  if (req.method === 'GET' && (path === '/health' || path === '/health_generate')) {
+    const ok = state.healthy && !state.shuttingDown;
+    access(ok ? 200 : 503);
+    res.writeHead(ok ? 200 : 503, { 'x-servelab-simulated': '1', 'content-length': 0 });
+    return res.end();
+  }
+  if (req.method === 'GET' && path === '/v1/models') {
+    access(200);
+    const owned = { vllm: 'vllm', sglang: 'sglang', trtllm: 'tensorrt_llm' }[spec.engine];
+    return sendJson(res, 200, {
+      object: 'list',
+      data: [{ id: served, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: spec.model, parent: null, max_model_len: profile.maxModelLen, simulated: true }],
+    });
+  }
+  if (req.method === 'GET' && path === '/version') return sendJson(res, 200, { version: spec.version, simulated: true });
+  if (req.method === 'GET' && (path === '/get_model_info' || path === '/get_server_info')) {
+    return sendJson(res, 200, { model_path: spec.model, tokenizer_path: spec.model, is_generation: true, max_total_num_tokens: profile.kvTokens, version: spec.version, simulated: true });
+  }
+  if (req.method === 'GET' && path === '/metrics') {
+    const core = state.engine.core;
+    const text = `# simulated by the Servelab simbox\nvllm:num_requests_running{model_name="${served}"} ${core.running.length}\nvllm:num_requests_waiting{model_name="${served}"} ${core.waiting.length}\nvllm:kv_cache_usage_perc{model_name="${served}"} ${(core.kvUsed / profile.kvTokens).toFixed(4)}\n`;
+    res.writeHead(200, { 'content-type': 'text/plain', 'x-servelab-simulated': '1' });
+    return res.end(text);
+  }
+  const isChat = path === '/v1/chat/completions';
+  const isCompletion = path === '/v1/completions';
+  const isGenerate = path === '/generate' && spec.engine === 'sglang';
+  if (req.method !== 'POST' || !(isChat || isCompletion || isGenerate)) {
+    access(404);
+    return sendJson(res, 404, { detail: 'Not Found' });
+  }
+
+  let body;
+  try {
+    body = JSON.parse((await readBody(req)) || '{}');
+  } catch {
+    access(400);
+    return sendJson(res, 400, errorBody(spec, 400, 'Invalid JSON body', 'BadRequestError'));
+  }
+  if (!isGenerate && body.model !== undefined && body.model !== served && body.model !== spec.model) {
+    access(404);
+    return sendJson(res, 404, errorBody(spec, 404, `The model \`${body.model}\` does not exist.`, 'NotFoundError'));
+  }
+  let promptTokens;
+  if (isChat) {
+    if (!Array.isArray(body.messages)) {
+      access(400);
+      return sendJson(res, 400, errorBody(spec, 400, "[{'type': 'missing', 'loc': ('body', 'messages'), 'msg': 'Field required'}]", 'BadRequestError'));
+    }
+    promptTokens = countTokens(messagesText(body.messages)) + chatTemplateTokens(body.messages);
+  } else {
+    const prompt = isGenerate ? body.text ?? body.input_ids : body.prompt;
+    promptTokens = Array.isArray(prompt) ? (typeof prompt[0] === 'number' ? prompt.length : countTokens(prompt.join(' '))) : countTokens(prompt ?? '');
+    promptTokens = Math.max(1, promptTokens);
+  }
+  const requested = isGenerate ? body.sampling_params?.max_new_tokens : isChat ? body.max_completion_tokens ?? body.max_tokens : body.max_tokens;
+  // Without a limit the simulated model stops at a natural "EOS" length; with one it writes to the limit.
+  const naturalLength = 40 + (hash32('eos', promptTokens, JSON.stringify(body).length) % 400);
+  const maxTokens = requested ?? (isCompletion ? 16 : naturalLength);
+  if (promptTokens + maxTokens > profile.maxModelLen) {
+    access(400);
+    const msg =
+      promptTokens >= profile.maxModelLen
+        ? `This model's maximum context length is ${profile.maxModelLen} tokens. However, your request has ${promptTokens} input tokens. Please reduce the length of the input messages.`
+        : `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${profile.maxModelLen} tokens and your request has ${promptTokens} input tokens (${maxTokens} > ${profile.maxModelLen} - ${promptTokens}).`;
+    return sendJson(res, 400, errorBody(spec, 400, msg, 'BadRequestError'));
+  }
+  if (!state.ready || state.shuttingDown) {
+    access(503);
+    return sendJson(res, 503, errorBody(spec, 503, 'Service Unavailable', 'ServiceUnavailableError'));
+  }
+
+  const stream = Boolean(body.stream);
+  const includeUsage = Boolean(body.stream_options?.include_usage);
+  const created = Math.floor(Date.now() / 1000);
+  const id = `${isChat ? 'chatcmpl' : 'cmpl'}-${randomBytes(16).toString('hex')}`;
+  const nextWord = tokenStream(id);
+  let generated = 0;
+  let text = '';
+  let closed = false;
+  state.countPrompt?.(promptTokens);
+
+  const finish = (vt) => {
+    state.completed++;
+    const limit = state.crashAfter;
+    if (limit && state.completed >= limit) crash(spec, state);
+    return vt;
+  };
+
+  if (!stream) {
+    let first = null;
+    const handle = state.engine.submit(
+      { promptTokens, maxTokens, ...clientTiming(req) },
+      {
+        onTokens: (n, vt) => {
+          if (first === null) first = vt;
+          for (let i = 0; i < n; i++) text += nextWord();
+          generated += n;
+        },
+        onDone: (vt) => {
+          finish(vt);
+          if (closed) return;
+          access(200);
+          const timing = { arrival: handle.arrival, first_token: first, finish: vt };
+          const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens + generated, completion_tokens: generated };
+          const reason = requested !== undefined && generated >= requested ? 'length' : 'stop';
+          if (isGenerate) return sendJson(res, 200, { text, meta_info: { prompt_tokens: promptTokens, completion_tokens: generated, finish_reason: { type: reason } }, servelab_simulated_time: timing });
+          if (isChat) {
+            return sendJson(res, 200, { id, object: 'chat.completion', created, model: served, choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: reason }], usage, servelab_simulated_time: timing });
+          }
+          return sendJson(res, 200, { id, object: 'text_completion', created, model: served, choices: [{ index: 0, text, logprobs: null, finish_reason: reason, stop_reason: null }], usage, servelab_simulated_time: timing });
+        },
+      },
+    );
+    req.on('close', () => {
+      if (!res.writableEnded) {
+        closed = true;
+        state.engine.abort(handle.id);
+      }
+    });
+    return;
+  }
+
+  const write = (obj) => {
+    if (!closed) res.write(`data: ${JSON.stringify(obj)}\n\n`);
+  };
+  const handleRef = state.engine.submit(
+    { promptTokens, maxTokens, ...clientTiming(req) },
+    {
+      onTokens: (n, vt, firstChunk) => {
+        let piece = '';
+        for (let i = 0; i < n; i++) piece += nextWord();
+        generated += n;
+        const last = generated >= maxTokens;
+        const reason = last ? (requested !== undefined ? 'length' : 'stop') : null;
+        if (isChat) {
+          // vLLM sends the role chunk and the first content chunk together.
+          if (firstChunk) write({ id, object: 'chat.completion.chunk', created, model: served, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }], servelab_simulated_time: vt });
+          write({ id, object: 'chat.completion.chunk', created, model: served, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: reason }], servelab_simulated_time: vt });
+        } else {
+          write({ id, object: 'text_completion', created, model: served, choices: [{ index: 0, text: piece, logprobs: null, finish_reason: reason, stop_reason: null }], usage: null, servelab_simulated_time: vt });
+        }
+      },
+      onDone: (vt) => {
+        finish(vt);
+        if (closed) return;
+        if (includeUsage) {
+          const usage = { prompt_tokens: promptTokens, total_tokens: promptTokens + generated, completion_tokens: generated };
+          write({ id, object: isChat ? 'chat.completion.chunk' : 'text_completion', created, model: served, choices: [], usage, servelab_simulated_time: vt });
+        }
+        res.write('data: [DONE]\n\n');
+        res.end();
+        access(200);
+      },
+    },
+  );
+  // The virtual arrival time lets a client compute TTFT/ITL in real-GPU units from the chunks' stamps.
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-servelab-simulated': '1',
+    'x-servelab-simulated-arrival': String(handleRef.arrival),
+  });
+  res.flushHeaders();
+  req.on('close', () => {
+    if (!res.writableEnded) {
+      closed = true;
+      state.engine.abort(handleRef.id);
+    }
+  });
+}
+
+
+
+/** Timing hints a simulated client may send (see LiveEngine.submit); other clients are timed by the wall clock. */
+function clientTiming(req) {
+  const sent = Number(req.headers['x-servelab-virtual-send']);
+  return {
+    sentAt: Number.isFinite(sent) && req.headers['x-servelab-virtual-send'] !== undefined ? sent : null,
+    followUp: req.headers['x-servelab-closed-loop'] === '1',
+    wave: Number(req.headers['x-servelab-wave']) || 0,
+  };
+}
+
+function crash(spec, state) {
+  if (state.crashed) return;
+  state.crashed = true;
+  const log = makeLogger(spec.engine, process.pid);
+  const msg = 'RuntimeError: CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.';
+  if (spec.engine === 'vllm') {
+    log.error('core.py', 'EngineCore encountered a fatal error.');
+    for (const l of traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 711, 'run_engine_core', 'engine_core.run_busy_loop()']], msg).trimEnd().split('\n')) log.error('core.py', l);
+    log.error('async_llm.py', 'AsyncLLM output_handler failed.', 'api');
+    log.raw('vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.');
+  } else if (spec.engine === 'sglang') {
+    log.error('', `Scheduler hit an exception: ${traceback([['/usr/lib/python3/dist-packages/sglang/srt/managers/scheduler.py', 2601, 'run_scheduler_process', 'scheduler.event_loop_overlap()']], msg)}`, 'engine');
+    log.error('', 'Received sigquit from a child process. It usually means the child failed.');
+  } else {
+    log.raw(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/_torch/pyexecutor/py_executor.py', 1450, '_executor_loop', 'batch_outputs = self._forward_step(scheduled_batch)']], msg));
+  }
+  unregisterGpuProcess(process.pid);
+  // Like a dying engine: in-flight streams are cut, the process exits non-zero.
+  setImmediate(() => process.exit(1));
+}
+
+/** Reads the crash-after fault once the server is up. */
+export function armFaults(state, faults) {
+  if (faults['crash-after']) state.crashAfter = faults['crash-after'] === true ? 20 : Number(faults['crash-after']);
+}

@@ -1,0 +1,124 @@
+// The simulated nvidia-smi: byte-for-byte the real H200 captures for the queries the product runs, plus one
+// marker line (its only difference), and consistent H100/A100 boxes the product's own parsers read.
+import { describe, it, expect, afterAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { h200FixtureDir } from '../helpers/repo';
+import { GPU_QUERY_FIELDS, GPU_APPS_QUERY_FIELDS, PROBE_SCRIPT } from '../../src/main/inventory/probe-script';
+import { parseProbeOutput, SIMULATED_MARKER } from '../../src/main/inventory/parse-probe';
+import { parseComputeApps, parseGpuQueryCsv } from '../../src/main/inventory/nvidia-smi';
+import { makeBox, type Box } from './helpers';
+
+const capture = (name: string) => readFileSync(join(h200FixtureDir, name), 'utf8');
+const PRODUCT_GPU_QUERY = [`--query-gpu=${GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'];
+const boxes: Box[] = [];
+const box = (o: Parameters<typeof makeBox>[0]) => {
+  const b = makeBox(o);
+  boxes.push(b);
+  return b;
+};
+afterAll(() => boxes.forEach((b) => b.cleanup()));
+
+/** The marker is one trailing line with no comma, so CSV parsers skip it; everything before it is the capture. */
+function splitMarker(out: string): { body: string; marker: string } {
+  const lines = out.split('\n');
+  expect(lines.pop()).toBe('');
+  const marker = lines.pop() ?? '';
+  expect(marker.startsWith(`${SIMULATED_MARKER}:`)).toBe(true);
+  expect(marker).not.toContain(',');
+  return { body: `${lines.join('\n')}\n`, marker };
+}
+
+describe('simulated nvidia-smi on a 1-GPU H200 box', () => {
+  const b = box({ gpu: 'h200' });
+
+  it('answers the product GPU query exactly like the capture, plus the marker line', () => {
+    const r = b.run('nvidia-smi', PRODUCT_GPU_QUERY);
+    expect(r.code).toBe(0);
+    expect(splitMarker(r.stdout).body).toBe(capture('query-gpu.csv'));
+  });
+
+  it('answers the captured header query and the compute-apps query exactly', () => {
+    const header = b.run('nvidia-smi', ['--query-gpu=index,name,memory.total,compute_cap', '--format=csv']);
+    expect(splitMarker(header.stdout).body).toBe(capture('query-gpu-header.csv'));
+    const apps = b.run('nvidia-smi', ['--query-compute-apps=pid,process_name,used_memory', '--format=csv']);
+    expect(splitMarker(apps.stdout).body).toBe(capture('apps.csv'));
+    const productApps = b.run('nvidia-smi', [`--query-compute-apps=${GPU_APPS_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits']);
+    // No process: the real command prints nothing, the simulated one only its marker line.
+    expect(productApps.stdout.split('\n').filter((l) => l !== '')).toEqual([expect.stringMatching(new RegExp(`^${SIMULATED_MARKER}:`))]);
+  });
+
+  it('prints the plain banner like the capture except its timestamp line', () => {
+    const r = b.run('nvidia-smi', []);
+    const { body } = splitMarker(r.stdout);
+    const [first, ...rest] = body.split('\n');
+    const [capFirst, ...capRest] = capture('nvidia-smi.txt').split('\n');
+    expect(first).toMatch(/^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}$/);
+    expect(capFirst).toMatch(/^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}$/);
+    expect(rest.join('\n')).toBe(capRest.join('\n'));
+  });
+
+  it('rejects an unknown field like nvidia-smi (exit 2)', () => {
+    const r = b.run('nvidia-smi', ['--query-gpu=index,bogus', '--format=csv']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Field "bogus" is not a valid field to query.');
+  });
+
+  it('is detected as simulated by the product inventory probe, whose parsers read it', () => {
+    const r = b.run('sh', ['-s'], { input: PROBE_SCRIPT });
+    const inv = parseProbeOutput(r.stdout);
+    expect(inv.simulated).toBe(true);
+    expect(inv.gpuStatus).toBe('ok');
+    expect(inv.gpus).toHaveLength(1);
+    expect(inv.gpus[0]).toMatchObject({ name: 'NVIDIA H200', memoryTotalMiB: 143771, computeCapability: '9.0', driverVersion: '580.159.04', maxSmClockMHz: 1980 });
+    expect(inv.cudaVersion).toBe('13.0');
+    expect(inv.tools.uv.present).toBe(true);
+  });
+});
+
+describe('H100 and A100 boxes', () => {
+  it('8 x H100 SXM 80GB: sm 9.0, 81559 MiB, distinct UUIDs and bus ids, same formats', () => {
+    const b = box({ gpu: 'h100', count: 8 });
+    const r = b.run('nvidia-smi', PRODUCT_GPU_QUERY);
+    const gpus = parseGpuQueryCsv(r.stdout);
+    expect(gpus).toHaveLength(8);
+    expect(new Set(gpus.map((g) => g.uuid)).size).toBe(8);
+    expect(new Set(gpus.map((g) => g.pciBusId)).size).toBe(8);
+    for (const [i, g] of gpus.entries()) {
+      expect(g).toMatchObject({ index: i, name: 'NVIDIA H100 80GB HBM3', memoryTotalMiB: 81559, memoryUsedMiB: 0, computeCapability: '9.0', powerLimitW: 700, driverVersion: '580.159.04' });
+      expect((g.memoryFreeMiB ?? 0) + (g.memoryUsedMiB ?? 0)).toBeLessThan(81559);
+      expect(g.uuid).toMatch(/^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }
+    const banner = b.run('nvidia-smi', []).stdout;
+    expect(banner.match(/NVIDIA H100 80GB HBM3 {10}On {2}\|/g)).toHaveLength(8);
+    expect(banner).toContain('|       0MiB /  81559MiB |');
+    const lines = banner.split('\n').filter((l) => l.startsWith('|') || l.startsWith('+'));
+    for (const l of lines) expect(l).toHaveLength(91);
+    const list = b.run('nvidia-smi', ['-L']).stdout.split('\n');
+    expect(list[7]).toMatch(/^GPU 7: NVIDIA H100 80GB HBM3 \(UUID: GPU-/);
+  });
+
+  it('A100 SXM 80GB: sm 8.0, 81920 MiB, 400 W', () => {
+    const b = box({ gpu: 'a100', count: 2 });
+    const gpus = parseGpuQueryCsv(b.run('nvidia-smi', PRODUCT_GPU_QUERY).stdout);
+    expect(gpus.map((g) => [g.name, g.memoryTotalMiB, g.computeCapability, g.powerLimitW])).toEqual([
+      ['NVIDIA A100-SXM4-80GB', 81920, '8.0', 400],
+      ['NVIDIA A100-SXM4-80GB', 81920, '8.0', 400],
+    ]);
+    const selected = b.run('nvidia-smi', ['-i', '1', ...PRODUCT_GPU_QUERY]);
+    expect(parseGpuQueryCsv(selected.stdout).map((g) => g.index)).toEqual([1]);
+    expect(parseComputeApps(b.run('nvidia-smi', ['--query-compute-apps=gpu_uuid,pid,process_name,used_memory', '--format=csv,noheader,nounits']).stdout)).toEqual([]);
+  });
+
+  it('is configured by the simbox CLI as well as by environment variables', () => {
+    const b = box({});
+    const env = { ...b.env };
+    delete env.SERVELAB_SIMBOX_GPU;
+    delete env.SERVELAB_SIMBOX_GPU_COUNT;
+    expect(b.run('simbox', ['config', '--gpu', 'a100', '--count', '4'], { env }).code).toBe(0);
+    const r = b.run('nvidia-smi', ['-L'], { env: { ...env, SERVELAB_SIMBOX_GPU: '', SERVELAB_SIMBOX_GPU_COUNT: '' } });
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('GPU '))).toHaveLength(4);
+    expect(r.stdout).toContain('NVIDIA A100-SXM4-80GB');
+    expect(b.run('simbox', ['config', '--count', '9']).code).toBe(2);
+  });
+});

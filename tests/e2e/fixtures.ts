@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { cliPath, repoRoot } from '../helpers/repo';
+import { startSshLab, type SshLab } from '../helpers/netns';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 
 export interface RunningCore {
@@ -12,18 +13,42 @@ export interface RunningCore {
   /** The same server without the token. */
   origin: string;
   dataDir: string;
+  /** The core's HOME: a throwaway folder, so ~/.ssh is the test's own. */
+  home: string;
+  /** `<home>/.ssh/config`, passed with --ssh-config; absent until a test writes it. */
+  sshConfigPath: string;
   /** Everything the core printed, for failure messages. */
   output(): string;
 }
 
 const UI_LINE = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/;
 
-/** Starts `servelab serve` on a free port with its own data folder; resolves once it printed its address. */
-async function startCore(dataDir: string): Promise<{ child: ChildProcess; core: RunningCore }> {
+/**
+ * Starts `servelab serve` on a free port with its own data folder and HOME; resolves once it printed its address.
+ * No SSH agent is passed on, so only the keys a test names are tried.
+ */
+async function startCore(root: string): Promise<{ child: ChildProcess; core: RunningCore }> {
+  const dataDir = join(root, 'data');
+  const home = join(root, 'home');
+  const sshConfigPath = join(home, '.ssh', 'config');
+  await mkdir(join(home, '.ssh'), { recursive: true, mode: 0o700 });
+  const { SSH_AUTH_SOCK: _agent, ...env } = process.env;
   const child = spawn(
     process.execPath,
-    [cliPath, 'serve', '--port', '0', '--data-dir', dataDir, '--known-hosts', join(dataDir, 'known_hosts'), '--no-user-known-hosts'],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      cliPath,
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--known-hosts',
+      join(dataDir, 'known_hosts'),
+      '--no-user-known-hosts',
+      '--ssh-config',
+      sshConfigPath,
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, HOME: home } },
   );
   let output = '';
   const pageUrl = await new Promise<string>((resolve, reject) => {
@@ -50,7 +75,7 @@ async function startCore(dataDir: string): Promise<{ child: ChildProcess; core: 
     });
   });
   const origin = new URL(pageUrl).origin;
-  return { child, core: { pageUrl, origin, dataDir, output: () => output } };
+  return { child, core: { pageUrl, origin, dataDir, home, sshConfigPath, output: () => output } };
 }
 
 async function stopProcess(child: ChildProcess): Promise<void> {
@@ -65,21 +90,19 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-export const test = base.extend<object, { core: RunningCore; sshd: TestSshd }>({
-  core: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const dataDir = await mkdtemp(join(tmpdir(), 'servelab-e2e-'));
-      const { child, core } = await startCore(dataDir);
-      try {
-        await use(core);
-      } finally {
-        await stopProcess(child);
-        await rm(dataDir, { recursive: true, force: true });
-      }
-    },
-    { scope: 'worker' },
-  ],
+// Each test gets a core of its own (data folder, HOME, ssh config), so hosts added by one spec never show in another.
+export const test = base.extend<{ core: RunningCore }, { sshd: TestSshd; lab: SshLab }>({
+  // eslint-disable-next-line no-empty-pattern
+  core: async ({}, use) => {
+    const root = await mkdtemp(join(tmpdir(), 'servelab-e2e-'));
+    const { child, core } = await startCore(root);
+    try {
+      await use(core);
+    } finally {
+      await stopProcess(child);
+      await rm(root, { recursive: true, force: true });
+    }
+  },
   sshd: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
@@ -92,15 +115,30 @@ export const test = base.extend<object, { core: RunningCore; sshd: TestSshd }>({
     },
     { scope: 'worker' },
   ],
+  lab: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const lab = await startSshLab({ nvidiaSmi: true });
+      try {
+        await use(lab);
+      } finally {
+        await lab.stop();
+      }
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
 });
 
 export { expect };
 
 /**
  * Saves `test-results/screenshots/<name>-light.png` and `<name>-dark.png`. The theme is switched on the
- * document directly, so an open dialog stays open and focus stays where it is.
+ * document directly, so an open dialog stays open and focus stays where it is. `height` makes the window that
+ * tall for the shot (the workbench scrolls inside its own pane, so a full-page shot would not show more).
  */
-export async function screenshotBothThemes(page: Page, name: string): Promise<void> {
+export async function screenshotBothThemes(page: Page, name: string, opts: { height?: number } = {}): Promise<void> {
+  const viewport = page.viewportSize();
+  if (opts.height && viewport) await page.setViewportSize({ width: viewport.width, height: opts.height });
   const original = await page.evaluate(() => document.documentElement.dataset.theme ?? 'light');
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((value) => {
@@ -113,4 +151,5 @@ export async function screenshotBothThemes(page: Page, name: string): Promise<vo
     document.documentElement.dataset.theme = value;
     document.documentElement.style.colorScheme = value;
   }, original);
+  if (opts.height && viewport) await page.setViewportSize(viewport);
 }

@@ -30,21 +30,24 @@ test.describe('Hosts against the real core and a real sshd', () => {
     await test.step('the form names the wrong fields', async () => {
       await page.getByRole('button', { name: 'Add host' }).click();
       await expect(page.getByText('Address is required')).toBeVisible();
-      await expect(page.getByText('User is required')).toBeVisible();
-      await expect(page.getByText('Key file path is required')).toBeVisible();
-      await expect(page.getByLabel('Address')).toBeFocused();
-      await page.getByLabel('Address').fill('bad host');
+      // User, port, key, jump host and password are optional: ssh config and defaults fill them in.
+      await expect(page.getByText(/is required/)).toHaveCount(1);
+      await expect(page.getByLabel('Address', { exact: true })).toBeFocused();
+      await page.getByLabel('Address', { exact: true }).fill('bad host');
       await expect(page.getByText('Address may only hold letters, digits and . _ - : [ ] %')).toBeVisible();
+      await page.getByLabel(/^Via jump host/).fill('bastion;rm');
+      await expect(page.getByText('Via jump host (ProxyJump) must be [user@]host[:port] hops separated by commas')).toBeVisible();
       await screenshotBothThemes(page, 'add-host-errors');
+      await page.getByLabel(/^Via jump host/).fill('');
     });
 
     await test.step('add the host with Enter', async () => {
       await page.getByLabel(/^Label/).fill(label);
-      await page.getByLabel('Address').fill(sshd.host);
-      await page.getByLabel('Port').fill(String(sshd.port));
-      await page.getByLabel('User').fill(sshd.user);
-      await page.getByLabel('Key file path').fill(sshd.identityFile);
-      await page.getByLabel('Key file path').press('Enter');
+      await page.getByLabel('Address', { exact: true }).fill(sshd.host);
+      await page.getByLabel('Port', { exact: true }).fill(String(sshd.port));
+      await page.getByLabel(/^User/).fill(sshd.user);
+      await page.getByLabel(/^Identity file/).fill(sshd.identityFile);
+      await page.getByLabel(/^Identity file/).press('Enter');
       const card = page.getByRole('article', { name: label });
       await expect(card).toBeVisible();
       await expect(card.getByText(`${sshd.user}@${sshd.host}:${sshd.port}`)).toBeVisible();
@@ -97,6 +100,8 @@ test.describe('Hosts against the real core and a real sshd', () => {
     });
 
     await test.step('after the host key changes, Refresh is refused with the warning and no way to accept', async () => {
+      // A reinstalled box: its sessions end (the pooled connection too) and it comes back with a new key.
+      await sshd.dropSessions();
       await sshd.rotateHostKey();
       await card.getByRole('button', { name: 'Refresh' }).click();
       const alert = card.getByRole('alert');
@@ -109,6 +114,25 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(page.getByRole('dialog')).toHaveCount(0);
       await expect(page.getByRole('button', { name: /accept/i })).toHaveCount(0);
       await screenshotBothThemes(page, 'host-key-changed');
+    });
+
+    await test.step('only a typed confirmation replaces the changed key, and then the box is read again', async () => {
+      await card.getByRole('button', { name: 'Replace the stored key…' }).click();
+      const dialog = page.getByRole('dialog', { name: `Replace the stored key of ${sshd.host}:${sshd.port}?` });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+      const replace = dialog.getByRole('button', { name: 'Replace the stored key' });
+      await expect(replace).toBeDisabled();
+      const confirmation = dialog.getByLabel(/^Type the last 8 characters/);
+      await confirmation.fill('not-it');
+      await expect(replace).toBeDisabled();
+      await confirmation.fill(sshd.hostKeyFingerprint.slice(-8));
+      await expect(replace).toBeEnabled();
+      await screenshotBothThemes(page, 'replace-key-confirm');
+      await replace.click();
+      await expect(page.getByRole('dialog')).toHaveCount(0);
+      await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
+      await expect(card.getByText('Connection state: Ready')).toBeVisible();
     });
 
     expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);

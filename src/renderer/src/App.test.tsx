@@ -11,8 +11,12 @@ function memoryStorage() {
   return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
 }
 
-async function renderApp() {
-  const api = createFakeApi({ 'hosts:list': () => [], 'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/tmp/d' }) });
+async function renderApp(problems: string[] = []) {
+  const api = createFakeApi({
+    'hosts:list': () => [],
+    'prompts:pending': () => [],
+    'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/tmp/d', problems }),
+  });
   const storage = memoryStorage();
   const store = createAppStore(api, { storage, prefersDark: false });
   await act(async () => {
@@ -58,5 +62,17 @@ describe('App', () => {
     expect(screen.getByText('Lost the connection to the Servelab core. Reconnecting…')).toBeTruthy();
     act(() => api.setStatus('open'));
     expect(screen.queryByText(/Lost the connection/)).toBeNull();
+  });
+
+  it('shows the problems the core left for the user in a banner', async () => {
+    await renderApp(['hosts.json is not valid JSON; it was left untouched and no hosts are loaded. Fix or move /tmp/d/hosts.json.']);
+    const banner = screen.getByRole('alert');
+    expect(banner.textContent).toContain('Servelab found a problem it left for you to fix');
+    expect(banner.textContent).toContain('hosts.json is not valid JSON');
+  });
+
+  it('shows no problems banner when there are none', async () => {
+    await renderApp();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

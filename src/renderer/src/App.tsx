@@ -5,6 +5,7 @@ import { Icon, LogoMark } from './components/Icon';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
 import { HostsPage } from './features/hosts/HostsPage';
+import { PromptDialog } from './features/prompts/PromptDialog';
 import { t } from './i18n';
 import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type Theme } from './store';
 
@@ -34,17 +35,7 @@ function ThemeToggle() {
 function ConnectionInfo() {
   const api = useApi();
   const status = useSyncExternalStore(api.onStatus, api.status);
-  const [version, setVersion] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    api.call('app:info', {}).then(
-      (info) => live && setVersion(info.version),
-      () => {},
-    );
-    return () => {
-      live = false;
-    };
-  }, [api]);
+  const version = useAppStore((s) => s.appInfo?.version ?? null);
   const label = api.kind === 'ipc' ? t('connection.ipc') : t('connection.websocket');
   return (
     <div className="connection">
@@ -54,6 +45,25 @@ function ConnectionInfo() {
         {label}
         {version && <span className="connection-version">{t('app.version', { version })}</span>}
       </span>
+    </div>
+  );
+}
+
+/** Things the core found wrong and left for the user to fix (a damaged hosts.json, say): shown until fixed. */
+function ProblemsBanner() {
+  const problems = useAppStore((s) => s.appInfo?.problems);
+  if (!problems || problems.length === 0) return null;
+  return (
+    <div className="banner banner-danger" role="alert">
+      <Icon name="alert" size={16} />
+      <div className="banner-content">
+        <p className="banner-title">{problems.length === 1 ? t('problems.titleOne') : t('problems.title', { count: problems.length })}</p>
+        <ul className="banner-list">
+          {problems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      </div>
     </div>
   );
 }
@@ -89,8 +99,10 @@ function Shell() {
       </aside>
       <main className="content">
         <ConnectionBanner />
+        <ProblemsBanner />
         <HostsPage />
       </main>
+      <PromptDialog />
     </div>
   );
 }

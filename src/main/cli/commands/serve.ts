@@ -7,7 +7,7 @@ import { startWsHost } from '../../transport/ws-host';
 import { defaultDataDir } from '../../util/paths';
 import type { CliIo } from '../cli-io';
 
-export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--open]
+export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]
 
 Runs the Servelab core headless and serves the workbench UI to a browser on 127.0.0.1 only.
 The printed address carries a one-time random token; without it the core refuses to connect.
@@ -16,6 +16,8 @@ The printed address carries a one-time random token; without it the core refuses
   --data-dir DIR         where hosts and accepted host keys are kept (default: ${'$'}SERVELAB_DATA_DIR or ~/.config/servelab)
   --known-hosts FILE     the known_hosts file that accepted keys are written to (default: DIR/known_hosts)
   --no-user-known-hosts  do not also trust ~/.ssh/known_hosts
+  --ssh-config FILE      the OpenSSH client config that aliases and ProxyJump come from (default: ~/.ssh/config,
+                         with ~ taken from ${'$'}HOME)
   --open                 open the page in the default browser`;
 
 function openInBrowser(url: string): void {
@@ -36,6 +38,7 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
         'data-dir': { type: 'string' },
         'known-hosts': { type: 'string' },
         'no-user-known-hosts': { type: 'boolean' },
+        'ssh-config': { type: 'string' },
         open: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -64,6 +67,8 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
   const core = await createCore({
     dataDir,
     log,
+    env: io.env,
+    ...(values['ssh-config'] ? { sshConfigPath: values['ssh-config'] } : {}),
     ...(values['known-hosts'] ? { appKnownHostsFile: values['known-hosts'] } : {}),
     ...(values['no-user-known-hosts'] ? { userKnownHostsFiles: [] } : {}),
   });

@@ -8,11 +8,15 @@ import { createWsTransport, type WebSocketLike } from './ws-transport';
 const HOST: Host = {
   id: 'h1',
   label: 'lab',
+  alias: null,
   address: 'gpu-1',
   port: 22,
   user: 'ml',
-  auth: { method: 'key', identityFile: '~/.ssh/id_ed25519' },
+  identityFile: '~/.ssh/id_ed25519',
+  proxyJump: null,
+  hasSavedPassword: false,
   createdAt: '2025-01-01T00:00:00.000Z',
+  updatedAt: '2025-01-01T00:00:00.000Z',
 };
 
 class FakeWebSocket implements WebSocketLike {
@@ -55,7 +59,7 @@ class FakeWebSocket implements WebSocketLike {
 function fakeBridge(overrides: Partial<Record<string, unknown>> = {}) {
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const bridge = {
-    app: { info: vi.fn(async () => ({ ok: true, data: { name: 'Servelab', version: '0.1.0', dataDir: '/d' } })) },
+    app: { info: vi.fn(async () => ({ ok: true, data: { name: 'Servelab', version: '0.1.0', dataDir: '/d', problems: [] } })) },
     hosts: {
       list: vi.fn(async () => ({ ok: true, data: [HOST] })),
       add: vi.fn(),

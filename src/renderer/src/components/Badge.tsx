@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 
-export type BadgeTone = 'neutral' | 'info' | 'success' | 'danger' | 'warning' | 'accent';
+/** `attention`: the user must act (decide on a key, answer a question). */
+export type BadgeTone = 'neutral' | 'info' | 'success' | 'danger' | 'warning' | 'attention' | 'accent';
 
 export function Badge({ tone = 'neutral', dot = false, title, children }: { tone?: BadgeTone; dot?: boolean; title?: string; children: ReactNode }) {
   return (

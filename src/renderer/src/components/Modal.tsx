@@ -6,8 +6,11 @@ const FOCUSABLE =
 
 export interface ModalProps {
   title: ReactNode;
-  /** Called on Escape and on a click on the backdrop. */
+  /** Called on Escape and, unless `dismissOnBackdrop` is false, on a click on the backdrop. */
   onClose: () => void;
+  /** False for dialogs a stray click must not close, such as a question the core is waiting on. */
+  dismissOnBackdrop?: boolean;
+  size?: 'default' | 'wide';
   /** The control focused when the dialog opens; the first focusable one otherwise. */
   initialFocus?: RefObject<HTMLElement | null>;
   tone?: 'default' | 'danger';
@@ -20,7 +23,7 @@ export interface ModalProps {
  * A modal dialog: role="dialog" with aria-modal, named by its title and described by its body; Tab cycles
  * inside it, Escape closes it, and focus returns to where it was when the dialog closes.
  */
-export function Modal({ title, onClose, initialFocus, tone = 'default', icon, children, footer }: ModalProps) {
+export function Modal({ title, onClose, dismissOnBackdrop = true, size = 'default', initialFocus, tone = 'default', icon, children, footer }: ModalProps) {
   const titleId = useId();
   const bodyId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
@@ -70,12 +73,12 @@ export function Modal({ title, onClose, initialFocus, tone = 'default', icon, ch
     <div
       className="modal-backdrop"
       onMouseDown={(event) => {
-        if (event.target === event.currentTarget) onCloseRef.current();
+        if (dismissOnBackdrop && event.target === event.currentTarget) onCloseRef.current();
       }}
     >
       <div
         ref={panelRef}
-        className={`modal modal-${tone}`}
+        className={`modal modal-${tone}${size === 'wide' ? ' modal-wide' : ''}`}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}

@@ -1,12 +1,32 @@
 import type { StateCreator } from 'zustand';
 import { ServelabError, type ErrorInfo } from '../../../shared/contract';
-import { HostKeyInfoSchema, type Host } from '../../../shared/model/host';
+import { HostKeyInfoSchema, type ConnectionLogEntryView, type Host } from '../../../shared/model/host';
 import type { ApiClient } from '../api/client';
-import type { AppState, HostsSlice } from './types';
+import type { AppState, HostKeyPrompt, HostLog, HostOperation, HostsSlice, PresentedHostKey } from './types';
+
+/** Entries kept per host, as many as the core keeps. */
+export const LOG_LIMIT = 500;
 
 export function toErrorInfo(error: unknown): ErrorInfo {
   if (error instanceof ServelabError) return error.toInfo();
   return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** The key of a HOST_KEY_* failure with the hop it belongs to, or null when the details do not describe one. */
+export function presentedHostKey(details: ErrorInfo['details']): PresentedHostKey | null {
+  const parsed = HostKeyInfoSchema.safeParse(details);
+  if (!parsed.success) return null;
+  // The core sends its stored public key too; only what the user is shown is kept.
+  const { host, port, keyType, fingerprint, expectedFingerprint } = parsed.data;
+  return {
+    host,
+    port,
+    keyType,
+    fingerprint,
+    ...(expectedFingerprint ? { expectedFingerprint } : {}),
+    role: details?.role === 'jump' ? 'jump' : 'target',
+    alias: typeof details?.alias === 'string' ? details.alias : null,
+  };
 }
 
 function keepKeys<T>(record: Record<string, T>, ids: Set<string>): Record<string, T> {
@@ -14,6 +34,7 @@ function keepKeys<T>(record: Record<string, T>, ids: Set<string>): Record<string
 }
 
 function withoutKey<T>(record: Record<string, T>, id: string): Record<string, T> {
+  if (!(id in record)) return record;
   const { [id]: _dropped, ...rest } = record;
   return rest;
 }
@@ -24,91 +45,227 @@ function mirrorHosts(state: AppState, hosts: Host[]): Partial<AppState> {
   return {
     hosts,
     connectionByHost: keepKeys(state.connectionByHost, ids),
+    holdByHost: keepKeys(state.holdByHost, ids),
     inventoryByHost: keepKeys(state.inventoryByHost, ids),
     requestByHost: keepKeys(state.requestByHost, ids),
-    hostKeyPrompt: state.hostKeyPrompt && ids.has(state.hostKeyPrompt.hostId) ? state.hostKeyPrompt : null,
+    errorByHost: keepKeys(state.errorByHost, ids),
+    logByHost: keepKeys(state.logByHost, ids),
+    hostKeyPrompts: state.hostKeyPrompts.filter((p) => ids.has(p.hostId)),
+    prompts: state.prompts.filter((p) => ids.has(p.hostId)),
   };
 }
 
+const logKey = (e: ConnectionLogEntryView) => `${e.time}\u0000${e.level}\u0000${e.message}`;
+
+/** The core's backlog, then the live entries that arrived while it was being fetched. */
+function mergeLog(backlog: ConnectionLogEntryView[], live: ConnectionLogEntryView[]): ConnectionLogEntryView[] {
+  const last = backlog.at(-1)?.time ?? -Infinity;
+  const seen = new Set(backlog.map(logKey));
+  const newer = live.filter((e) => e.time >= last && !seen.has(logKey(e)));
+  return [...backlog, ...newer].slice(-LOG_LIMIT);
+}
+
+const EMPTY_LOG: HostLog = { entries: [], status: 'idle', error: null };
+
 export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [], HostsSlice> {
-  return (set, get) => ({
-    hosts: [],
-    hostsLoad: { status: 'idle', error: null },
-    connectionByHost: {},
-    inventoryByHost: {},
-    requestByHost: {},
-    hostKeyPrompt: null,
-
-    async loadHosts() {
-      set((s) => ({ hostsLoad: { status: 'loading', error: s.hostsLoad.error } }));
-      try {
-        const hosts = await api.call('hosts:list', {});
-        set((s) => ({ ...mirrorHosts(s, hosts), hostsLoad: { status: 'loaded', error: null } }));
-      } catch (error) {
-        set({ hostsLoad: { status: 'failed', error: toErrorInfo(error) } });
-      }
-    },
-
-    async addHost(input) {
-      const host = await api.call('hosts:add', input);
-      // hosts:changed normally brings it too; this keeps the list right if that event is late.
-      set((s) => (s.hosts.some((h) => h.id === host.id) ? {} : { hosts: [...s.hosts, host] }));
-      return host;
-    },
-
-    async removeHost(hostId) {
-      await api.call('hosts:remove', { hostId });
-      set((s) => mirrorHosts(s, s.hosts.filter((h) => h.id !== hostId)));
-    },
-
-    async readInventory(hostId) {
-      if (get().requestByHost[hostId]?.loading) return;
-      set((s) => ({ requestByHost: { ...s.requestByHost, [hostId]: { loading: true, error: null } } }));
-      try {
-        const inventory = await api.call('hosts:inventory', { hostId });
-        set((s) => ({
-          inventoryByHost: { ...s.inventoryByHost, [hostId]: inventory },
-          requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: null } },
-        }));
-      } catch (error) {
-        const info = toErrorInfo(error);
-        set((s) => {
-          const next: Partial<AppState> = { requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: info } } };
-          if (info.code === 'HOST_KEY_UNKNOWN') {
-            const key = HostKeyInfoSchema.safeParse(info.details);
-            if (key.success) next.hostKeyPrompt = { hostId, key: key.data, accepting: false, error: null };
+  return (set, get) => {
+    /** Records a failed read or connect; an unknown key also queues the decision, a bad key drops the old inventory. */
+    function noteFailure(hostId: string, operation: HostOperation, info: ErrorInfo) {
+      set((s) => {
+        const next: Partial<AppState> = { errorByHost: { ...s.errorByHost, [hostId]: { error: info, operation } } };
+        if (info.code === 'HOST_KEY_UNKNOWN') {
+          const key = presentedHostKey(info.details);
+          if (key) {
+            const prompt: HostKeyPrompt = { hostId, key, retry: operation, accepting: false, error: null };
+            next.hostKeyPrompts = [...s.hostKeyPrompts.filter((p) => p.hostId !== hostId), prompt];
           }
-          // A box whose key changed is not the box that was read before: its old inventory is not shown.
-          if (info.code === 'HOST_KEY_CHANGED' || info.code === 'HOST_KEY_REVOKED') next.inventoryByHost = withoutKey(s.inventoryByHost, hostId);
+        }
+        // A box whose key changed is not the box that was read before: its old inventory is not shown.
+        if (info.code === 'HOST_KEY_CHANGED' || info.code === 'HOST_KEY_REVOKED') next.inventoryByHost = withoutKey(s.inventoryByHost, hostId);
+        return next;
+      });
+    }
+
+    function retry(hostId: string, operation: HostOperation): Promise<void> {
+      return operation === 'connect' ? get().connectHost(hostId) : get().readInventory(hostId);
+    }
+
+    return {
+      hosts: [],
+      hostsLoad: { status: 'idle', error: null },
+      connectionByHost: {},
+      holdByHost: {},
+      inventoryByHost: {},
+      requestByHost: {},
+      errorByHost: {},
+      hostKeyPrompts: [],
+      logByHost: {},
+      sshConfig: { status: 'idle', configPath: null, aliases: [], error: null },
+
+      async loadHosts() {
+        set((s) => ({ hostsLoad: { status: 'loading', error: s.hostsLoad.error } }));
+        try {
+          const hosts = await api.call('hosts:list', {});
+          set((s) => ({ ...mirrorHosts(s, hosts), hostsLoad: { status: 'loaded', error: null } }));
+        } catch (error) {
+          set({ hostsLoad: { status: 'failed', error: toErrorInfo(error) } });
+        }
+      },
+
+      async addHost(input) {
+        const host = await api.call('hosts:add', input);
+        // hosts:changed normally brings it too; this keeps the list right if that event is late.
+        set((s) => (s.hosts.some((h) => h.id === host.id) ? {} : { hosts: [...s.hosts, host] }));
+        return host;
+      },
+
+      async updateHost(input) {
+        const host = await api.call('hosts:update', input);
+        set((s) => ({
+          hosts: s.hosts.map((h) => (h.id === host.id ? host : h)),
+          // The core dropped the held connection: the next one uses the new settings.
+          holdByHost: withoutKey(s.holdByHost, host.id),
+          hostKeyPrompts: s.hostKeyPrompts.filter((p) => p.hostId !== host.id),
+          errorByHost: withoutKey(s.errorByHost, host.id),
+        }));
+        return host;
+      },
+
+      async removeHost(hostId) {
+        await api.call('hosts:remove', { hostId });
+        set((s) => mirrorHosts(s, s.hosts.filter((h) => h.id !== hostId)));
+      },
+
+      async readInventory(hostId) {
+        if (get().requestByHost[hostId]?.loading) return;
+        set((s) => ({
+          requestByHost: { ...s.requestByHost, [hostId]: { loading: true, error: null } },
+          errorByHost: withoutKey(s.errorByHost, hostId),
+        }));
+        try {
+          const inventory = await api.call('hosts:inventory', { hostId });
+          set((s) => ({
+            inventoryByHost: { ...s.inventoryByHost, [hostId]: inventory },
+            requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: null } },
+          }));
+        } catch (error) {
+          const info = toErrorInfo(error);
+          set((s) => ({ requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: info } } }));
+          noteFailure(hostId, 'inventory', info);
+        }
+      },
+
+      async connectHost(hostId) {
+        const hold = get().holdByHost[hostId];
+        if (hold?.pending) return;
+        set((s) => ({
+          holdByHost: { ...s.holdByHost, [hostId]: { held: hold?.held ?? false, pending: true } },
+          errorByHost: withoutKey(s.errorByHost, hostId),
+        }));
+        try {
+          const state = await api.call('hosts:connect', { hostId });
+          set((s) => ({ holdByHost: { ...s.holdByHost, [hostId]: { held: true, pending: false } } }));
+          get().applyHostState(state);
+        } catch (error) {
+          set((s) => ({ holdByHost: { ...s.holdByHost, [hostId]: { held: false, pending: false } } }));
+          noteFailure(hostId, 'connect', toErrorInfo(error));
+        }
+      },
+
+      async disconnectHost(hostId) {
+        set((s) => ({ holdByHost: { ...s.holdByHost, [hostId]: { held: s.holdByHost[hostId]?.held ?? false, pending: true } } }));
+        try {
+          const state = await api.call('hosts:disconnect', { hostId });
+          set((s) => ({ holdByHost: { ...s.holdByHost, [hostId]: { held: false, pending: false } } }));
+          get().applyHostState(state);
+        } catch (error) {
+          set((s) => ({ holdByHost: { ...s.holdByHost, [hostId]: { held: s.holdByHost[hostId]?.held ?? false, pending: false } } }));
+          noteFailure(hostId, 'connect', toErrorInfo(error));
+        }
+      },
+
+      async acceptHostKey(hostId) {
+        const prompt = get().hostKeyPrompts.find((p) => p.hostId === hostId);
+        if (!prompt || prompt.accepting) return;
+        const update = (patch: Partial<HostKeyPrompt>) =>
+          set((s) => ({ hostKeyPrompts: s.hostKeyPrompts.map((p) => (p.hostId === hostId ? { ...p, ...patch } : p)) }));
+        update({ accepting: true, error: null });
+        try {
+          await api.call('hosts:acceptHostKey', { hostId, fingerprint: prompt.key.fingerprint });
+        } catch (error) {
+          update({ accepting: false, error: toErrorInfo(error) });
+          return;
+        }
+        set((s) => ({ hostKeyPrompts: s.hostKeyPrompts.filter((p) => p.hostId !== hostId) }));
+        // The next hop may present a key of its own: repeating the request brings the next decision.
+        await retry(hostId, prompt.retry);
+      },
+
+      dismissHostKeyPrompt(hostId) {
+        set((s) => ({ hostKeyPrompts: s.hostKeyPrompts.filter((p) => p.hostId !== hostId) }));
+      },
+
+      async replaceHostKey(hostId, fingerprint) {
+        await api.call('hosts:replaceHostKey', { hostId, fingerprint });
+        const operation = get().errorByHost[hostId]?.operation ?? 'inventory';
+        set((s) => ({ errorByHost: withoutKey(s.errorByHost, hostId) }));
+        await retry(hostId, operation);
+      },
+
+      async loadConnectionLog(hostId) {
+        if (get().logByHost[hostId]?.status === 'loading') return;
+        set((s) => ({ logByHost: { ...s.logByHost, [hostId]: { ...(s.logByHost[hostId] ?? EMPTY_LOG), status: 'loading', error: null } } }));
+        try {
+          const { entries } = await api.call('hosts:connectionLog', { hostId });
+          set((s) => {
+            if (!s.hosts.some((h) => h.id === hostId)) return {};
+            const live = s.logByHost[hostId]?.entries ?? [];
+            return { logByHost: { ...s.logByHost, [hostId]: { entries: mergeLog(entries, live), status: 'loaded', error: null } } };
+          });
+        } catch (error) {
+          set((s) => ({ logByHost: { ...s.logByHost, [hostId]: { ...(s.logByHost[hostId] ?? EMPTY_LOG), status: 'failed', error: toErrorInfo(error) } } }));
+        }
+      },
+
+      async loadSshConfigAliases() {
+        set((s) => ({ sshConfig: { ...s.sshConfig, status: 'loading', error: null } }));
+        try {
+          const { configPath, aliases } = await api.call('hosts:sshConfigAliases', {});
+          set({ sshConfig: { status: 'loaded', configPath, aliases, error: null } });
+        } catch (error) {
+          set((s) => ({ sshConfig: { ...s.sshConfig, status: 'failed', error: toErrorInfo(error) } }));
+        }
+      },
+
+      applyHostsChanged(hosts) {
+        set((s) => ({ ...mirrorHosts(s, hosts), hostsLoad: { status: 'loaded', error: null } }));
+      },
+
+      applyHostState(event) {
+        set((s) => {
+          const next: Partial<AppState> = { connectionByHost: { ...s.connectionByHost, [event.hostId]: { ...event, receivedAt: Date.now() } } };
+          // A held connection that came back makes an earlier failure history.
+          if (event.state === 'ready' && s.errorByHost[event.hostId] && !s.requestByHost[event.hostId]?.loading) {
+            next.errorByHost = withoutKey(s.errorByHost, event.hostId);
+          }
           return next;
         });
-      }
-    },
+      },
 
-    async acceptHostKey() {
-      const prompt = get().hostKeyPrompt;
-      if (!prompt || prompt.accepting) return;
-      set({ hostKeyPrompt: { ...prompt, accepting: true, error: null } });
-      try {
-        await api.call('hosts:acceptHostKey', { hostId: prompt.hostId, fingerprint: prompt.key.fingerprint });
-      } catch (error) {
-        set((s) => (s.hostKeyPrompt ? { hostKeyPrompt: { ...s.hostKeyPrompt, accepting: false, error: toErrorInfo(error) } } : {}));
-        return;
-      }
-      set({ hostKeyPrompt: null });
-      await get().readInventory(prompt.hostId);
-    },
+      applyHostLog(hostId, entry) {
+        set((s) => {
+          if (!s.hosts.some((h) => h.id === hostId)) return {};
+          const log = s.logByHost[hostId] ?? EMPTY_LOG;
+          const entries = log.entries.length >= LOG_LIMIT ? [...log.entries.slice(1 - LOG_LIMIT), entry] : [...log.entries, entry];
+          return { logByHost: { ...s.logByHost, [hostId]: { ...log, entries } } };
+        });
+      },
 
-    dismissHostKeyPrompt() {
-      set({ hostKeyPrompt: null });
-    },
-
-    applyHostsChanged(hosts) {
-      set((s) => ({ ...mirrorHosts(s, hosts), hostsLoad: { status: 'loaded', error: null } }));
-    },
-
-    applyHostState(event) {
-      set((s) => ({ connectionByHost: { ...s.connectionByHost, [event.hostId]: event } }));
-    },
-  });
+      markLogsStale() {
+        set((s) => ({
+          logByHost: Object.fromEntries(Object.entries(s.logByHost).map(([id, log]) => [id, log.status === 'loaded' ? { ...log, status: 'idle' as const } : log])),
+        }));
+      },
+    };
+  };
 }

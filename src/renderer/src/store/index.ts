@@ -1,7 +1,9 @@
 import { createContext, createElement, useContext, type ReactNode } from 'react';
 import { createStore, useStore, type StoreApi } from 'zustand';
 import type { ApiClient } from '../api/client';
+import { createAppSlice } from './app-slice';
 import { createHostsSlice } from './hosts-slice';
+import { createPromptsSlice } from './prompts-slice';
 import { browserStorage, createUiSlice, systemPrefersDark, type ThemeStorage } from './ui-slice';
 import type { AppState } from './types';
 
@@ -18,31 +20,43 @@ export function createAppStore(api: ApiClient, options: AppStoreOptions = {}): A
   const prefersDark = options.prefersDark ?? systemPrefersDark();
   return createStore<AppState>()((...args) => ({
     ...createHostsSlice(api)(...args),
+    ...createPromptsSlice(api)(...args),
+    ...createAppSlice(api)(...args),
     ...createUiSlice(storage, prefersDark)(...args),
   }));
 }
 
 /**
- * Keeps the store in step with the core: mirrors its events, loads the hosts, and reloads them after a
- * reconnect because events sent while the connection was down are lost.
+ * Keeps the store in step with the core: mirrors its events, loads the hosts, the questions already waiting
+ * and the app's facts, and loads them again after a reconnect because events sent while the link was down are lost.
  */
 export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
   const state = () => store.getState();
-  const offChanged = api.on('hosts:changed', ({ hosts }) => state().applyHostsChanged(hosts));
-  const offState = api.on('hosts:state', (event) => state().applyHostState(event));
+  const offs = [
+    api.on('hosts:changed', ({ hosts }) => state().applyHostsChanged(hosts)),
+    api.on('hosts:state', (event) => state().applyHostState(event)),
+    api.on('hosts:log', ({ hostId, entry }) => state().applyHostLog(hostId, entry)),
+    api.on('prompts:request', (prompt) => state().applyPromptRequest(prompt)),
+    api.on('prompts:settled', ({ requestId }) => state().applyPromptSettled(requestId)),
+  ];
   let wasDown = false;
-  const offStatus = api.onStatus((status) => {
-    if (status === 'reconnecting') wasDown = true;
-    if (status === 'open' && wasDown) {
-      wasDown = false;
-      void state().loadHosts();
-    }
-  });
+  offs.push(
+    api.onStatus((status) => {
+      if (status === 'reconnecting') wasDown = true;
+      if (status === 'open' && wasDown) {
+        wasDown = false;
+        state().markLogsStale();
+        void state().loadHosts();
+        void state().loadPendingPrompts();
+        void state().loadAppInfo();
+      }
+    }),
+  );
   void state().loadHosts();
+  void state().loadPendingPrompts();
+  void state().loadAppInfo();
   return () => {
-    offChanged();
-    offState();
-    offStatus();
+    for (const off of offs) off();
   };
 }
 
@@ -65,4 +79,4 @@ export function useAppStore<T>(selector: (state: AppState) => T): T {
 export * from './selectors';
 export type * from './types';
 export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
-export { toErrorInfo } from './hosts-slice';
+export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';

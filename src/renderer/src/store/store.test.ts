@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { coreError, createFakeApi } from '../testing/fake-api';
-import { H200_INVENTORY, UNKNOWN_KEY_DETAILS, makeHost } from '../testing/fixtures';
+import { CHANGED_KEY_DETAILS, H200_INVENTORY, UNKNOWN_JUMP_KEY_DETAILS, UNKNOWN_KEY_DETAILS, makeHost, makePrompt } from '../testing/fixtures';
 import { createAppStore, syncStoreWithCore, THEME_STORAGE_KEY } from '.';
 import { selectHostBadgeState, selectHostKeyPrompt, selectHostView } from './selectors';
+import { LOG_LIMIT } from './hosts-slice';
 import type { AppState } from './types';
 
 function memoryStorage(initial: Record<string, string> = {}) {
   const data = new Map(Object.entries(initial));
   return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
 }
+
+const at = (event: { hostId: string; state: 'idle' | 'connecting' | 'ready' | 'reconnecting' | 'failed'; message?: string }) => ({ ...event, receivedAt: 0 });
 
 function baseState(overrides: Partial<AppState> = {}): AppState {
   const store = createAppStore(createFakeApi(), { storage: null, prefersDark: false });
@@ -22,7 +25,7 @@ describe('selectors', () => {
     expect(selectHostBadgeState(baseState({ hosts: [host] }), host.id)).toBe('idle');
     const reading = baseState({
       requestByHost: { [host.id]: { loading: true, error: null } },
-      connectionByHost: { [host.id]: { hostId: host.id, state: 'failed' } },
+      connectionByHost: { [host.id]: at({ hostId: host.id, state: 'failed' }) },
     });
     expect(selectHostBadgeState(reading, host.id)).toBe('connecting');
   });
@@ -30,13 +33,13 @@ describe('selectors', () => {
   it('badge: the core event decides once the read settled', () => {
     const state = baseState({
       requestByHost: { [host.id]: { loading: false, error: null } },
-      connectionByHost: { [host.id]: { hostId: host.id, state: 'ready' } },
+      connectionByHost: { [host.id]: at({ hostId: host.id, state: 'ready' }) },
     });
     expect(selectHostBadgeState(state, host.id)).toBe('ready');
   });
 
   it('badge: failed or ready from the last read without events', () => {
-    const failed = baseState({ requestByHost: { [host.id]: { loading: false, error: { code: 'TIMEOUT', message: 't' } } } });
+    const failed = baseState({ errorByHost: { [host.id]: { error: { code: 'TIMEOUT', message: 't' }, operation: 'inventory' } } });
     expect(selectHostBadgeState(failed, host.id)).toBe('failed');
     expect(selectHostBadgeState(baseState({ inventoryByHost: { [host.id]: H200_INVENTORY } }), host.id)).toBe('ready');
   });
@@ -44,35 +47,60 @@ describe('selectors', () => {
   it('badge: asks for a decision while the unknown-key dialog is open, whatever the core last said', () => {
     const state = baseState({
       hosts: [host],
-      connectionByHost: { [host.id]: { hostId: host.id, state: 'failed', message: 'unknown key' } },
-      hostKeyPrompt: {
-        hostId: host.id,
-        key: { host: '127.0.0.1', port: 22, keyType: 'ssh-ed25519', fingerprint: 'SHA256:x' },
-        accepting: false,
-        error: null,
-      },
+      connectionByHost: { [host.id]: at({ hostId: host.id, state: 'failed', message: 'unknown key' }) },
+      hostKeyPrompts: [
+        {
+          hostId: host.id,
+          key: { host: '127.0.0.1', port: 22, keyType: 'ssh-ed25519', fingerprint: 'SHA256:x', role: 'target', alias: null },
+          retry: 'inventory',
+          accepting: false,
+          error: null,
+        },
+      ],
     });
     expect(selectHostBadgeState(state, host.id)).toBe('awaiting-key');
+  });
+
+  it('badge: needs input while a question for the host waits, and shows reconnecting even during a read', () => {
+    expect(selectHostBadgeState(baseState({ hosts: [host], prompts: [makePrompt({ hostId: host.id })] }), host.id)).toBe('awaiting-input');
+    const retrying = baseState({
+      requestByHost: { [host.id]: { loading: true, error: null } },
+      connectionByHost: { [host.id]: at({ hostId: host.id, state: 'reconnecting' }) },
+    });
+    expect(selectHostBadgeState(retrying, host.id)).toBe('reconnecting');
+    const connecting = baseState({ holdByHost: { [host.id]: { held: false, pending: true } } });
+    expect(selectHostBadgeState(connecting, host.id)).toBe('connecting');
   });
 
   it('view: shows a failure known only from an event with the core message', () => {
     const state = baseState({
       hosts: [host],
-      connectionByHost: { [host.id]: { hostId: host.id, state: 'failed', message: 'Connection refused' } },
+      connectionByHost: { [host.id]: at({ hostId: host.id, state: 'failed', message: 'Connection refused' }) },
     });
     expect(selectHostView(state, host.id)).toMatchObject({ host, badge: 'failed', error: { message: 'Connection refused' } });
   });
 
   it('view: returns the same references so shallow comparison holds', () => {
-    const state = baseState({ hosts: [host], inventoryByHost: { [host.id]: H200_INVENTORY } });
-    const a = selectHostView(state, host.id);
-    const b = selectHostView(state, host.id);
-    for (const key of Object.keys(a) as (keyof typeof a)[]) expect(Object.is(a[key], b[key])).toBe(true);
+    const states = [
+      baseState({ hosts: [host], inventoryByHost: { [host.id]: H200_INVENTORY } }),
+      // A failure known only from an event, while a read runs: the error derived from it must be stable too.
+      baseState({
+        hosts: [host],
+        requestByHost: { [host.id]: { loading: true, error: null } },
+        connectionByHost: { [host.id]: at({ hostId: host.id, state: 'failed', message: 'unknown key' }) },
+      }),
+    ];
+    for (const state of states) {
+      const a = selectHostView(state, host.id);
+      const b = selectHostView(state, host.id);
+      for (const key of Object.keys(a) as (keyof typeof a)[]) expect(Object.is(a[key], b[key]), key).toBe(true);
+    }
   });
 
   it('host key prompt carries its host', () => {
-    const prompt = { hostId: host.id, key: UNKNOWN_KEY_DETAILS, accepting: false, error: null };
-    expect(selectHostKeyPrompt(baseState({ hosts: [host], hostKeyPrompt: prompt }))).toMatchObject({ host, key: UNKNOWN_KEY_DETAILS });
+    const key = { ...UNKNOWN_KEY_DETAILS, role: 'target' as const, alias: null };
+    const prompt = { hostId: host.id, key, retry: 'inventory' as const, accepting: false, error: null };
+    expect(selectHostKeyPrompt(baseState({ hosts: [host], hostKeyPrompts: [prompt] }))).toMatchObject({ host, key });
     expect(selectHostKeyPrompt(baseState())).toBeNull();
   });
 });
@@ -123,14 +151,16 @@ describe('hosts slice', () => {
     });
     const store = createAppStore(api, { storage: null });
     await store.getState().readInventory('host-1');
-    expect(store.getState().hostKeyPrompt).toMatchObject({ hostId: 'host-1', key: UNKNOWN_KEY_DETAILS });
+    expect(store.getState().hostKeyPrompts).toEqual([
+      { hostId: 'host-1', key: { ...UNKNOWN_KEY_DETAILS, role: 'target', alias: null }, retry: 'inventory', accepting: false, error: null },
+    ]);
     expect(store.getState().requestByHost['host-1']?.error?.code).toBe('HOST_KEY_UNKNOWN');
-    await store.getState().acceptHostKey();
+    await store.getState().acceptHostKey('host-1');
     expect(api.calls.find((c) => c.name === 'hosts:acceptHostKey')?.input).toEqual({
       hostId: 'host-1',
       fingerprint: UNKNOWN_KEY_DETAILS.fingerprint,
     });
-    expect(store.getState().hostKeyPrompt).toBeNull();
+    expect(store.getState().hostKeyPrompts).toEqual([]);
     expect(store.getState().inventoryByHost['host-1']).toEqual(H200_INVENTORY);
     expect(store.getState().requestByHost['host-1']).toEqual({ loading: false, error: null });
   });
@@ -142,8 +172,8 @@ describe('hosts slice', () => {
     });
     const store = createAppStore(api, { storage: null });
     await store.getState().readInventory('host-1');
-    await store.getState().acceptHostKey();
-    expect(store.getState().hostKeyPrompt).toMatchObject({ accepting: false, error: { code: 'NOT_FOUND' } });
+    await store.getState().acceptHostKey('host-1');
+    expect(store.getState().hostKeyPrompts[0]).toMatchObject({ accepting: false, error: { code: 'NOT_FOUND' } });
   });
 
   it('drops the old inventory when the host key changed', async () => {
@@ -157,8 +187,95 @@ describe('hosts slice', () => {
     changed = true;
     await store.getState().readInventory('host-1');
     expect(store.getState().inventoryByHost['host-1']).toBeUndefined();
-    expect(store.getState().hostKeyPrompt).toBeNull();
+    expect(store.getState().hostKeyPrompts).toEqual([]);
     expect(store.getState().requestByHost['host-1']?.error?.code).toBe('HOST_KEY_CHANGED');
+  });
+
+  it('walks the hops: the jump host key, then the target key, repeating the request after each', async () => {
+    const trusted = new Set<string>();
+    const api = createFakeApi({
+      'hosts:connect': () => {
+        if (!trusted.has('jump')) coreError({ code: 'HOST_KEY_UNKNOWN', message: 'jump', details: { ...UNKNOWN_JUMP_KEY_DETAILS, publicKey: 'AAAA' } });
+        if (!trusted.has('target')) coreError({ code: 'HOST_KEY_UNKNOWN', message: 'target', details: { ...UNKNOWN_KEY_DETAILS, role: 'target' } });
+        return { hostId: 'host-1', state: 'ready' };
+      },
+      'hosts:acceptHostKey': ({ fingerprint }) => {
+        trusted.add(fingerprint === UNKNOWN_JUMP_KEY_DETAILS.fingerprint ? 'jump' : 'target');
+        return { accepted: UNKNOWN_KEY_DETAILS };
+      },
+    });
+    const store = createAppStore(api, { storage: null });
+    await store.getState().connectHost('host-1');
+    expect(store.getState().hostKeyPrompts[0]).toMatchObject({ retry: 'connect', key: { role: 'jump', alias: 'bastion', host: 'bastion.lab', port: 2222 } });
+    // The public key the core sends along is not kept: only what the user is shown.
+    expect(store.getState().hostKeyPrompts[0]?.key).not.toHaveProperty('publicKey');
+    await store.getState().acceptHostKey('host-1');
+    expect(store.getState().hostKeyPrompts[0]).toMatchObject({ key: { role: 'target', fingerprint: UNKNOWN_KEY_DETAILS.fingerprint } });
+    await store.getState().acceptHostKey('host-1');
+    expect(store.getState().hostKeyPrompts).toEqual([]);
+    expect(store.getState().holdByHost['host-1']).toEqual({ held: true, pending: false });
+    expect(store.getState().connectionByHost['host-1']?.state).toBe('ready');
+    expect(api.calls.filter((c) => c.name === 'hosts:connect')).toHaveLength(3);
+  });
+
+  it('replaces a changed key only through replaceHostKey, then repeats the failed request', async () => {
+    let replaced = false;
+    const api = createFakeApi({
+      'hosts:inventory': () => (replaced ? H200_INVENTORY : coreError({ code: 'HOST_KEY_CHANGED', message: '@@@', details: CHANGED_KEY_DETAILS })),
+      'hosts:replaceHostKey': () => {
+        replaced = true;
+        return { replaced: CHANGED_KEY_DETAILS };
+      },
+    });
+    const store = createAppStore(api, { storage: null });
+    await store.getState().readInventory('host-1');
+    expect(store.getState().errorByHost['host-1']?.error.code).toBe('HOST_KEY_CHANGED');
+    expect(store.getState().hostKeyPrompts).toEqual([]);
+    await store.getState().replaceHostKey('host-1', CHANGED_KEY_DETAILS.fingerprint);
+    expect(api.calls.find((c) => c.name === 'hosts:replaceHostKey')?.input).toEqual({ hostId: 'host-1', fingerprint: CHANGED_KEY_DETAILS.fingerprint });
+    expect(store.getState().errorByHost['host-1']).toBeUndefined();
+    expect(store.getState().inventoryByHost['host-1']).toEqual(H200_INVENTORY);
+  });
+
+  it('connect holds the host until disconnect', async () => {
+    const api = createFakeApi({
+      'hosts:connect': () => ({ hostId: 'host-1', state: 'ready' }),
+      'hosts:disconnect': () => ({ hostId: 'host-1', state: 'ready' }),
+    });
+    const store = createAppStore(api, { storage: null });
+    await store.getState().connectHost('host-1');
+    expect(store.getState().holdByHost['host-1']).toEqual({ held: true, pending: false });
+    await store.getState().disconnectHost('host-1');
+    expect(store.getState().holdByHost['host-1']).toEqual({ held: false, pending: false });
+  });
+
+  it('merges the log backlog with live entries and keeps it bounded', async () => {
+    const host = makeHost();
+    let release: () => void = () => {};
+    const api = createFakeApi({
+      'hosts:list': () => [host],
+      'hosts:connectionLog': () =>
+        new Promise((resolve) => {
+          release = () => resolve({ entries: [{ time: 1, level: 'info', message: 'a' }, { time: 2, level: 'info', message: 'b' }] });
+        }),
+    });
+    const store = createAppStore(api, { storage: null });
+    syncStoreWithCore(api, store);
+    await new Promise((r) => setTimeout(r, 0));
+    const loading = store.getState().loadConnectionLog(host.id);
+    // Sent while the backlog was on its way: one already in it, one newer.
+    api.emit('hosts:log', { hostId: host.id, entry: { time: 2, level: 'info', message: 'b' } });
+    api.emit('hosts:log', { hostId: host.id, entry: { time: 3, level: 'warn', message: 'c' } });
+    release();
+    await loading;
+    expect(store.getState().logByHost[host.id]?.entries.map((e) => e.message)).toEqual(['a', 'b', 'c']);
+    for (let i = 0; i < LOG_LIMIT + 10; i++) api.emit('hosts:log', { hostId: host.id, entry: { time: 10 + i, level: 'debug', message: `m${i}` } });
+    const entries = store.getState().logByHost[host.id]!.entries;
+    expect(entries).toHaveLength(LOG_LIMIT);
+    expect(entries.at(-1)?.message).toBe(`m${LOG_LIMIT + 9}`);
+    // Entries of hosts the store does not know are not collected.
+    api.emit('hosts:log', { hostId: 'gone', entry: { time: 1, level: 'info', message: 'x' } });
+    expect(store.getState().logByHost.gone).toBeUndefined();
   });
 
   it('records a failed host list', async () => {
@@ -166,6 +283,33 @@ describe('hosts slice', () => {
     const store = createAppStore(api, { storage: null });
     await store.getState().loadHosts();
     expect(store.getState().hostsLoad).toEqual({ status: 'failed', error: { code: 'INTERNAL', message: 'disk full' } });
+  });
+});
+
+describe('prompts slice', () => {
+  it('queues questions from events and the backlog, and drops them when settled', async () => {
+    const first = makePrompt({ requestId: 'r1' });
+    const api = createFakeApi({ 'hosts:list': () => [makeHost()], 'prompts:pending': () => [first] });
+    const store = createAppStore(api, { storage: null });
+    syncStoreWithCore(api, store);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(store.getState().prompts.map((p) => p.requestId)).toEqual(['r1']);
+    api.emit('prompts:request', makePrompt({ requestId: 'r2', kind: 'keyboard-interactive' }));
+    api.emit('prompts:request', makePrompt({ requestId: 'r2' }));
+    expect(store.getState().prompts.map((p) => p.requestId)).toEqual(['r1', 'r2']);
+    api.emit('prompts:settled', { requestId: 'r1', hostId: 'host-1', outcome: 'timed-out' });
+    expect(store.getState().prompts.map((p) => p.requestId)).toEqual(['r2']);
+  });
+
+  it('keeps a question open with the reason when the core refuses the answer', async () => {
+    const api = createFakeApi({
+      'prompts:answer': () => coreError({ code: 'BAD_INPUT', message: 'Expected 2 answer(s).', issues: [{ path: 'answers', message: 'must hold 2 string(s)' }] }),
+    });
+    const store = createAppStore(api, { storage: null });
+    store.getState().applyPromptRequest(makePrompt());
+    await store.getState().answerPrompt('req-1', ['x'], false);
+    expect(store.getState().prompts).toHaveLength(1);
+    expect(store.getState().promptErrors['req-1']?.message).toBe('Expected 2 answer(s).');
   });
 });
 

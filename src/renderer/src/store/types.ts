@@ -1,6 +1,17 @@
-import type { ErrorInfo } from '../../../shared/contract';
-import type { AddHostInput, Host, HostKeyInfo, HostStateEvent } from '../../../shared/model/host';
+import type { CallOutput, ErrorInfo } from '../../../shared/contract';
+import type {
+  AddHostInput,
+  ConnectionLogEntryView,
+  Host,
+  HostKeyInfo,
+  HostStateEvent,
+  SshConfigAliasView,
+  UpdateHostInput,
+} from '../../../shared/model/host';
 import type { Inventory } from '../../../shared/model/inventory';
+import type { PromptRequestView } from '../../../shared/model/prompt';
+
+export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
 /** The outcome of the last inventory read the user started for one host. */
 export interface HostRequest {
@@ -8,36 +19,107 @@ export interface HostRequest {
   error: ErrorInfo | null;
 }
 
+/** What the user asked of a host; a host-key decision repeats it once the key is trusted. */
+export type HostOperation = 'inventory' | 'connect';
+
+/** A host key as the core presented it, with the hop it belongs to: the target or a jump host on the way. */
+export interface PresentedHostKey extends HostKeyInfo {
+  role: 'jump' | 'target';
+  /** The ~/.ssh/config alias of that hop, when it has one. */
+  alias: string | null;
+}
+
 /** An unknown host key shown to the user, waiting for accept or cancel. */
 export interface HostKeyPrompt {
   hostId: string;
-  key: HostKeyInfo;
+  key: PresentedHostKey;
+  retry: HostOperation;
   accepting: boolean;
   error: ErrorInfo | null;
 }
 
-export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
+/** A hosts:state event with the moment it arrived, so a retry countdown can run from it. */
+export interface ReceivedHostState extends HostStateEvent {
+  receivedAt: number;
+}
+
+/** Whether the user holds the host's connection open (hosts:connect) and whether that call is under way. */
+export interface HostHold {
+  held: boolean;
+  pending: boolean;
+}
+
+export interface HostLog {
+  /** Oldest first, at most LOG_LIMIT. */
+  entries: ConnectionLogEntryView[];
+  /** Whether the core's backlog (hosts:connectionLog) has been merged in. */
+  status: LoadStatus;
+  error: ErrorInfo | null;
+}
+
+export interface SshConfigState {
+  status: LoadStatus;
+  configPath: string | null;
+  aliases: SshConfigAliasView[];
+  error: ErrorInfo | null;
+}
 
 export interface HostsSlice {
   /** As the core last reported them (hosts:list, hosts:changed): the core owns the list. */
   hosts: Host[];
   hostsLoad: { status: LoadStatus; error: ErrorInfo | null };
   /** Latest hosts:state event per host id. */
-  connectionByHost: Record<string, HostStateEvent>;
+  connectionByHost: Record<string, ReceivedHostState>;
+  holdByHost: Record<string, HostHold>;
   inventoryByHost: Record<string, Inventory>;
   requestByHost: Record<string, HostRequest>;
-  hostKeyPrompt: HostKeyPrompt | null;
+  /** The last failure of an inventory read or a connect, cleared when the next one starts. */
+  errorByHost: Record<string, { error: ErrorInfo; operation: HostOperation }>;
+  /** Unknown host keys awaiting a decision, at most one per host; the first is shown. */
+  hostKeyPrompts: HostKeyPrompt[];
+  logByHost: Record<string, HostLog>;
+  sshConfig: SshConfigState;
 
   loadHosts(): Promise<void>;
   /** Resolves to the stored host; throws the core's ServelabError (BAD_INPUT carries field issues). */
   addHost(input: AddHostInput): Promise<Host>;
+  /** Same errors as addHost. */
+  updateHost(input: UpdateHostInput): Promise<Host>;
   /** Throws the core's ServelabError when the host could not be removed. */
   removeHost(hostId: string): Promise<void>;
   readInventory(hostId: string): Promise<void>;
-  acceptHostKey(): Promise<void>;
-  dismissHostKeyPrompt(): void;
+  connectHost(hostId: string): Promise<void>;
+  disconnectHost(hostId: string): Promise<void>;
+  acceptHostKey(hostId: string): Promise<void>;
+  dismissHostKeyPrompt(hostId: string): void;
+  /** Replaces a changed key after the user's explicit confirmation; throws when the core refuses. */
+  replaceHostKey(hostId: string, fingerprint: string): Promise<void>;
+  loadConnectionLog(hostId: string): Promise<void>;
+  loadSshConfigAliases(): Promise<void>;
   applyHostsChanged(hosts: Host[]): void;
   applyHostState(event: HostStateEvent): void;
+  applyHostLog(hostId: string, entry: ConnectionLogEntryView): void;
+  /** After the link to the core was down: backlogs may have gaps, so open log panes fetch them again. */
+  markLogsStale(): void;
+}
+
+export interface PromptsSlice {
+  /** Questions from the core waiting for the user, oldest first; the first is shown. */
+  prompts: PromptRequestView[];
+  /** Why the last answer to a question was refused, by request id. */
+  promptErrors: Record<string, ErrorInfo>;
+  loadPendingPrompts(): Promise<void>;
+  answerPrompt(requestId: string, answers: string[], remember: boolean): Promise<void>;
+  cancelPrompt(requestId: string): Promise<void>;
+  applyPromptRequest(prompt: PromptRequestView): void;
+  applyPromptSettled(requestId: string): void;
+}
+
+export type AppInfo = CallOutput<'app:info'>;
+
+export interface AppSlice {
+  appInfo: AppInfo | null;
+  loadAppInfo(): Promise<void>;
 }
 
 export type Theme = 'light' | 'dark';
@@ -48,4 +130,4 @@ export interface UiSlice {
   toggleTheme(): void;
 }
 
-export type AppState = HostsSlice & UiSlice;
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice;

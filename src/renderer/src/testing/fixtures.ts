@@ -1,4 +1,5 @@
-import type { Host } from '../../../shared/model/host';
+import type { Host, SshConfigAliasView } from '../../../shared/model/host';
+import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { Inventory } from '../../../shared/model/inventory';
 
 // Values from the real H200 capture in tests/fixtures/nvidia-smi/h200-1gpu.
@@ -42,11 +43,15 @@ export function makeHost(overrides: Partial<Host> = {}): Host {
   return {
     id: 'host-1',
     label: 'h200-lab',
+    alias: null,
     address: 'gpu-1.lab',
     port: 22,
     user: 'ml',
-    auth: { method: 'key', identityFile: '~/.ssh/id_ed25519' },
+    identityFile: '~/.ssh/id_ed25519',
+    proxyJump: null,
+    hasSavedPassword: false,
     createdAt: '2025-06-01T11:00:00.000Z',
+    updatedAt: '2025-06-01T11:00:00.000Z',
     ...overrides,
   };
 }
@@ -57,3 +62,42 @@ export const UNKNOWN_KEY_DETAILS = {
   keyType: 'ssh-ed25519',
   fingerprint: 'SHA256:2fjS0qTq7Xw9y6qzN0R6lJ8m9ZkS8q0mEw1nXcR6yPc',
 };
+
+/** As the core reports a key it has not seen, for the target or for a jump host on the way. */
+export const UNKNOWN_JUMP_KEY_DETAILS = {
+  host: 'bastion.lab',
+  port: 2222,
+  keyType: 'ssh-ed25519',
+  fingerprint: 'SHA256:Jq3mX0sVv1cHk9aT7yL2pQ4rW8nB5dE6fG1hI2jK3lM',
+  role: 'jump',
+  alias: 'bastion',
+};
+
+export const CHANGED_KEY_DETAILS = {
+  host: 'gpu-1.lab',
+  port: 22,
+  keyType: 'ssh-ed25519',
+  fingerprint: 'SHA256:nEwKeY0sVv1cHk9aT7yL2pQ4rW8nB5dE6fG1hI2x7Qz',
+  expectedFingerprint: 'SHA256:2fjS0qTq7Xw9y6qzN0R6lJ8m9ZkS8q0mEw1nXcR6yPc',
+  role: 'target',
+};
+
+export const SSH_CONFIG_ALIASES: SshConfigAliasView[] = [
+  { alias: 'bastion', hostName: 'bastion.lab', user: 'ops', port: 2222, proxyJump: null },
+  { alias: 'h200', hostName: '10.0.0.11', user: 'ml', port: null, proxyJump: 'bastion' },
+  { alias: 'a100', hostName: '10.0.0.12', user: null, port: 2200, proxyJump: 'bastion' },
+];
+
+export function makePrompt(overrides: Partial<PromptRequestView> = {}): PromptRequestView {
+  return {
+    requestId: 'req-1',
+    hostId: 'host-1',
+    kind: 'passphrase',
+    title: 'Passphrase for ~/.ssh/id_ed25519',
+    message: 'Enter the passphrase of key ~/.ssh/id_ed25519 to log in to ml@gpu-1.lab:22.',
+    prompts: [{ text: 'Passphrase:', echo: false }],
+    allowRemember: true,
+    expiresAt: null,
+    ...overrides,
+  };
+}

@@ -1,51 +1,46 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
-import { TextField } from '../../components/Field';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
 import {
-  EMPTY_FORM,
+  EMPTY_HOST_FORM,
   FIELD_ORDER,
+  fieldApplies,
+  focusField,
   issuesToFieldErrors,
   validateAddHost,
-  type AddHostField,
-  type AddHostFormValues,
-  type AuthMethod,
   type FieldErrors,
-} from './add-host-form-model';
-
-/** Fields that only count for one way of signing in. */
-const FIELD_METHOD: Partial<Record<AddHostField, AuthMethod>> = { identityFile: 'key', password: 'password' };
+  type HostField,
+  type HostFormValues,
+  type HostSource,
+} from './host-form-model';
+import { HostFormFields } from './HostFormFields';
 
 export function AddHostForm() {
   const addHost = useAppStore((s) => s.addHost);
-  const [values, setValues] = useState<AddHostFormValues>(EMPTY_FORM);
-  const [touched, setTouched] = useState<ReadonlySet<AddHostField>>(new Set());
+  const sshConfig = useAppStore((s) => s.sshConfig);
+  const loadSshConfigAliases = useAppStore((s) => s.loadSshConfigAliases);
+  const [values, setValues] = useState<HostFormValues>(EMPTY_HOST_FORM);
+  const [touched, setTouched] = useState<ReadonlySet<HostField>>(new Set());
   const [submitted, setSubmitted] = useState(false);
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const titleId = useId();
-  const methodName = useId();
 
   const { errors: liveErrors } = validateAddHost(values);
 
-  function visibleError(field: AddHostField): string | undefined {
-    const method = FIELD_METHOD[field];
-    if (method && method !== values.method) return undefined;
+  function visibleError(field: HostField): string | undefined {
+    if (!fieldApplies(field, values.source)) return undefined;
     if (serverErrors[field]) return serverErrors[field];
     return touched.has(field) || submitted ? liveErrors[field] : undefined;
   }
 
-  function touch(field: AddHostField) {
-    setTouched((prev) => (prev.has(field) ? prev : new Set(prev).add(field)));
-  }
-
-  function change(field: AddHostField, value: string) {
+  function change(field: HostField, value: string) {
     setValues((prev) => ({ ...prev, [field]: value }));
-    touch(field);
+    setTouched((prev) => (prev.has(field) ? prev : new Set(prev).add(field)));
     setNotice(null);
     setServerErrors((prev) => {
       if (!(field in prev)) return prev;
@@ -54,13 +49,14 @@ export function AddHostForm() {
     });
   }
 
-  function focusField(form: HTMLFormElement, field: AddHostField) {
-    const element = form.elements.namedItem(field);
-    if (element instanceof HTMLInputElement) element.focus();
+  function changeSource(source: HostSource) {
+    setValues((prev) => ({ ...prev, source }));
+    setServerErrors({});
+    if (source === 'alias' && sshConfig.status === 'idle') void loadSshConfigAliases();
   }
 
   function focusFirst(form: HTMLFormElement, errors: FieldErrors) {
-    const first = FIELD_ORDER.find((field) => errors[field] && (!FIELD_METHOD[field] || FIELD_METHOD[field] === values.method));
+    const first = FIELD_ORDER.find((field) => errors[field] && fieldApplies(field, values.source));
     if (first) focusField(form, first);
   }
 
@@ -79,12 +75,12 @@ export function AddHostForm() {
     setSubmitting(true);
     try {
       const host = await addHost(input);
-      setValues({ ...EMPTY_FORM, method: values.method });
+      setValues({ ...EMPTY_HOST_FORM, source: values.source });
       setTouched(new Set());
       setSubmitted(false);
       setServerErrors({});
       setNotice(t('addHost.added', { label: host.label }));
-      focusField(form, 'address');
+      focusField(form, values.source);
     } catch (error) {
       const info = toErrorInfo(error);
       if (info.code === 'BAD_INPUT' && info.issues?.length) {
@@ -100,13 +96,6 @@ export function AddHostForm() {
     }
   }
 
-  const field = (name: AddHostField) => ({
-    value: values[name],
-    onValueChange: (value: string) => change(name, value),
-    error: visibleError(name),
-    name,
-  });
-
   return (
     <section className="card add-host" aria-labelledby={titleId}>
       <h2 id={titleId} className="card-title">
@@ -114,76 +103,14 @@ export function AddHostForm() {
         {t('addHost.title')}
       </h2>
       <form className="form" onSubmit={submit} noValidate>
-        <TextField
-          {...field('label')}
-          label={t('addHost.label')}
-          labelNote={t('addHost.optional')}
-          placeholder={t('addHost.labelHint')}
-          autoComplete="off"
+        <HostFormFields
+          mode="add"
+          values={values}
+          onChange={change}
+          onSourceChange={changeSource}
+          error={visibleError}
+          aliasOptions={sshConfig.aliases}
         />
-        <div className="field-row">
-          <TextField
-            {...field('address')}
-            className="grow"
-            label={t('addHost.address')}
-            placeholder={t('addHost.addressPlaceholder')}
-            autoComplete="off"
-            autoCapitalize="off"
-            spellCheck={false}
-            required
-          />
-          <TextField {...field('port')} className="port" label={t('addHost.port')} inputMode="numeric" autoComplete="off" required />
-        </div>
-        <TextField
-          {...field('user')}
-          label={t('addHost.user')}
-          placeholder={t('addHost.userPlaceholder')}
-          autoComplete="off"
-          autoCapitalize="off"
-          spellCheck={false}
-          required
-        />
-        <fieldset className="field">
-          <legend className="field-label">{t('addHost.auth')}</legend>
-          <div className="segmented">
-            {(['key', 'password'] as const).map((method) => (
-              <label key={method} className={`segment${values.method === method ? ' is-selected' : ''}`}>
-                <input
-                  type="radio"
-                  name={methodName}
-                  value={method}
-                  checked={values.method === method}
-                  onChange={() => {
-                    setValues((prev) => ({ ...prev, method }));
-                    setServerErrors({});
-                  }}
-                />
-                <Icon name={method === 'key' ? 'key' : 'terminal'} size={14} />
-                {t(method === 'key' ? 'addHost.auth.key' : 'addHost.auth.password')}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        {values.method === 'key' ? (
-          <TextField
-            {...field('identityFile')}
-            className="mono-input"
-            label={t('addHost.identityFile')}
-            placeholder={t('addHost.identityFilePlaceholder')}
-            autoComplete="off"
-            spellCheck={false}
-            required
-          />
-        ) : (
-          <TextField
-            {...field('password')}
-            label={t('addHost.password')}
-            type="password"
-            autoComplete="off"
-            hint={t('addHost.passwordHint')}
-            required
-          />
-        )}
         {formError && (
           <p className="form-error" role="alert">
             {formError}

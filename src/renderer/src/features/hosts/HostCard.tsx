@@ -5,22 +5,68 @@ import type { Host } from '../../../../shared/model/host';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
+import { useCountdown } from '../../components/use-countdown';
 import { t } from '../../i18n';
-import { selectHostView, useAppStore, type HostBadgeState } from '../../store';
+import { selectHostView, useAppStore, type HostBadgeState, type HostOperation, type ReceivedHostState } from '../../store';
+import { ConnectionLog } from './ConnectionLog';
+import { EditHostDialog } from './EditHostDialog';
 import { hostPort, hostTarget } from './format';
 import { HostKeyChangedAlert } from './HostKeyChangedAlert';
 import { InventoryView } from './InventoryView';
 import { RemoveHostDialog } from './RemoveHostDialog';
 
-const BADGE_TONE: Record<HostBadgeState, BadgeTone> = { idle: 'neutral', connecting: 'info', ready: 'success', failed: 'danger', 'awaiting-key': 'warning' };
+const BADGE_TONE: Record<HostBadgeState, BadgeTone> = {
+  idle: 'neutral',
+  connecting: 'info',
+  ready: 'success',
+  reconnecting: 'warning',
+  failed: 'danger',
+  'awaiting-key': 'attention',
+  'awaiting-input': 'attention',
+};
 
-function authText(host: Host): string {
-  if (host.auth.method === 'key') return t('host.auth.key', { path: host.auth.identityFile });
-  return host.auth.hasSavedPassword ? t('host.auth.password') : t('host.auth.passwordMissing');
+/** The state badge; while reconnecting it names the attempt and counts down to it. */
+function StateBadge({ badge, connection }: { badge: HostBadgeState; connection: ReceivedHostState | undefined }) {
+  const reconnecting = badge === 'reconnecting' && connection?.state === 'reconnecting';
+  const retryAt = reconnecting && connection.retryInSeconds !== undefined ? connection.receivedAt + connection.retryInSeconds * 1000 : null;
+  const secondsLeft = useCountdown(retryAt);
+  let text = t(`host.state.${badge}`);
+  if (reconnecting && connection.attempt !== undefined) {
+    text =
+      secondsLeft !== null && secondsLeft > 0
+        ? t('host.state.reconnectingIn', { attempt: connection.attempt, seconds: secondsLeft })
+        : t('host.state.reconnectingNow', { attempt: connection.attempt });
+  }
+  return (
+    <Badge tone={BADGE_TONE[badge]} dot title={reconnecting ? connection.message : undefined}>
+      <span className="visually-hidden">{t('host.statePrefix')} </span>
+      {text}
+    </Badge>
+  );
 }
 
-function HostError({ error, awaitingKeyDecision }: { error: ErrorInfo; awaitingKeyDecision: boolean }) {
-  if (error.code === 'HOST_KEY_CHANGED' || error.code === 'HOST_KEY_REVOKED') return <HostKeyChangedAlert error={error} />;
+/** What the host connects with, beyond the target: its alias, jump host, key and saved password. */
+function HostFacts({ host }: { host: Host }) {
+  const facts: { icon: 'terminal' | 'route' | 'key' | 'lock'; text: string; title?: string }[] = [];
+  if (host.alias) facts.push({ icon: 'terminal', text: t('host.fact.alias', { alias: host.alias }), title: t('host.fact.aliasTitle') });
+  if (host.proxyJump) facts.push({ icon: 'route', text: t('host.fact.via', { jump: host.proxyJump }), title: t('host.fact.viaTitle') });
+  if (host.identityFile) facts.push({ icon: 'key', text: host.identityFile, title: host.identityFile });
+  if (host.hasSavedPassword) facts.push({ icon: 'lock', text: t('host.fact.password') });
+  if (facts.length === 0) return null;
+  return (
+    <ul className="host-facts">
+      {facts.map((f) => (
+        <li key={f.text} className="host-fact" title={f.title}>
+          <Icon name={f.icon} size={12} />
+          <span>{f.text}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function HostError({ error, operation, host, awaitingKeyDecision }: { error: ErrorInfo; operation: HostOperation | null; host: Host; awaitingKeyDecision: boolean }) {
+  if (error.code === 'HOST_KEY_CHANGED' || error.code === 'HOST_KEY_REVOKED') return <HostKeyChangedAlert error={error} hostId={host.id} hostLabel={host.label} />;
   if (error.code === 'HOST_KEY_UNKNOWN') {
     return (
       <div className="alert alert-neutral">
@@ -33,7 +79,7 @@ function HostError({ error, awaitingKeyDecision }: { error: ErrorInfo; awaitingK
     <div className="alert alert-danger" role="alert">
       <Icon name="alert" size={16} className="alert-icon" />
       <div className="alert-content">
-        <p className="alert-title">{t('host.error.title')}</p>
+        <p className="alert-title">{operation === 'connect' ? t('host.error.connectTitle') : t('host.error.title')}</p>
         <p className="alert-message">{error.message}</p>
         <p className="alert-code">{t('host.error.code', { code: error.code })}</p>
       </div>
@@ -41,38 +87,52 @@ function HostError({ error, awaitingKeyDecision }: { error: ErrorInfo; awaitingK
   );
 }
 
-/** One host: who and where, its connection state, the last inventory or why it could not be read. */
+/** One host: who and where, its connection state and log, the last inventory or why it could not be read. */
 export function HostCard({ hostId }: { hostId: string }) {
   const view = useAppStore(useShallow((s) => selectHostView(s, hostId)));
   const readInventory = useAppStore((s) => s.readInventory);
-  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const connectHost = useAppStore((s) => s.connectHost);
+  const disconnectHost = useAppStore((s) => s.disconnectHost);
+  const [dialog, setDialog] = useState<'remove' | 'edit' | null>(null);
+  const [logOpen, setLogOpen] = useState(false);
   const titleId = useId();
+  const logId = useId();
   const { host } = view;
   if (!host) return null;
 
   const hasInventory = Boolean(view.inventory);
   const readLabel = hasInventory ? t('host.refreshOf', { label: host.label }) : t('host.readInventoryOf', { label: host.label });
-  const stateText = t(`host.state.${view.badge}`);
+  const busy = view.loading || view.holdPending;
 
   return (
-    <article className="card host-card" aria-labelledby={titleId} aria-busy={view.loading}>
+    <article className="card host-card" aria-labelledby={titleId} aria-busy={busy}>
       <header className="host-header">
         <div className="host-identity">
           <div className="host-title-row">
             <h3 id={titleId} className="host-title">
               {host.label}
             </h3>
-            <Badge tone={BADGE_TONE[view.badge]} dot>
-              <span className="visually-hidden">{t('host.statePrefix')} </span>
-              {stateText}
-            </Badge>
+            <StateBadge badge={view.badge} connection={view.connection} />
           </div>
           <p className="host-address">
             <span className="mono">{hostTarget(host)}</span>
-            <span className="host-auth">{authText(host)}</span>
           </p>
+          <HostFacts host={host} />
         </div>
         <div className="host-actions">
+          <button
+            type="button"
+            className={`btn ${view.held ? 'btn-secondary' : 'btn-ghost btn-outline'}`}
+            aria-label={view.held ? t('host.disconnectOf', { label: host.label }) : t('host.connectOf', { label: host.label })}
+            aria-disabled={view.holdPending || undefined}
+            onClick={() => {
+              if (view.holdPending) return;
+              void (view.held ? disconnectHost(host.id) : connectHost(host.id));
+            }}
+          >
+            {view.holdPending ? <Spinner /> : <Icon name={view.held ? 'power' : 'plug'} size={14} />}
+            {view.held ? t('host.disconnect') : t('host.connect')}
+          </button>
           <button
             type="button"
             className={`btn ${hasInventory ? 'btn-secondary' : 'btn-primary'}`}
@@ -85,12 +145,27 @@ export function HostCard({ hostId }: { hostId: string }) {
             {view.loading ? <Spinner /> : <Icon name="refresh" size={14} />}
             {hasInventory ? t('host.refresh') : t('host.readInventory')}
           </button>
+          <span className="host-actions-divider" aria-hidden="true" />
+          <button
+            type="button"
+            className={`btn btn-ghost btn-icon${logOpen ? ' is-on' : ''}`}
+            aria-label={t('host.logOf', { label: host.label })}
+            title={t('host.log')}
+            aria-expanded={logOpen}
+            aria-controls={logId}
+            onClick={() => setLogOpen((open) => !open)}
+          >
+            <Icon name="log" size={15} />
+          </button>
+          <button type="button" className="btn btn-ghost btn-icon" aria-label={t('host.editOf', { label: host.label })} title={t('host.edit')} onClick={() => setDialog('edit')}>
+            <Icon name="pencil" size={15} />
+          </button>
           <button
             type="button"
             className="btn btn-ghost btn-icon"
             aria-label={t('host.removeOf', { label: host.label })}
             title={t('host.remove')}
-            onClick={() => setConfirmingRemove(true)}
+            onClick={() => setDialog('remove')}
           >
             <Icon name="trash" size={15} />
           </button>
@@ -98,21 +173,26 @@ export function HostCard({ hostId }: { hostId: string }) {
       </header>
 
       <div className="host-body">
-        {view.loading && (
+        {(view.loading || (view.holdPending && !view.held)) && (
           <p className="host-progress" role="status">
             <Spinner />
             {t('host.connecting', { target: hostPort(host.address, host.port) })}
           </p>
         )}
-        {!view.loading && view.error && <HostError error={view.error} awaitingKeyDecision={view.awaitingKeyDecision} />}
+        {!busy && view.error && <HostError error={view.error} operation={view.errorOperation} host={host} awaitingKeyDecision={view.awaitingKeyDecision} />}
         {view.inventory ? (
           <InventoryView inventory={view.inventory} label={host.label} />
         ) : (
-          !view.loading && !view.error && <p className="empty-line">{t('host.notRead')}</p>
+          !busy && !view.error && <p className="empty-line">{t('host.notRead')}</p>
         )}
       </div>
 
-      {confirmingRemove && <RemoveHostDialog host={host} onClose={() => setConfirmingRemove(false)} />}
+      <div id={logId} className="host-log" hidden={!logOpen}>
+        {logOpen && <ConnectionLog hostId={host.id} label={host.label} />}
+      </div>
+
+      {dialog === 'remove' && <RemoveHostDialog host={host} onClose={() => setDialog(null)} />}
+      {dialog === 'edit' && <EditHostDialog host={host} onClose={() => setDialog(null)} />}
     </article>
   );
 }

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
@@ -7,6 +7,7 @@ import { selectHostIds, useAppStore } from '../../store';
 import { AddHostForm } from './AddHostForm';
 import { HostCard } from './HostCard';
 import { HostKeyDialog } from './HostKeyDialog';
+import { ImportSshConfigDialog } from './ImportSshConfigDialog';
 
 function HostList() {
   const hostIds = useAppStore(useShallow(selectHostIds));
@@ -64,6 +65,7 @@ function HostList() {
 
 export function HostsPage() {
   const count = useAppStore((s) => s.hosts.length);
+  const [importing, setImporting] = useState(false);
   return (
     <div className="page">
       <header className="page-header">
@@ -73,6 +75,12 @@ export function HostsPage() {
             {count > 0 && <span className="page-count">{count === 1 ? t('hosts.countOne') : t('hosts.count', { count })}</span>}
           </h1>
           <p className="page-subtitle">{t('hosts.subtitle')}</p>
+        </div>
+        <div className="page-actions">
+          <button type="button" className="btn btn-secondary" onClick={() => setImporting(true)}>
+            <Icon name="download" size={14} />
+            {t('hosts.import')}
+          </button>
         </div>
       </header>
       <div className="hosts-layout">
@@ -84,6 +92,7 @@ export function HostsPage() {
         </aside>
       </div>
       <HostKeyDialog />
+      {importing && <ImportSshConfigDialog onClose={() => setImporting(false)} />}
     </div>
   );
 }

@@ -46,6 +46,7 @@ export function RemoveHostDialog({ host, onClose }: { host: Host; onClose: () =>
       }
     >
       <p>{t('removeHost.body')}</p>
+      <p className="muted">{t('removeHost.kept')}</p>
       {error && (
         <p className="form-error" role="alert">
           {error}

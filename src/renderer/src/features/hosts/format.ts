@@ -1,14 +1,28 @@
 import type { Host } from '../../../../shared/model/host';
 import { formattingLocale, t } from '../../i18n';
 
-/** "gpu-1:22", with an IPv6 address in brackets as ssh prints it: "[::1]:22". */
-export function hostPort(address: string, port: number): string {
+/** "gpu-1:22", with an IPv6 address in brackets as ssh prints it: "[::1]:22"; just the address without a port. */
+export function hostPort(address: string, port: number | null): string {
+  if (port === null) return address;
   return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
-/** "ml@gpu-1:22". */
+/** "ml@gpu-1:22", leaving out what the ssh config or the defaults decide ("gpu-1"). */
 export function hostTarget(host: Pick<Host, 'user' | 'address' | 'port'>): string {
-  return `${host.user}@${hostPort(host.address, host.port)}`;
+  return `${host.user ? `${host.user}@` : ''}${hostPort(host.address, host.port)}`;
+}
+
+/** "14:03:07.412": a log line's time of day, to the millisecond. */
+export function formatLogTime(ms: number): string {
+  const date = new Date(ms);
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`;
+}
+
+/** "4:05" for a countdown in seconds. */
+export function formatCountdown(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
 }
 
 function formatNumber(value: number, maximumFractionDigits: number): string {

@@ -133,7 +133,10 @@ describe('hosts through the core', () => {
       );
       await core.dispatch('hosts:connect', { hostId: host.id });
       ok(await core.dispatch('hosts:acceptHostKey', { hostId: host.id, fingerprint: sshd.hostKeyFingerprint }));
-      expect(ok<{ state: string }>(await core.dispatch('hosts:connect', { hostId: host.id })).state).toBe('ready');
+      expect(ok<{ state: string; held: boolean }>(await core.dispatch('hosts:connect', { hostId: host.id }))).toMatchObject({ state: 'ready', held: true });
+      expect(ok<{ hostId: string; held: boolean }[]>(await core.dispatch('hosts:states', {}))).toEqual([
+        expect.objectContaining({ hostId: host.id, state: 'ready', held: true }),
+      ]);
 
       await sshd.dropSessions();
       await expect
@@ -149,7 +152,23 @@ describe('hosts through the core', () => {
         )
         .toBe('ready');
 
-      ok(await core.dispatch('hosts:disconnect', { hostId: host.id }));
+      expect(ok<{ held: boolean }>(await core.dispatch('hosts:disconnect', { hostId: host.id })).held).toBe(false);
+    } finally {
+      await core.close();
+    }
+  });
+
+  it('forgets a remembered password with the last host that used it', async () => {
+    const { core } = await newCore(await mkdtemp(join(tmpdir(), 'servelab-core-data-')));
+    try {
+      const fields = { address: '127.0.0.1', port: sshd.port, user: sshd.user, password: 'not-the-real-one' };
+      const a = ok<{ id: string }>(await core.dispatch('hosts:add', { ...fields, label: 'a' }));
+      const b = ok<{ id: string }>(await core.dispatch('hosts:add', { ...fields, label: 'b' }));
+      const key = `ssh-password:${sshd.user}@127.0.0.1:${sshd.port}`;
+      ok(await core.dispatch('hosts:remove', { hostId: a.id }));
+      expect(await secrets.get(key)).toBe('not-the-real-one');
+      ok(await core.dispatch('hosts:remove', { hostId: b.id }));
+      expect(await secrets.get(key)).toBeNull();
     } finally {
       await core.close();
     }

@@ -96,9 +96,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   // Hosts the user asked to keep connected (hosts:connect) hold one pool reference each.
   const held = new Set<string>();
 
+  const stateOf = (hostId: string): HostStateEvent => ({ ...toStateEvent(pool.state(hostId)), held: held.has(hostId) });
+
   pool.onState((event) => {
-    // hosts:inventory emits its own failure with the full message; pool failures of held connections pass through.
-    events.emit('hosts:state', toStateEvent(event));
+    // A held connection that failed for good (key or auth problem) needs the user: let go of it.
+    if (event.state === 'failed' && held.delete(event.hostId)) pool.release(event.hostId);
+    events.emit('hosts:state', { ...toStateEvent(event), held: held.has(event.hostId) });
   });
   connectionLog.subscribe((hostId, entry) => events.emit('hosts:log', { hostId, entry }));
   prompts.onRequest((prompt) =>
@@ -153,7 +156,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
         });
       }
     }
-    events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error) });
+    events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error), held: held.has(hostId) });
   }
 
   /** Runs `work` on the host's pooled connection (opened or reused), holding it only for the work's duration. */
@@ -258,6 +261,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       const existing = hosts.list().find((h) => h.id === hostId);
       const removed = await hosts.remove(hostId);
       if (removed && existing) {
+        // A remembered password goes too, unless another host still logs in with it.
+        if (existing.hasSavedPassword) {
+          const keyOf = (h: Host): string | null => {
+            try {
+              return passwordKey(resolve(h));
+            } catch {
+              return null;
+            }
+          };
+          const key = keyOf(existing);
+          if (key && !hosts.list().some((h) => h.hasSavedPassword && keyOf(h) === key)) await secrets.delete(key);
+        }
         if (held.delete(hostId)) pool.release(hostId);
         prompts.cancelAll(hostId);
         connectionLog.clear(hostId);
@@ -286,14 +301,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
           throw error;
         }
       }
-      return toStateEvent(pool.state(hostId));
+      return stateOf(hostId);
     },
 
     'hosts:disconnect': async ({ hostId }) => {
       hosts.get(hostId);
       if (held.delete(hostId)) pool.release(hostId);
-      return toStateEvent(pool.state(hostId));
+      const state = stateOf(hostId);
+      events.emit('hosts:state', state);
+      return state;
     },
+
+    'hosts:states': async () => hosts.list().map((h) => stateOf(h.id)),
 
     'hosts:connectionLog': async ({ hostId }) => {
       hosts.get(hostId);

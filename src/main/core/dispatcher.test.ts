@@ -13,6 +13,7 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'hosts:update': unused,
     'hosts:remove': unused,
     'hosts:sshConfigAliases': unused,
+    'hosts:states': unused,
     'hosts:connect': unused,
     'hosts:disconnect': unused,
     'hosts:connectionLog': unused,

@@ -8,6 +8,7 @@ export const CALL_NAMES = [
   'hosts:update',
   'hosts:remove',
   'hosts:sshConfigAliases',
+  'hosts:states',
   'hosts:connect',
   'hosts:disconnect',
   'hosts:connectionLog',

@@ -51,6 +51,10 @@ export const CALLS = {
     input: z.object({}).strict(),
     output: z.object({ configPath: z.string(), aliases: z.array(SshConfigAliasSchema) }),
   },
+  'hosts:states': {
+    input: z.object({}).strict(),
+    output: z.array(HostStateEventSchema),
+  },
   'hosts:connect': {
     input: HostIdInput,
     output: HostStateEventSchema,

@@ -107,6 +107,8 @@ export const HostStateEventSchema = z.object({
   /** While reconnecting: which attempt, and the wait before it. */
   attempt: z.number().int().optional(),
   retryInSeconds: z.number().optional(),
+  /** True while the user keeps the connection open (hosts:connect until hosts:disconnect). */
+  held: z.boolean().optional(),
 });
 export type HostStateEvent = z.infer<typeof HostStateEventSchema>;
 

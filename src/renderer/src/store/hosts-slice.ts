@@ -105,8 +105,10 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
       async loadHosts() {
         set((s) => ({ hostsLoad: { status: 'loading', error: s.hostsLoad.error } }));
         try {
-          const hosts = await api.call('hosts:list', {});
+          const [hosts, states] = await Promise.all([api.call('hosts:list', {}), api.call('hosts:states', {})]);
           set((s) => ({ ...mirrorHosts(s, hosts), hostsLoad: { status: 'loaded', error: null } }));
+          // After a reload the core still knows which connections are open and held.
+          for (const state of states) get().applyHostState(state);
         } catch (error) {
           set({ hostsLoad: { status: 'failed', error: toErrorInfo(error) } });
         }
@@ -244,6 +246,11 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
       applyHostState(event) {
         set((s) => {
           const next: Partial<AppState> = { connectionByHost: { ...s.connectionByHost, [event.hostId]: { ...event, receivedAt: Date.now() } } };
+          // The core says whether the connection is held; a pending connect/disconnect click settles itself.
+          const hold = s.holdByHost[event.hostId];
+          if (event.held !== undefined && !hold?.pending) {
+            next.holdByHost = { ...s.holdByHost, [event.hostId]: { held: event.held, pending: false } };
+          }
           // A held connection that came back makes an earlier failure history.
           if (event.state === 'ready' && s.errorByHost[event.hostId] && !s.requestByHost[event.hostId]?.loading) {
             next.errorByHost = withoutKey(s.errorByHost, event.hostId);

@@ -249,6 +249,19 @@ describe('hosts slice', () => {
     expect(store.getState().holdByHost['host-1']).toEqual({ held: false, pending: false });
   });
 
+  it('learns from the core which connections are held, after a reload and when one is let go', async () => {
+    const a = makeHost({ id: 'a' });
+    const api = createFakeApi({ 'hosts:list': () => [a], 'hosts:states': () => [{ hostId: 'a', state: 'ready', held: true }] });
+    const store = createAppStore(api, { storage: null });
+    const stop = syncStoreWithCore(api, store);
+    await store.getState().loadHosts();
+    expect(store.getState().holdByHost.a).toEqual({ held: true, pending: false });
+    expect(store.getState().connectionByHost.a?.state).toBe('ready');
+    api.emit('hosts:state', { hostId: 'a', state: 'failed', message: 'Permission denied', held: false });
+    expect(store.getState().holdByHost.a).toEqual({ held: false, pending: false });
+    stop();
+  });
+
   it('merges the log backlog with live entries and keeps it bounded', async () => {
     const host = makeHost();
     let release: () => void = () => {};

@@ -7,15 +7,9 @@ import { parseComputeApps, parseGpuQueryCsv } from '../../src/main/inventory/nvi
 import { repoRoot } from '../helpers/repo';
 import { envWith, freePort, get, makeBox, post, type Box, type Started } from './helpers';
 
-// A real `vllm bench serve` block (shared fixtures, next to the repository).
-const FIXTURE = join(repoRoot, '..', 'shared', 'fixtures', 'vllm-bench-text', 'qwen3-8b_h100_vllm-0.11.0_sharegpt_c4.txt');
-const fixturePath = () => {
-  try {
-    return readFileSync(FIXTURE, 'utf8');
-  } catch {
-    return null;
-  }
-};
+// A real `vllm bench serve` block, captured on an H100 (tests/fixtures/vllm-bench-text/README.md).
+const FIXTURE = join(repoRoot, 'tests', 'fixtures', 'vllm-bench-text', 'qwen3-8b_h100_vllm-0.11.0_sharegpt_c4.txt');
+const fixturePath = () => readFileSync(FIXTURE, 'utf8');
 
 let box: Box;
 let bin: string;

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { runInventory } from './commands/inventory';
 import { runServe } from './commands/serve';
+import { runClassifyLog } from './commands/classify-log';
 import type { CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/app-identity';
 
@@ -13,6 +14,8 @@ Usage: servelab <command> [options]
 Commands:
   inventory <user@host | ssh-alias> [-p N] [-i FILE] [-J HOPS] [--known-hosts FILE] [--accept-new] [-v] [--json]
                      read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
+  classify-log <file|-> [--engine vllm|sglang|trtllm] [--json]
+                     why an engine's server log failed (or that it became ready), and what to change
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 
@@ -25,6 +28,8 @@ export async function runCli(argv: string[], io: CliIo, rendererDir: string): Pr
       return runInventory(rest, io);
     case 'serve':
       return runServe(rest, io, rendererDir);
+    case 'classify-log':
+      return runClassifyLog(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

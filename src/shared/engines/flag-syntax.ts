@@ -1,0 +1,201 @@
+import type { ExtraArgIssue, FlagSpec, FlagTable } from './types';
+import { inRange } from './version';
+
+/**
+ * Reads argv words the way each engine's parser does, to check extra args before launch and to compare commands.
+ * - argparse (SGLang): exact names, `--x=v`, and unambiguous prefixes (allow_abbrev is on by default).
+ * - vLLM's FlexibleArgumentParser: argparse plus `_` read as `-` in long names, and `--json-flag.key v`
+ *   (FlexibleArgumentParser.parse_args in vllm/utils, later vllm/utils/argparse_utils.py).
+ * - click (trtllm-serve): exact names, `--x=v` split at the first `=` (click/parser.py _process_opts),
+ *   no abbreviations (_match_long_opt raises NoSuchOption with close matches as suggestions).
+ */
+
+const NEGATIVE_NUMBER = /^-\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i;
+
+export function isFlagWord(word: string): boolean {
+  return word.startsWith('-') && word !== '-' && !NEGATIVE_NUMBER.test(word);
+}
+
+interface Resolved {
+  spec: FlagSpec;
+  /** The name as written, before normalisation. */
+  written: string;
+  attached?: string;
+  negated?: boolean;
+  /** The word was an unambiguous prefix of this flag. */
+  abbreviationOf?: string;
+}
+
+type Lookup = { kind: 'found'; resolved: Resolved } | { kind: 'ambiguous'; written: string; candidates: string[] } | { kind: 'unknown'; written: string };
+
+function normalise(table: FlagTable, name: string): string {
+  return table.parser === 'vllm-argparse' && name.startsWith('--') ? `--${name.slice(2).replace(/_/g, '-')}` : name;
+}
+
+function index(table: FlagTable): Map<string, FlagSpec> {
+  const map = new Map<string, FlagSpec>();
+  for (const spec of table.flags) for (const name of spec.names) map.set(normalise(table, name), spec);
+  return map;
+}
+
+const indexCache = new WeakMap<FlagTable, Map<string, FlagSpec>>();
+function indexOf(table: FlagTable): Map<string, FlagSpec> {
+  let map = indexCache.get(table);
+  if (!map) {
+    map = index(table);
+    indexCache.set(table, map);
+  }
+  return map;
+}
+
+function lookup(table: FlagTable, word: string): Lookup {
+  const eq = word.indexOf('=');
+  const written = eq > 0 ? word.slice(0, eq) : word;
+  const attached = eq > 0 ? word.slice(eq + 1) : undefined;
+  const withAttached = (r: Resolved): Lookup => ({ kind: 'found', resolved: attached === undefined ? r : { ...r, attached } });
+  const flags = indexOf(table);
+  const name = normalise(table, written);
+
+  const exact = flags.get(name);
+  if (exact) return withAttached({ spec: exact, written });
+
+  if (table.parser !== 'click') {
+    if (name.startsWith('--no-')) {
+      const positive = flags.get(`--${name.slice(5)}`);
+      if (positive?.arity === 'negatable') return withAttached({ spec: positive, written, negated: true });
+    }
+    // `--speculative-config.method` sets one key of a JSON-valued flag.
+    const dot = name.indexOf('.');
+    if (dot > 0) {
+      const base = flags.get(name.slice(0, dot));
+      if (base?.dotted) return withAttached({ spec: base, written });
+    }
+    // A two-character short option takes its value attached: `-O3`, `-q` + `fp8` as `-qfp8`.
+    if (!name.startsWith('--') && name.length > 2) {
+      const short = flags.get(name.slice(0, 2));
+      if (short && short.arity !== 'none' && short.arity !== 'negatable') {
+        const rest = name.slice(2);
+        // `-O.level=3` is a dotted key of -O.
+        if (rest.startsWith('.') && short.dotted) return withAttached({ spec: short, written });
+        return { kind: 'found', resolved: { spec: short, written: name.slice(0, 2), attached: rest + (attached !== undefined ? `=${attached}` : '') } };
+      }
+    }
+    if (name.startsWith('--')) {
+      const candidates = [...new Set([...flags.keys()].filter((k) => k.startsWith(name) && k.startsWith('--')))];
+      const specs = new Set(candidates.map((k) => flags.get(k)));
+      if (specs.size === 1 && candidates[0] !== undefined) {
+        const spec = flags.get(candidates[0]) as FlagSpec;
+        return withAttached({ spec, written, abbreviationOf: spec.names[0] as string });
+      }
+      if (specs.size > 1) return { kind: 'ambiguous', written, candidates: candidates.sort() };
+    }
+  }
+  return { kind: 'unknown', written };
+}
+
+/** The canonical name of a flag word (`--tp` → `--tp-size`), or the word's own name when unknown. */
+export function canonicalFlag(table: FlagTable, word: string): string {
+  const found = lookup(table, word);
+  if (found.kind === 'found') return found.resolved.negated ? `--no-${(found.resolved.spec.names[0] as string).slice(2)}` : (found.resolved.spec.names[0] as string);
+  return normalise(table, found.written);
+}
+
+/**
+ * Rewrites a command's words so that two spellings the parser reads the same compare equal:
+ * aliases become the canonical name and `--x=v` becomes `--x v`.
+ */
+export function canonicalizeArgv(table: FlagTable, words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const word of words) {
+    if (!isFlagWord(word)) {
+      out.push(word);
+      continue;
+    }
+    const found = lookup(table, word);
+    if (found.kind !== 'found' || found.resolved.spec.dotted) {
+      out.push(word);
+      continue;
+    }
+    out.push(canonicalFlag(table, word));
+    if (found.resolved.attached !== undefined) out.push(found.resolved.attached);
+  }
+  return out;
+}
+
+function spelledElsewhere(table: FlagTable, written: string): string | undefined {
+  if (!written.startsWith('--')) return undefined;
+  const flags = indexOf(table);
+  const body = written.slice(2);
+  for (const candidate of [`--${body.replace(/-/g, '_')}`, `--${body.replace(/_/g, '-')}`]) {
+    if (candidate !== written && flags.has(normalise(table, candidate))) return (flags.get(normalise(table, candidate)) as FlagSpec).names[0];
+  }
+  return undefined;
+}
+
+/**
+ * Checks extra args against the engine's flag list at `version`: unknown names are errors ("unknown flag: --x"),
+ * like the engine's own parser would report; abbreviations and flags not confirmed for this version are warnings.
+ */
+export function checkArgs(table: FlagTable, version: string, args: readonly string[], program: string): ExtraArgIssue[] {
+  const issues: ExtraArgIssue[] = [];
+  const error = (index: number, message: string) => issues.push({ index, arg: args[index] as string, severity: 'error', message });
+  const warn = (index: number, message: string) => issues.push({ index, arg: args[index] as string, severity: 'warning', message });
+  // The flag still waiting for its value, and how many words it takes.
+  let pending: { index: number; name: string; arity: 'one' | 'many' | 'optional'; taken: number } | undefined;
+
+  const closePending = () => {
+    if (pending && pending.taken === 0 && pending.arity !== 'optional') error(pending.index, `${pending.name} expects ${pending.arity === 'many' ? 'at least one value' : 'a value'}`);
+    pending = undefined;
+  };
+
+  args.forEach((word, i) => {
+    if (!isFlagWord(word)) {
+      if (pending) {
+        pending.taken++;
+        if (pending.arity !== 'many') pending = undefined;
+        return;
+      }
+      error(i, `unexpected argument: ${word} (not the value of a flag)`);
+      return;
+    }
+    closePending();
+    if (word === '--') {
+      error(i, 'unexpected "--": everything after it would be read as positional arguments');
+      return;
+    }
+    const found = lookup(table, word);
+    if (found.kind === 'ambiguous') {
+      error(i, `ambiguous option: ${found.written} could match ${found.candidates.join(', ')}`);
+      pending = { index: i, name: found.written, arity: 'many', taken: 1 };
+      return;
+    }
+    if (found.kind === 'unknown') {
+      const other = spelledElsewhere(table, found.written);
+      error(i, `unknown flag: ${found.written}${other ? ` (${program} spells it ${other})` : ''}`);
+      // Its arity is unknown: the words after it are taken as its values rather than reported again.
+      pending = { index: i, name: found.written, arity: 'many', taken: 1 };
+      return;
+    }
+    const { spec, attached, abbreviationOf, negated } = found.resolved;
+    const name = spec.names[0] as string;
+    if (!inRange(version, spec)) {
+      const why = spec.since && !inRange(version, { since: spec.since }) ? `it was added in ${spec.since}` : `it was removed in ${spec.until}`;
+      error(i, `unknown flag: ${found.resolved.written} (${program} ${version} does not have it: ${why})`);
+      return;
+    }
+    if (abbreviationOf) warn(i, `${found.resolved.written} is read as ${abbreviationOf}; write the full name, a later flag could make it ambiguous`);
+    if (spec.unconfirmed) warn(i, `${name}: ${spec.unconfirmed}`);
+    const arity = negated ? 'none' : spec.arity;
+    if (arity === 'none' || arity === 'negatable') {
+      if (attached !== undefined && !spec.dotted) error(i, `${found.resolved.written} takes no value`);
+      return;
+    }
+    if (attached !== undefined) {
+      if (arity === 'many') pending = { index: i, name, arity, taken: 1 };
+      return;
+    }
+    pending = { index: i, name, arity, taken: 0 };
+  });
+  closePending();
+  return issues;
+}

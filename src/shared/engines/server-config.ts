@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { ServelabError, describeIssues, fieldIssues } from '../contract/errors';
+import { HostAddressSchema, PortSchema } from '../model/host';
+
+/**
+ * One server launch, independent of the engine. Each adapter maps these knobs onto its own flags
+ * (or reports the knob as unsupported); nothing here is an engine flag name.
+ */
+
+/** Speculative decoding families, in engine-neutral names; each adapter's table spells them its own way. */
+export const SPECULATIVE_ALGORITHMS = ['eagle', 'eagle3', 'mtp', 'ngram', 'draft-model'] as const;
+export type SpeculativeAlgorithm = (typeof SPECULATIVE_ALGORITHMS)[number];
+
+/** Algorithms that run a separate draft model and cannot start without its path. */
+const NEEDS_DRAFT_MODEL: ReadonlySet<SpeculativeAlgorithm> = new Set(['eagle', 'eagle3', 'draft-model']);
+
+// Reaches the engine as one argv word: an option-looking or multi-line value would be read as something else.
+const ArgWordSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(4096, 'is longer than 4096 characters')
+  .refine((s) => !/[\0\r\n]/.test(s), 'must not contain NUL or line breaks')
+  .refine((s) => !s.startsWith('-'), 'must not start with "-"');
+
+/** A Hugging Face repo id (`org/name`) or a path on the box. */
+export const ModelRefSchema = ArgWordSchema;
+
+const positiveInt = (max: number) =>
+  z.number().int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`);
+
+/** A value the core resolves from the OS keychain at launch; only the reference is ever stored. */
+export const SecretRefSchema = z
+  .object({
+    secretRef: z
+      .string()
+      .min(1, 'is required')
+      .max(200, 'is longer than 200 characters')
+      .regex(/^[A-Za-z0-9_.:/@-]+$/, 'may only hold letters, digits and _ . : / @ -'),
+  })
+  .strict();
+export type SecretRef = z.infer<typeof SecretRefSchema>;
+
+export const EnvNameSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(128, 'is longer than 128 characters')
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be letters, digits and _, not starting with a digit');
+
+/** Names whose values are credentials: these may only be given as a secret reference, never inline. */
+export function isSecretEnvName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (upper === 'HF_TOKEN' || upper === 'HUGGING_FACE_HUB_TOKEN') return true;
+  return /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_|$)/.test(upper);
+}
+
+const EnvValueSchema = z.union([
+  z.string().max(32_768, 'is longer than 32768 characters').refine((s) => !s.includes('\0'), 'must not contain NUL'),
+  SecretRefSchema,
+]);
+export type EnvValue = z.infer<typeof EnvValueSchema>;
+
+export const EnvSchema = z.record(z.string(), EnvValueSchema).superRefine((env, ctx) => {
+  for (const [name, value] of Object.entries(env)) {
+    const check = EnvNameSchema.safeParse(name);
+    if (!check.success) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `name ${check.error.issues[0]?.message ?? 'is not valid'}` });
+    } else if (typeof value === 'string' && isSecretEnvName(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'holds a credential: give a secret reference ({"secretRef": …}), not the value' });
+    }
+  }
+});
+
+export const SpeculativeConfigSchema = z
+  .object({
+    algorithm: z.enum(SPECULATIVE_ALGORITHMS, { error: `must be one of ${SPECULATIVE_ALGORITHMS.join(', ')}` }),
+    draftModel: ModelRefSchema.optional(),
+    numSteps: positiveInt(64).optional(),
+    eagleTopK: positiveInt(64).optional(),
+    numDraftTokens: positiveInt(1024).optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    if (NEEDS_DRAFT_MODEL.has(spec.algorithm) && spec.draftModel === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['draftModel'], message: `is required for ${spec.algorithm}` });
+    }
+  });
+export type SpeculativeConfig = z.infer<typeof SpeculativeConfigSchema>;
+
+// Engine-specific spellings (quantization method, attention backend, KV dtype) are checked by each adapter's table.
+const ChoiceSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(64, 'is longer than 64 characters')
+  .regex(/^[A-Za-z0-9_.-]+$/, 'may only hold letters, digits and _ . -');
+
+export const ServerConfigSchema = z
+  .object({
+    model: ModelRefSchema,
+    /** The name clients send in `model`; defaults to the model reference. */
+    servedModelName: ArgWordSchema.optional(),
+    tensorParallelSize: positiveInt(64).optional(),
+    host: HostAddressSchema.optional(),
+    port: PortSchema.optional(),
+    /** Longest request (prompt + output) the server accepts: vLLM max model len, SGLang context length, TRT-LLM max seq len. */
+    maxModelLen: positiveInt(10_000_000).optional(),
+    /** The engine's GPU memory fraction (each engine measures it differently; see the adapters' tables). */
+    gpuMemoryFraction: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1').optional(),
+    quantization: ChoiceSchema.optional(),
+    kvCacheDtype: ChoiceSchema.optional(),
+    cudaGraphMaxBatchSize: positiveInt(65_536).optional(),
+    attentionBackend: ChoiceSchema.optional(),
+    torchCompile: z.boolean().optional(),
+    chunkedPrefill: z.boolean().optional(),
+    maxBatchedTokens: positiveInt(10_000_000).optional(),
+    maxRunningRequests: positiveInt(1_000_000).optional(),
+    speculative: SpeculativeConfigSchema.optional(),
+    trustRemoteCode: z.boolean().optional(),
+    /** Appended verbatim after the typed flags, one argv word each. */
+    extraArgs: z
+      .array(
+        z
+          .string()
+          .max(32_768, 'is longer than 32768 characters')
+          .refine((s) => !s.includes('\0'), 'must not contain NUL'),
+        { error: 'must be a list of strings' },
+      )
+      .max(1000, 'has more than 1000 entries')
+      .default([]),
+    env: EnvSchema.default({}),
+  })
+  .strict();
+
+export type ServerConfig = z.infer<typeof ServerConfigSchema>;
+/** What callers may pass: `extraArgs` and `env` default to empty. */
+export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
+
+/** Parses a config, or throws BAD_INPUT whose issues name each wrong field by dotted path (e.g. `speculative.numSteps`). */
+export function parseServerConfig(input: unknown): ServerConfig {
+  const result = ServerConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = fieldIssues(result.error).flatMap((issue, i) => {
+    // zod reports unknown keys once, on the object; name each key instead so the field is clear.
+    const raw = result.error.issues[i];
+    if (raw?.code !== 'unrecognized_keys') return [issue];
+    const base = raw.path.map(String).join('.');
+    return raw.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'is not a known setting' }));
+  });
+  throw new ServelabError('BAD_INPUT', `Invalid server config: ${describeIssues(issues)}`, { issues });
+}

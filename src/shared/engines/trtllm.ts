@@ -1,0 +1,186 @@
+import { buildCommand, type CommandSpec } from './command-builder';
+import { classifyLog } from './classify-log';
+import { parseFlagList } from './flag-list';
+import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
+
+export const TRTLLM_KNOWN_VERSIONS = ['1.2.0rc1'];
+
+// tensorrt_llm/_torch/attention_backend/utils.py get_attention_backend: the names it dispatches on.
+const ATTENTION_BACKENDS = ['TRTLLM', 'FLASHINFER', 'VANILLA', 'FLASHINFER_STAR_ATTENTION'];
+// engines.md §3.2 (llm_args.py KvCacheConfig.dtype: "auto", or e.g. fp8 on the PyTorch backend).
+const KV_CACHE_DTYPES = ['auto', 'fp8'];
+
+/**
+ * TensorRT-LLM `trtllm-serve MODEL [flags]` (click, underscores in names; `--flag=value`, as METHOD.md writes it).
+ * CLI flags: tensorrt_llm/commands/serve.py (late-2025) and engines.md §3.1. Options without a CLI flag go in the
+ * --extra_llm_api_options YAML: tensorrt_llm/llmapi/llm_args.py (engines.md §3.2). That YAML replaces whole
+ * sections the flags set (llm_utils.update_llm_args_with_extra_dict), hence `yamlTwin` on the memory fraction.
+ */
+export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
+  {
+    knob: 'servedModelName',
+    to: { kind: 'unsupported', reason: 'trtllm-serve has no served-model-name option; /v1/models reports the MODEL argument (commands/serve.py)' },
+  },
+  { knob: 'host', to: { kind: 'option', flag: '--host' } },
+  { knob: 'port', to: { kind: 'option', flag: '--port' } },
+  { knob: 'tensorParallelSize', to: { kind: 'option', flag: '--tp_size' } },
+  { knob: 'maxModelLen', to: { kind: 'option', flag: '--max_seq_len' } },
+  {
+    knob: 'gpuMemoryFraction',
+    to: { kind: 'option', flag: '--kv_cache_free_gpu_memory_fraction', yamlTwin: ['kv_cache_config', 'free_gpu_memory_fraction'] },
+    note: 'fraction of the memory still free after weights and buffers that the KV cache takes (default 0.9)',
+  },
+  {
+    knob: 'quantization',
+    to: { kind: 'unsupported', reason: 'trtllm-serve has no quantization flag: it serves the checkpoint as quantized (use a ModelOpt checkpoint such as nvidia/*-FP8)' },
+  },
+  { knob: 'kvCacheDtype', to: { kind: 'yaml', path: ['kv_cache_config', 'dtype'] }, choices: KV_CACHE_DTYPES },
+  { knob: 'maxRunningRequests', to: { kind: 'option', flag: '--max_batch_size' } },
+  { knob: 'chunkedPrefill', to: { kind: 'switch', on: ['--enable_chunked_prefill'] } },
+  { knob: 'maxBatchedTokens', to: { kind: 'option', flag: '--max_num_tokens' } },
+  { knob: 'cudaGraphMaxBatchSize', to: { kind: 'yaml', path: ['cuda_graph_config', 'max_batch_size'] } },
+  { knob: 'attentionBackend', to: { kind: 'yaml', path: ['attn_backend'] }, choices: ATTENTION_BACKENDS },
+  {
+    // llm_args.py: torch_compile_enabled = torch_compile_config is not None, so an empty section turns it on.
+    knob: 'torchCompile',
+    to: { kind: 'yaml-switch', path: ['torch_compile_config'], on: {} },
+  },
+  {
+    knob: 'speculative.algorithm',
+    when: { knob: 'speculative.algorithm', in: ['eagle'] },
+    to: { kind: 'unsupported', reason: "TensorRT-LLM's PyTorch backend runs its Eagle decoding type as EAGLE3 (llm_args.py EagleDecodingConfig.spec_dec_mode); use eagle3 with an EAGLE3 draft" },
+  },
+  {
+    knob: 'speculative.algorithm',
+    to: { kind: 'yaml', path: ['speculative_config', 'decoding_type'] },
+    values: { eagle3: 'Eagle', mtp: 'MTP', ngram: 'NGram', 'draft-model': 'DraftTarget' },
+  },
+  { knob: 'speculative.draftModel', to: { kind: 'yaml', path: ['speculative_config', 'speculative_model_dir'] } },
+  {
+    knob: 'speculative.numSteps',
+    when: { knob: 'speculative.algorithm', in: ['mtp'] },
+    to: { kind: 'yaml', path: ['speculative_config', 'num_nextn_predict_layers'] },
+  },
+  {
+    knob: 'speculative.numSteps',
+    to: { kind: 'yaml', path: ['speculative_config', 'max_draft_len'] },
+    note: 'drafter layers; on the default linear tree also the number of draft tokens',
+  },
+  {
+    knob: 'speculative.eagleTopK',
+    to: { kind: 'unsupported', reason: "TensorRT-LLM's Eagle drafts a linear chain unless a draft tree is configured (eagle_choices, or use_dynamic_tree with dynamic_tree_max_topK), which llm_args.py marks as under development" },
+  },
+  {
+    knob: 'speculative.numDraftTokens',
+    to: { kind: 'unsupported', reason: 'on the linear tree TensorRT-LLM sets max_total_draft_tokens = max_draft_len (llm_args.py); set numSteps' },
+  },
+  { knob: 'trustRemoteCode', to: { kind: 'switch', on: ['--trust_remote_code'] } },
+];
+
+/** `trtllm-serve` click options: engines.md §3.1 and tensorrt_llm/commands/serve.py. */
+const TRTLLM_FLAGS = parseFlagList(`
+  --help!
+  --tokenizer
+  --host
+  --port
+  --backend
+  --log_level
+  --max_beam_width
+  --max_batch_size
+  --max_num_tokens
+  --max_seq_len
+  --tensor_parallel_size,--tp_size
+  --pipeline_parallel_size,--pp_size
+  --moe_expert_parallel_size,--ep_size
+  --moe_cluster_parallel_size,--cluster_size
+  --gpus_per_node
+  --kv_cache_free_gpu_memory_fraction,--free_gpu_memory_fraction
+  --num_postprocess_workers
+  --trust_remote_code!
+  --revision
+  --extra_llm_api_options
+  --reasoning_parser
+  --tool_parser
+  --metadata_server_config_file
+  --server_role
+  --fail_fast_on_attention_window_too_large!
+  --otlp_traces_endpoint
+  --enable_chunked_prefill!
+  --chat_template
+`).concat(
+  // In the late-2025 serve.py but, per engines.md §3.1 and §8, possibly not yet in 1.2.0rc1.
+  parseFlagList(
+    `
+  --config
+  --context_parallel_size,--cp_size
+  --custom_tokenizer
+  --custom_module_dirs
+  --media_io_kwargs
+  --disagg_cluster_uri
+`,
+    { unconfirmed: 'in trtllm-serve after 1.2.0rc1-era sources; may not exist in 1.2.0rc1 (check trtllm-serve --help)' },
+  ),
+);
+
+const TRTLLM_FLAG_TABLE: FlagTable = { parser: 'click', flags: TRTLLM_FLAGS };
+
+const SPEC: CommandSpec = {
+  engine: 'trtllm',
+  displayName: 'TensorRT-LLM',
+  command: ['trtllm-serve'],
+  valueStyle: 'equals',
+  optionsFile: { flag: '--extra_llm_api_options', fileName: 'extra_llm_api_options.yaml' },
+  knobTable: TRTLLM_KNOB_TABLE,
+  flagTable: () => TRTLLM_FLAG_TABLE,
+};
+
+/** engines.md §4.3. */
+function installSpec(version: string): InstallSpec {
+  return {
+    pipSpecs: [`tensorrt_llm==${version}`],
+    // Release candidates may only be on NVIDIA's index; --pre lets pip pick them.
+    extraIndexUrls: ['https://pypi.nvidia.com'],
+    pipArgs: ['--pre'],
+    python: '3.12',
+    pythonRequires: '3.10 or 3.12',
+    verifyImport: 'import tensorrt_llm; print(tensorrt_llm.__version__)',
+    dockerImage: `nvcr.io/nvidia/tensorrt-llm/release:${version}`,
+    systemPackages: ['libopenmpi-dev'],
+    notes: [
+      'MPI is required: sudo apt-get -y install libopenmpi-dev before pip.',
+      'The docker image is the recommended install: docker run --ipc host --gpus all --ulimit memlock=-1 --ulimit stack=67108864 …',
+      'CUDA for 1.2.0rc1 is not verified; the wheel of that era is most likely CUDA 12.9 / torch 2.8.',
+    ],
+  };
+}
+
+export const trtllmAdapter: EngineAdapter = {
+  id: 'trtllm',
+  displayName: 'TensorRT-LLM',
+  knownVersions: TRTLLM_KNOWN_VERSIONS,
+  knobTable: TRTLLM_KNOB_TABLE,
+  flagTable: () => TRTLLM_FLAG_TABLE,
+  installSpec,
+  buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
+  // engines.md §3.3 (tensorrt_llm/serve/openai_server.py).
+  readiness: {
+    healthPath: '/health',
+    readyLogPatterns: [/Application startup complete\./],
+    healthIsReadyWhen: (status) => status === 200,
+    notes: [
+      'The socket is bound first (a busy port fails at once), then the model loads for minutes: probes are refused until uvicorn runs.',
+      '--host defaults to localhost: pass --host 0.0.0.0 to probe from outside the box or container.',
+      '/health_generate runs a real 1-token generation, for a deeper check.',
+    ],
+  },
+  classifyLog: (text) => classifyLog(text, { engine: 'trtllm' }),
+  stopSignals: {
+    processGroup: true,
+    // serve.py's SIGTERM handler gives its child 10 s to exit, then kills it and waits 10 s more.
+    steps: [
+      { signal: 'SIGTERM', waitMs: 30_000 },
+      { signal: 'SIGKILL', waitMs: 10_000 },
+    ],
+    notes: ['With TP > 1 the ranks are MPI processes; signal the group, then check the port and nvidia-smi.'],
+  },
+};

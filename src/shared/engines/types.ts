@@ -1,0 +1,195 @@
+import type { ServerConfig } from './server-config';
+import type { LogVerdict } from './classify-log';
+
+export const ENGINE_IDS = ['vllm', 'sglang', 'trtllm'] as const;
+export type EngineId = (typeof ENGINE_IDS)[number];
+
+export function isEngineId(value: string): value is EngineId {
+  return (ENGINE_IDS as readonly string[]).includes(value);
+}
+
+/** Every typed knob an engine table maps, by the dotted path of its field in ServerConfig. */
+export const KNOB_NAMES = [
+  'servedModelName',
+  'host',
+  'port',
+  'tensorParallelSize',
+  'maxModelLen',
+  'gpuMemoryFraction',
+  'quantization',
+  'kvCacheDtype',
+  'maxRunningRequests',
+  'chunkedPrefill',
+  'maxBatchedTokens',
+  'cudaGraphMaxBatchSize',
+  'attentionBackend',
+  'torchCompile',
+  'speculative.algorithm',
+  'speculative.draftModel',
+  'speculative.numSteps',
+  'speculative.eagleTopK',
+  'speculative.numDraftTokens',
+  'trustRemoteCode',
+] as const;
+export type KnobName = (typeof KNOB_NAMES)[number];
+export type KnobValue = string | number | boolean;
+
+/** A row applies only while another knob has (or lacks) a value. */
+export interface KnobCondition {
+  knob: KnobName;
+  in: readonly KnobValue[];
+}
+
+/** Where a knob's value goes on one engine. */
+export type KnobTarget =
+  /** `--flag VALUE` (or `--flag=VALUE` for engines written that way). `yamlTwin`: moved into the options file when that file already holds the same section, since the file's section replaces the flag's. */
+  | { kind: 'option'; flag: string; yamlTwin?: readonly string[] }
+  /** A boolean knob: the words to add when true / when false (absent: the engine default, nothing added). */
+  | { kind: 'switch'; on?: readonly string[]; off?: readonly string[] }
+  /** An environment variable of the server process. */
+  | { kind: 'env'; name: string }
+  /** A key of the engine's options file (TensorRT-LLM's extra_llm_api_options YAML). */
+  | { kind: 'yaml'; path: readonly string[] }
+  /** A boolean knob that, when true, writes `value` at `path` in the options file. */
+  | { kind: 'yaml-switch'; path: readonly string[]; on: unknown }
+  /** One key of a JSON-valued flag (vLLM's --speculative-config). */
+  | { kind: 'json'; flag: string; key: string }
+  | { kind: 'unsupported'; reason: string };
+
+/** One row of an engine's knob table. For each knob the first row whose version range and condition hold is used. */
+export interface KnobRow {
+  knob: KnobName;
+  /** Engine versions this row is for: `since` inclusive, `until` exclusive. */
+  since?: string;
+  until?: string;
+  when?: KnobCondition;
+  to: KnobTarget;
+  /** The values the engine accepts for this knob (its own spelling). */
+  choices?: readonly string[];
+  /** Engine spelling of engine-neutral values (speculative algorithm names). */
+  values?: Readonly<Record<string, string>>;
+  /** What this row's value means on this engine, when that differs from the knob's name. */
+  note?: string;
+}
+
+/** How a flag consumes the words after it. */
+export type FlagArity =
+  /** store_true / click is_flag */
+  | 'none'
+  /** argparse BooleanOptionalAction: `--x` and `--no-x` */
+  | 'negatable'
+  | 'one'
+  /** nargs='?' */
+  | 'optional'
+  /** nargs='+' */
+  | 'many';
+
+export interface FlagSpec {
+  /** The canonical name first, then aliases. */
+  names: readonly string[];
+  arity: FlagArity;
+  since?: string;
+  until?: string;
+  /** JSON-valued flags that also take `--flag.key value` (vLLM). */
+  dotted?: boolean;
+  /** Seen in the engine's source near this version, but not confirmed for it: accepted with a warning. */
+  unconfirmed?: string;
+}
+
+export interface FlagTable {
+  /** Which parser the engine's CLI uses, which decides spellings and abbreviations. */
+  parser: 'vllm-argparse' | 'argparse' | 'click';
+  flags: readonly FlagSpec[];
+}
+
+export interface InstallSpec {
+  /** Exact requirement strings for `pip install` / `uv pip install`. */
+  pipSpecs: string[];
+  extraIndexUrls: string[];
+  /** Extra words for pip (e.g. `--pre` for release candidates). */
+  pipArgs?: string[];
+  /** Extra words for `uv pip install` (e.g. `--torch-backend=auto`). */
+  uvArgs?: string[];
+  /** Python version to create the environment with, when the engine's docs name one. */
+  python?: string;
+  /** The engine's `requires-python`. */
+  pythonRequires?: string;
+  /** Python source that imports the engine and prints its version (run as `python -c`). */
+  verifyImport: string;
+  dockerImage?: string;
+  /** OS packages the engine needs and pip cannot provide. */
+  systemPackages?: string[];
+  notes: string[];
+}
+
+export interface UnsupportedKnob {
+  knob: KnobName;
+  reason: string;
+}
+
+export interface ExtraFile {
+  /** Where the launcher must write it before starting the server (relative paths are relative to the server's working directory). */
+  path: string;
+  content: string;
+}
+
+export interface BuiltCommand {
+  /** The full command line, program first; quoting is the transport's job. */
+  argv: string[];
+  /** Environment for the server: the config's plain values plus those the knobs need. */
+  env: Record<string, string>;
+  /** Variables to resolve from the keychain at launch, by secret reference. */
+  secretEnv: { name: string; secretRef: string }[];
+  unsupported: UnsupportedKnob[];
+  /** Notes about the command the user should see (e.g. a flag set twice). */
+  warnings: string[];
+  extraFiles?: ExtraFile[];
+}
+
+export interface BuildOptions {
+  /** Directory for generated files such as TensorRT-LLM's options YAML (default: the working directory). */
+  filesDir?: string;
+}
+
+export interface Readiness {
+  healthPath: string;
+  /** A log line that means the server answers requests. */
+  readyLogPatterns: RegExp[];
+  healthIsReadyWhen(status: number): boolean;
+  notes: string[];
+}
+
+export interface StopStep {
+  signal: 'SIGTERM' | 'SIGINT' | 'SIGKILL';
+  /** How long to wait for the process group to exit before the next step. */
+  waitMs: number;
+}
+
+export interface StopPlan {
+  /** Signal the whole process group: the engines fork workers (engine core, TP ranks, MPI). */
+  processGroup: true;
+  steps: StopStep[];
+  notes: string[];
+}
+
+export interface ExtraArgIssue {
+  index: number;
+  arg: string;
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+export interface EngineAdapter {
+  id: EngineId;
+  displayName: string;
+  knownVersions: string[];
+  /** The rows that map typed knobs to this engine's flags, in the order flags are written. */
+  knobTable: readonly KnobRow[];
+  /** Flags the engine's CLI accepts at `version` (the nearest known version's list for others). */
+  flagTable(version: string): FlagTable;
+  installSpec(version: string): InstallSpec;
+  buildArgv(config: ServerConfig, version: string, options?: BuildOptions): BuiltCommand;
+  readiness: Readiness;
+  classifyLog(text: string): LogVerdict;
+  stopSignals: StopPlan;
+}

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseSinglePositional, UsageError } from '../command-line';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
@@ -18,7 +18,6 @@ of Ray, docker compose, kubectl, journald, mpirun and the engines' loggers are l
 Classes: ${LOG_CLASSES.join(', ')}.
 Exit codes: 0 a verdict was printed (a failure class too), 1 the log could not be read, 2 usage.`;
 
-class UsageError extends Error {}
 
 /** Bytes the CLI reads from standard input for `-`; tests pass their own. */
 export type LogInput = AsyncIterable<Uint8Array | string>;
@@ -73,27 +72,13 @@ export async function runClassifyLog(args: string[], io: CliIo, stdin: LogInput 
 }
 
 function parseCommand(args: string[]): Command | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        engine: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (positionals.length !== 1) {
-    throw new UsageError(positionals.length === 0 ? 'name the log file, or - for standard input.' : `expected one log file, got ${positionals.length}: ${positionals.join(' ')}`);
-  }
-  const command: Command = { source: positionals[0] as string, json: values.json === true };
+  const { values, positional, help } = parseSinglePositional(
+    args,
+    { engine: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { missing: 'name the log file, or - for standard input.', noun: 'log file' },
+  );
+  if (help) return 'help';
+  const command: Command = { source: positional, json: values.json === true };
   if (values.engine !== undefined) {
     if (!isEngineId(values.engine)) throw new UsageError(`--engine ${values.engine}: must be one of ${ENGINE_IDS.join(', ')}.`);
     command.engine = values.engine;

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseSinglePositional, UsageError } from '../command-line';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
@@ -44,7 +44,6 @@ Exit codes: 0 ok, 1 other error, 2 usage, 3 unknown host key (of the box or a ju
 
 const DEFAULT_TIMEOUT_SECONDS = 20;
 
-class UsageError extends Error {}
 
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   HOST_KEY_UNKNOWN: 3,
@@ -217,42 +216,32 @@ function checkCredentials(target: ResolvedSshTarget, interactive: boolean): void
 }
 
 function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        port: { type: 'string', short: 'p' },
-        identity: { type: 'string', short: 'i' },
-        jump: { type: 'string', short: 'J' },
-        'known-hosts': { type: 'string' },
-        'accept-new': { type: 'boolean' },
-        'password-env': { type: 'string' },
-        'passphrase-env': { type: 'string' },
-        'ssh-config': { type: 'string' },
-        timeout: { type: 'string' },
-        json: { type: 'boolean' },
-        verbose: { type: 'boolean', short: 'v', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (positionals.length !== 1) {
-    throw new UsageError(positionals.length === 0 ? 'name the host to inventory.' : `expected one host, got ${positionals.length}: ${positionals.join(' ')}`);
-  }
+  const { values, positional, help } = parseSinglePositional(
+    args,
+    {
+      port: { type: 'string', short: 'p' },
+      identity: { type: 'string', short: 'i' },
+      jump: { type: 'string', short: 'J' },
+      'known-hosts': { type: 'string' },
+      'accept-new': { type: 'boolean' },
+      'password-env': { type: 'string' },
+      'passphrase-env': { type: 'string' },
+      'ssh-config': { type: 'string' },
+      timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean', short: 'v', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+    { missing: 'name the host to inventory.', noun: 'host' },
+  );
+  if (help) return 'help';
 
   const env = io.env;
   const home = env.HOME || homedir();
   const localUser = env.USER || env.LOGNAME || userInfo().username;
   const path = (value: string) => resolve(io.cwd, expandHome(value, home));
 
-  const spec = positionals[0] as string;
+  const spec = positional;
   const at = spec.lastIndexOf('@');
   const userPart = at > 0 ? spec.slice(0, at) : undefined;
   let hostPart = at >= 0 ? spec.slice(at + 1) : spec;

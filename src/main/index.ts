@@ -11,6 +11,7 @@ import { denyAllPermissions, isSafeExternalUrl, restrictNavigation } from './ele
 import { mainWindowOptions } from './electron/window';
 import { buildMenuTemplate } from './electron/menu';
 import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
+import { resolveSimboxBinDir } from './box/simbox-path';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererIndex = join(here, '../renderer/index.html');
@@ -47,6 +48,8 @@ async function start(): Promise<void> {
   const core: Core = await createCore({
     dataDir,
     secrets: new SafeStorageSecretStore(safeStorage, join(dataDir, 'secrets.json'), log),
+    // Packaged, the simulated box ships beside app.asar; from a checkout it is found from the built files.
+    simboxBinDir: resolveSimboxBinDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}),
     log,
   });
   registerIpcHandlers(ipcMain, core.dispatch, (frame) => isTrustedFrame(frame, location));

@@ -16,7 +16,10 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await page.goto(core.pageUrl);
       await expect(page).toHaveTitle('Servelab');
       await expect(page.getByRole('heading', { level: 1, name: /Hosts/ })).toBeVisible();
-      await expect(page.getByText('No hosts yet')).toBeVisible();
+      // A fresh workbench offers the built-in demo lab, marked as simulated.
+      const demo = page.getByRole('article', { name: 'Demo lab (simulated H100 box)' });
+      await expect(demo).toBeVisible();
+      await expect(demo.getByText('Simulated', { exact: true }).first()).toBeVisible();
       await expect(page.getByRole('button', { name: 'Hosts' })).toHaveAttribute('aria-current', 'page');
       await screenshotBothThemes(page, 'hosts-empty');
       const engines = page.getByRole('button', { name: /^Engines/ });
@@ -25,6 +28,13 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(page.getByRole('tooltip').filter({ hasText: 'Coming next' })).toBeVisible();
       await screenshotBothThemes(page, 'nav-upcoming-tooltip');
       await page.mouse.move(0, 0);
+    });
+
+    await test.step('the demo lab reads as a simulated H100 box without any SSH', async () => {
+      const demo = page.getByRole('article', { name: 'Demo lab (simulated H100 box)' });
+      await demo.getByRole('button', { name: 'Read inventory of Demo lab (simulated H100 box)', exact: true }).click();
+      await expect(demo.getByText('NVIDIA H100 80GB HBM3 · 81559 MiB · sm 9.0', { exact: true })).toBeVisible({ timeout: 30_000 });
+      await screenshotBothThemes(page, 'demo-lab-inventory');
     });
 
     await test.step('the form names the wrong fields', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { runInventory } from './commands/inventory';
 import { runServe } from './commands/serve';
 import { runClassifyLog } from './commands/classify-log';
+import { runEngine } from './commands/engine';
 import type { CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/app-identity';
 
@@ -16,6 +17,8 @@ Commands:
                      read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
   classify-log <file|-> [--engine vllm|sglang|trtllm] [--json]
                      why an engine's server log failed (or that it became ready), and what to change
+  engine install|list|remove|launch|stop … (--demo | --host [user@]host)
+                     install engines side by side on a box, launch a server until ready, stop it cleanly
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 
@@ -30,6 +33,8 @@ export async function runCli(argv: string[], io: CliIo, rendererDir: string): Pr
       return runServe(rest, io, rendererDir);
     case 'classify-log':
       return runClassifyLog(rest, io);
+    case 'engine':
+      return runEngine(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

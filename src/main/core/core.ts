@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { homedir, userInfo } from 'node:os';
-import type { Client } from 'ssh2';
 import { EventBus } from './event-bus';
 import { createDispatcher, type CallHandlers, type Dispatch } from './dispatcher';
 import { HostStore, type NewHost } from '../hosts/host-store';
@@ -13,10 +12,16 @@ import type { AuthSecrets, RememberedSecret } from '../ssh/auth-plan';
 import { resolveTarget, type HostSpec, type ResolvedSshTarget } from '../ssh/ssh-target';
 import { listSshConfigAliases } from '../ssh/ssh-config';
 import { collectInventory } from '../inventory/collect';
-import { sshCommandRunner } from '../inventory/collect-over-ssh';
+import { boxCommandRunner } from '../inventory/collect-over-ssh';
+import { JobRegistry } from '../jobs/job-registry';
+import type { BoxTransport } from '../box/box-transport';
+import { SshBoxTransport } from '../box/ssh-box-transport';
+import { DEMO_LAB_LABEL, demoLabHost, demoLabPaths, demoLabTransport, prepareDemoBox } from '../box/demo-lab';
+import type { LocalBoxTransport } from '../box/local-box-transport';
 import { ServelabError, type CallName } from '../../shared/contract';
-import type { Host, HostKeyInfo, HostStateEvent } from '../../shared/model/host';
+import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo, type HostStateEvent } from '../../shared/model/host';
 import { APP_NAME, APP_VERSION } from './app-identity';
+import { engineHandlers } from '../engines/engine-handlers';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -35,6 +40,11 @@ export interface CoreOptions {
   /** How long a question to the user (passphrase, 2FA code) waits; null waits for ever. */
   promptTimeoutMs?: number | null;
   reconnect?: Partial<ReconnectPolicy>;
+  /**
+   * The simulated GPU box's `bin/` folder (see resolveSimboxBinDir in src/main/box/simbox-path.ts). When set, the
+   * built-in demo lab is offered: present on first start, restorable after the user removed it.
+   */
+  simboxBinDir?: string | null;
   log?: (line: string) => void;
 }
 
@@ -43,6 +53,15 @@ export interface Core {
   readonly events: EventBus;
   /** Direct, typed access for in-process callers such as the CLI. */
   call<N extends CallName>(name: N, input: unknown): Promise<unknown>;
+  /**
+   * The host's GPU box for in-process features (engines, benchmarks, studies); not part of the contract. SSH
+   * hosts go through the connection pool (a failure to connect shows in the host's state, as for any other use),
+   * the demo lab through local processes. Jobs started through it are recorded in jobRegistry(). The caller
+   * must `release()` it when done; detached jobs outlive that.
+   */
+  box(hostId: string): Promise<BoxTransport>;
+  /** The jobs started through box().jobs(), kept in <dataDir>/jobs.json to re-attach after a restart. */
+  jobRegistry(): Promise<JobRegistry>;
   close(): Promise<void>;
 }
 
@@ -70,6 +89,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const secrets = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
   if (hosts.problem) log(`hosts: ${hosts.problem}`);
+  const simboxBinDir = options.simboxBinDir ?? null;
+  if (simboxBinDir) await hosts.ensureBuiltIn(demoLabHost());
   const knownHosts = new KnownHostsStore({
     appFile: options.appKnownHostsFile ?? join(options.dataDir, 'known_hosts'),
     readOnlyFiles: options.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
@@ -93,10 +114,28 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   // Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown.
   const pendingKeys = new Map<string, PendingKey>();
-  // Hosts the user asked to keep connected (hosts:connect) hold one pool reference each.
+  // Hosts the user asked to keep connected (hosts:connect) hold one pool reference each (the demo lab needs none).
   const held = new Set<string>();
+  // Boxes handed out by box() and not yet released: closing the core releases them.
+  const liveBoxes = new Set<BoxTransport>();
+  let registryOpening: Promise<JobRegistry> | undefined;
+  let demoPreparing: Promise<void> | undefined;
 
-  const stateOf = (hostId: string): HostStateEvent => ({ ...toStateEvent(pool.state(hostId)), held: held.has(hostId) });
+  const isDemo = (hostId: string): boolean => hosts.list().some((h) => h.id === hostId && h.kind === 'demo');
+
+  const stateOf = (hostId: string): HostStateEvent =>
+    isDemo(hostId)
+      ? { hostId, state: held.has(hostId) ? 'ready' : 'idle', held: held.has(hostId) }
+      : { ...toStateEvent(pool.state(hostId)), held: held.has(hostId) };
+
+  const demoIntro = () =>
+    connectionLog.write(
+      DEMO_LAB_HOST_ID,
+      'info',
+      `${DEMO_LAB_LABEL}: a simulated GPU box (Servelab simbox) run as local processes on this machine, no SSH and no host key. ` +
+        'Its numbers come from a performance model, never from a real GPU.',
+    );
+  if (simboxBinDir && isDemo(DEMO_LAB_HOST_ID)) demoIntro();
 
   pool.onState((event) => {
     // A held connection that failed for good (key or auth problem) needs the user: let go of it.
@@ -159,20 +198,52 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error), held: held.has(hostId) });
   }
 
-  /** Runs `work` on the host's pooled connection (opened or reused), holding it only for the work's duration. */
-  async function withHost<T>(hostId: string, work: (client: Client) => Promise<T>): Promise<T> {
-    const host = hosts.get(hostId);
-    try {
-      const client = await pool.acquire(hostId, await targetFor(host));
-      try {
-        return await work(client);
-      } finally {
-        pool.release(hostId);
-      }
-    } catch (error) {
-      noteFailure(hostId, error);
+  function jobRegistry(): Promise<JobRegistry> {
+    registryOpening ??= JobRegistry.open(join(options.dataDir, 'jobs.json')).catch((error: unknown) => {
+      registryOpening = undefined;
       throw error;
+    });
+    return registryOpening;
+  }
+
+  function demoTransport(extra: { registry?: JobRegistry; onRelease?: () => void }): LocalBoxTransport {
+    if (!simboxBinDir) {
+      throw new ServelabError('NOT_SUPPORTED', 'The demo lab needs the simulated GPU box shipped with Servelab (resources/simbox), and this installation has none.');
     }
+    return demoLabTransport({ dataDir: options.dataDir, simboxBinDir, ...extra });
+  }
+
+  /** Sets up the simulated box on first use; concurrent first uses share one setup. */
+  async function prepareDemo(transport: LocalBoxTransport): Promise<void> {
+    demoPreparing ??= prepareDemoBox(transport, demoLabPaths(options.dataDir)).finally(() => {
+      demoPreparing = undefined;
+    });
+    await demoPreparing;
+  }
+
+  /**
+   * How this core reaches the host's box: SSH hosts through the pool (the pooled connection is taken on first use
+   * and held until release()), the demo lab through local processes.
+   */
+  async function transportFor(
+    host: Host,
+    extra: { registry?: JobRegistry; onConnectError?: (error: unknown) => void; onRelease?: () => void } = {},
+  ): Promise<BoxTransport> {
+    if (host.kind === 'demo') {
+      const transport = demoTransport(extra);
+      try {
+        await prepareDemo(transport);
+      } catch (error) {
+        transport.release();
+        throw error;
+      }
+      return transport;
+    }
+    return new SshBoxTransport({ hostId: host.id, pool, target: await targetFor(host), ...extra });
+  }
+
+  function refuseForDemo(hostId: string, what: string): void {
+    if (isDemo(hostId)) throw new ServelabError('NOT_SUPPORTED', `${DEMO_LAB_LABEL} runs on this machine without SSH: it has no ${what}.`);
   }
 
   function takePendingKey(hostId: string, fingerprint: string, problem: PendingKey['problem']): PendingKey {
@@ -213,6 +284,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
     'hosts:add': async (input) => {
       const fields: NewHost = {
+        kind: 'ssh',
         label: '',
         alias: input.alias ?? null,
         address: input.address ?? input.alias ?? '',
@@ -234,6 +306,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
     'hosts:update': async ({ hostId, password, forgetPassword, ...patch }) => {
       const existing = hosts.get(hostId);
+      if (existing.kind === 'demo') {
+        const given = { ...patch, password, forgetPassword };
+        const sshFields = (['address', 'port', 'user', 'identityFile', 'proxyJump', 'password', 'forgetPassword'] as const).filter((key) => given[key] !== undefined);
+        if (sshFields.length > 0) {
+          throw new ServelabError('BAD_INPUT', `${DEMO_LAB_LABEL} is reached without SSH: only its label can change.`, {
+            issues: sshFields.map((path) => ({ path, message: 'does not apply to the demo lab' })),
+          });
+        }
+        const updated = patch.label === undefined ? existing : await hosts.update(hostId, { label: patch.label });
+        broadcastHosts();
+        return updated;
+      }
       const changes: Partial<NewHost> = {};
       for (const key of ['label', 'address', 'port', 'user', 'identityFile', 'proxyJump'] as const) {
         if (patch[key] !== undefined) (changes as Record<string, unknown>)[key] = patch[key];
@@ -273,7 +357,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
           const key = keyOf(existing);
           if (key && !hosts.list().some((h) => h.hasSavedPassword && keyOf(h) === key)) await secrets.delete(key);
         }
-        if (held.delete(hostId)) pool.release(hostId);
+        if (held.delete(hostId) && existing.kind === 'ssh') pool.release(hostId);
         prompts.cancelAll(hostId);
         connectionLog.clear(hostId);
         pendingKeys.delete(hostId);
@@ -290,8 +374,29 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       };
     },
 
+    'hosts:restoreDemoLab': async () => {
+      if (!simboxBinDir) {
+        throw new ServelabError('NOT_SUPPORTED', 'The demo lab needs the simulated GPU box shipped with Servelab (resources/simbox), and this installation has none.');
+      }
+      const wasListed = isDemo(DEMO_LAB_HOST_ID);
+      const host = await hosts.restoreBuiltIn(demoLabHost());
+      if (!wasListed) {
+        demoIntro();
+        broadcastHosts();
+      }
+      return host;
+    },
+
     'hosts:connect': async ({ hostId }) => {
       const host = hosts.get(hostId);
+      if (host.kind === 'demo') {
+        if (!held.has(hostId)) {
+          held.add(hostId);
+          connectionLog.write(hostId, 'info', 'Nothing to connect to: the demo lab is local. Ready.');
+          events.emit('hosts:state', stateOf(hostId));
+        }
+        return stateOf(hostId);
+      }
       if (!held.has(hostId)) {
         try {
           await pool.acquire(hostId, await targetFor(host));
@@ -305,8 +410,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
 
     'hosts:disconnect': async ({ hostId }) => {
-      hosts.get(hostId);
-      if (held.delete(hostId)) pool.release(hostId);
+      const host = hosts.get(hostId);
+      if (held.delete(hostId) && host.kind === 'ssh') pool.release(hostId);
       const state = stateOf(hostId);
       events.emit('hosts:state', state);
       return state;
@@ -320,11 +425,25 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
 
     'hosts:inventory': async ({ hostId }) => {
-      const inventory = await withHost(hostId, (client) => collectInventory(sshCommandRunner(client)));
-      return { ...inventory, hostId };
+      const host = hosts.get(hostId);
+      let transport: BoxTransport | undefined;
+      try {
+        transport = await transportFor(host);
+        if (host.kind === 'demo') connectionLog.write(hostId, 'info', 'Reading the simulated box (local processes, no SSH).');
+        const inventory = await collectInventory(boxCommandRunner(transport));
+        // The pool reports SSH states; the demo lab's state only changes here, e.g. back from an earlier failure.
+        if (host.kind === 'demo') events.emit('hosts:state', stateOf(hostId));
+        return { ...inventory, hostId };
+      } catch (error) {
+        noteFailure(hostId, error);
+        throw error;
+      } finally {
+        transport?.release();
+      }
     },
 
     'hosts:acceptHostKey': async ({ hostId, fingerprint }) => {
+      refuseForDemo(hostId, 'host key to accept');
       const pending = takePendingKey(hostId, fingerprint, 'unknown');
       await knownHosts.add({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
       connectionLog.write(hostId, 'info', `Host key ${pending.keyType} ${pending.fingerprint} of ${pending.host}:${pending.port} accepted and saved.`);
@@ -333,6 +452,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     },
 
     'hosts:replaceHostKey': async ({ hostId, fingerprint }) => {
+      refuseForDemo(hostId, 'host key to replace');
       const pending = takePendingKey(hostId, fingerprint, 'changed');
       await knownHosts.replace({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
       connectionLog.write(
@@ -360,11 +480,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     'prompts:answer': async ({ requestId, answers, remember }) => ({ accepted: prompts.answer(requestId, { answers, remember }) }),
 
     'prompts:cancel': async ({ requestId }) => ({ cancelled: prompts.cancel(requestId) }),
+
+    // Secret env of a server config lives under its own keychain prefix, so a config cannot name an SSH password.
+    ...engineHandlers({ events, box: (hostId) => core.box(hostId), resolveSecret: (ref) => secrets.get(`server-env:${ref}`) }),
   };
 
   const dispatch = createDispatcher(handlers, log);
 
-  return {
+  const core: Core = {
     dispatch,
     events,
     async call(name, input) {
@@ -372,10 +495,31 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       if (!envelope.ok) throw ServelabError.fromInfo(envelope.error);
       return envelope.data;
     },
+    async box(hostId) {
+      const host = hosts.get(hostId);
+      const registry = await jobRegistry();
+      let transport: BoxTransport | undefined;
+      const onRelease = () => {
+        if (transport) liveBoxes.delete(transport);
+      };
+      try {
+        transport = await transportFor(host, { registry, onRelease, onConnectError: (error) => noteFailure(hostId, error) });
+      } catch (error) {
+        noteFailure(hostId, error);
+        throw error;
+      }
+      liveBoxes.add(transport);
+      return transport;
+    },
+    jobRegistry,
     async close() {
       prompts.cancelAll();
       held.clear();
+      for (const transport of [...liveBoxes]) transport.release();
       await pool.closeAll();
+      const registry = await registryOpening?.catch(() => undefined);
+      await registry?.flush().catch(() => {});
     },
   };
+  return core;
 }

@@ -20,9 +20,16 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'hosts:inventory': unused,
     'hosts:acceptHostKey': unused,
     'hosts:replaceHostKey': unused,
+    'hosts:restoreDemoLab': unused,
     'prompts:pending': unused,
     'prompts:answer': unused,
     'prompts:cancel': unused,
+    'engines:list': unused,
+    'engines:install': unused,
+    'engines:remove': unused,
+    'servers:launch': unused,
+    'servers:stop': unused,
+    'servers:list': unused,
     ...overrides,
   } as CallHandlers;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { HOSTS_FILE_VERSION, HostStore } from './host-store';
 
 const newHost = {
+  kind: 'ssh' as const,
   label: 'h200',
   alias: null,
   address: 'gpu1.lab',
@@ -50,7 +51,38 @@ describe('HostStore', () => {
       expect.objectContaining({ id: 'b', identityFile: null, hasSavedPassword: true, port: 2200 }),
     ]);
     expect(JSON.parse(readFileSync(`${path}.v1.bak`, 'utf8'))).toEqual(v1);
-    expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe(2);
+    expect(JSON.parse(readFileSync(path, 'utf8')).schemaVersion).toBe(HOSTS_FILE_VERSION);
+    expect(store.list().every((h) => h.kind === 'ssh')).toBe(true);
+  });
+
+  it('migrates a version 2 file: every host becomes an ssh host, the original is kept', async () => {
+    const v2 = {
+      schemaVersion: 2,
+      hosts: [{ ...newHost, kind: undefined, id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' }],
+    };
+    const path = tempFile(JSON.stringify(v2));
+    const store = await HostStore.open(path);
+    expect(store.problem).toBeNull();
+    expect(store.list()).toEqual([{ ...newHost, kind: 'ssh', id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z' }]);
+    expect(JSON.parse(readFileSync(`${path}.v2.bak`, 'utf8'))).toEqual(JSON.parse(JSON.stringify(v2)));
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ schemaVersion: 3, hosts: [{ id: 'a', kind: 'ssh' }], removedBuiltIns: [] });
+  });
+
+  it('adds a built-in host once, remembers that the user removed it, and restores it', async () => {
+    const path = tempFile();
+    const demo = { ...newHost, kind: 'demo' as const, id: 'demo-lab', label: 'Demo', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
+    const store = await HostStore.open(path);
+    expect(await store.ensureBuiltIn(demo)).toMatchObject({ id: 'demo-lab' });
+    expect(await store.ensureBuiltIn({ ...demo, label: 'other' })).toMatchObject({ label: 'Demo' });
+    expect(await store.remove('demo-lab')).toBe(true);
+    const reopened = await HostStore.open(path);
+    expect(reopened.isRemovedBuiltIn('demo-lab')).toBe(true);
+    expect(await reopened.ensureBuiltIn(demo)).toBeNull();
+    expect(reopened.list()).toEqual([]);
+    expect(await reopened.restoreBuiltIn(demo)).toMatchObject({ id: 'demo-lab', kind: 'demo' });
+    const again = await HostStore.open(path);
+    expect(again.isRemovedBuiltIn('demo-lab')).toBe(false);
+    expect(again.list().map((h) => h.id)).toEqual(['demo-lab']);
   });
 
   it('leaves a damaged file untouched, names the field, and refuses changes', async () => {

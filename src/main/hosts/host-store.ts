@@ -5,9 +5,14 @@ import { HostSchema, type Host } from '../../shared/model/host';
 import { ServelabError, fieldIssues, describeIssues } from '../../shared/contract';
 import { writeFileAtomic } from '../util/atomic-write';
 
-export const HOSTS_FILE_VERSION = 2;
+export const HOSTS_FILE_VERSION = 3;
 
-const HostsFileSchema = z.object({ schemaVersion: z.literal(HOSTS_FILE_VERSION), hosts: z.array(HostSchema) });
+const HostsFileSchema = z.object({
+  schemaVersion: z.literal(HOSTS_FILE_VERSION),
+  hosts: z.array(HostSchema),
+  /** Ids of built-in hosts (the demo lab) the user removed: they stay away until restored. */
+  removedBuiltIns: z.array(z.string()).default([]),
+});
 
 /** Version 1 hosts carried their auth method; version 2 resolves auth like OpenSSH and may name an ssh alias. */
 const V1HostSchema = z.object({
@@ -23,6 +28,22 @@ const V1HostSchema = z.object({
   createdAt: z.string(),
 });
 const V1FileSchema = z.object({ schemaVersion: z.literal(1), hosts: z.array(V1HostSchema) });
+
+/** Version 2 hosts were all SSH hosts; version 3 says how each is reached (`kind`), for the built-in demo lab. */
+const V2HostSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  alias: z.string().nullable(),
+  address: z.string(),
+  port: z.number().int().nullable(),
+  user: z.string().nullable(),
+  identityFile: z.string().nullable(),
+  proxyJump: z.string().nullable(),
+  hasSavedPassword: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const V2FileSchema = z.object({ schemaVersion: z.literal(2), hosts: z.array(V2HostSchema) });
 
 /** Each step takes the file of version N to N+1; a failed parse names the field of the version it expected. */
 const MIGRATIONS: Record<number, (json: unknown) => unknown> = {
@@ -45,6 +66,10 @@ const MIGRATIONS: Record<number, (json: unknown) => unknown> = {
       })),
     };
   },
+  2: (json) => {
+    const v2 = V2FileSchema.parse(json);
+    return { schemaVersion: 3, hosts: v2.hosts.map((h) => ({ ...h, kind: 'ssh' })), removedBuiltIns: [] };
+  },
 };
 
 export type NewHost = Omit<Host, 'id' | 'createdAt' | 'updatedAt'>;
@@ -52,10 +77,12 @@ export type NewHost = Omit<Host, 'id' | 'createdAt' | 'updatedAt'>;
 /**
  * The hosts the user added, persisted as versioned JSON in the data folder (never a secret). A damaged file or
  * one from a newer version is left untouched: the store then refuses changes with the reason, so nothing is
- * overwritten, and the rest of the app keeps working.
+ * overwritten, and the rest of the app keeps working. Built-in hosts (kind other than `ssh`) have fixed ids; one
+ * the user removed is remembered as removed, so it only comes back when restored.
  */
 export class HostStore {
   private hosts: Host[] = [];
+  private removedBuiltIns: string[] = [];
   /** Why the file could not be read; while set, nothing is written. */
   private loadProblem: string | null = null;
 
@@ -114,6 +141,7 @@ export class HostStore {
       throw new ServelabError('BAD_INPUT', `${this.path} is damaged: ${describeIssues(fieldIssues(parsed.error))}; it was left untouched.`);
     }
     this.hosts = parsed.data.hosts;
+    this.removedBuiltIns = parsed.data.removedBuiltIns;
     if (version < HOSTS_FILE_VERSION) {
       // Keep the old file beside the new one: an older Servelab can still read it.
       await copyFile(this.path, `${this.path}.v${version}.bak`);
@@ -151,11 +179,45 @@ export class HostStore {
 
   async remove(id: string): Promise<boolean> {
     this.assertWritable();
-    const before = this.hosts.length;
+    const existing = this.hosts.find((h) => h.id === id);
+    if (!existing) return false;
     this.hosts = this.hosts.filter((h) => h.id !== id);
-    if (this.hosts.length === before) return false;
+    if (existing.kind !== 'ssh' && !this.removedBuiltIns.includes(id)) this.removedBuiltIns = [...this.removedBuiltIns, id];
     await this.save();
     return true;
+  }
+
+  /** True when the user removed this built-in host (and did not restore it). */
+  isRemovedBuiltIn(id: string): boolean {
+    return this.removedBuiltIns.includes(id);
+  }
+
+  /**
+   * Adds a built-in host with its fixed id on first start, unless it is there already or the user removed it.
+   * Returns the host in the store, or null. A store that cannot be written adds nothing.
+   */
+  async ensureBuiltIn(host: Host): Promise<Host | null> {
+    const present = this.hosts.find((h) => h.id === host.id);
+    if (present) return { ...present };
+    if (this.loadProblem || this.isRemovedBuiltIn(host.id)) return null;
+    this.hosts = [...this.hosts, { ...host }];
+    await this.save();
+    return { ...host };
+  }
+
+  /** Brings a built-in host back after the user removed it; the one already there is returned as is. */
+  async restoreBuiltIn(host: Host): Promise<Host> {
+    this.assertWritable();
+    const present = this.hosts.find((h) => h.id === host.id);
+    const wasRemoved = this.isRemovedBuiltIn(host.id);
+    this.removedBuiltIns = this.removedBuiltIns.filter((id) => id !== host.id);
+    if (present) {
+      if (wasRemoved) await this.save();
+      return { ...present };
+    }
+    this.hosts = [...this.hosts, { ...host }];
+    await this.save();
+    return { ...host };
   }
 
   private assertWritable(): void {
@@ -165,7 +227,7 @@ export class HostStore {
   }
 
   private async save(): Promise<void> {
-    const body = JSON.stringify({ schemaVersion: HOSTS_FILE_VERSION, hosts: this.hosts }, null, 2) + '\n';
+    const body = JSON.stringify({ schemaVersion: HOSTS_FILE_VERSION, hosts: this.hosts, removedBuiltIns: this.removedBuiltIns }, null, 2) + '\n';
     await writeFileAtomic(this.path, body);
   }
 }

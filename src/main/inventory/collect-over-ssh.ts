@@ -4,6 +4,7 @@ import { openSshClient, type OpenSshClientOptions } from '../ssh/connect';
 import { execCollect } from '../ssh/exec';
 import { collectInventory, PROBE_TIMEOUT_SECONDS, type CommandRunner } from './collect';
 import type { ProbeInventory } from './parse-probe';
+import type { BoxTransport } from '../box/box-transport';
 
 /** Runs scripts as `sh -l -s` over an open connection, so the remote login profile's PATH applies. */
 export function sshCommandRunner(client: Client, timeoutSeconds = PROBE_TIMEOUT_SECONDS): CommandRunner {
@@ -23,4 +24,11 @@ export async function collectInventoryOverSsh(target: SshTarget, opts: OpenSshCl
   } finally {
     client.end();
   }
+}
+
+/** Runs the probe through any box transport (SSH or local) as `sh -l -s`. */
+export function boxCommandRunner(box: Pick<BoxTransport, 'run'>, timeoutSeconds = PROBE_TIMEOUT_SECONDS): CommandRunner {
+  return {
+    run: (script) => box.run(script, { timeoutSeconds }),
+  };
 }

@@ -71,10 +71,11 @@ export class Backoff {
 /**
  * Runs `operation` on a connection from `provider`, asking for a fresh one and trying again (with backoff) while the
  * failure is a dropped or unreachable connection. `operation` must be safe to run again after a partial attempt.
+ * Works for any kind of connection: an ssh2 client, or a command channel.
  */
-export async function withClient<T>(
-  provider: SshClientProvider,
-  operation: (client: Client) => Promise<T>,
+export async function withClient<C, T>(
+  provider: () => Promise<C>,
+  operation: (client: C) => Promise<T>,
   opts: { policy?: RetryPolicy; signal?: AbortSignal } = {},
 ): Promise<T> {
   const backoff = new Backoff(opts.policy ?? DEFAULT_RETRY_POLICY);

@@ -1,5 +1,6 @@
-import type { Client, ClientChannel } from 'ssh2';
+import type { Client } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
+import { channelError, sshCommandChannel, type CommandChannel, type RunningCommand } from './command-channel';
 
 export interface BinaryExecResult {
   /** The raw bytes the command printed, for output that must be compared or decoded byte-exactly. */
@@ -7,6 +8,16 @@ export interface BinaryExecResult {
   stderr: string;
   /** The remote exit status; null when the command was ended by a signal. */
   code: number | null;
+}
+
+export interface ChannelExecOptions {
+  stdin?: string | Buffer;
+  timeoutMs: number;
+  /** Output as it arrives (it is collected as well). */
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+  /** Ends the command and rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 // Bounds memory when a command prints far more than expected.
@@ -17,25 +28,26 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
  * CONNECT_FAILED, which callers treat as "ask the provider for a new connection and try again".
  */
 export function execBinary(client: Client, command: string, opts: { stdin?: string | Buffer; timeoutMs: number }): Promise<BinaryExecResult> {
+  return execOnChannel(sshCommandChannel(client), command, opts);
+}
+
+/** execBinary on any command channel (SSH or local). */
+export function execOnChannel(channel: CommandChannel, command: string, opts: ChannelExecOptions): Promise<BinaryExecResult> {
   return new Promise<BinaryExecResult>((resolve, reject) => {
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let outputBytes = 0;
-    let code: number | null = null;
-    let channel: ClientChannel | undefined;
+    let running: RunningCommand | undefined;
     let settled = false;
 
-    const finish = (error: ServelabError | null) => {
+    const finish = (error: unknown, code: number | null = null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      client.removeListener('close', onClientClose);
+      offDrop();
+      opts.signal?.removeEventListener('abort', onAbort);
       if (error) {
-        try {
-          channel?.close();
-        } catch {
-          // The connection is already gone, and the channel with it.
-        }
+        running?.close();
         reject(error);
         return;
       }
@@ -44,54 +56,38 @@ export function execBinary(client: Client, command: string, opts: { stdin?: stri
     const timer = setTimeout(() => {
       finish(new ServelabError('TIMEOUT', `The remote command did not finish within ${Math.round(opts.timeoutMs / 100) / 10} s.`));
     }, opts.timeoutMs);
-    const onClientClose = () => finish(connectionLost());
-    client.once('close', onClientClose);
+    const offDrop = channel.onDrop((error) => finish(error));
+    const onAbort = () => finish(opts.signal?.reason ?? new DOMException('The operation was aborted.', 'AbortError'));
+    if (opts.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+    const collect = (into: Buffer[], forward: ((chunk: Buffer) => void) | undefined) => (chunk: Buffer) => {
+      if (settled) return;
       outputBytes += chunk.length;
       if (outputBytes > MAX_OUTPUT_BYTES) {
         finish(new ServelabError('REMOTE_COMMAND_FAILED', `The remote command printed more than ${MAX_OUTPUT_BYTES / 1024 / 1024} MiB; it was stopped.`));
         return;
       }
       into.push(chunk);
+      forward?.(chunk);
     };
 
-    try {
-      client.exec(command, (error, opened) => {
-        if (error) {
-          finish(channelError(error));
-          return;
-        }
-        channel = opened;
+    channel.exec(command).then(
+      (opened) => {
+        running = opened;
         if (settled) {
           opened.close();
           return;
         }
-        opened.on('data', collect(stdout));
-        opened.stderr.on('data', collect(stderr));
-        opened.on('exit', (exitCode: number | null) => {
-          code = typeof exitCode === 'number' ? exitCode : null;
-        });
-        opened.on('close', () => finish(null));
+        opened.onStdout(collect(stdout, opts.onStdout));
+        opened.onStderr(collect(stderr, opts.onStderr));
+        opened.onClose((code) => finish(null, code));
         opened.end(opts.stdin ?? '');
-      });
-    } catch (error) {
-      finish(channelError(error as Error));
-    }
+      },
+      (error: unknown) => finish(error instanceof ServelabError ? error : channelError(error as Error)),
+    );
   });
-}
-
-export function connectionLost(): ServelabError {
-  return new ServelabError('CONNECT_FAILED', 'The SSH connection closed while a remote command was running.');
-}
-
-/**
- * ssh2 reports a dead connection as "Not connected" (thrown) or "No response from server" (callback); both mean
- * the connection is gone, anything else is the box refusing the channel.
- */
-export function channelError(error: Error): ServelabError {
-  if (/not connected|no response from server/i.test(error.message)) {
-    return new ServelabError('CONNECT_FAILED', `The SSH connection is gone: ${error.message}`);
-  }
-  return new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${error.message}`);
 }

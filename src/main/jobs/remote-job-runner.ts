@@ -1,9 +1,9 @@
-import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { shellQuote } from '../ssh/shell-quote';
 import { Utf8ChunkDecoder } from '../ssh/utf8-decoder';
 import { abortReason, Backoff, DEFAULT_RETRY_POLICY, isTransientConnectionError, withClient, type RetryPolicy, type SshClientProvider } from './client-provider';
-import { channelError, execBinary } from './exec-binary';
+import { channelError, sshCommandChannel, type CommandChannel, type CommandChannelProvider, type RunningCommand } from './command-channel';
+import { execOnChannel } from './exec-binary';
 import { cancelScript, commandFileText, isEnvName, isJobId, launchScript, newJobId, REMOTE_JOBS_ROOT, statusScript, streamScript } from './job-scripts';
 import { LogFrameParser } from './log-frames';
 import type { JobRecord, JobRegistry } from './job-registry';
@@ -39,10 +39,23 @@ export interface CancelResult {
   status: RemoteJobStatus;
 }
 
-export interface RemoteJobRunnerOptions {
+export type RemoteJobRunnerOptions = RemoteJobRunnerBaseOptions &
+  (
+    | {
+        /** SSH connections to the box (e.g. the pool's provider for the host). */
+        provider: SshClientProvider;
+        channels?: undefined;
+      }
+    | {
+        /** Any way to run commands on the box: SSH, or local processes for this machine and the demo lab. */
+        channels: CommandChannelProvider;
+        provider?: undefined;
+      }
+  );
+
+interface RemoteJobRunnerBaseOptions {
   /** Which host of the app this runner's provider connects to; stored with each job. */
   hostId: string;
-  provider: SshClientProvider;
   /** Where jobs are recorded so they can be re-attached after a restart. */
   registry?: JobRegistry;
   retry?: RetryPolicy;
@@ -60,13 +73,13 @@ const DEFAULT_POLL_INTERVAL_MS = 100;
 const DEFAULT_CANCEL_GRACE_SECONDS = 5;
 
 /**
- * Starts jobs on one box that outlive the SSH connection (and the app): each runs detached under setsid + nohup
+ * Starts jobs on one box that outlive the connection (and the app): each runs detached under setsid + nohup
  * with its output in a job folder (`~/.servelab/jobs/<id>/`), and is followed by reading that folder again,
- * through whatever connection the provider currently has.
+ * through whatever command channel the provider currently has (SSH, or local processes).
  */
 export class RemoteJobRunner {
   readonly hostId: string;
-  private readonly provider: SshClientProvider;
+  private readonly channels: CommandChannelProvider;
   private readonly registry: JobRegistry | undefined;
   private readonly retry: RetryPolicy;
   private readonly commandTimeoutMs: number;
@@ -74,7 +87,12 @@ export class RemoteJobRunner {
 
   constructor(opts: RemoteJobRunnerOptions) {
     this.hostId = opts.hostId;
-    this.provider = opts.provider;
+    if (opts.channels) {
+      this.channels = opts.channels;
+    } else {
+      const ssh = opts.provider;
+      this.channels = async () => sshCommandChannel(await ssh());
+    }
     this.registry = opts.registry;
     this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
     this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -106,7 +124,7 @@ export class RemoteJobRunner {
     let result;
     try {
       // Safe to repeat after a dropped connection: the script starts a given id only once.
-      result = await withClient(this.provider, (client) => execBinary(client, 'sh -s', { stdin: script, timeoutMs: this.commandTimeoutMs }), {
+      result = await withClient(this.channels, (channel) => execOnChannel(channel, 'sh -s', { stdin: script, timeoutMs: this.commandTimeoutMs }), {
         policy: this.retry,
       });
     } catch (error) {
@@ -143,13 +161,13 @@ export class RemoteJobRunner {
 
   /** @internal Runs a short script with retries over dropped connections. */
   async runScript(script: string, timeoutMs = this.commandTimeoutMs): Promise<{ stdout: string; stderr: string; code: number | null }> {
-    const result = await withClient(this.provider, (client) => execBinary(client, 'sh -s', { stdin: script, timeoutMs }), { policy: this.retry });
+    const result = await withClient(this.channels, (channel) => execOnChannel(channel, 'sh -s', { stdin: script, timeoutMs }), { policy: this.retry });
     return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, code: result.code };
   }
 
   /** @internal */
-  get deps(): { provider: SshClientProvider; registry: JobRegistry | undefined; retry: RetryPolicy; silenceTimeoutMs: number } {
-    return { provider: this.provider, registry: this.registry, retry: this.retry, silenceTimeoutMs: this.silenceTimeoutMs };
+  get deps(): { channels: CommandChannelProvider; registry: JobRegistry | undefined; retry: RetryPolicy; silenceTimeoutMs: number } {
+    return { channels: this.channels, registry: this.registry, retry: this.retry, silenceTimeoutMs: this.silenceTimeoutMs };
   }
 }
 
@@ -194,7 +212,7 @@ export class RemoteJobHandle {
   async stream(onChunk: (text: string, offset: number, end: number) => void, opts: StreamOptions = {}): Promise<number> {
     if (this.streaming) throw new ServelabError('BAD_INPUT', `Job ${this.id} is already being streamed.`);
     this.streaming = true;
-    const { provider, registry, retry, silenceTimeoutMs } = this.runner.deps;
+    const { channels, registry, retry, silenceTimeoutMs } = this.runner.deps;
     const stop = new AbortController();
     const onOuterAbort = () => stop.abort(abortReason(opts.signal as AbortSignal));
     if (opts.signal?.aborted) onOuterAbort();
@@ -224,15 +242,15 @@ export class RemoteJobHandle {
     try {
       for (;;) {
         if (stop.signal.aborted) throw abortReason(stop.signal);
-        let client: Client;
+        let channel: CommandChannel;
         try {
-          client = await provider();
+          channel = await channels();
         } catch (error) {
           if (!isTransientConnectionError(error)) throw error;
           await backoff.wait(error, stop.signal);
           continue;
         }
-        const outcome = await streamOnce(client, { ...params, offset: delivery.receivedEnd }, delivery, silenceTimeoutMs, stop.signal, () =>
+        const outcome = await streamOnce(channel, { ...params, offset: delivery.receivedEnd }, delivery, silenceTimeoutMs, stop.signal, () =>
           backoff.succeeded(),
         );
         if (outcome.kind === 'exit') {
@@ -397,7 +415,7 @@ type StreamOutcome =
 
 /** One pass of the remote stream script over one connection, until it ends, the connection drops or `signal` fires. */
 function streamOnce(
-  client: Client,
+  channel: CommandChannel,
   params: Parameters<typeof streamScript>[0],
   delivery: ThrottledDelivery,
   silenceTimeoutMs: number,
@@ -407,10 +425,9 @@ function streamOnce(
   return new Promise<StreamOutcome>((resolve) => {
     const parser = new LogFrameParser();
     const decoder = new Utf8ChunkDecoder();
-    let channel: ClientChannel | undefined;
-    let clientClosed = false;
+    let command: RunningCommand | undefined;
+    let channelDropped = false;
     let settled = false;
-    let exitCode: number | null = null;
     let stderr = '';
     let silence: NodeJS.Timeout | undefined;
 
@@ -418,12 +435,9 @@ function streamOnce(
       if (settled) return;
       settled = true;
       clearTimeout(silence);
-      client.removeListener('close', onClientClose);
+      offDrop();
       signal.removeEventListener('abort', onAbort);
-      if (channel) {
-        channel.removeAllListeners('data');
-        closeQuietly(channel);
-      }
+      command?.close();
       resolve(outcome);
     };
     const dropped = (message: string) => finish({ kind: 'dropped', error: new ServelabError('CONNECT_FAILED', message) });
@@ -431,12 +445,11 @@ function streamOnce(
       clearTimeout(silence);
       silence = setTimeout(() => dropped(`The log stream was silent for ${silenceTimeoutMs / 1000} s.`), silenceTimeoutMs);
     };
-    const onClientClose = () => {
-      clientClosed = true;
-      dropped('The SSH connection closed while streaming the log.');
-    };
+    const offDrop = channel.onDrop(() => {
+      channelDropped = true;
+      dropped(`The ${channel.label} closed while streaming the log.`);
+    });
     const onAbort = () => finish({ kind: 'aborted' });
-    client.once('close', onClientClose);
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) {
       onAbort();
@@ -469,30 +482,22 @@ function streamOnce(
       }
     };
 
-    try {
-      client.exec('sh -s', (error, opened) => {
-        if (error) {
-          const failure = channelError(error);
-          finish(failure.code === 'CONNECT_FAILED' ? { kind: 'dropped', error: failure } : { kind: 'failed', error: failure });
-          return;
-        }
-        channel = opened;
+    channel.exec('sh -s').then(
+      (opened) => {
+        command = opened;
         if (settled) {
-          closeQuietly(opened);
+          opened.close();
           return;
         }
         onProgress();
-        opened.on('data', onData);
-        opened.stderr.on('data', (chunk: Buffer) => {
+        opened.onStdout(onData);
+        opened.onStderr((chunk) => {
           if (stderr.length < 4096) stderr += chunk.toString('utf8');
         });
-        opened.on('exit', (code: number | null) => {
-          exitCode = typeof code === 'number' ? code : null;
-        });
-        opened.on('close', () => {
+        opened.onClose((exitCode) => {
           if (settled) return;
           // The script only ends on its own after an X or L line: a plain non-zero exit is a broken box, not a drop.
-          if (!clientClosed && exitCode !== null && exitCode !== 0) {
+          if (!channelDropped && exitCode !== null && exitCode !== 0) {
             finish({
               kind: 'failed',
               error: new ServelabError('REMOTE_COMMAND_FAILED', `Reading the job log failed (exit status ${exitCode}): ${stderr.trim() || 'no message'}`),
@@ -502,18 +507,11 @@ function streamOnce(
           dropped('The log stream ended early.');
         });
         opened.end(streamScript(params));
-      });
-    } catch (error) {
-      finish({ kind: 'dropped', error: channelError(error as Error) });
-    }
+      },
+      (error: unknown) => {
+        const failure = error instanceof ServelabError ? error : channelError(error as Error);
+        finish(failure.code === 'CONNECT_FAILED' ? { kind: 'dropped', error: failure } : { kind: 'failed', error: failure });
+      },
+    );
   });
-}
-
-/** Closing a channel of a connection that just died may fail; the channel is gone either way. */
-function closeQuietly(channel: ClientChannel): void {
-  try {
-    channel.close();
-  } catch {
-    // nothing left to close
-  }
 }

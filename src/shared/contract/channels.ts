@@ -15,12 +15,30 @@ export const CALL_NAMES = [
   'hosts:inventory',
   'hosts:acceptHostKey',
   'hosts:replaceHostKey',
+  'hosts:restoreDemoLab',
   'prompts:pending',
   'prompts:answer',
   'prompts:cancel',
+  'engines:list',
+  'engines:install',
+  'engines:remove',
+  'servers:launch',
+  'servers:stop',
+  'servers:list',
 ] as const;
 
-export const EVENT_NAMES = ['hosts:changed', 'hosts:state', 'hosts:log', 'prompts:request', 'prompts:settled'] as const;
+export const EVENT_NAMES = [
+  'hosts:changed',
+  'hosts:state',
+  'hosts:log',
+  'prompts:request',
+  'prompts:settled',
+  'engines:progress',
+  'engines:log',
+  'engines:done',
+  'servers:log',
+  'servers:state',
+] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];
 export type EventName = (typeof EVENT_NAMES)[number];

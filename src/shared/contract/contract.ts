@@ -11,10 +11,29 @@ import {
 } from '../model/host';
 import { InventorySchema } from '../model/inventory';
 import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
+import { ENGINE_IDS } from '../engines/types';
+import { ServerConfigSchema } from '../engines/server-config';
+import { LOG_CLASSES } from '../engines/classify-log';
 
 const HostIdInput = z.object({ hostId: z.string().min(1, 'is required') });
 const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'is not a SHA256 fingerprint');
 const RequestIdInput = z.object({ requestId: z.string().min(1, 'is required') });
+
+const EngineIdSchema = z.enum(ENGINE_IDS, { error: `must be one of ${ENGINE_IDS.join(', ')}` });
+// Becomes a folder name and a pip pin on the box.
+const EngineVersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number').refine((v) => !v.includes('..'), 'is not a version number');
+const EngineRefInput = HostIdInput.extend({ engine: EngineIdSchema, version: EngineVersionSchema });
+const ServerIdInput = z.object({ serverId: z.string().min(1, 'is required') });
+const ServerStateSchema = z.enum(['starting', 'ready', 'failed', 'stopping', 'stopped']);
+const LogVerdictSchema = z.object({ class: z.enum(LOG_CLASSES), evidence: z.string(), hint: z.string() });
+const InstalledEngineSchema = z.object({
+  engine: EngineIdSchema,
+  version: z.string(),
+  dir: z.string(),
+  installedAt: z.string(),
+  verifiedVersion: z.string(),
+  tool: z.enum(['uv', 'pip']),
+});
 
 /**
  * Every call between UI and core: `domain:action` → zod input and output. The same table is served by
@@ -79,6 +98,11 @@ export const CALLS = {
     input: HostIdInput.extend({ fingerprint: Fingerprint }),
     output: z.object({ replaced: HostKeyInfoSchema }),
   },
+  /** Brings the built-in demo lab back after the user removed it (idempotent); returns it. */
+  'hosts:restoreDemoLab': {
+    input: z.object({}).strict(),
+    output: HostSchema,
+  },
   'prompts:pending': {
     input: z.object({}).strict(),
     output: z.array(PromptRequestSchema),
@@ -91,6 +115,50 @@ export const CALLS = {
     input: RequestIdInput,
     output: z.object({ cancelled: z.boolean() }),
   },
+  /** Engine environments installed on the box (`~/.servelab/engines/<engine>-<version>/`), from their markers. */
+  'engines:list': {
+    input: HostIdInput,
+    output: z.array(InstalledEngineSchema),
+  },
+  /** Starts an install; progress comes as engines:progress / engines:log, the outcome as engines:done with this jobId. */
+  'engines:install': {
+    input: EngineRefInput.extend({ force: z.boolean().optional() }),
+    output: z.object({ jobId: z.string(), remoteJobId: z.string().nullable() }),
+  },
+  'engines:remove': {
+    input: EngineRefInput,
+    output: z.object({ removed: z.boolean(), dir: z.string() }),
+  },
+  /** Starts a server; its readiness (or failure and why) comes as servers:state events. */
+  'servers:launch': {
+    input: EngineRefInput.extend({
+      config: ServerConfigSchema,
+      gpus: z.array(z.string().regex(/^(\d{1,2}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-zA-Z/-]{8,80})$/, 'is not a GPU index or UUID')).max(64).optional(),
+      readinessTimeoutSeconds: z.number().positive().max(24 * 3600).optional(),
+    }),
+    output: z.object({ serverId: z.string(), port: z.number().int(), command: z.string() }),
+  },
+  /** Stops the server's process group and checks the port and GPU memory; leftovers lists whatever is still there. */
+  'servers:stop': {
+    input: ServerIdInput,
+    output: z.object({ portClosed: z.boolean(), gpuMemoryReleased: z.boolean(), leftovers: z.array(z.string()) }),
+  },
+  'servers:list': {
+    input: z.object({}).strict(),
+    output: z.array(
+      z.object({
+        serverId: z.string(),
+        hostId: z.string(),
+        engine: EngineIdSchema,
+        version: z.string(),
+        port: z.number().int(),
+        state: ServerStateSchema,
+        command: z.string(),
+        startedAt: z.string(),
+        classification: LogVerdictSchema.optional(),
+      }),
+    ),
+  },
 } as const satisfies Record<CallName, { input: z.ZodType; output: z.ZodType }>;
 
 export const EVENTS = {
@@ -99,6 +167,17 @@ export const EVENTS = {
   'hosts:log': z.object({ hostId: z.string(), entry: ConnectionLogEntrySchema }),
   'prompts:request': PromptRequestSchema,
   'prompts:settled': PromptSettledSchema,
+  'engines:progress': z.object({
+    hostId: z.string(),
+    jobId: z.string(),
+    phase: z.enum(['environment', 'resolving', 'downloading', 'installing', 'verifying', 'done']),
+    percent: z.number().min(0).max(100).optional(),
+    line: z.string().optional(),
+  }),
+  'engines:log': z.object({ hostId: z.string(), jobId: z.string(), text: z.string() }),
+  'engines:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), skipped: z.boolean(), message: z.string() }),
+  'servers:log': z.object({ serverId: z.string(), text: z.string() }),
+  'servers:state': z.object({ serverId: z.string(), state: ServerStateSchema, classification: LogVerdictSchema.optional() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type CallInput<N extends CallName> = z.input<(typeof CALLS)[N]['input']>;

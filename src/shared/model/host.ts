@@ -40,12 +40,24 @@ export const ProxyJumpSchema = z
 export const IdentityFileSchema = z.string().trim().min(1, 'is required').max(4096, 'is too long');
 
 /**
+ * How a host is reached: `ssh`, a box the user added; `demo`, the built-in demo lab, a simulated GPU box run on
+ * this machine (no SSH, no host key, its numbers never real).
+ */
+export const HOST_KINDS = ['ssh', 'demo'] as const;
+export type HostKind = (typeof HOST_KINDS)[number];
+
+/** The demo lab's fixed id: there is at most one, and "Restore demo lab" brings back this one. */
+export const DEMO_LAB_HOST_ID = 'demo-lab';
+
+/**
  * A GPU box the user added. It either refers to an ~/.ssh/config alias (resolved like `ssh alias` at every
  * connect, so edits to the config apply) or stands alone; fields set here win over the config, as `ssh -l/-p/-i`
- * do. Secrets are never part of it: a remembered password lives in the OS keychain.
+ * do. Secrets are never part of it: a remembered password lives in the OS keychain. The demo lab is a host of
+ * kind `demo` whose SSH fields are unused.
  */
 export const HostSchema = z.object({
   id: z.string(),
+  kind: z.enum(HOST_KINDS),
   label: z.string(),
   alias: z.string().nullable(),
   /** Where it connects: the address, or for an alias its HostName as last resolved (for display). */

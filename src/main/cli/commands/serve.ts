@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createCore } from '../../core/core';
 import { startWsHost } from '../../transport/ws-host';
 import { defaultDataDir } from '../../util/paths';
+import { resolveSimboxBinDir } from '../../box/simbox-path';
 import type { CliIo } from '../cli-io';
 
 export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]
@@ -64,10 +65,13 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
   }
   const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
   const log = (line: string) => io.stderr(`[servelab] ${line}\n`);
+  const simboxBinDir = resolveSimboxBinDir();
+  if (!simboxBinDir) log('the simulated GPU box (resources/simbox) was not found: no demo lab');
   const core = await createCore({
     dataDir,
     log,
     env: io.env,
+    simboxBinDir,
     ...(values['ssh-config'] ? { sshConfigPath: values['ssh-config'] } : {}),
     ...(values['known-hosts'] ? { appKnownHostsFile: values['known-hosts'] } : {}),
     ...(values['no-user-known-hosts'] ? { userKnownHostsFiles: [] } : {}),

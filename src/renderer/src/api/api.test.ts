@@ -7,6 +7,7 @@ import { createWsTransport, type WebSocketLike } from './ws-transport';
 
 const HOST: Host = {
   id: 'h1',
+  kind: 'ssh',
   label: 'lab',
   alias: null,
   address: 'gpu-1',

@@ -48,6 +48,8 @@ const en = {
   'hosts.count': '{count} hosts',
   'hosts.countOne': '1 host',
   'hosts.import': 'Import from ~/.ssh/config',
+  'hosts.restoreDemoLab': 'Restore demo lab',
+  'hosts.restoreDemoLabFailed': 'Could not restore the demo lab: {message}',
 
   'problems.titleOne': 'Servelab found a problem it left for you to fix',
   'problems.title': 'Servelab found {count} problems it left for you to fix',
@@ -138,6 +140,10 @@ const en = {
   'host.remove': 'Remove',
   'host.removeOf': 'Remove {label}',
   'host.connecting': 'Connecting to {target}…',
+  'host.readingDemo': 'Reading the simulated box…',
+  'host.simulated': 'Simulated',
+  'host.simulatedTitle': 'The demo lab: a simulated GPU box run on this machine. Its numbers are never real measurements.',
+  'host.demoTarget': 'This machine · no SSH',
   'host.fact.alias': 'alias {alias}',
   'host.fact.aliasTitle': 'Resolved from ~/.ssh/config at every connect',
   'host.fact.via': 'via {jump}',
@@ -175,6 +181,7 @@ const en = {
   'removeHost.confirm': 'Remove host',
   'removeHost.cancel': 'Cancel',
   'removeHost.failed': 'Could not remove the host: {message}',
+  'removeHost.demoBody': 'The demo lab leaves the list. Its simulated box stays on disk as it is, and “Restore demo lab” on the Hosts page brings it back.',
 
   'hostKey.title': 'Unknown host key',
   'hostKey.titleJump': 'Unknown host key of the jump host',

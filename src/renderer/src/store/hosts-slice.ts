@@ -138,6 +138,13 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
         set((s) => mirrorHosts(s, s.hosts.filter((h) => h.id !== hostId)));
       },
 
+      async restoreDemoLab() {
+        const host = await api.call('hosts:restoreDemoLab', {});
+        // hosts:changed normally brings it too; this keeps the list right if that event is late.
+        set((s) => (s.hosts.some((h) => h.id === host.id) ? {} : { hosts: [...s.hosts, host] }));
+        return host;
+      },
+
       async readInventory(hostId) {
         if (get().requestByHost[hostId]?.loading) return;
         set((s) => ({

@@ -87,6 +87,8 @@ export interface HostsSlice {
   updateHost(input: UpdateHostInput): Promise<Host>;
   /** Throws the core's ServelabError when the host could not be removed. */
   removeHost(hostId: string): Promise<void>;
+  /** Brings back the built-in demo lab after it was removed; throws the core's ServelabError. */
+  restoreDemoLab(): Promise<Host>;
   readInventory(hostId: string): Promise<void>;
   connectHost(hostId: string): Promise<void>;
   disconnectHost(hostId: string): Promise<void>;

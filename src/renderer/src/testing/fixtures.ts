@@ -42,6 +42,7 @@ export const H200_INVENTORY: Inventory = {
 export function makeHost(overrides: Partial<Host> = {}): Host {
   return {
     id: 'host-1',
+    kind: 'ssh',
     label: 'h200-lab',
     alias: null,
     address: 'gpu-1.lab',

@@ -100,6 +100,7 @@ export function HostCard({ hostId }: { hostId: string }) {
   const { host } = view;
   if (!host) return null;
 
+  const isDemo = host.kind === 'demo';
   const hasInventory = Boolean(view.inventory);
   const readLabel = hasInventory ? t('host.refreshOf', { label: host.label }) : t('host.readInventoryOf', { label: host.label });
   const busy = view.loading || view.holdPending;
@@ -112,12 +113,15 @@ export function HostCard({ hostId }: { hostId: string }) {
             <h3 id={titleId} className="host-title">
               {host.label}
             </h3>
+            {isDemo && (
+              <Badge tone="warning" title={t('host.simulatedTitle')}>
+                {t('host.simulated')}
+              </Badge>
+            )}
             <StateBadge badge={view.badge} connection={view.connection} />
           </div>
-          <p className="host-address">
-            <span className="mono">{hostTarget(host)}</span>
-          </p>
-          <HostFacts host={host} />
+          <p className="host-address">{isDemo ? t('host.demoTarget') : <span className="mono">{hostTarget(host)}</span>}</p>
+          {!isDemo && <HostFacts host={host} />}
         </div>
         <div className="host-actions">
           <button
@@ -157,9 +161,11 @@ export function HostCard({ hostId }: { hostId: string }) {
           >
             <Icon name="log" size={15} />
           </button>
-          <button type="button" className="btn btn-ghost btn-icon" aria-label={t('host.editOf', { label: host.label })} title={t('host.edit')} onClick={() => setDialog('edit')}>
-            <Icon name="pencil" size={15} />
-          </button>
+          {!isDemo && (
+            <button type="button" className="btn btn-ghost btn-icon" aria-label={t('host.editOf', { label: host.label })} title={t('host.edit')} onClick={() => setDialog('edit')}>
+              <Icon name="pencil" size={15} />
+            </button>
+          )}
           <button
             type="button"
             className="btn btn-ghost btn-icon"
@@ -176,7 +182,7 @@ export function HostCard({ hostId }: { hostId: string }) {
         {(view.loading || (view.holdPending && !view.held)) && (
           <p className="host-progress" role="status">
             <Spinner />
-            {t('host.connecting', { target: hostPort(host.address, host.port) })}
+            {isDemo ? t('host.readingDemo') : t('host.connecting', { target: hostPort(host.address, host.port) })}
           </p>
         )}
         {!busy && view.error && <HostError error={view.error} operation={view.errorOperation} host={host} awaitingKeyDecision={view.awaitingKeyDecision} />}

@@ -174,6 +174,31 @@ describe('Hosts page', () => {
     expect(screen.getByText('No hosts yet')).toBeTruthy();
   });
 
+  it('shows the demo lab as simulated, without SSH settings, and restores it after removal', async () => {
+    const demo = makeHost({ id: 'demo-lab', kind: 'demo', label: 'Demo lab (simulated H100 box)', address: 'localhost', port: null, user: null, identityFile: null });
+    const api = createFakeApi({ 'hosts:list': () => [HOST, demo], 'hosts:remove': () => ({ removed: true }), 'hosts:restoreDemoLab': () => demo });
+    await renderPage(api);
+    const card = screen.getByRole('article', { name: demo.label });
+    expect(within(card).getByText('Simulated')).toBeTruthy();
+    expect(within(card).getByText('This machine · no SSH')).toBeTruthy();
+    expect(within(card).queryByRole('button', { name: `Edit ${demo.label}` })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Restore demo lab' })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: `Remove ${demo.label}` }));
+    const dialog = screen.getByRole('dialog', { name: `Remove ${demo.label}?` });
+    expect(within(dialog).getByText(/Restore demo lab/)).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Remove host' }));
+    });
+    expect(screen.queryByRole('article', { name: demo.label })).toBeNull();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Restore demo lab' }));
+    });
+    expect(api.calls.some((c) => c.name === 'hosts:restoreDemoLab')).toBe(true);
+    expect(screen.getByRole('article', { name: demo.label })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Restore demo lab' })).toBeNull();
+  });
+
   it('follows hosts:changed from the core', async () => {
     const api = createFakeApi({ 'hosts:list': () => [] });
     await renderPage(api);

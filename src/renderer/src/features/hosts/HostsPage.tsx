@@ -3,7 +3,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { selectHostIds, useAppStore } from '../../store';
+import { selectHostIds, toErrorInfo, useAppStore } from '../../store';
 import { AddHostForm } from './AddHostForm';
 import { HostCard } from './HostCard';
 import { HostKeyDialog } from './HostKeyDialog';
@@ -63,6 +63,41 @@ function HostList() {
   );
 }
 
+/** Shown once the demo lab was removed: brings it back. */
+function RestoreDemoLabButton() {
+  const hasDemo = useAppStore((s) => s.hosts.some((h) => h.kind === 'demo'));
+  const loaded = useAppStore((s) => s.hostsLoad.status === 'loaded');
+  const restoreDemoLab = useAppStore((s) => s.restoreDemoLab);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  if (hasDemo || !loaded) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className="btn btn-secondary"
+        aria-disabled={busy || undefined}
+        onClick={() => {
+          if (busy) return;
+          setBusy(true);
+          setError(null);
+          restoreDemoLab()
+            .catch((e: unknown) => setError(t('hosts.restoreDemoLabFailed', { message: toErrorInfo(e).message })))
+            .finally(() => setBusy(false));
+        }}
+      >
+        {busy ? <Spinner /> : <Icon name="server" size={14} />}
+        {t('hosts.restoreDemoLab')}
+      </button>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 export function HostsPage() {
   const count = useAppStore((s) => s.hosts.length);
   const [importing, setImporting] = useState(false);
@@ -77,6 +112,7 @@ export function HostsPage() {
           <p className="page-subtitle">{t('hosts.subtitle')}</p>
         </div>
         <div className="page-actions">
+          <RestoreDemoLabButton />
           <button type="button" className="btn btn-secondary" onClick={() => setImporting(true)}>
             <Icon name="download" size={14} />
             {t('hosts.import')}

@@ -45,8 +45,14 @@ export function RemoveHostDialog({ host, onClose }: { host: Host; onClose: () =>
         </>
       }
     >
-      <p>{t('removeHost.body')}</p>
-      <p className="muted">{t('removeHost.kept')}</p>
+      {host.kind === 'demo' ? (
+        <p>{t('removeHost.demoBody')}</p>
+      ) : (
+        <>
+          <p>{t('removeHost.body')}</p>
+          <p className="muted">{t('removeHost.kept')}</p>
+        </>
+      )}
       {error && (
         <p className="form-error" role="alert">
           {error}

@@ -1,0 +1,107 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ServelabError } from '../../shared/contract';
+import { DEMO_LAB_HOST_ID, type Host } from '../../shared/model/host';
+import { shellQuote } from '../ssh/shell-quote';
+import type { JobRegistry } from '../jobs/job-registry';
+import { LocalBoxTransport } from './local-box-transport';
+
+export const DEMO_LAB_LABEL = 'Demo lab (simulated H100 box)';
+
+/** The demo lab as a host: built in, reached without SSH, so its SSH fields are empty. */
+export function demoLabHost(now: Date = new Date()): Host {
+  const at = now.toISOString();
+  return {
+    id: DEMO_LAB_HOST_ID,
+    kind: 'demo',
+    label: DEMO_LAB_LABEL,
+    alias: null,
+    address: 'localhost',
+    port: null,
+    user: null,
+    identityFile: null,
+    proxyJump: null,
+    hasSavedPassword: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+export interface DemoLabPaths {
+  root: string;
+  /** HOME of the simulated box: engines and job folders go here, as on a real box. */
+  home: string;
+  /** SERVELAB_SIMBOX_HOME: the simulated box's configuration and GPU processes. */
+  simboxHome: string;
+  /** Holds the `node` the simulated tools run on. */
+  nodeBin: string;
+}
+
+export function demoLabPaths(dataDir: string): DemoLabPaths {
+  const root = join(dataDir, 'demo-lab');
+  return { root, home: join(root, 'home'), simboxHome: join(root, 'simbox'), nodeBin: join(root, 'bin') };
+}
+
+// The app's settings for a simulated box must not leak in: this box is configured by its own state folder.
+const NOT_INHERITED = /^(SERVELAB_SIMBOX_.*|VIRTUAL_ENV|CUDA_VISIBLE_DEVICES|NODE_OPTIONS|ELECTRON_RUN_AS_NODE|PWD|OLDPWD)$/;
+
+export interface DemoLabTransportOptions {
+  dataDir: string;
+  simboxBinDir: string;
+  registry?: JobRegistry;
+  /** Default: this process's environment. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** The Node.js the simulated tools run on; default: the one running Servelab (Electron runs as Node). */
+  nodeExecPath?: string;
+  isElectron?: boolean;
+  onRelease?: () => void;
+}
+
+/**
+ * The demo lab's box: local processes with HOME = <dataDir>/demo-lab/home, the simbox commands first on PATH and
+ * its state in <dataDir>/demo-lab/simbox.
+ */
+export function demoLabTransport(opts: DemoLabTransportOptions): LocalBoxTransport {
+  const paths = demoLabPaths(opts.dataDir);
+  writeNodeShim(paths.nodeBin, opts.nodeExecPath ?? process.execPath, opts.isElectron ?? process.versions.electron !== undefined);
+  const baseEnv = Object.fromEntries(Object.entries(opts.baseEnv ?? process.env).filter(([name]) => !NOT_INHERITED.test(name)));
+  return new LocalBoxTransport({
+    hostId: DEMO_LAB_HOST_ID,
+    home: paths.home,
+    pathPrefix: [opts.simboxBinDir, paths.nodeBin],
+    env: { SERVELAB_SIMBOX_HOME: paths.simboxHome },
+    baseEnv,
+    ...(opts.registry ? { registry: opts.registry } : {}),
+    ...(opts.onRelease ? { onRelease: opts.onRelease } : {}),
+  });
+}
+
+/** On first use the simulated box becomes 1 × H100 SXM 80GB; later its own configuration (faults, …) is kept. */
+export async function prepareDemoBox(transport: LocalBoxTransport, paths: DemoLabPaths): Promise<void> {
+  if (existsSync(join(paths.simboxHome, 'simbox.json'))) return;
+  const result = await transport.run('simbox config --gpu h100 --count 1\n', { timeoutSeconds: 60 });
+  if (result.code !== 0 || !existsSync(join(paths.simboxHome, 'simbox.json'))) {
+    throw new ServelabError(
+      'REMOTE_COMMAND_FAILED',
+      `The demo lab's simulated box could not be set up (exit status ${result.code ?? 'signal'}): ${result.stderr.trim() || result.stdout.trim() || 'no message'}`,
+    );
+  }
+}
+
+/**
+ * The simbox commands start with `#!/usr/bin/env node`. A packaged app has no `node` on PATH (and a login profile
+ * may hide the user's), so the demo box gets one that runs the app's own runtime.
+ */
+function writeNodeShim(dir: string, execPath: string, isElectron: boolean): void {
+  const file = join(dir, 'node');
+  const text = `#!/bin/sh\n# The demo lab's simulated tools run on the Node.js that runs Servelab.\n${isElectron ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}exec ${shellQuote(execPath)} "$@"\n`;
+  let current: string | null = null;
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    // Not written yet.
+  }
+  if (current === text) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, text, { mode: 0o755 });
+}

@@ -1,0 +1,26 @@
+import { Utf8ChunkDecoder } from '../ssh/utf8-decoder';
+import type { CommandChannel } from '../jobs/command-channel';
+import { execOnChannel } from '../jobs/exec-binary';
+import { scriptWithStdin, type BoxRunOptions, type BoxRunResult } from './box-transport';
+
+/** BoxTransport.run on a command channel: `sh -l -s` with the script (and any stdin data) on its stdin. */
+export async function runOnChannel(channel: CommandChannel, script: string, opts: BoxRunOptions): Promise<BoxRunResult> {
+  const streamed = (listener: ((text: string) => void) | undefined) => {
+    if (!listener) return undefined;
+    const decoder = new Utf8ChunkDecoder();
+    return (chunk: Buffer) => {
+      const { text } = decoder.push(chunk);
+      if (text) listener(text);
+    };
+  };
+  const onStdout = streamed(opts.onStdout);
+  const onStderr = streamed(opts.onStderr);
+  const result = await execOnChannel(channel, 'sh -l -s', {
+    stdin: scriptWithStdin(script, opts.stdin),
+    timeoutMs: Math.max(1, Math.round(opts.timeoutSeconds * 1000)),
+    ...(onStdout ? { onStdout } : {}),
+    ...(onStderr ? { onStderr } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, code: result.code };
+}

@@ -1,0 +1,288 @@
+import { parseArgs } from 'node:util';
+import { homedir, userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import type { Client } from 'ssh2';
+import type { CliIo } from '../cli-io';
+import { ServelabError } from '../../../shared/contract';
+import { HostAddressSchema, PortSchema, SshUserSchema } from '../../../shared/model/host';
+import type { ServerConfigInput } from '../../../shared/engines';
+import { KnownHostsStore } from '../../ssh/known-hosts';
+import { openSshClient } from '../../ssh/connect';
+import { resolveTarget, type HostSpec } from '../../ssh/ssh-target';
+import { SshBoxTransport } from '../../box/ssh-box-transport';
+import { demoLabPaths, demoLabTransport, prepareDemoBox } from '../../box/demo-lab';
+import { resolveSimboxBinDir } from '../../box/simbox-path';
+import { defaultDataDir, expandHome } from '../../util/paths';
+import { EngineInstaller } from '../../engines/engine-installer';
+import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../engines/server-launcher';
+import type { ReleasableBox } from '../../engines/engine-handlers';
+
+export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|stop> … (--demo | --host [user@]host [options])
+
+  install <vllm|sglang|trtllm> <version> [--force]
+                         create ~/.servelab/engines/<engine>-<version>/ on the box (uv, else python3 -m venv + pip),
+                         install the exact version and check that it imports; skipped when already verified
+  list                   the engine environments installed on the box
+  remove <engine> <version>
+                         delete that environment
+  launch <engine> <version> --model M [--config FILE.json] [--port N] [--tp N] [--max-model-len N]
+         [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [-- EXTRA ENGINE ARGS…]
+                         start a server from the environment, wait until it is ready, print its port and command,
+                         then stream its log; Ctrl+C stops it and checks the port and GPU memory are free
+  stop <serverId>        stop a server started by an earlier launch (its record is kept on the box)
+
+Where:
+  --demo                 the built-in demo lab (a simulated H100 box on this machine)
+  --host [user@]host     a box over SSH (an address or a ~/.ssh/config alias)
+  -p, --port-ssh N       SSH port
+  -i, --identity FILE    private key
+  --known-hosts FILE     known_hosts to check the host key against (default: the app's, plus ~/.ssh/known_hosts);
+                         a box whose key is not known yet: run \`servelab inventory … --accept-new\` once first
+  --json                 machine-readable output (install, list, stop)
+
+Exit codes: 0 ok, 1 failure (or a stop that left something behind), 2 usage.`;
+
+class UsageError extends Error {}
+
+export interface EngineCommandOptions {
+  /** Ends a running `launch` (Ctrl+C); default: SIGINT/SIGTERM of this process. */
+  signal?: AbortSignal;
+}
+
+export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOptions = {}): Promise<number> {
+  const dashDash = args.indexOf('--');
+  const own = dashDash >= 0 ? args.slice(0, dashDash) : args;
+  const extraArgs = dashDash >= 0 ? args.slice(dashDash + 1) : [];
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: own,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        demo: { type: 'boolean' },
+        host: { type: 'string' },
+        'port-ssh': { type: 'string', short: 'p' },
+        identity: { type: 'string', short: 'i' },
+        'known-hosts': { type: 'string' },
+        'ssh-config': { type: 'string' },
+        force: { type: 'boolean' },
+        json: { type: 'boolean' },
+        model: { type: 'string' },
+        config: { type: 'string' },
+        port: { type: 'string' },
+        tp: { type: 'string' },
+        'max-model-len': { type: 'string' },
+        'gpu-memory-fraction': { type: 'string' },
+        gpus: { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    io.stderr(`servelab engine: ${(error as Error).message}\n\n${ENGINE_USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [action, ...rest] = positionals;
+  if (values.help || action === undefined) {
+    io.stdout(`${ENGINE_USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+
+  let box: ReleasableBox | undefined;
+  try {
+    const need = (count: number, what: string) => {
+      if (rest.length !== count) throw new UsageError(`${action} takes ${what}.`);
+    };
+    switch (action) {
+      case 'install':
+      case 'remove':
+        need(2, '<engine> <version>');
+        break;
+      case 'list':
+        need(0, 'no arguments');
+        break;
+      case 'launch':
+        need(2, '<engine> <version>');
+        if (values.model === undefined && values.config === undefined) throw new UsageError('launch needs --model or --config.');
+        break;
+      case 'stop':
+        need(1, '<serverId>');
+        break;
+      default:
+        throw new UsageError(`unknown action "${action}".`);
+    }
+    if (extraArgs.length > 0 && action !== 'launch') throw new UsageError('only launch takes engine arguments after --.');
+    const config = action === 'launch' ? await launchConfig(values, extraArgs, io) : undefined;
+    box = await openBox(values, io);
+
+    if (action === 'list') {
+      const envs = await new EngineInstaller(box).list();
+      if (values.json) io.stdout(`${JSON.stringify(envs, null, 2)}\n`);
+      else if (envs.length === 0) io.stdout('No engine installed on this box.\n');
+      else for (const e of envs) io.stdout(`${e.engine} ${e.version}\tverified ${e.verifiedVersion}\t${e.tool}\t${e.installedAt}\t${e.dir}\n`);
+      return 0;
+    }
+    const [first = '', second = ''] = rest;
+    if (action === 'install') {
+      const result = await new EngineInstaller(box).install(first, second, {
+        force: values.force ?? false,
+        onLog: values.json ? undefined : (text) => io.stderr(text),
+        onProgress: values.json ? undefined : (p) => io.stderr(`servelab: [${String(p.percent).padStart(3)}%] ${p.phase}\n`),
+      });
+      io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.message}\n`);
+      return result.ok ? 0 : 1;
+    }
+    if (action === 'remove') {
+      const result = await new EngineInstaller(box).remove(first, second);
+      io.stdout(result.removed ? `Removed ${result.dir}.\n` : `Nothing to remove: ${result.dir} does not exist.\n`);
+      return 0;
+    }
+    if (action === 'stop') {
+      const report = await stopRecordedServer(box, await readServerRecord(box, first));
+      io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStop(report));
+      return report.leftovers.length === 0 ? 0 : 1;
+    }
+    return await launch(box, first, second, config as ServerConfigInput, values, io, opts);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`servelab engine: ${error.message}\n\n${ENGINE_USAGE}\n`);
+      return 2;
+    }
+    io.stderr(`servelab engine: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof ServelabError && error.issues) for (const issue of error.issues) io.stderr(`  ${issue.path}: ${issue.message}\n`);
+    return 1;
+  } finally {
+    box?.release();
+  }
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+async function launch(box: ReleasableBox, engine: string, version: string, config: ServerConfigInput, values: Values, io: CliIo, opts: EngineCommandOptions): Promise<number> {
+  const gpus = typeof values.gpus === 'string' ? values.gpus.split(',').map((g) => g.trim()).filter(Boolean) : undefined;
+  const timeoutSeconds = typeof values.timeout === 'string' ? positiveNumber(values.timeout, '--timeout') : undefined;
+  const server = await launchServer(box, { engine, version, config, ...(gpus ? { gpus } : {}), onLog: (text) => io.stdout(text) });
+  io.stderr(`servelab: server ${server.serverId} starting on port ${server.port} (stop it later with: servelab engine stop ${server.serverId} …)\n`);
+
+  const stopper = new AbortController();
+  const outer = opts.signal;
+  const onSignal = () => stopper.abort();
+  if (outer) outer.addEventListener('abort', onSignal, { once: true });
+  else {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    const ready = server.waitReady(timeoutSeconds !== undefined ? timeoutSeconds * 1000 : undefined);
+    const interrupted = new Promise<'interrupted'>((resolve) => stopper.signal.addEventListener('abort', () => resolve('interrupted'), { once: true }));
+    const first = await Promise.race([ready.then(() => 'ready' as const), interrupted]);
+    if (first === 'ready') {
+      io.stderr(`servelab: READY on 127.0.0.1:${server.port} (on the box)\nservelab: command: ${server.record.command}\nservelab: Ctrl+C stops the server.\n`);
+      const ended = await Promise.race([server.whenExited().then(() => 'exited' as const), interrupted]);
+      if (ended === 'exited') {
+        const verdict = server.classification;
+        io.stderr(`servelab: the server ended on its own${verdict ? `: ${verdict.class} — ${verdict.evidence}\nservelab: ${verdict.hint}` : ''}\n`);
+        io.stderr(formatStop(await server.stop()));
+        return 1;
+      }
+    }
+    io.stderr('servelab: stopping…\n');
+    const report = await server.stop();
+    io.stderr(formatStop(report));
+    return report.leftovers.length === 0 ? 0 : 1;
+  } catch (error) {
+    // waitReady has classified the failure; the group is stopped so nothing keeps holding the GPU.
+    io.stderr(`servelab engine: ${(error as Error).message}\n`);
+    io.stderr(formatStop(await server.stop()));
+    return 1;
+  } finally {
+    if (outer) outer.removeEventListener('abort', onSignal);
+    else {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    }
+  }
+}
+
+function formatStop(report: StopReport): string {
+  const lines = [
+    `servelab: stopped (${report.signal === 'none' ? 'it had already ended' : `SIG${report.signal}`}); port ${report.portClosed ? 'closed' : 'STILL OPEN'}; GPU memory ${report.gpuMemoryReleased ? 'released' : 'STILL HELD'}.`,
+    ...report.leftovers.map((l) => `servelab: LEFTOVER: ${l}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function launchConfig(values: Values, extraArgs: string[], io: CliIo): Promise<ServerConfigInput> {
+  let config: Record<string, unknown> = {};
+  if (typeof values.config === 'string') {
+    try {
+      config = JSON.parse(await readFile(resolve(io.cwd, values.config), 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw new UsageError(`--config ${values.config}: ${(error as Error).message}`);
+    }
+  }
+  if (typeof values.model === 'string') config.model = values.model;
+  if (typeof values.port === 'string') config.port = positiveNumber(values.port, '--port');
+  if (typeof values.tp === 'string') config.tensorParallelSize = positiveNumber(values.tp, '--tp');
+  if (typeof values['max-model-len'] === 'string') config.maxModelLen = positiveNumber(values['max-model-len'], '--max-model-len');
+  if (typeof values['gpu-memory-fraction'] === 'string') config.gpuMemoryFraction = positiveNumber(values['gpu-memory-fraction'], '--gpu-memory-fraction');
+  if (extraArgs.length > 0) config.extraArgs = [...(Array.isArray(config.extraArgs) ? (config.extraArgs as string[]) : []), ...extraArgs];
+  return config as ServerConfigInput;
+}
+
+function positiveNumber(text: string, option: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${option} ${text}: must be a positive number.`);
+  return value;
+}
+
+async function openBox(values: Values, io: CliIo): Promise<ReleasableBox> {
+  const env = io.env;
+  if (values.demo) {
+    if (values.host !== undefined) throw new UsageError('give either --demo or --host, not both.');
+    const simboxBinDir = resolveSimboxBinDir();
+    if (!simboxBinDir) throw new ServelabError('NOT_SUPPORTED', 'This installation has no simulated box, so the demo lab is not available.');
+    const dataDir = defaultDataDir(env);
+    const transport = demoLabTransport({ dataDir, simboxBinDir });
+    await prepareDemoBox(transport, demoLabPaths(dataDir));
+    return transport;
+  }
+  if (typeof values.host !== 'string') throw new UsageError('name the box: --demo or --host [user@]host.');
+  const home = env.HOME || homedir();
+  const path = (value: string) => resolve(io.cwd, expandHome(value, home));
+  const at = values.host.lastIndexOf('@');
+  const user = at > 0 ? values.host.slice(0, at) : undefined;
+  const hostName = at >= 0 ? values.host.slice(at + 1) : values.host;
+  if (!HostAddressSchema.safeParse(hostName).success) throw new UsageError(`host "${hostName}" is not a host name, address or alias.`);
+  if (user !== undefined && !SshUserSchema.safeParse(user).success) throw new UsageError(`user "${user}" is not a valid user name.`);
+  const spec: HostSpec = { alias: hostName };
+  if (user !== undefined) spec.user = user;
+  if (typeof values['port-ssh'] === 'string') {
+    const port = PortSchema.safeParse(Number(values['port-ssh']));
+    if (!port.success) throw new UsageError(`--port-ssh ${values['port-ssh']}: must be a whole number 1–65535.`);
+    spec.port = port.data;
+  }
+  if (typeof values.identity === 'string') spec.identityFile = path(values.identity);
+  const configPath = typeof values['ssh-config'] === 'string' ? path(values['ssh-config']) : join(home, '.ssh', 'config');
+  const target = resolveTarget(spec, { configPath, env, home, localUser: env.USER || env.LOGNAME || userInfo().username });
+  const knownHosts =
+    typeof values['known-hosts'] === 'string'
+      ? new KnownHostsStore({ appFile: path(values['known-hosts']), readOnlyFiles: [] })
+      : new KnownHostsStore({ appFile: join(defaultDataDir(env), 'known_hosts'), readOnlyFiles: [join(home, '.ssh', 'known_hosts')] });
+  // One connection for the command's lifetime; the transport only needs a provider and a release.
+  let opening: Promise<Client> | undefined;
+  const transport = new SshBoxTransport({
+    hostId: `${target.user}@${target.host}:${target.port}`,
+    target,
+    pool: {
+      provider: () => () => (opening ??= openSshClient(target, { knownHosts, timeoutSeconds: 20 })),
+      release: () => {
+        void opening?.then((client) => client.end(), () => {});
+      },
+    },
+  });
+  return transport;
+}

@@ -1,0 +1,101 @@
+// What engines need of a box, as a local structural type: BoxTransport (SSH or local) satisfies it, and so does
+// any test double, so this module does not depend on how the transport is built.
+import { ServelabError } from '../../shared/contract';
+import type { EngineId } from '../../shared/engines';
+import { isEngineId } from '../../shared/engines';
+import type { RemoteJobHandle, RemoteJobSpec } from '../jobs/remote-job-runner';
+import type { JobRecord } from '../jobs/job-registry';
+
+export interface EngineBoxRunResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+export interface EngineBoxJobs {
+  start(spec: RemoteJobSpec): Promise<RemoteJobHandle>;
+  reattach(record: JobRecord): RemoteJobHandle;
+}
+
+export interface EngineBox {
+  readonly hostId: string;
+  run(script: string, opts: { stdin?: string; timeoutSeconds: number }): Promise<EngineBoxRunResult>;
+  jobs(): EngineBoxJobs;
+  httpRequest(port: number, request: { method?: string; path: string; timeoutMs: number }): Promise<{ status: number; body: string; headers: Record<string, string> }>;
+}
+
+/** Engine environments live here, relative to the box's HOME. */
+export const ENGINES_ROOT = '.servelab/engines';
+/** Launched servers' working folders (generated files, server.json), relative to HOME. */
+export const SERVERS_ROOT = '.servelab/servers';
+export const MARKER_FILE = 'servelab-env.json';
+
+// A version becomes a folder name and a pip pin: nothing a shell or a path could read as syntax.
+const VERSION_WORD = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
+
+export function checkEngineVersion(engine: string, version: string): EngineId {
+  if (!isEngineId(engine)) throw new ServelabError('BAD_INPUT', `"${engine}" is not an engine Servelab knows (vllm, sglang, trtllm).`, { issues: [{ path: 'engine', message: 'is not a known engine' }] });
+  if (!VERSION_WORD.test(version) || version.includes('..')) {
+    throw new ServelabError('BAD_INPUT', `"${version}" is not a version number.`, { issues: [{ path: 'version', message: 'is not a version number' }] });
+  }
+  return engine;
+}
+
+export function envName(engine: EngineId, version: string): string {
+  return `${engine}-${version}`;
+}
+
+/** Facts about the box read through a login shell: what the box's own commands see. */
+export interface BoxFacts {
+  home: string;
+  path: string;
+  hasUv: boolean;
+  hasPython3: boolean;
+}
+
+const factsCache = new WeakMap<object, Promise<BoxFacts>>();
+
+export function boxFacts(box: EngineBox): Promise<BoxFacts> {
+  let facts = factsCache.get(box);
+  if (!facts) {
+    facts = readFacts(box);
+    factsCache.set(box, facts);
+    facts.catch(() => factsCache.delete(box));
+  }
+  return facts;
+}
+
+async function readFacts(box: EngineBox): Promise<BoxFacts> {
+  // Markers keep the answer apart from whatever the login profile prints.
+  const script = [
+    `printf 'SERVELAB_HOME=%s\\n' "$HOME"`,
+    `printf 'SERVELAB_PATH=%s\\n' "$PATH"`,
+    `if command -v uv >/dev/null 2>&1; then echo SERVELAB_UV=1; fi`,
+    `if command -v python3 >/dev/null 2>&1; then echo SERVELAB_PYTHON3=1; fi`,
+  ].join('\n');
+  const result = await box.run(`${script}\n`, { timeoutSeconds: 30 });
+  const value = (key: string) => new RegExp(`^SERVELAB_${key}=(.*)$`, 'm').exec(result.stdout)?.[1];
+  const home = value('HOME');
+  const path = value('PATH');
+  if (result.code !== 0 || !home || !path) {
+    throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not read HOME and PATH on the box: ${result.stderr.trim() || `exit status ${result.code ?? 'signal'}`}`);
+  }
+  return { home, path, hasUv: value('UV') === '1', hasPython3: value('PYTHON3') === '1' };
+}
+
+/**
+ * A job's argv that runs `argv` in the box's login environment (the profile's variables) with the PATH the box's
+ * commands see: jobs start from a non-login `sh -s`, where neither applies.
+ */
+export function inLoginEnv(facts: BoxFacts, argv: readonly string[]): string[] {
+  return ['sh', '-l', '-c', 'PATH=$1; export PATH; shift; exec "$@"', 'servelab-job', facts.path, ...argv];
+}
+
+/** Runs a script and throws REMOTE_COMMAND_FAILED when it exits non-zero. */
+export async function runChecked(box: EngineBox, what: string, script: string, opts: { stdin?: string; timeoutSeconds?: number } = {}): Promise<EngineBoxRunResult> {
+  const result = await box.run(script, { timeoutSeconds: opts.timeoutSeconds ?? 60, ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}) });
+  if (result.code !== 0) {
+    throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not ${what}: ${result.stderr.trim() || result.stdout.trim() || `exit status ${result.code ?? 'signal'}`}`);
+  }
+  return result;
+}

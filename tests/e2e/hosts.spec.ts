@@ -22,10 +22,10 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(demo.getByText('Simulated', { exact: true }).first()).toBeVisible();
       await expect(page.getByRole('button', { name: 'Hosts' })).toHaveAttribute('aria-current', 'page');
       await screenshotBothThemes(page, 'hosts-empty');
-      const engines = page.getByRole('button', { name: /^Engines/ });
-      await expect(engines).toHaveAttribute('aria-disabled', 'true');
-      await engines.hover();
-      await expect(page.getByRole('tooltip').filter({ hasText: 'Coming next' })).toBeVisible();
+      const studies = page.getByRole('button', { name: /^Studies/ });
+      await expect(studies).toHaveAttribute('aria-disabled', 'true');
+      await studies.hover();
+      await expect(page.getByRole('tooltip').filter({ hasText: 'Coming later: plan and run a study' })).toBeVisible();
       await screenshotBothThemes(page, 'nav-upcoming-tooltip');
       await page.mouse.move(0, 0);
     });

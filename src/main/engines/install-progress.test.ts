@@ -25,13 +25,13 @@ describe('installScript', () => {
   it('uses the adapter pins and indexes, with uv or with venv + pip', () => {
     const spec = getAdapter('vllm').installSpec('0.11.0');
     const uv = installScript('/home/u/.servelab/engines/vllm-0.11.0', spec, 'uv');
-    expect(uv).toContain("uv venv '--python' 3.12 /home/u/.servelab/engines/vllm-0.11.0");
+    expect(uv).toContain('uv venv --python 3.12 /home/u/.servelab/engines/vllm-0.11.0');
     expect(uv).toContain(
-      "uv pip install '--python' /home/u/.servelab/engines/vllm-0.11.0 '--extra-index-url' https://download.pytorch.org/whl/cu128 '--torch-backend=auto' vllm==0.11.0",
+      'uv pip install --python /home/u/.servelab/engines/vllm-0.11.0 --extra-index-url https://download.pytorch.org/whl/cu128 --torch-backend=auto vllm==0.11.0',
     );
     const pip = installScript('/home/u/.servelab/engines/trtllm-1.2.0rc1', getAdapter('trtllm').installSpec('1.2.0rc1'), 'pip');
-    expect(pip).toContain("python3 '-m' venv /home/u/.servelab/engines/trtllm-1.2.0rc1");
-    expect(pip).toContain("/home/u/.servelab/engines/trtllm-1.2.0rc1/bin/pip install '--extra-index-url' https://pypi.nvidia.com '--pre' tensorrt_llm==1.2.0rc1");
-    expect(pip).toContain("'-c' 'import tensorrt_llm; print(tensorrt_llm.__version__)'");
+    expect(pip).toContain('python3 -m venv /home/u/.servelab/engines/trtllm-1.2.0rc1');
+    expect(pip).toContain('/home/u/.servelab/engines/trtllm-1.2.0rc1/bin/pip install --extra-index-url https://pypi.nvidia.com --pre tensorrt_llm==1.2.0rc1');
+    expect(pip).toContain("-c 'import tensorrt_llm; print(tensorrt_llm.__version__)'");
   });
 });

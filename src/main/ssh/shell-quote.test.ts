@@ -15,7 +15,8 @@ function roundTrip(words: string[]): string[] {
 describe('shellQuote', () => {
   it('leaves plain words readable', () => {
     expect(shellQuote('Qwen/Qwen3-8B')).toBe('Qwen/Qwen3-8B');
-    expect(shellQuote('--max-model-len=32768')).toBe("'--max-model-len=32768'");
+    expect(shellQuote('--max-model-len=32768')).toBe('--max-model-len=32768');
+    expect(shellQuote('=cmd')).toBe("'=cmd'");
     expect(shellQuote('')).toBe("''");
   });
 

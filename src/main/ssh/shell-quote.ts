@@ -10,8 +10,9 @@ export function shellQuote(value: string): string {
   if (value.includes('\0')) {
     throw new Error('A shell argument cannot contain a NUL byte.');
   }
-  // Plain words stay readable in logs and in the commands shown to users.
-  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value) && !value.startsWith('-') && !value.startsWith('=')) return value;
+  // Plain words stay readable in logs and in the commands shown to users (`--port 8000`, not `'--port' 8000`):
+  // none of these characters means anything to sh. A leading `=` is quoted for shells that expand `=cmd`.
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value) && !value.startsWith('=')) return value;
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -36,13 +36,22 @@ describe('App', () => {
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(nav).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Hosts' }).getAttribute('aria-current')).toBe('page');
-    for (const name of ['Engines', 'Studies', 'Results']) {
+    for (const name of ['Studies', 'Results']) {
       const item = screen.getByRole('button', { name: new RegExp(`^${name}`) });
       expect(item.getAttribute('aria-disabled')).toBe('true');
       const tip = document.getElementById(item.getAttribute('aria-describedby') ?? '');
       expect(tip?.getAttribute('role')).toBe('tooltip');
       expect(tip?.textContent).toMatch(/^Coming/);
     }
+    expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
+  });
+
+  it('opens the Engines page from the navigation', async () => {
+    await renderApp();
+    fireEvent.click(screen.getByRole('button', { name: 'Engines' }));
+    expect(screen.getByRole('button', { name: 'Engines' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('heading', { name: 'Engines', level: 1 })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Hosts' }));
     expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
   });
 

@@ -4,6 +4,7 @@ import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
+import { EnginesPage } from './features/engines/EnginesPage';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { t } from './i18n';
@@ -80,7 +81,10 @@ function ConnectionBanner() {
   );
 }
 
+type Page = 'hosts' | 'engines';
+
 function Shell() {
+  const [page, setPage] = useState<Page>('hosts');
   return (
     <div className="app">
       <aside className="sidebar">
@@ -91,7 +95,7 @@ function Shell() {
             <span className="brand-tagline">{t('app.tagline')}</span>
           </div>
         </div>
-        <NavRail active="hosts" />
+        <NavRail active={page} onNavigate={(id) => setPage(id === 'engines' ? 'engines' : 'hosts')} />
         <div className="sidebar-footer">
           <ConnectionInfo />
           <ThemeToggle />
@@ -100,7 +104,7 @@ function Shell() {
       <main className="content">
         <ConnectionBanner />
         <ProblemsBanner />
-        <HostsPage />
+        {page === 'engines' ? <EnginesPage /> : <HostsPage />}
       </main>
       <PromptDialog />
     </div>

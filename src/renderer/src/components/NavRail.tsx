@@ -12,7 +12,7 @@ interface NavEntry {
 
 const ENTRIES: NavEntry[] = [
   { id: 'hosts', label: 'nav.hosts', icon: 'server' },
-  { id: 'engines', label: 'nav.engines', icon: 'layers', upcoming: 'nav.engines.upcoming' },
+  { id: 'engines', label: 'nav.engines', icon: 'layers' },
   { id: 'studies', label: 'nav.studies', icon: 'flask', upcoming: 'nav.studies.upcoming' },
   { id: 'results', label: 'nav.results', icon: 'chart', upcoming: 'nav.results.upcoming' },
 ];
@@ -34,7 +34,7 @@ function UpcomingItem({ entry }: { entry: NavEntry & { upcoming: PlainMessageKey
   );
 }
 
-export function NavRail({ active }: { active: string }) {
+export function NavRail({ active, onNavigate }: { active: string; onNavigate?: (id: string) => void }) {
   return (
     <nav className="nav" aria-label={t('nav.label')}>
       <ul>
@@ -43,7 +43,12 @@ export function NavRail({ active }: { active: string }) {
             <UpcomingItem key={entry.id} entry={{ ...entry, upcoming: entry.upcoming }} />
           ) : (
             <li key={entry.id} className="nav-entry">
-              <button type="button" className={`nav-item${entry.id === active ? ' is-active' : ''}`} aria-current={entry.id === active ? 'page' : undefined}>
+              <button
+                type="button"
+                className={`nav-item${entry.id === active ? ' is-active' : ''}`}
+                aria-current={entry.id === active ? 'page' : undefined}
+                onClick={() => onNavigate?.(entry.id)}
+              >
                 <Icon name={entry.icon} />
                 <span className="nav-label">{t(entry.label)}</span>
               </button>

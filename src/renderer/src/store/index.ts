@@ -2,6 +2,7 @@ import { createContext, createElement, useContext, type ReactNode } from 'react'
 import { createStore, useStore, type StoreApi } from 'zustand';
 import type { ApiClient } from '../api/client';
 import { createAppSlice } from './app-slice';
+import { createEnginesSlice } from './engines-slice';
 import { createHostsSlice } from './hosts-slice';
 import { createPromptsSlice } from './prompts-slice';
 import { browserStorage, createUiSlice, systemPrefersDark, type ThemeStorage } from './ui-slice';
@@ -22,6 +23,7 @@ export function createAppStore(api: ApiClient, options: AppStoreOptions = {}): A
     ...createHostsSlice(api)(...args),
     ...createPromptsSlice(api)(...args),
     ...createAppSlice(api)(...args),
+    ...createEnginesSlice(api)(...args),
     ...createUiSlice(storage, prefersDark)(...args),
   }));
 }
@@ -38,6 +40,11 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
     api.on('hosts:log', ({ hostId, entry }) => state().applyHostLog(hostId, entry)),
     api.on('prompts:request', (prompt) => state().applyPromptRequest(prompt)),
     api.on('prompts:settled', ({ requestId }) => state().applyPromptSettled(requestId)),
+    api.on('engines:progress', (event) => state().applyInstallProgress(event)),
+    api.on('engines:log', (event) => state().applyInstallLog(event)),
+    api.on('engines:done', (event) => state().applyInstallDone(event)),
+    api.on('servers:log', (event) => state().applyServerLog(event)),
+    api.on('servers:state', (event) => state().applyServerState(event)),
   ];
   let wasDown = false;
   offs.push(
@@ -80,3 +87,4 @@ export * from './selectors';
 export type * from './types';
 export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
+export { ENGINE_LOG_LIMIT } from './engines-slice';

@@ -1,4 +1,5 @@
-import type { CallOutput, ErrorInfo } from '../../../shared/contract';
+import type { CallInput, CallOutput, ErrorInfo, EventPayload } from '../../../shared/contract';
+import type { EngineId } from '../../../shared/engines';
 import type {
   AddHostInput,
   ConnectionLogEntryView,
@@ -132,4 +133,66 @@ export interface UiSlice {
   toggleTheme(): void;
 }
 
-export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice;
+export type InstalledEngine = CallOutput<'engines:list'>[number];
+export type InstallPhase = EventPayload<'engines:progress'>['phase'];
+export type ServerState = EventPayload<'servers:state'>['state'];
+export type LogVerdictView = NonNullable<EventPayload<'servers:state'>['classification']>;
+export type StopResult = CallOutput<'servers:stop'>;
+
+export interface InstalledList {
+  status: LoadStatus;
+  items: InstalledEngine[];
+  error: ErrorInfo | null;
+}
+
+/** One install the user started, as its events reported it. */
+export interface InstallJob {
+  jobId: string;
+  hostId: string;
+  engine: EngineId | null;
+  version: string | null;
+  phase: InstallPhase | null;
+  percent: number | null;
+  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
+  log: string[];
+  done: { ok: boolean; skipped: boolean; message: string } | null;
+}
+
+/** One server the user launched, as servers:state and servers:log reported it. */
+export interface ServerRun {
+  serverId: string;
+  hostId: string;
+  engine: EngineId;
+  version: string;
+  port: number;
+  command: string;
+  state: ServerState;
+  classification: LogVerdictView | null;
+  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
+  log: string[];
+  stop: StopResult | null;
+  stopping: boolean;
+  stopError: ErrorInfo | null;
+}
+
+export interface EnginesSlice {
+  /** engines:list per host: the core reads the markers on the box. */
+  installedByHost: Record<string, InstalledList>;
+  installJobs: Record<string, InstallJob>;
+  servers: Record<string, ServerRun>;
+  loadInstalled(hostId: string): Promise<void>;
+  /** Resolves to the job id; throws the core's ServelabError when the install could not start. */
+  installEngine(input: CallInput<'engines:install'>): Promise<string>;
+  /** Throws the core's ServelabError when the engine could not be removed. */
+  removeEngine(input: CallInput<'engines:remove'>): Promise<void>;
+  /** Resolves to the server id; throws the core's ServelabError when the launch was refused. */
+  launchServer(input: CallInput<'servers:launch'>): Promise<string>;
+  stopServer(serverId: string): Promise<void>;
+  applyInstallProgress(event: EventPayload<'engines:progress'>): void;
+  applyInstallLog(event: EventPayload<'engines:log'>): void;
+  applyInstallDone(event: EventPayload<'engines:done'>): void;
+  applyServerLog(event: EventPayload<'servers:log'>): void;
+  applyServerState(event: EventPayload<'servers:state'>): void;
+}
+
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice;

@@ -1,0 +1,127 @@
+import { useId, useState, type FormEvent } from 'react';
+import { ENGINE_IDS, getAdapter, isEngineId, type EngineId } from '../../../../shared/engines';
+import { Checkbox } from '../../components/Checkbox';
+import { TextField } from '../../components/Field';
+import { Icon } from '../../components/Icon';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { toErrorInfo, useAppStore } from '../../store';
+import { LineLog } from './LineLog';
+import { SelectField } from './SelectField';
+
+const OTHER = '__other__';
+
+export const engineOptions = ENGINE_IDS.map((id) => ({ value: id, label: getAdapter(id).displayName }));
+
+function InstallProgress({ jobId }: { jobId: string }) {
+  const job = useAppStore((s) => s.installJobs[jobId]);
+  const [showLog, setShowLog] = useState(false);
+  if (!job) return null;
+  const name = job.engine ? getAdapter(job.engine).displayName : '';
+  const percent = job.percent ?? 0;
+  return (
+    <div className="install-progress">
+      <div className="install-progress-head">
+        <span>{job.phase ? t(`engines.phase.${job.phase}`) : t('engines.install.starting')}</span>
+        {job.percent !== null && <span className="muted">{Math.round(percent)}%</span>}
+      </div>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-label={t('engines.install.progressLabel')}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={job.percent === null ? undefined : Math.round(percent)}
+      >
+        <div className="progress-fill" style={{ width: `${percent}%` }} />
+      </div>
+      {job.done && (
+        <p className={job.done.ok ? 'form-success' : 'form-error'} role={job.done.ok ? 'status' : 'alert'}>
+          {job.done.ok
+            ? job.done.skipped
+              ? t('engines.install.skipped', { engine: name, version: job.version ?? '' })
+              : t('engines.install.succeeded', { engine: name, version: job.version ?? '' })
+            : t('engines.install.failed', { message: job.done.message })}
+        </p>
+      )}
+      <button type="button" className="btn btn-ghost btn-small" aria-expanded={showLog} onClick={() => setShowLog((v) => !v)}>
+        <Icon name="chevron" size={12} className={showLog ? 'chevron-open' : undefined} />
+        {showLog ? t('engines.install.hideLog') : t('engines.install.showLog')}
+      </button>
+      {showLog && <LineLog lines={job.log} title={t('engines.install.logTitle')} label={t('engines.install.logLabel')} />}
+    </div>
+  );
+}
+
+/** Installs a pinned engine version on the host; progress and outcome arrive as events. */
+export function InstallPanel({ hostId }: { hostId: string }) {
+  const installEngine = useAppStore((s) => s.installEngine);
+  const titleId = useId();
+  const [engine, setEngine] = useState<EngineId>('vllm');
+  const [versionChoice, setVersionChoice] = useState<string>(getAdapter('vllm').knownVersions[0] ?? OTHER);
+  const [customVersion, setCustomVersion] = useState('');
+  const [force, setForce] = useState(false);
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [jobId, setJobId] = useState<string | null>(null);
+
+  const known = getAdapter(engine).knownVersions;
+  const version = versionChoice === OTHER ? customVersion.trim() : versionChoice;
+
+  function changeEngine(value: string) {
+    if (!isEngineId(value)) return;
+    setEngine(value);
+    setVersionChoice(getAdapter(value).knownVersions[0] ?? OTHER);
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!version) {
+      setError(t('engines.install.versionRequired'));
+      return;
+    }
+    setSubmitting(true);
+    setError(null);
+    try {
+      setJobId(await installEngine({ hostId, engine, version, ...(force ? { force: true } : {}) }));
+    } catch (e) {
+      setError(t('engines.install.startFailed', { message: toErrorInfo(e).message }));
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <section className="card engines-card" aria-labelledby={titleId}>
+      <h2 id={titleId} className="card-title">
+        <Icon name="download" />
+        {t('engines.install.title')}
+      </h2>
+      <form className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <div className="field-row">
+          <SelectField label={t('engines.field.engine')} value={engine} options={engineOptions} onValueChange={changeEngine} />
+          <SelectField
+            label={t('engines.field.version')}
+            value={versionChoice}
+            options={[...known.map((v) => ({ value: v, label: v })), { value: OTHER, label: t('engines.field.versionOther') }]}
+            onValueChange={setVersionChoice}
+          />
+        </div>
+        {versionChoice === OTHER && (
+          <TextField label={t('engines.field.customVersion')} value={customVersion} onValueChange={setCustomVersion} placeholder="0.11.0" />
+        )}
+        <Checkbox label={t('engines.install.force')} hint={t('engines.install.forceHint')} checked={force} onChange={setForce} />
+        {error && (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="btn btn-primary" disabled={submitting}>
+          {submitting ? <Spinner /> : <Icon name="download" size={14} />}
+          {t('engines.install.submit')}
+        </button>
+      </form>
+      {jobId && <InstallProgress key={jobId} jobId={jobId} />}
+    </section>
+  );
+}

@@ -1,0 +1,98 @@
+import {
+  getAdapter,
+  ServerConfigSchema,
+  validateExtraArgs,
+  type EngineId,
+  type ExtraArgsCheck,
+  type ServerConfig,
+} from '../../../../shared/engines';
+
+export const DEFAULT_MODEL = 'Qwen/Qwen3-8B';
+
+export interface LaunchForm {
+  engine: EngineId;
+  version: string;
+  model: string;
+  port: string;
+  tensorParallel: string;
+  maxModelLen: string;
+  gpuMemoryFraction: string;
+  gpus: string;
+  extraArgs: string;
+}
+
+export function emptyLaunchForm(engine: EngineId, version: string): LaunchForm {
+  return { engine, version, model: DEFAULT_MODEL, port: '', tensorParallel: '', maxModelLen: '', gpuMemoryFraction: '', gpus: '', extraArgs: '' };
+}
+
+export function splitWords(text: string): string[] {
+  return text.split(/\s+/).filter((word) => word !== '');
+}
+
+/** A shell-readable rendering of argv: words with anything but safe characters are single-quoted. */
+export function shellJoin(argv: readonly string[]): string {
+  return argv.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export interface LaunchPlan {
+  /** Field path → message, from the config schema and the number fields. */
+  fieldErrors: Record<string, string>;
+  extra: ExtraArgsCheck | null;
+  config: ServerConfig | null;
+  gpus: string[];
+  command: string | null;
+  warnings: string[];
+  buildError: string | null;
+}
+
+function numberField(raw: string, key: string, errors: Record<string, string>, message: string): number | undefined {
+  const text = raw.trim();
+  if (text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value)) {
+    errors[key] = message;
+    return undefined;
+  }
+  return value;
+}
+
+/** Everything the launch panel shows about the form: field problems, the extra-args check and the exact command. */
+export function planLaunch(form: LaunchForm, notANumber: string): LaunchPlan {
+  const fieldErrors: Record<string, string> = {};
+  const args = splitWords(form.extraArgs);
+  const extra = form.version ? validateExtraArgs(form.engine, form.version, args) : null;
+  const raw = {
+    model: form.model.trim(),
+    port: numberField(form.port, 'port', fieldErrors, notANumber),
+    tensorParallelSize: numberField(form.tensorParallel, 'tensorParallelSize', fieldErrors, notANumber),
+    maxModelLen: numberField(form.maxModelLen, 'maxModelLen', fieldErrors, notANumber),
+    gpuMemoryFraction: numberField(form.gpuMemoryFraction, 'gpuMemoryFraction', fieldErrors, notANumber),
+    extraArgs: args,
+  };
+  const input = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
+  const parsed = ServerConfigSchema.safeParse(input);
+  let config: ServerConfig | null = null;
+  if (parsed.success) {
+    config = parsed.data;
+  } else {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.map(String).join('.') || 'config';
+      if (!(key in fieldErrors)) fieldErrors[key] = issue.message;
+    }
+  }
+  const gpus = form.gpus.split(/[\s,]+/).filter((g) => g !== '');
+  let command: string | null = null;
+  let warnings: string[] = [];
+  let buildError: string | null = null;
+  if (config && form.version) {
+    try {
+      const built = getAdapter(form.engine).buildArgv(config, form.version);
+      const envPrefix = Object.entries(built.env).map(([name, value]) => `${name}=${shellJoin([value])}`);
+      command = [...envPrefix, shellJoin(built.argv)].join(' ');
+      warnings = [...built.warnings, ...built.unsupported.map((u) => `${u.knob}: ${u.reason}`)];
+    } catch (e) {
+      buildError = e instanceof Error ? e.message : String(e);
+    }
+  }
+  return { fieldErrors, extra, config, gpus, command, warnings, buildError };
+}

@@ -1,0 +1,138 @@
+import type { StateCreator } from 'zustand';
+import type { CallInput, EventPayload } from '../../../shared/contract';
+import type { ApiClient } from '../api/client';
+import { toErrorInfo } from './hosts-slice';
+import type { AppState, EnginesSlice, InstallJob, ServerRun } from './types';
+
+/** Lines kept per install log and per server log. */
+export const ENGINE_LOG_LIMIT = 500;
+
+function appendBounded(lines: string[], text: string): string[] {
+  const added = text.split(/\r?\n/).filter((line, i, all) => line !== '' || i < all.length - 1);
+  if (added.length === 0) return lines;
+  const next = [...lines, ...added];
+  return next.length > ENGINE_LOG_LIMIT ? next.slice(next.length - ENGINE_LOG_LIMIT) : next;
+}
+
+function emptyJob(hostId: string, jobId: string): InstallJob {
+  return { jobId, hostId, engine: null, version: null, phase: null, percent: null, log: [], done: null };
+}
+
+function emptyServer(serverId: string): ServerRun {
+  return { serverId, hostId: '', engine: 'vllm', version: '', port: 0, command: '', state: 'starting', classification: null, log: [], stop: null, stopping: false, stopError: null };
+}
+
+/** Installed engines, install jobs and launched servers, mirrored from the core's answers and events. */
+export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [], EnginesSlice> {
+  return (set, get) => ({
+    installedByHost: {},
+    installJobs: {},
+    servers: {},
+
+    async loadInstalled(hostId) {
+      set((s) => ({ installedByHost: { ...s.installedByHost, [hostId]: { status: 'loading', items: s.installedByHost[hostId]?.items ?? [], error: null } } }));
+      try {
+        const items = await api.call('engines:list', { hostId });
+        set((s) => ({ installedByHost: { ...s.installedByHost, [hostId]: { status: 'loaded', items, error: null } } }));
+      } catch (e) {
+        set((s) => ({
+          installedByHost: { ...s.installedByHost, [hostId]: { status: 'failed', items: s.installedByHost[hostId]?.items ?? [], error: toErrorInfo(e) } },
+        }));
+      }
+    },
+
+    async installEngine(input: CallInput<'engines:install'>) {
+      const { jobId } = await api.call('engines:install', input);
+      set((s) => {
+        const job = s.installJobs[jobId] ?? emptyJob(input.hostId, jobId);
+        return { installJobs: { ...s.installJobs, [jobId]: { ...job, engine: input.engine, version: input.version } } };
+      });
+      return jobId;
+    },
+
+    async removeEngine(input: CallInput<'engines:remove'>) {
+      await api.call('engines:remove', input);
+      await get().loadInstalled(input.hostId);
+    },
+
+    async launchServer(input: CallInput<'servers:launch'>) {
+      const { serverId, port, command } = await api.call('servers:launch', input);
+      set((s) => {
+        const run = s.servers[serverId] ?? emptyServer(serverId);
+        return { servers: { ...s.servers, [serverId]: { ...run, hostId: input.hostId, engine: input.engine, version: input.version, port, command } } };
+      });
+      return serverId;
+    },
+
+    async stopServer(serverId) {
+      set((s) => {
+        const run = s.servers[serverId] ?? emptyServer(serverId);
+        return { servers: { ...s.servers, [serverId]: { ...run, stopping: true, stopError: null } } };
+      });
+      try {
+        const result = await api.call('servers:stop', { serverId });
+        set((s) => {
+          const run = s.servers[serverId] ?? emptyServer(serverId);
+          return { servers: { ...s.servers, [serverId]: { ...run, stopping: false, stop: result } } };
+        });
+      } catch (e) {
+        set((s) => {
+          const run = s.servers[serverId] ?? emptyServer(serverId);
+          return { servers: { ...s.servers, [serverId]: { ...run, stopping: false, stopError: toErrorInfo(e) } } };
+        });
+      }
+    },
+
+    applyInstallProgress(event: EventPayload<'engines:progress'>) {
+      set((s) => {
+        const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
+        return {
+          installJobs: {
+            ...s.installJobs,
+            [event.jobId]: {
+              ...job,
+              phase: event.phase,
+              percent: event.percent ?? job.percent,
+              log: event.line ? appendBounded(job.log, event.line) : job.log,
+            },
+          },
+        };
+      });
+    },
+
+    applyInstallLog(event: EventPayload<'engines:log'>) {
+      set((s) => {
+        const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
+        return { installJobs: { ...s.installJobs, [event.jobId]: { ...job, log: appendBounded(job.log, event.text) } } };
+      });
+    },
+
+    applyInstallDone(event: EventPayload<'engines:done'>) {
+      set((s) => {
+        const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
+        const done = { ok: event.ok, skipped: event.skipped, message: event.message };
+        return { installJobs: { ...s.installJobs, [event.jobId]: { ...job, done, percent: event.ok ? 100 : job.percent } } };
+      });
+      void get().loadInstalled(event.hostId);
+    },
+
+    applyServerLog(event: EventPayload<'servers:log'>) {
+      set((s) => {
+        const run = s.servers[event.serverId] ?? emptyServer(event.serverId);
+        return { servers: { ...s.servers, [event.serverId]: { ...run, log: appendBounded(run.log, event.text) } } };
+      });
+    },
+
+    applyServerState(event: EventPayload<'servers:state'>) {
+      set((s) => {
+        const run = s.servers[event.serverId] ?? emptyServer(event.serverId);
+        return {
+          servers: {
+            ...s.servers,
+            [event.serverId]: { ...run, state: event.state, classification: event.classification ?? run.classification },
+          },
+        };
+      });
+    },
+  });
+}

@@ -151,7 +151,8 @@ describe('Engines page', () => {
     const panel = launchPanel();
     await waitFor(() => expect((within(panel).getByLabelText('Installed version') as HTMLSelectElement).value).toBe('0.11.0'));
     fireEvent.click(within(panel).getByRole('button', { name: 'Launch' }));
-    await waitFor(() => expect(within(panel).getByTestId('server-state')).toBeTruthy());
+    // Wait until the launch call has answered, so the page knows which server the event is about.
+    await waitFor(() => expect(within(panel).getByText(/8001/)).toBeTruthy());
     act(() =>
       api.emit('servers:state', {
         serverId: 'srv-2',
@@ -159,7 +160,7 @@ describe('Engines page', () => {
         classification: { class: 'oom', evidence: 'torch.OutOfMemoryError: CUDA out of memory', hint: 'Lower the GPU memory fraction.' },
       }),
     );
-    const alert = within(panel).getByRole('alert');
+    const alert = await within(panel).findByRole('alert');
     expect(alert.textContent).toContain('Failed: oom');
     expect(alert.textContent).toContain('torch.OutOfMemoryError: CUDA out of memory');
     expect(alert.textContent).toContain('Hint: Lower the GPU memory fraction.');

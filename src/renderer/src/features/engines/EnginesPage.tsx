@@ -1,7 +1,7 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { getAdapter } from '../../../../shared/engines';
 import { Icon } from '../../components/Icon';
-import { Modal } from '../../components/Modal';
+import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
 import { Spinner } from '../../components/Spinner';
 import { formattingLocale, t } from '../../i18n';
 import { toErrorInfo, useAppStore, type InstalledEngine } from '../../store';
@@ -19,51 +19,18 @@ function formatDate(iso: string): string {
 
 function RemoveEngineDialog({ hostId, item, onClose }: { hostId: string; item: InstalledEngine; onClose: () => void }) {
   const removeEngine = useAppStore((s) => s.removeEngine);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const cancelRef = useRef<HTMLButtonElement>(null);
   const name = getAdapter(item.engine).displayName;
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await removeEngine({ hostId, engine: item.engine, version: item.version });
-      onClose();
-    } catch (e) {
-      setError(t('engines.remove.failed', { message: toErrorInfo(e).message }));
-      setBusy(false);
-    }
-  }
-
   return (
-    <Modal
+    <ConfirmRemoveDialog
       title={t('engines.remove.title', { engine: name, version: item.version })}
-      tone="danger"
-      icon={<Icon name="trash" size={18} />}
-      onClose={() => {
-        if (!busy) onClose();
-      }}
-      initialFocus={cancelRef}
-      footer={
-        <>
-          <button ref={cancelRef} type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            {t('engines.remove.cancel')}
-          </button>
-          <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy}>
-            {busy && <Spinner />}
-            {t('engines.remove.confirm')}
-          </button>
-        </>
-      }
+      cancelLabel={t('engines.remove.cancel')}
+      confirmLabel={t('engines.remove.confirm')}
+      failureMessage={(e) => t('engines.remove.failed', { message: toErrorInfo(e).message })}
+      onConfirm={() => removeEngine({ hostId, engine: item.engine, version: item.version })}
+      onClose={onClose}
     >
       <p>{t('engines.remove.body', { dir: item.dir })}</p>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-    </Modal>
+    </ConfirmRemoveDialog>
   );
 }
 

@@ -104,6 +104,13 @@ export async function runServer(spec) {
   // --- startup log, in the engine's order ---------------------------------------------------------------
   const holdMemory = (miB) =>
     registerGpuProcess({ pid, name: spec.processName, gpus, memoryMiB: Math.round(miB), engine: spec.engine, version: spec.version, model: spec.model, port: spec.port, simulated: true });
+  // The OOM fault strikes half-way through loading the weights, as a real one does, whatever the engine.
+  const failWithOomWhileLoading = async () => {
+    await waitPhase(phases.load / 2);
+    holdMemory(profile.weightsGiB * GiB * 0.95);
+    oomFailure(spec, log, config, profile);
+    die(1);
+  };
 
   if (spec.engine === 'vllm') {
     log.info('model.py', `Resolved architecture: ${model.arch}`);
@@ -112,12 +119,7 @@ export async function runServer(spec) {
     await waitPhase(phases.process);
     log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${profile.spec ? `SpeculativeConfig(method='${profile.spec.algorithm.toLowerCase()}', model='${profile.spec.draftModel}', num_spec_tokens=${profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
     log.info('gpu_model_runner.py', `Starting to load model ${spec.model}...`, 'engine');
-    if (faults.oom) {
-      await waitPhase(phases.load / 2);
-      holdMemory(profile.weightsGiB * GiB * 0.95);
-      oomFailure(spec, log, config, profile);
-      die(1);
-    }
+    if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 600);
     log.info('default_loader.py', `Loading weights took ${(phases.load * 0.8).toFixed(2)} seconds`, 'engine');
@@ -151,12 +153,7 @@ export async function runServer(spec) {
   } else if (spec.engine === 'sglang') {
     await waitPhase(phases.process);
     log.info('', `Load weight begin. avail mem=${(freeMiB / 1024).toFixed(2)} GB`, 'engine');
-    if (faults.oom) {
-      await waitPhase(phases.load / 2);
-      holdMemory(profile.weightsGiB * GiB * 0.95);
-      oomFailure(spec, log, config, profile);
-      die(1);
-    }
+    if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 900);
     log.info('', `Load weight end. type=${model.arch}, dtype=torch.bfloat16, avail mem=${(freeMiB / 1024 - profile.weightsGiB).toFixed(2)} GB, mem usage=${profile.weightsGiB.toFixed(2)} GB.`, 'engine');
@@ -197,12 +194,7 @@ export async function runServer(spec) {
     log.info('', `Using LLM with PyTorch backend`);
     log.info('', `Set PluginConfig.nccl_plugin to None.`);
     await waitPhase(phases.process);
-    if (faults.oom) {
-      await waitPhase(phases.load / 2);
-      holdMemory(profile.weightsGiB * GiB * 0.95);
-      oomFailure(spec, log, config, profile);
-      die(1);
-    }
+    if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 700);
     log.info('', `Loading weights concurrently... done in ${(phases.load * 0.8).toFixed(2)}s`);

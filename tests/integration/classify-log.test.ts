@@ -5,17 +5,13 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runClassifyLog, type LogInput } from '../../src/main/cli/commands/classify-log';
-import type { CliIo } from '../../src/main/cli/cli-io';
+import { runCaptured, type CliRun } from '../helpers/cli';
 import { loadLogCorpus, LOG_CORPUS_DIR } from '../../src/main/engines/log-corpus';
 
 const corpus = loadLogCorpus();
 
-async function classify(args: string[], stdin: LogInput = Readable.from([]), cwd = LOG_CORPUS_DIR): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {}, cwd };
-  const code = await runClassifyLog(args, io, stdin);
-  return { code, stdout, stderr };
+function classify(args: string[], stdin: LogInput = Readable.from([]), cwd = LOG_CORPUS_DIR): Promise<CliRun> {
+  return runCaptured((io) => runClassifyLog(args, io, stdin), {}, cwd);
 }
 
 describe('servelab classify-log --json over the corpus', () => {

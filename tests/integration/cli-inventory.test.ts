@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { runInventory, type InventoryTerminal } from '../../src/main/cli/commands/inventory';
-import type { CliIo } from '../../src/main/cli/cli-io';
+import { runCaptured, type CliRun } from '../helpers/cli';
 import { InventorySchema } from '../../src/shared/model/inventory';
 
 // Without root the test sshd cannot check passwords (see startTestSshd).
@@ -23,17 +23,8 @@ async function inventory(
   args: string[],
   env: Record<string, string> = {},
   terminal: InventoryTerminal = { input: new PassThrough(), output: new PassThrough() },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env: { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env },
-    cwd: home,
-  };
-  const code = await runInventory(args, io, terminal);
-  return { code, stdout, stderr };
+): Promise<CliRun> {
+  return runCaptured((io) => runInventory(args, io, terminal), { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env }, home);
 }
 
 /**

@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { startSshLab, type SshLab } from '../helpers/netns';
 import type { TestSshd } from '../helpers/sshd';
 import { runInventory, type InventoryTerminal } from '../../src/main/cli/commands/inventory';
-import type { CliIo } from '../../src/main/cli/cli-io';
+import { runCaptured, type CliRun } from '../helpers/cli';
 import { knownHostsName } from '../../src/main/ssh/known-hosts';
 import { InventorySchema, type Inventory } from '../../src/shared/model/inventory';
 
@@ -23,17 +23,8 @@ async function inventory(
   env: Record<string, string> = {},
   // Not a terminal unless a test passes one: nothing may be asked.
   terminal: InventoryTerminal = { input: new PassThrough(), output: new PassThrough() },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => (stdout += text),
-    stderr: (text) => (stderr += text),
-    env: { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env },
-    cwd: home,
-  };
-  const code = await runInventory(args, io, terminal);
-  return { code, stdout, stderr };
+): Promise<CliRun> {
+  return runCaptured((io) => runInventory(args, io, terminal), { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env }, home);
 }
 
 /** A terminal that types `answer` at each "Passphrase:" prompt and counts the prompts. */

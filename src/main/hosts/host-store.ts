@@ -1,8 +1,8 @@
-import { copyFile, readFile } from 'node:fs/promises';
+import { readVersionedFile } from '../util/versioned-file';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { HostSchema, type Host } from '../../shared/model/host';
-import { ServelabError, fieldIssues, describeIssues } from '../../shared/contract';
+import { ServelabError } from '../../shared/contract';
 import { writeFileAtomic } from '../util/atomic-write';
 
 export const HOSTS_FILE_VERSION = 3;
@@ -104,49 +104,11 @@ export class HostStore {
   }
 
   private async load(): Promise<void> {
-    let text: string;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new ServelabError('BAD_INPUT', `${this.path} is not valid JSON (${(error as Error).message}); it was left untouched.`);
-    }
-    const version = (json as { schemaVersion?: unknown } | null)?.schemaVersion;
-    if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
-      throw new ServelabError('BAD_INPUT', `${this.path} is damaged: schemaVersion is missing or not a version number; it was left untouched.`);
-    }
-    if (version > HOSTS_FILE_VERSION) {
-      throw new ServelabError(
-        'NOT_SUPPORTED',
-        `${this.path} was written by a newer Servelab (schemaVersion ${version}); this version reads up to ${HOSTS_FILE_VERSION}. It was left untouched.`,
-      );
-    }
-    let current = json;
-    for (let v = version; v < HOSTS_FILE_VERSION; v++) {
-      try {
-        current = MIGRATIONS[v]!(current);
-      } catch (error) {
-        const detail = error instanceof z.ZodError ? describeIssues(fieldIssues(error)) : (error as Error).message;
-        throw new ServelabError('BAD_INPUT', `${this.path} (schemaVersion ${v}) is damaged: ${detail}; it was left untouched.`);
-      }
-    }
-    const parsed = HostsFileSchema.safeParse(current);
-    if (!parsed.success) {
-      throw new ServelabError('BAD_INPUT', `${this.path} is damaged: ${describeIssues(fieldIssues(parsed.error))}; it was left untouched.`);
-    }
-    this.hosts = parsed.data.hosts;
-    this.removedBuiltIns = parsed.data.removedBuiltIns;
-    if (version < HOSTS_FILE_VERSION) {
-      // Keep the old file beside the new one: an older Servelab can still read it.
-      await copyFile(this.path, `${this.path}.v${version}.bak`);
-      await this.save();
-    }
+    const read = await readVersionedFile(this.path, { version: HOSTS_FILE_VERSION, schema: HostsFileSchema, migrations: MIGRATIONS });
+    if (!read) return;
+    this.hosts = read.data.hosts;
+    this.removedBuiltIns = read.data.removedBuiltIns;
+    if (read.fileVersion < HOSTS_FILE_VERSION) await this.save();
   }
 
   list(): Host[] {

@@ -1,11 +1,13 @@
-// `python3` of the simulated box: handles `-m venv`, `-m pip`, the engines' modules and `-c "import vllm; …"`
-// checks; everything else goes to the real python3 found later on PATH, so the box stays usable.
+// `python3` of the simulated box: handles `-m venv`, `-m pip`, the engines' modules, `-c "import vllm; …"` checks
+// and Servelab's model prefetch script (hf-prefetch.mjs); everything else goes to the real python3 found later on
+// PATH, so the box stays usable.
 
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEnv, readEnv } from './envs.mjs';
+import { isPrefetchScript, prefetchMain } from './hf-prefetch.mjs';
 import { pipMain } from './pip.mjs';
 import { loadConfig } from './state.mjs';
 
@@ -206,6 +208,7 @@ export async function pythonMain(argv, ctx) {
     return delegate(argv);
   }
   if (argv[0] === '-c' && argv[1] !== undefined) {
+    if (env && isPrefetchScript(argv[1])) return prefetchMain(argv.slice(2), { packages: pkgs });
     if (/\b(vllm|sglang|tensorrt_llm)\b/.test(argv[1]) || (env && /\b(torch|transformers)\b/.test(argv[1]))) {
       const r = emulateCode(argv[1], pkgs);
       if (r) return r.code;

@@ -9,11 +9,14 @@ import { makeRng } from './rng.mjs';
 import { sharegptLikeLengths } from './simulate.mjs';
 import { FAULTS, listGpuProcesses, loadConfig, pidAlive, registerGpuProcess, saveConfig, stateDir, unregisterGpuProcess } from './state.mjs';
 import { makeText } from './text.mjs';
+import { dockerSetting } from './docker.mjs';
 
 const USAGE = `usage: simbox <command>
 
-  config [--gpu h200|h100|a100] [--count 1-8] [--seed N] [--time-scale X]
-                                   set (or show) the box; settings live in ${'$'}SERVELAB_SIMBOX_HOME/simbox.json
+  config [--gpu h200|h100|a100] [--count 1-8] [--seed N] [--time-scale X] [--docker on|off|none]
+                                   set (or show) the box; settings live in ${'$'}SERVELAB_SIMBOX_HOME/simbox.json;
+                                   --docker on: the simulated docker; off: none of its own (a real docker later on
+                                   PATH is used); none: no docker at all
   fault list                       faults and whether they are on
   fault <name> on [VALUE]          switch a fault on (crash-after 5, slow-startup 10, stray 30000 …)
   fault <name> off                 switch it off
@@ -39,6 +42,7 @@ function describe(config) {
     `box: ${config.count} x ${m.name} (${m.memoryMiB} MiB, sm ${m.computeCap}) — simulated`,
     `state folder: ${config.dir}`,
     `seed: ${config.seed}   time scale: ${config.timeScale} (1 s on a real GPU takes ${config.timeScale} s here)`,
+    `docker: ${dockerSetting() === 'on' ? 'simulated (docker run starts simulated engine containers)' : dockerSetting() === 'none' ? 'none' : 'off (a real docker later on PATH, if any, answers)'}`,
     `faults: ${faults.length ? faults.map(([k, v]) => (v === true ? k : `${k}=${typeof v === 'object' ? v.mib ?? JSON.stringify(v) : v}`)).join(', ') : 'none'}`,
   ].join('\n');
 }
@@ -78,6 +82,15 @@ export async function main(argv) {
     const count = flagValue(argv, '--count');
     const seed = flagValue(argv, '--seed');
     const scale = flagValue(argv, '--time-scale');
+    const docker = flagValue(argv, '--docker');
+    if (docker !== undefined) {
+      if (!['on', 'off', 'none'].includes(docker)) {
+        process.stderr.write('simbox: --docker must be on, off or none\n');
+        process.exitCode = 2;
+        return;
+      }
+      config.docker = docker;
+    }
     if (gpu !== undefined) {
       const m = resolveGpuModel(gpu);
       if (!m) {

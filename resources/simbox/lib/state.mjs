@@ -18,6 +18,8 @@ export const DEFAULT_CONFIG = {
   seed: 0,
   timeScale: 0.01,
   faults: {},
+  // `on`: the simulated docker; `off`: no docker of its own (a real one later on PATH is used); `none`: no docker at all.
+  docker: 'off',
 };
 
 /** Fault names the box understands (see README, "Faults"). */
@@ -81,8 +83,8 @@ export function loadConfig(env = process.env) {
 export function saveConfig(config, env = process.env) {
   const dir = stateDir(env);
   mkdirSync(dir, { recursive: true });
-  const { gpu, count, seed, timeScale, faults } = config;
-  writeJsonAtomic(join(dir, 'simbox.json'), { gpu, count, seed, timeScale, faults });
+  const { gpu, count, seed, timeScale, faults, docker } = config;
+  writeJsonAtomic(join(dir, 'simbox.json'), { gpu, count, seed, timeScale, faults, ...(docker && docker !== 'off' ? { docker } : {}) });
 }
 
 /** The GPUs of the box, with stable UUIDs and bus ids (GPU 0 of a 1-GPU H200 box is the captured one). */

@@ -69,7 +69,8 @@ export function demoLabTransport(opts: DemoLabTransportOptions): LocalBoxTranspo
     hostId: DEMO_LAB_HOST_ID,
     home: paths.home,
     pathPrefix: [opts.simboxBinDir, paths.nodeBin],
-    env: { SERVELAB_SIMBOX_HOME: paths.simboxHome },
+    // The demo lab has no docker: the machine's own docker must not appear as the simulated box's.
+    env: { SERVELAB_SIMBOX_HOME: paths.simboxHome, SERVELAB_SIMBOX_DOCKER: 'none' },
     baseEnv,
     ...(opts.registry ? { registry: opts.registry } : {}),
     ...(opts.onRelease ? { onRelease: opts.onRelease } : {}),

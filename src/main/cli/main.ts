@@ -17,8 +17,8 @@ Commands:
                      read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
   classify-log <file|-> [--engine vllm|sglang|trtllm] [--json]
                      why an engine's server log failed (or that it became ready), and what to change
-  engine install|list|remove|launch|stop … (--demo | --host [user@]host)
-                     install engines side by side on a box, launch a server until ready, stop it cleanly
+  engine install|list|remove|launch|stop|prefetch … (--demo | --host [user@]host)
+                     install engines side by side, prefetch models, launch a server until ready, stop it cleanly
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 

@@ -22,6 +22,9 @@ import { ServelabError, type CallName } from '../../shared/contract';
 import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo, type HostStateEvent } from '../../shared/model/host';
 import { APP_NAME, APP_VERSION } from './app-identity';
 import { engineHandlers } from '../engines/engine-handlers';
+import { modelHandlers } from '../engines/model-handlers';
+import { namedSecretKey, secretHandlers } from '../secrets/secret-handlers';
+import { SecretRefIndex } from '../secrets/secret-ref-index';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -482,7 +485,21 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     'prompts:cancel': async ({ requestId }) => ({ cancelled: prompts.cancel(requestId) }),
 
     // Secret env of a server config lives under its own keychain prefix, so a config cannot name an SSH password.
-    ...engineHandlers({ events, box: (hostId) => core.box(hostId), resolveSecret: (ref) => secrets.get(`server-env:${ref}`) }),
+    ...engineHandlers({
+      events,
+      box: (hostId) => core.box(hostId),
+      resolveSecret: (ref) => secrets.get(`server-env:${ref}`),
+      checkDockerAllowed: (hostId) => {
+        if (isDemo(hostId)) {
+          throw new ServelabError('BAD_INPUT', 'The demo lab has no docker: it simulates a box with Python environments only. Use the default mode, or a GPU box over SSH that has docker.', {
+            issues: [{ path: 'mode', message: 'docker mode is not available on the demo lab' }],
+          });
+        }
+      },
+    }),
+    // Named secrets (hf-token, …) are stored under that same prefix; their names are listed in secret-refs.json.
+    ...secretHandlers({ secrets, index: new SecretRefIndex(join(options.dataDir, 'secret-refs.json')) }),
+    ...modelHandlers({ events, box: (hostId) => core.box(hostId), resolveSecret: (ref) => secrets.get(namedSecretKey(ref)) }),
   };
 
   const dispatch = createDispatcher(handlers, log);

@@ -30,6 +30,10 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'servers:launch': unused,
     'servers:stop': unused,
     'servers:list': unused,
+    'secrets:list': unused,
+    'secrets:set': unused,
+    'secrets:remove': unused,
+    'models:prefetch': unused,
     ...overrides,
   } as CallHandlers;
 }

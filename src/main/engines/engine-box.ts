@@ -51,6 +51,8 @@ export interface BoxFacts {
   path: string;
   hasUv: boolean;
   hasPython3: boolean;
+  /** A docker client whose daemon answers (`docker version` reaches the server), not merely a `docker` on PATH. */
+  hasDocker: boolean;
 }
 
 const factsCache = new WeakMap<object, Promise<BoxFacts>>();
@@ -72,6 +74,8 @@ async function readFacts(box: EngineBox): Promise<BoxFacts> {
     `printf 'SERVELAB_PATH=%s\\n' "$PATH"`,
     `if command -v uv >/dev/null 2>&1; then echo SERVELAB_UV=1; fi`,
     `if command -v python3 >/dev/null 2>&1; then echo SERVELAB_PYTHON3=1; fi`,
+    // A client without a reachable daemon fails here within the timeout, which is what "no docker" means for us.
+    `if command -v docker >/dev/null 2>&1 && timeout 10 docker version --format '{{.Server.Version}}' >/dev/null 2>&1; then echo SERVELAB_DOCKER=1; fi`,
   ].join('\n');
   const result = await box.run(`${script}\n`, { timeoutSeconds: 30 });
   const value = (key: string) => new RegExp(`^SERVELAB_${key}=(.*)$`, 'm').exec(result.stdout)?.[1];
@@ -80,7 +84,7 @@ async function readFacts(box: EngineBox): Promise<BoxFacts> {
   if (result.code !== 0 || !home || !path) {
     throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not read HOME and PATH on the box: ${result.stderr.trim() || `exit status ${result.code ?? 'signal'}`}`);
   }
-  return { home, path, hasUv: value('UV') === '1', hasPython3: value('PYTHON3') === '1' };
+  return { home, path, hasUv: value('UV') === '1', hasPython3: value('PYTHON3') === '1', hasDocker: value('DOCKER') === '1' };
 }
 
 /**

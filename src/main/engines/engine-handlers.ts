@@ -14,6 +14,11 @@ export interface EngineHandlerDeps {
   box(hostId: string): Promise<ReleasableBox>;
   /** Secret values by reference (the OS keychain), for a config's secret environment. */
   resolveSecret?: (secretRef: string) => Promise<string | null>;
+  /**
+   * Throws when the host may not use docker mode. The demo lab must refuse it: a docker found there would be the
+   * real machine's, not the simulated box's.
+   */
+  checkDockerAllowed?: (hostId: string) => void;
 }
 
 type EngineCalls = Pick<CallHandlers, 'engines:list' | 'engines:install' | 'engines:remove' | 'servers:launch' | 'servers:stop' | 'servers:list'>;
@@ -43,7 +48,8 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
   return {
     'engines:list': ({ hostId }) => withBox(hostId, (box) => new EngineInstaller(box).list()),
 
-    'engines:install': async ({ hostId, engine, version, force }) => {
+    'engines:install': async ({ hostId, engine, version, force, mode }) => {
+      if (mode === 'docker') deps.checkDockerAllowed?.(hostId);
       const box = await deps.box(hostId);
       // The events name the install by this id from the first one on, whether or not a remote job runs.
       const jobId = `install-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
@@ -51,6 +57,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
       try {
         start = await new EngineInstaller(box).start(engine, version, {
           force: force ?? false,
+          ...(mode ? { mode } : {}),
           onLog: (text) => deps.events.emit('engines:log', { hostId, jobId, text }),
           onProgress: (p) => deps.events.emit('engines:progress', { hostId, jobId, phase: p.phase, percent: p.percent, ...(p.line ? { line: p.line } : {}) }),
         });
@@ -76,7 +83,8 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
       return withBox(hostId, (box) => new EngineInstaller(box).remove(engine, version));
     },
 
-    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds }) => {
+    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds, mode }) => {
+      if (mode === 'docker') deps.checkDockerAllowed?.(hostId);
       const box = await deps.box(hostId);
       let server: RunningServer;
       try {
@@ -85,6 +93,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
           version,
           config,
           ...(gpus ? { gpus } : {}),
+          ...(mode ? { mode } : {}),
           ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
         });
       } catch (error) {

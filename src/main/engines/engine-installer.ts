@@ -3,6 +3,7 @@ import { getAdapter, type EngineId, type InstallSpec } from '../../shared/engine
 import { shellCommand, shellQuote } from '../ssh/shell-quote';
 import { boxFacts, checkEngineVersion, ENGINES_ROOT, envName, inLoginEnv, MARKER_FILE, runChecked, type BoxFacts, type EngineBox } from './engine-box';
 import { InstallProgressParser, phasePercent, type InstallProgress } from './install-progress';
+import { listEngineImages, pulledImage, startImagePull } from './docker-images';
 
 /** The marker written into an environment once the engine imported and reported the expected version. */
 export interface EnvMarker {
@@ -13,12 +14,18 @@ export interface EnvMarker {
   tool: 'uv' | 'pip';
 }
 
-export interface InstalledEnv extends EnvMarker {
-  /** Absolute path of the environment on the box. */
+export type EngineMode = 'env' | 'docker';
+
+export interface InstalledEnv extends Omit<EnvMarker, 'tool'> {
+  /** Absolute path of the environment on the box; the image reference in docker mode. */
   dir: string;
+  tool: 'uv' | 'pip' | 'docker';
+  mode: EngineMode;
 }
 
 export interface InstallOptions {
+  /** `env` (default): a Python environment; `docker`: the engine's official image. */
+  mode?: EngineMode;
   force?: boolean;
   onLog?: (text: string) => void;
   onProgress?: (progress: InstallProgress & { line?: string }) => void;
@@ -53,8 +60,14 @@ export class EngineInstaller {
     return envDirOf(await boxFacts(this.box), engine, version);
   }
 
-  /** Every environment with a marker, as the markers say. */
+  /** Every environment with a marker, as the markers say, then the engine images docker has (when the box has docker). */
   async list(): Promise<InstalledEnv[]> {
+    const envs = await this.listEnvs();
+    const images = await listEngineImages(this.box);
+    return [...envs, ...images.sort((a, b) => a.engine.localeCompare(b.engine) || a.version.localeCompare(b.version))];
+  }
+
+  private async listEnvs(): Promise<InstalledEnv[]> {
     const script = `for f in "$HOME"/${shellQuote(ENGINES_ROOT)}/*/${MARKER_FILE}; do
   [ -f "$f" ] || continue
   printf 'SERVELAB_ENV %s\\n' "$(dirname "$f")"
@@ -68,24 +81,26 @@ done
       const head = /^SERVELAB_ENV (.+)$/.exec(lines[i] ?? '');
       if (!head) continue;
       const marker = parseMarker(lines[i + 1] ?? '');
-      if (marker) envs.push({ ...marker, dir: head[1] as string });
+      if (marker) envs.push({ ...marker, dir: head[1] as string, mode: 'env' });
     }
     return envs.sort((a, b) => a.engine.localeCompare(b.engine) || a.version.localeCompare(b.version));
   }
 
-  /** The environment when its marker is there and the engine still imports at that version; else null. */
-  async verified(engine: EngineId, version: string): Promise<InstalledEnv | null> {
+  /** The environment when its marker is there and the engine still imports at that version (docker: the image is there); else null. */
+  async verified(engine: EngineId, version: string, mode: EngineMode = 'env'): Promise<InstalledEnv | null> {
+    if (mode === 'docker') return pulledImage(this.box, engine, version);
     const dir = await this.envDir(engine, version);
     const read = await this.box.run(`cat ${shellQuote(`${dir}/${MARKER_FILE}`)} 2>/dev/null || :\n`, { timeoutSeconds: 30 });
     const marker = parseMarker(read.stdout.split('\n').find((l) => l.startsWith('{')) ?? '');
     if (!marker || marker.engine !== engine || marker.version !== version) return null;
     const found = await this.verify(dir, getAdapter(engine).installSpec(version));
-    return found === version ? { ...marker, dir } : null;
+    return found === version ? { ...marker, dir, mode: 'env' } : null;
   }
 
   /** Starts the install (or reports it as already done); `done` settles when it has finished and been verified. */
   async start(engineName: string, version: string, opts: InstallOptions = {}): Promise<InstallStart> {
     const engine = checkEngineVersion(engineName, version);
+    if (opts.mode === 'docker') return startImagePull(this.box, engine, version, opts);
     const spec = getAdapter(engine).installSpec(version);
     const facts = await boxFacts(this.box);
     const dir = envDirOf(facts, engine, version);
@@ -177,7 +192,7 @@ rm -rf -- "$real" && echo removed
     await runChecked(this.box, `write ${MARKER_FILE}`, `cat > ${shellQuote(`${dir}/${MARKER_FILE}`)}\n`, { stdin: `${JSON.stringify(marker)}\n` });
     const message = `${getAdapter(engine).displayName} ${version} installed and verified in ${dir}.`;
     opts.onProgress?.({ phase: 'done', percent: 100, line: message });
-    return { ok: true, skipped: false, jobId: handle.id, message, env: { ...marker, dir } };
+    return { ok: true, skipped: false, jobId: handle.id, message, env: { ...marker, dir, mode: 'env' } };
   }
 
   /** The version the environment's Python imports, or null when the import fails. */

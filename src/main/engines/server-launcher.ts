@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
-import { getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
+import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { httpFailureOf } from '../box/http-request';
 import { shellCommand, shellQuote } from '../ssh/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox } from './engine-box';
-import { EngineInstaller } from './engine-installer';
+import { EngineInstaller, type EngineMode } from './engine-installer';
+import { pulledImage, requireDocker } from './docker-images';
 
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopping' | 'stopped';
 
@@ -21,6 +22,8 @@ export interface LaunchRequest {
   onState?: (state: ServerState, classification?: LogVerdict) => void;
   /** Values of the config's secret environment (e.g. HF_TOKEN), by reference; from the OS keychain. */
   resolveSecret?: (secretRef: string) => Promise<string | null>;
+  /** `env` (default): from the engine's environment; `docker`: `docker run` of the engine's pulled official image. */
+  mode?: EngineMode;
 }
 
 export interface StopReport {
@@ -43,6 +46,17 @@ export interface ServerRecord {
   /** The command as it runs on the box, for the user to read or rerun by hand. */
   command: string;
   startedAt: string;
+  /** Absent in records written before docker mode: `env`. */
+  mode?: EngineMode;
+  /** The container's name in docker mode (`servelab-<serverId>`). */
+  container?: string;
+  /** What the server serves and how it was started, for results' provenance (absent in older records). */
+  model?: string;
+  servedModelName?: string;
+  argv?: string[];
+  /** Names only: values may be secrets. */
+  envNames?: string[];
+  gpus?: string[];
 }
 
 const DEFAULT_READINESS_TIMEOUT_MS = 20 * 60_000;
@@ -223,17 +237,32 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     }
   }
 
+  const mode = request.mode ?? 'env';
   const installer = new EngineInstaller(box);
   const envDir = await installer.envDir(engine, version);
-  const markerRead = await box.run(`test -f ${shellQuote(`${envDir}/${MARKER_FILE}`)} && echo present\n`, { timeoutSeconds: 30 });
-  if (!/^present$/m.test(markerRead.stdout)) {
-    throw new ServelabError('NOT_FOUND', `${getAdapter(engine).displayName} ${version} is not installed on this box (no ${envDir}); install it first.`);
+  if (mode === 'docker') {
+    await requireDocker(box, `run ${getAdapter(engine).displayName} in docker`);
+    if (!(await pulledImage(box, engine, version))) {
+      throw new ServelabError('NOT_FOUND', `The ${getAdapter(engine).displayName} ${version} image is not on this box; pull it first (servelab engine install ${engine} ${version} --docker).`);
+    }
+    // The server listens on all of the container's interfaces; only the box's 127.0.0.1 is published.
+    if (config.host !== undefined && config.host !== '0.0.0.0') {
+      throw new ServelabError('BAD_INPUT', `In docker mode the server listens on 0.0.0.0 inside its container (published on the box's 127.0.0.1 only); leave the host empty.`, {
+        issues: [{ path: 'config.host', message: 'must be empty or 0.0.0.0 in docker mode' }],
+      });
+    }
+  } else {
+    const markerRead = await box.run(`test -f ${shellQuote(`${envDir}/${MARKER_FILE}`)} && echo present\n`, { timeoutSeconds: 30 });
+    if (!/^present$/m.test(markerRead.stdout)) {
+      throw new ServelabError('NOT_FOUND', `${getAdapter(engine).displayName} ${version} is not installed on this box (no ${envDir}); install it first.`);
+    }
   }
 
   const facts = await boxFacts(box);
   const serverId = newServerId();
-  const serverDir = `${facts.home.replace(/\/+$/, '')}/${SERVERS_ROOT}/${serverId}`;
-  const host = config.host ?? '127.0.0.1';
+  const home = facts.home.replace(/\/+$/, '');
+  const serverDir = `${home}/${SERVERS_ROOT}/${serverId}`;
+  const host = mode === 'docker' ? '0.0.0.0' : (config.host ?? '127.0.0.1');
   const port = config.port ?? (await freePort(box));
   if (config.port !== undefined && !(await portIsFree(box, config.port))) {
     throw new ServelabError('BAD_INPUT', `Port ${config.port} is already in use on the box; choose another or leave it empty for a free one.`, {
@@ -244,8 +273,26 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   const built = getAdapter(engine).buildArgv({ ...config, host, port }, version, { filesDir: serverDir });
   const [program, ...args] = built.argv;
   if (program === undefined) throw new ServelabError('INTERNAL', `The ${engine} adapter built an empty command.`);
-  // The engine's own program from its environment, never whatever is first on PATH.
-  const argv = [`${envDir}/bin/${program}`, ...args];
+  const container = `servelab-${serverId}`;
+  const files = (built.extraFiles ?? []).map((file) => (file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`));
+  const hfCacheDir = `${home}/.cache/huggingface`;
+  // Env mode: the engine's own program from its environment, never whatever is first on PATH. Docker mode: the
+  // container gets the GPUs, the plain env and the names of the secret variables (their values stay in the job's env).
+  const argv =
+    mode === 'docker'
+      ? buildDockerRun({
+          engine,
+          version,
+          serverArgv: built.argv,
+          port,
+          gpus,
+          hfCacheDir,
+          envNames: built.secretEnv.map((s) => s.name),
+          plainEnv: built.env,
+          files,
+          name: container,
+        })
+      : [`${envDir}/bin/${program}`, ...args];
 
   const secretEnv: Record<string, string> = {};
   for (const { name, secretRef } of built.secretEnv) {
@@ -253,10 +300,12 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     if (value === null) throw new ServelabError('NOT_FOUND', `The secret "${secretRef}" for ${name} is not in the keychain.`);
     secretEnv[name] = value;
   }
-  const env: Record<string, string> = { ...built.env };
-  if (gpus.length > 0) env.CUDA_VISIBLE_DEVICES = gpus.join(',');
+  const env: Record<string, string> = mode === 'docker' ? {} : { ...built.env };
+  if (gpus.length > 0 && mode === 'env') env.CUDA_VISIBLE_DEVICES = gpus.join(',');
 
   await runChecked(box, `create ${serverDir}`, `mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
+  // Created by us before docker would create it as root.
+  if (mode === 'docker') await runChecked(box, `create ${hfCacheDir}`, `mkdir -p ${shellQuote(hfCacheDir)}\n`);
   for (const file of built.extraFiles ?? []) {
     const path = file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`;
     await runChecked(box, `write ${path}`, `mkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
@@ -279,6 +328,13 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     jobDir: handle.remoteDir,
     command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(argv)].join(' '),
     startedAt: new Date().toISOString(),
+    mode,
+    ...(mode === 'docker' ? { container } : {}),
+    model: config.model,
+    ...(config.servedModelName !== undefined ? { servedModelName: config.servedModelName } : {}),
+    argv,
+    envNames: [...Object.keys(env), ...Object.keys(secretEnv)].sort(),
+    ...(gpus.length > 0 ? { gpus } : {}),
   };
   await runChecked(box, 'record the server', `cat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
   const server = new RunningServer(box, record, handle);
@@ -313,12 +369,23 @@ export async function stopRecordedServer(box: EngineBox, record: ServerRecord): 
 }
 
 async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJobHandle): Promise<StopReport> {
-  const members = await groupMembers(box, record.jobDir);
   const grace = Math.max(1, Math.round((getAdapter(record.engine).stopSignals.steps[0]?.waitMs ?? 30_000) / 1000));
   const leftovers: string[] = [];
   let signal: StopReport['signal'] = 'none';
+  let members: Set<number>;
+  if (record.mode === 'docker' && record.container) {
+    // The container's processes are not in the job's process group (the docker daemon starts them): their pids come
+    // from `docker top` before the stop, and `docker stop` (TERM, then KILL after the grace time) ends them.
+    members = await containerPids(box, record.container);
+    const stopped = await box.run(`${shellCommand(['docker', 'stop', '-t', String(grace), record.container])} 2>&1\n`, { timeoutSeconds: grace + 60 });
+    if (stopped.code === 0) signal = 'TERM';
+    else if (!/No such container/i.test(stopped.stdout)) leftovers.push(`docker stop ${record.container} failed: ${stopped.stdout.trim().split('\n').slice(-2).join(' ')}`);
+  } else {
+    members = await groupMembers(box, record.jobDir);
+  }
   try {
-    signal = (await handle.cancel({ graceSeconds: grace })).signal;
+    const cancelled = (await handle.cancel({ graceSeconds: record.mode === 'docker' ? 5 : grace })).signal;
+    if (signal === 'none') signal = cancelled;
   } catch (error) {
     const survivors = (error as ServelabError).details?.survivors;
     if (Array.isArray(survivors)) leftovers.push(...survivors.map((s) => `process still running after SIGKILL: ${String(s).trim()}`));
@@ -338,7 +405,33 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   leftovers.push(...holders);
+  if (record.mode === 'docker' && record.container) leftovers.push(...(await containerLeftovers(box, record.container)));
   return { portClosed, gpuMemoryReleased: holders.length === 0, leftovers, signal };
+}
+
+/** Host pids of the container's processes (`docker top`), empty when it is not running. */
+async function containerPids(box: EngineBox, container: string): Promise<Set<number>> {
+  const result = await box.run(`${shellCommand(['docker', 'top', container, '-eo', 'pid'])} 2>/dev/null || :\n`, { timeoutSeconds: 30 });
+  return new Set(
+    result.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^\d+$/.test(l))
+      .map(Number),
+  );
+}
+
+/** The container if docker still lists it (running or stopped); `--rm` removes it shortly after it ends. */
+async function containerLeftovers(box: EngineBox, container: string): Promise<string[]> {
+  const deadline = Date.now() + GPU_RELEASE_WAIT_MS;
+  for (;;) {
+    const result = await box.run(`${shellCommand(['docker', 'ps', '-a', '--filter', `name=^/${container}$`, '--format', '{{.Names}}\t{{.Status}}'])}\n`, { timeoutSeconds: 30 });
+    const rows = result.stdout.split('\n').filter((l) => l.startsWith(`${container}\t`));
+    if (result.code !== 0) return [`could not list containers to check ${container}: ${result.stderr.trim() || `exit status ${result.code ?? 'signal'}`}`];
+    if (rows.length === 0) return [];
+    if (Date.now() >= deadline) return rows.map((row) => `container ${row.replace('\t', ' is still listed by docker: ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 /** Pids of the job's process group while it runs (the engine forks workers that hold GPU memory). */

@@ -25,6 +25,10 @@ export const CALL_NAMES = [
   'servers:launch',
   'servers:stop',
   'servers:list',
+  'secrets:list',
+  'secrets:set',
+  'secrets:remove',
+  'models:prefetch',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -38,6 +42,8 @@ export const EVENT_NAMES = [
   'engines:done',
   'servers:log',
   'servers:state',
+  'models:progress',
+  'models:done',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

@@ -12,7 +12,8 @@ import {
 import { InventorySchema } from '../model/inventory';
 import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
 import { ENGINE_IDS } from '../engines/types';
-import { ServerConfigSchema } from '../engines/server-config';
+import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
+import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../model/model-prefetch';
 import { LOG_CLASSES } from '../engines/classify-log';
 
 const HostIdInput = z.object({ hostId: z.string().min(1, 'is required') });
@@ -32,8 +33,12 @@ const InstalledEngineSchema = z.object({
   dir: z.string(),
   installedAt: z.string(),
   verifiedVersion: z.string(),
-  tool: z.enum(['uv', 'pip']),
+  tool: z.enum(['uv', 'pip', 'docker']),
+  /** `env`: a Python environment in `dir`; `docker`: the engine's official image, `dir` is its reference. */
+  mode: z.enum(['env', 'docker']).default('env'),
 });
+// Where an engine runs: its own Python environment, or its official docker image (the box needs docker).
+const EngineModeSchema = z.enum(['env', 'docker']);
 
 /**
  * Every call between UI and core: `domain:action` → zod input and output. The same table is served by
@@ -122,7 +127,7 @@ export const CALLS = {
   },
   /** Starts an install; progress comes as engines:progress / engines:log, the outcome as engines:done with this jobId. */
   'engines:install': {
-    input: EngineRefInput.extend({ force: z.boolean().optional() }),
+    input: EngineRefInput.extend({ force: z.boolean().optional(), mode: EngineModeSchema.optional() }),
     output: z.object({ jobId: z.string(), remoteJobId: z.string().nullable() }),
   },
   'engines:remove': {
@@ -135,6 +140,7 @@ export const CALLS = {
       config: ServerConfigSchema,
       gpus: z.array(z.string().regex(/^(\d{1,2}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-zA-Z/-]{8,80})$/, 'is not a GPU index or UUID')).max(64).optional(),
       readinessTimeoutSeconds: z.number().positive().max(24 * 3600).optional(),
+      mode: EngineModeSchema.optional(),
     }),
     output: z.object({ serverId: z.string(), port: z.number().int(), command: z.string() }),
   },
@@ -159,6 +165,25 @@ export const CALLS = {
       }),
     ),
   },
+  /** Names of the secrets a server config or a prefetch may refer to (`hf-token`, …); never their values. */
+  'secrets:list': {
+    input: z.object({}).strict(),
+    output: z.array(z.object({ ref: z.string(), setAt: z.string().optional() })),
+  },
+  /** Stores a secret in the OS keychain under its name (replacing any earlier value). */
+  'secrets:set': {
+    input: z.object({ ref: SecretNameSchema, value: SecretValueSchema }).strict(),
+    output: z.object({ ref: z.string(), setAt: z.string() }),
+  },
+  'secrets:remove': {
+    input: z.object({ ref: SecretNameSchema }).strict(),
+    output: z.object({ removed: z.boolean() }),
+  },
+  /** Downloads a model into the box's Hugging Face cache; progress as models:progress, the outcome as models:done. */
+  'models:prefetch': {
+    input: EngineRefInput.extend({ model: ModelRefSchema, revision: ModelRevisionSchema.optional(), hfTokenRef: SecretNameSchema.optional() }),
+    output: z.object({ jobId: z.string() }),
+  },
 } as const satisfies Record<CallName, { input: z.ZodType; output: z.ZodType }>;
 
 export const EVENTS = {
@@ -178,6 +203,8 @@ export const EVENTS = {
   'engines:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), skipped: z.boolean(), message: z.string() }),
   'servers:log': z.object({ serverId: z.string(), text: z.string() }),
   'servers:state': z.object({ serverId: z.string(), state: ServerStateSchema, classification: LogVerdictSchema.optional() }),
+  'models:progress': z.object({ hostId: z.string(), jobId: z.string(), done: z.number().int().min(0), total: z.number().int().min(0), line: z.string().optional() }),
+  'models:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), message: z.string(), localPath: z.string().optional() }),
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type CallInput<N extends CallName> = z.input<(typeof CALLS)[N]['input']>;

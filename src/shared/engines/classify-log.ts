@@ -487,7 +487,7 @@ function ncclHint(): string {
 }
 
 function repoOf(ctx: Context): string | undefined {
-  const url = nearby(ctx, /https:\/\/huggingface\.co\/(?:api\/models\/)?([\w.-]+\/[\w.-]+?)(?:\/(?:resolve|revision|tree)\/|\.?\s|$)/, 8);
+  const url = nearby(ctx, /https:\/\/huggingface\.co\/(?:api\/models\/)?([\w.-]+\/[\w.-]+?)(?:\/(?:resolve|revision|tree)\/|\.?\s|\.?$)/, 8);
   if (url) return url[1];
   const named = nearby(ctx, /Access to model (\S+?) is restricted/, 8);
   return named?.[1];

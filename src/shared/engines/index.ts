@@ -7,3 +7,4 @@ export { canonicalizeArgv, canonicalFlag } from './flag-syntax';
 export { vllmAdapter, VLLM_KNOB_TABLE, VLLM_KNOWN_VERSIONS } from './vllm';
 export { sglangAdapter, SGLANG_KNOB_TABLE, SGLANG_KNOWN_VERSIONS } from './sglang';
 export { trtllmAdapter, TRTLLM_KNOB_TABLE, TRTLLM_KNOWN_VERSIONS } from './trtllm';
+export { buildDockerRun, containerCommand, dockerImage, engineOfImage, DOCKER_ENGINES, CONTAINER_HF_CACHE, type DockerRunInput } from './docker-run';

@@ -17,20 +17,29 @@ import { defaultDataDir, expandHome } from '../../util/paths';
 import { EngineInstaller } from '../../engines/engine-installer';
 import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../engines/server-launcher';
 import type { ReleasableBox } from '../../engines/engine-handlers';
+import { prefetchModel } from '../../engines/model-prefetch';
+import { HF_TOKEN_REF } from '../../../shared/model/model-prefetch';
 
-export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|stop> … (--demo | --host [user@]host [options])
+export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|stop|prefetch> … (--demo | --host [user@]host [options])
 
-  install <vllm|sglang|trtllm> <version> [--force]
+  install <vllm|sglang|trtllm> <version> [--force] [--docker]
                          create ~/.servelab/engines/<engine>-<version>/ on the box (uv, else python3 -m venv + pip),
-                         install the exact version and check that it imports; skipped when already verified
-  list                   the engine environments installed on the box
+                         install the exact version and check that it imports; skipped when already verified;
+                         --docker: docker pull the engine's official image instead
+  list                   the engine environments installed on the box, and the engine images docker has
   remove <engine> <version>
                          delete that environment
   launch <engine> <version> --model M [--config FILE.json] [--port N] [--tp N] [--max-model-len N]
-         [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [-- EXTRA ENGINE ARGS…]
+         [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [--docker] [-- EXTRA ENGINE ARGS…]
                          start a server from the environment, wait until it is ready, print its port and command,
-                         then stream its log; Ctrl+C stops it and checks the port and GPU memory are free
+                         then stream its log; Ctrl+C stops it and checks the port and GPU memory are free;
+                         --docker: docker run the pulled image (container servelab-<serverId>, port on 127.0.0.1)
   stop <serverId>        stop a server started by an earlier launch (its record is kept on the box)
+  prefetch <engine> <version> --model M [--revision R]
+                         download the model into the box's Hugging Face cache with the environment's
+                         huggingface_hub, so a timed launch reads it from disk; a path on the box is skipped.
+                         A gated model needs HF_TOKEN in this command's environment (passed to the box as
+                         environment only, never written or printed)
 
 Where:
   --demo                 the built-in demo lab (a simulated H100 box on this machine)
@@ -39,7 +48,7 @@ Where:
   -i, --identity FILE    private key
   --known-hosts FILE     known_hosts to check the host key against (default: the app's, plus ~/.ssh/known_hosts);
                          a box whose key is not known yet: run \`servelab inventory … --accept-new\` once first
-  --json                 machine-readable output (install, list, stop)
+  --json                 machine-readable output (install, list, stop, prefetch)
 
 Exit codes: 0 ok, 1 failure (or a stop that left something behind), 2 usage.`;
 
@@ -70,6 +79,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
         force: { type: 'boolean' },
         json: { type: 'boolean' },
         model: { type: 'string' },
+        revision: { type: 'string' },
         config: { type: 'string' },
         port: { type: 'string' },
         tp: { type: 'string' },
@@ -77,6 +87,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
         'gpu-memory-fraction': { type: 'string' },
         gpus: { type: 'string' },
         timeout: { type: 'string' },
+        docker: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -111,10 +122,18 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       case 'stop':
         need(1, '<serverId>');
         break;
+      case 'prefetch':
+        need(2, '<engine> <version>');
+        if (values.model === undefined) throw new UsageError('prefetch needs --model.');
+        break;
       default:
         throw new UsageError(`unknown action "${action}".`);
     }
     if (extraArgs.length > 0 && action !== 'launch') throw new UsageError('only launch takes engine arguments after --.');
+    if (values.docker && action !== 'install' && action !== 'launch') throw new UsageError('--docker applies to install and launch only.');
+    if (values.docker && values.demo) {
+      throw new ServelabError('BAD_INPUT', 'The demo lab has no docker: it simulates a box with Python environments only. Leave out --docker, or use --host with a box that has docker.');
+    }
     const config = action === 'launch' ? await launchConfig(values, extraArgs, io) : undefined;
     box = await openBox(values, io);
 
@@ -122,13 +141,14 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       const envs = await new EngineInstaller(box).list();
       if (values.json) io.stdout(`${JSON.stringify(envs, null, 2)}\n`);
       else if (envs.length === 0) io.stdout('No engine installed on this box.\n');
-      else for (const e of envs) io.stdout(`${e.engine} ${e.version}\tverified ${e.verifiedVersion}\t${e.tool}\t${e.installedAt}\t${e.dir}\n`);
+      else for (const e of envs) io.stdout(`${e.engine} ${e.version}\t${e.mode}\tverified ${e.verifiedVersion}\t${e.tool}\t${e.installedAt}\t${e.dir}\n`);
       return 0;
     }
     const [first = '', second = ''] = rest;
     if (action === 'install') {
       const result = await new EngineInstaller(box).install(first, second, {
         force: values.force ?? false,
+        mode: values.docker ? 'docker' : 'env',
         onLog: values.json ? undefined : (text) => io.stderr(text),
         onProgress: values.json ? undefined : (p) => io.stderr(`servelab: [${String(p.percent).padStart(3)}%] ${p.phase}\n`),
       });
@@ -145,6 +165,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStop(report));
       return report.leftovers.length === 0 ? 0 : 1;
     }
+    if (action === 'prefetch') return await prefetch(box, first, second, values, io);
     return await launch(box, first, second, config as ServerConfigInput, values, io, opts);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -164,7 +185,7 @@ type Values = Record<string, string | boolean | undefined>;
 async function launch(box: ReleasableBox, engine: string, version: string, config: ServerConfigInput, values: Values, io: CliIo, opts: EngineCommandOptions): Promise<number> {
   const gpus = typeof values.gpus === 'string' ? values.gpus.split(',').map((g) => g.trim()).filter(Boolean) : undefined;
   const timeoutSeconds = typeof values.timeout === 'string' ? positiveNumber(values.timeout, '--timeout') : undefined;
-  const server = await launchServer(box, { engine, version, config, ...(gpus ? { gpus } : {}), onLog: (text) => io.stdout(text) });
+  const server = await launchServer(box, { engine, version, config, ...(gpus ? { gpus } : {}), mode: values.docker ? 'docker' : 'env', onLog: (text) => io.stdout(text) });
   io.stderr(`servelab: server ${server.serverId} starting on port ${server.port} (stop it later with: servelab engine stop ${server.serverId} …)\n`);
 
   const stopper = new AbortController();
@@ -205,6 +226,21 @@ async function launch(box: ReleasableBox, engine: string, version: string, confi
       process.removeListener('SIGTERM', onSignal);
     }
   }
+}
+
+async function prefetch(box: ReleasableBox, engine: string, version: string, values: Values, io: CliIo): Promise<number> {
+  // Headless runs have no keychain: the token comes from this process's environment and goes only to the job's.
+  const token = io.env.HF_TOKEN || undefined;
+  const result = await prefetchModel(box, {
+    engine,
+    version,
+    model: String(values.model),
+    ...(typeof values.revision === 'string' ? { revision: values.revision } : {}),
+    ...(token ? { hfTokenRef: HF_TOKEN_REF, resolveSecret: async () => token } : {}),
+    onLog: values.json ? undefined : (text) => io.stderr(text),
+  });
+  io.stdout(values.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.message}\n`);
+  return 0;
 }
 
 function formatStop(report: StopReport): string {

@@ -18,6 +18,7 @@ const VLLM: InstalledEngine = {
   installedAt: '2026-01-02T10:00:00.000Z',
   verifiedVersion: '0.11.0',
   tool: 'uv',
+  mode: 'env',
 };
 
 function makeApi(installed: InstalledEngine[] = []): FakeApi {

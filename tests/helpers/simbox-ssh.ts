@@ -1,0 +1,85 @@
+// A real sshd whose test user has the simulated GPU box first on PATH, and a box transport to it: the set-up of
+// every suite that runs engines, benchmarks or studies over SSH.
+import { spawnSync } from 'node:child_process';
+import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from 'ssh2';
+import { expect } from 'vitest';
+import { startTestSshd, type TestSshd } from './sshd';
+import { repoRoot } from './repo';
+import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
+import { openSshClient } from '../../src/main/ssh/connect';
+import type { SshTarget } from '../../src/main/ssh/ssh-target';
+import { SshBoxTransport } from '../../src/main/box/ssh-box-transport';
+
+export interface SimboxOverSsh {
+  sshd: TestSshd;
+  box: SshBoxTransport;
+  /** A scratch folder on this machine, removed by stop(). */
+  scratch: string;
+  /** Runs `simbox <args>` on the box and expects it to succeed. */
+  simbox(args: string): Promise<void>;
+  /** Ends every job's process group left on the box, closes the connection, stops sshd. */
+  stop(): Promise<void>;
+}
+
+export async function startSimboxOverSsh(opts: { hostId?: string; timeScale?: number; gpu?: string; extraProfile?: string } = {}): Promise<SimboxOverSsh> {
+  const sshd = await startTestSshd({ nvidiaSmi: false });
+  const scratch = await mkdtemp(join(tmpdir(), 'servelab-simbox-ssh-'));
+  // The simulated box lives in the test user's home, so it can read it whoever owns the repository.
+  await cp(join(repoRoot, 'resources', 'simbox'), join(sshd.homeDir, 'simbox'), { recursive: true });
+  await appendFile(
+    join(sshd.homeDir, '.profile'),
+    `PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="$HOME/.servelab-simbox"\nexport SERVELAB_SIMBOX_TIME_SCALE=${opts.timeScale ?? 0.0005}\n${opts.extraProfile ?? ''}`,
+  );
+  if (sshd.dedicatedUser) spawnSync('chown', ['-R', `${sshd.user}:`, sshd.homeDir]);
+
+  const knownHosts = new KnownHostsStore({ appFile: join(scratch, 'known_hosts'), readOnlyFiles: [] });
+  const publicKey = (await readFile(join(sshd.dir, 'ssh_host_ed25519_key.pub'), 'utf8')).split(' ')[1] as string;
+  await knownHosts.add({ host: sshd.host, port: sshd.port, keyType: sshd.hostKeyType, publicKey });
+  const target: SshTarget = { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile };
+  let client: Client | undefined;
+  let opening: Promise<Client> | undefined;
+  const box = new SshBoxTransport({
+    hostId: opts.hostId ?? 'simbox-ssh',
+    target,
+    pool: {
+      provider: () => async () => {
+        opening ??= openSshClient(target, { knownHosts, timeoutSeconds: 10 }).then((c) => (client = c));
+        return opening;
+      },
+      release: () => {},
+    },
+  });
+  const simbox = async (args: string) => {
+    const result = await box.run(`simbox ${args}\n`, { timeoutSeconds: 30 });
+    expect(result.code, result.stderr).toBe(0);
+  };
+  await simbox(`config --gpu ${opts.gpu ?? 'h100'} --count 1`);
+
+  return {
+    sshd,
+    box,
+    scratch,
+    simbox,
+    async stop() {
+      // A test that failed half-way may leave a server running: end every job's process group.
+      const jobsDir = join(sshd.homeDir, '.servelab', 'jobs');
+      for (const id of await readdir(jobsDir).catch(() => [] as string[])) {
+        const pgid = Number((await readFile(join(jobsDir, id, 'pgid'), 'utf8').catch(() => '')).trim());
+        if (Number.isInteger(pgid) && pgid > 1) {
+          try {
+            process.kill(-pgid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+      box.release();
+      client?.end();
+      await sshd.stop();
+      await rm(scratch, { recursive: true, force: true });
+    },
+  };
+}

@@ -73,4 +73,29 @@ describe('engines and servers calls', () => {
     await expect(core.call('engines:install', { hostId: DEMO_LAB_HOST_ID, engine: 'vllm', version: '1.0; rm -rf ~' })).rejects.toMatchObject({ code: 'BAD_INPUT' });
     await expect(core.call('servers:stop', { serverId: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
+
+  it('lists servers recorded on the box and stops one an earlier session launched', async () => {
+    const launched = (await core.call('servers:launch', {
+      hostId: DEMO_LAB_HOST_ID,
+      engine: 'sglang',
+      version: '0.5.3.post3',
+      config: { model: 'Qwen/Qwen3-0.6B' },
+    })) as { serverId: string; port: number };
+    await waitForEvent((m) => m.name === 'servers:state' && m.payload.serverId === launched.serverId && m.payload.state === 'ready');
+    // A second core on the same data folder stands for the app started again: it did not launch this server.
+    const later = await createCore({ dataDir, simboxBinDir: resolveSimboxBinDir(), userKnownHostsFiles: [] });
+    try {
+      const onBox = (await later.call('servers:onBox', { hostId: DEMO_LAB_HOST_ID })) as { serverId: string; running: boolean; inSession: boolean; model?: string }[];
+      expect(onBox.find((s) => s.serverId === launched.serverId)).toMatchObject({ running: true, inSession: false, model: 'Qwen/Qwen3-0.6B' });
+      // The first test's server was stopped: it is listed as not running.
+      expect(onBox.filter((s) => s.serverId !== launched.serverId).every((s) => !s.running)).toBe(true);
+      await expect(later.call('servers:stop', { serverId: launched.serverId })).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/name its host/) });
+      expect(await later.call('servers:stop', { serverId: launched.serverId, hostId: DEMO_LAB_HOST_ID })).toEqual({ portClosed: true, gpuMemoryReleased: true, leftovers: [] });
+      const after = (await later.call('servers:onBox', { hostId: DEMO_LAB_HOST_ID })) as { serverId: string; running: boolean }[];
+      expect(after.find((s) => s.serverId === launched.serverId)?.running).toBe(false);
+    } finally {
+      await later.close();
+    }
+    await core.call('servers:stop', { serverId: launched.serverId }).catch(() => {});
+  }, 60_000);
 });

@@ -30,6 +30,7 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'servers:launch': unused,
     'servers:stop': unused,
     'servers:list': unused,
+    'servers:onBox': unused,
     'secrets:list': unused,
     'secrets:set': unused,
     'secrets:remove': unused,

@@ -4,7 +4,8 @@ import type { CallHandlers } from '../core/dispatcher';
 import type { EventBus } from '../core/event-bus';
 import type { EngineBox } from './engine-box';
 import { EngineInstaller } from './engine-installer';
-import { launchServer, type RunningServer } from './server-launcher';
+import { launchServer, readServerRecord, stopRecordedServer, type RunningServer } from './server-launcher';
+import { listServerRecords } from './server-records';
 
 /** A box the handlers may hold for as long as an install or a server needs it, then release. */
 export type ReleasableBox = EngineBox & { release(): void };
@@ -21,7 +22,7 @@ export interface EngineHandlerDeps {
   checkDockerAllowed?: (hostId: string) => void;
 }
 
-type EngineCalls = Pick<CallHandlers, 'engines:list' | 'engines:install' | 'engines:remove' | 'servers:launch' | 'servers:stop' | 'servers:list'>;
+type EngineCalls = Pick<CallHandlers, 'engines:list' | 'engines:install' | 'engines:remove' | 'servers:launch' | 'servers:stop' | 'servers:list' | 'servers:onBox'>;
 
 interface ServerEntry {
   hostId: string;
@@ -118,9 +119,13 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
       return { serverId, port: server.port, command: server.record.command };
     },
 
-    'servers:stop': async ({ serverId }) => {
+    'servers:stop': async ({ serverId, hostId }) => {
       const entry = servers.get(serverId);
-      if (!entry) throw new ServelabError('NOT_FOUND', `No server ${serverId} was launched by this app session.`);
+      if (!entry) {
+        if (hostId === undefined) throw new ServelabError('NOT_FOUND', `No server ${serverId} was launched by this app session; name its host to stop it from its record on the box.`);
+        const report = await withBox(hostId, async (box) => stopRecordedServer(box, await readServerRecord(box, serverId)));
+        return { portClosed: report.portClosed, gpuMemoryReleased: report.gpuMemoryReleased, leftovers: report.leftovers };
+      }
       try {
         const report = await entry.server.stop();
         return { portClosed: report.portClosed, gpuMemoryReleased: report.gpuMemoryReleased, leftovers: report.leftovers };
@@ -129,6 +134,22 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
         entry.box.release();
       }
     },
+
+    'servers:onBox': ({ hostId }) =>
+      withBox(hostId, async (box) =>
+        (await listServerRecords(box)).map((r) => ({
+          serverId: r.serverId,
+          engine: r.engine,
+          version: r.version,
+          port: r.port,
+          command: r.command,
+          startedAt: r.startedAt,
+          ...(r.mode ? { mode: r.mode } : {}),
+          ...(r.model ? { model: r.model } : {}),
+          running: r.running,
+          inSession: servers.has(r.serverId),
+        })),
+      ),
 
     'servers:list': async () =>
       [...servers.values()].map(({ hostId, server }) => ({

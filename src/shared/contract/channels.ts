@@ -25,6 +25,7 @@ export const CALL_NAMES = [
   'servers:launch',
   'servers:stop',
   'servers:list',
+  'servers:onBox',
   'secrets:list',
   'secrets:set',
   'secrets:remove',

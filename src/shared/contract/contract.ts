@@ -146,8 +146,28 @@ export const CALLS = {
   },
   /** Stops the server's process group and checks the port and GPU memory; leftovers lists whatever is still there. */
   'servers:stop': {
-    input: ServerIdInput,
+    /** With hostId, a server this session did not launch (an earlier session's, the CLI's) is stopped from its record. */
+    input: ServerIdInput.extend({ hostId: z.string().min(1).optional() }),
     output: z.object({ portClosed: z.boolean(), gpuMemoryReleased: z.boolean(), leftovers: z.array(z.string()) }),
+  },
+  /** Every server recorded on the box (by any session or the CLI), with whether it still runs. */
+  'servers:onBox': {
+    input: HostIdInput,
+    output: z.array(
+      z.object({
+        serverId: z.string(),
+        engine: EngineIdSchema,
+        version: z.string(),
+        port: z.number().int(),
+        command: z.string(),
+        startedAt: z.string(),
+        mode: z.enum(['env', 'docker']).optional(),
+        model: z.string().optional(),
+        running: z.boolean(),
+        /** Launched by this app session (then servers:list has its live state). */
+        inSession: z.boolean(),
+      }),
+    ),
   },
   'servers:list': {
     input: z.object({}).strict(),

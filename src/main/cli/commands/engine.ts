@@ -1,19 +1,11 @@
 import { parseArgs } from 'node:util';
-import { homedir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { Client } from 'ssh2';
 import type { CliIo } from '../cli-io';
+import { UsageError } from '../command-line';
+import { BOX_OPTIONS, BOX_OPTIONS_USAGE, openCliBox } from '../box-options';
 import { ServelabError } from '../../../shared/contract';
-import { HostAddressSchema, PortSchema, SshUserSchema } from '../../../shared/model/host';
 import type { ServerConfigInput } from '../../../shared/engines';
-import { KnownHostsStore } from '../../ssh/known-hosts';
-import { openSshClient } from '../../ssh/connect';
-import { resolveTarget, type HostSpec } from '../../ssh/ssh-target';
-import { SshBoxTransport } from '../../box/ssh-box-transport';
-import { demoLabPaths, demoLabTransport, prepareDemoBox } from '../../box/demo-lab';
-import { resolveSimboxBinDir } from '../../box/simbox-path';
-import { defaultDataDir, expandHome } from '../../util/paths';
 import { EngineInstaller } from '../../engines/engine-installer';
 import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../engines/server-launcher';
 import type { ReleasableBox } from '../../engines/engine-handlers';
@@ -42,17 +34,10 @@ export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|
                          environment only, never written or printed)
 
 Where:
-  --demo                 the built-in demo lab (a simulated H100 box on this machine)
-  --host [user@]host     a box over SSH (an address or a ~/.ssh/config alias)
-  -p, --port-ssh N       SSH port
-  -i, --identity FILE    private key
-  --known-hosts FILE     known_hosts to check the host key against (default: the app's, plus ~/.ssh/known_hosts);
-                         a box whose key is not known yet: run \`servelab inventory … --accept-new\` once first
+${BOX_OPTIONS_USAGE}
   --json                 machine-readable output (install, list, stop, prefetch)
 
 Exit codes: 0 ok, 1 failure (or a stop that left something behind), 2 usage.`;
-
-class UsageError extends Error {}
 
 export interface EngineCommandOptions {
   /** Ends a running `launch` (Ctrl+C); default: SIGINT/SIGTERM of this process. */
@@ -70,12 +55,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       strict: true,
       allowPositionals: true,
       options: {
-        demo: { type: 'boolean' },
-        host: { type: 'string' },
-        'port-ssh': { type: 'string', short: 'p' },
-        identity: { type: 'string', short: 'i' },
-        'known-hosts': { type: 'string' },
-        'ssh-config': { type: 'string' },
+        ...BOX_OPTIONS,
         force: { type: 'boolean' },
         json: { type: 'boolean' },
         model: { type: 'string' },
@@ -135,7 +115,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       throw new ServelabError('BAD_INPUT', 'The demo lab has no docker: it simulates a box with Python environments only. Leave out --docker, or use --host with a box that has docker.');
     }
     const config = action === 'launch' ? await launchConfig(values, extraArgs, io) : undefined;
-    box = await openBox(values, io);
+    box = await openCliBox(values, io);
 
     if (action === 'list') {
       const envs = await new EngineInstaller(box).list();
@@ -275,50 +255,3 @@ function positiveNumber(text: string, option: string): number {
   return value;
 }
 
-async function openBox(values: Values, io: CliIo): Promise<ReleasableBox> {
-  const env = io.env;
-  if (values.demo) {
-    if (values.host !== undefined) throw new UsageError('give either --demo or --host, not both.');
-    const simboxBinDir = resolveSimboxBinDir();
-    if (!simboxBinDir) throw new ServelabError('NOT_SUPPORTED', 'This installation has no simulated box, so the demo lab is not available.');
-    const dataDir = defaultDataDir(env);
-    const transport = demoLabTransport({ dataDir, simboxBinDir });
-    await prepareDemoBox(transport, demoLabPaths(dataDir));
-    return transport;
-  }
-  if (typeof values.host !== 'string') throw new UsageError('name the box: --demo or --host [user@]host.');
-  const home = env.HOME || homedir();
-  const path = (value: string) => resolve(io.cwd, expandHome(value, home));
-  const at = values.host.lastIndexOf('@');
-  const user = at > 0 ? values.host.slice(0, at) : undefined;
-  const hostName = at >= 0 ? values.host.slice(at + 1) : values.host;
-  if (!HostAddressSchema.safeParse(hostName).success) throw new UsageError(`host "${hostName}" is not a host name, address or alias.`);
-  if (user !== undefined && !SshUserSchema.safeParse(user).success) throw new UsageError(`user "${user}" is not a valid user name.`);
-  const spec: HostSpec = { alias: hostName };
-  if (user !== undefined) spec.user = user;
-  if (typeof values['port-ssh'] === 'string') {
-    const port = PortSchema.safeParse(Number(values['port-ssh']));
-    if (!port.success) throw new UsageError(`--port-ssh ${values['port-ssh']}: must be a whole number 1–65535.`);
-    spec.port = port.data;
-  }
-  if (typeof values.identity === 'string') spec.identityFile = path(values.identity);
-  const configPath = typeof values['ssh-config'] === 'string' ? path(values['ssh-config']) : join(home, '.ssh', 'config');
-  const target = resolveTarget(spec, { configPath, env, home, localUser: env.USER || env.LOGNAME || userInfo().username });
-  const knownHosts =
-    typeof values['known-hosts'] === 'string'
-      ? new KnownHostsStore({ appFile: path(values['known-hosts']), readOnlyFiles: [] })
-      : new KnownHostsStore({ appFile: join(defaultDataDir(env), 'known_hosts'), readOnlyFiles: [join(home, '.ssh', 'known_hosts')] });
-  // One connection for the command's lifetime; the transport only needs a provider and a release.
-  let opening: Promise<Client> | undefined;
-  const transport = new SshBoxTransport({
-    hostId: `${target.user}@${target.host}:${target.port}`,
-    target,
-    pool: {
-      provider: () => () => (opening ??= openSshClient(target, { knownHosts, timeoutSeconds: 20 })),
-      release: () => {
-        void opening?.then((client) => client.end(), () => {});
-      },
-    },
-  });
-  return transport;
-}

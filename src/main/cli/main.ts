@@ -5,6 +5,8 @@ import { runInventory } from './commands/inventory';
 import { runServe } from './commands/serve';
 import { runClassifyLog } from './commands/classify-log';
 import { runEngine } from './commands/engine';
+import { runImport } from './commands/import';
+import { runBench } from './commands/bench';
 import type { CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/app-identity';
 
@@ -19,6 +21,10 @@ Commands:
                      why an engine's server log failed (or that it became ready), and what to change
   engine install|list|remove|launch|stop|prefetch … (--demo | --host [user@]host)
                      install engines side by side, prefetch models, launch a server until ready, stop it cleanly
+  bench run|presets|datasets|fetch-sharegpt … (--demo | --host [user@]host)
+                     run a vllm bench serve workload against a launched server; results kept with provenance
+  import <file|folder>... [--json | --jsonl]
+                     read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 
@@ -35,6 +41,10 @@ export async function runCli(argv: string[], io: CliIo, rendererDir: string): Pr
       return runClassifyLog(rest, io);
     case 'engine':
       return runEngine(rest, io);
+    case 'import':
+      return runImport(rest, io);
+    case 'bench':
+      return runBench(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

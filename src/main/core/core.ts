@@ -25,6 +25,8 @@ import { engineHandlers } from '../engines/engine-handlers';
 import { modelHandlers } from '../engines/model-handlers';
 import { namedSecretKey, secretHandlers } from '../secrets/secret-handlers';
 import { SecretRefIndex } from '../secrets/secret-ref-index';
+import { ResultsLibrary } from '../results/results-library';
+import { benchHandlers } from '../bench/bench-handlers';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -91,6 +93,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const events = new EventBus();
   const secrets = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
+  const results = await ResultsLibrary.open(join(options.dataDir, 'results', 'library.json'));
   if (hosts.problem) log(`hosts: ${hosts.problem}`);
   const simboxBinDir = options.simboxBinDir ?? null;
   if (simboxBinDir) await hosts.ensureBuiltIn(demoLabHost());
@@ -280,7 +283,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       name: APP_NAME,
       version: APP_VERSION,
       dataDir: options.dataDir,
-      problems: hosts.problem ? [hosts.problem] : [],
+      problems: [hosts.problem, results.problem].filter((p): p is string => p !== null),
     }),
 
     'hosts:list': async () => hosts.list(),
@@ -500,6 +503,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     // Named secrets (hf-token, …) are stored under that same prefix; their names are listed in secret-refs.json.
     ...secretHandlers({ secrets, index: new SecretRefIndex(join(options.dataDir, 'secret-refs.json')) }),
     ...modelHandlers({ events, box: (hostId) => core.box(hostId), resolveSecret: (ref) => secrets.get(namedSecretKey(ref)) }),
+    ...benchHandlers({
+      events,
+      box: (hostId) => core.box(hostId),
+      results,
+      runsDir: join(options.dataDir, 'runs'),
+      isDemo,
+      hostLabel: (hostId) => hosts.list().find((h) => h.id === hostId)?.label ?? hostId,
+    }),
   };
 
   const dispatch = createDispatcher(handlers, log);

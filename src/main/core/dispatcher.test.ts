@@ -35,6 +35,13 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'secrets:set': unused,
     'secrets:remove': unused,
     'models:prefetch': unused,
+    'results:list': unused,
+    'results:import': unused,
+    'results:remove': unused,
+    'datasets:list': unused,
+    'datasets:fetch': unused,
+    'bench:run': unused,
+    'bench:cancel': unused,
     ...overrides,
   } as CallHandlers;
 }

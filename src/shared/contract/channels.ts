@@ -30,6 +30,13 @@ export const CALL_NAMES = [
   'secrets:set',
   'secrets:remove',
   'models:prefetch',
+  'results:list',
+  'results:import',
+  'results:remove',
+  'datasets:list',
+  'datasets:fetch',
+  'bench:run',
+  'bench:cancel',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -45,6 +52,11 @@ export const EVENT_NAMES = [
   'servers:state',
   'models:progress',
   'models:done',
+  'bench:progress',
+  'bench:log',
+  'bench:done',
+  'results:changed',
+  'datasets:progress',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

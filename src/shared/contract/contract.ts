@@ -15,6 +15,7 @@ import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../model/model-prefetch';
 import { LOG_CLASSES } from '../engines/classify-log';
+import { BENCH_CALLS, BENCH_EVENTS } from './bench-contract';
 
 const HostIdInput = z.object({ hostId: z.string().min(1, 'is required') });
 const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'is not a SHA256 fingerprint');
@@ -204,6 +205,7 @@ export const CALLS = {
     input: EngineRefInput.extend({ model: ModelRefSchema, revision: ModelRevisionSchema.optional(), hfTokenRef: SecretNameSchema.optional() }),
     output: z.object({ jobId: z.string() }),
   },
+  ...BENCH_CALLS,
 } as const satisfies Record<CallName, { input: z.ZodType; output: z.ZodType }>;
 
 export const EVENTS = {
@@ -225,6 +227,7 @@ export const EVENTS = {
   'servers:state': z.object({ serverId: z.string(), state: ServerStateSchema, classification: LogVerdictSchema.optional() }),
   'models:progress': z.object({ hostId: z.string(), jobId: z.string(), done: z.number().int().min(0), total: z.number().int().min(0), line: z.string().optional() }),
   'models:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), message: z.string(), localPath: z.string().optional() }),
+  ...BENCH_EVENTS,
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type CallInput<N extends CallName> = z.input<(typeof CALLS)[N]['input']>;

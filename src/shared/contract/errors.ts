@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'REMOTE_COMMAND_FAILED',
   'NOT_SUPPORTED',
+  'CANCELLED',
   'INTERNAL',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

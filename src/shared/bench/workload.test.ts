@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ServelabError } from '../contract/errors';
+import { buildBenchServeArgv } from './bench-serve-argv';
+import { describeWorkload, parseWorkload, WORKLOAD_PRESETS, workloadPreset } from './workload';
+
+const target = { model: 'Qwen/Qwen3-8B', port: 8000, defaultShareGptPath: 'ShareGPT_V3_unfiltered_cleaned_split.json', resultDir: 'res', resultFilename: 't1.json' };
+const ALWAYS = '--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99 --save-result --result-dir res --result-filename t1.json';
+
+describe('WORKLOAD_PRESETS', () => {
+  it("holds the reference studies' workloads, each valid", () => {
+    expect(WORKLOAD_PRESETS.map((w) => w.id)).toEqual([
+      'sharegpt-c1',
+      'sharegpt-c2',
+      'sharegpt-c4',
+      'sharegpt-c8',
+      'sharegpt-1000-unbounded',
+      'random-32000-100',
+      'random-4000-200',
+      'random-2000-100',
+      'random-128-4',
+    ]);
+    for (const w of WORKLOAD_PRESETS) expect(parseWorkload(w)).toEqual(w);
+    expect(workloadPreset('random-4000-200')).toMatchObject({ numPrompts: 500, seed: 42, dataset: { kind: 'random', inputLen: 4000, outputLen: 200 } });
+  });
+
+  it("reproduces Study A's benchmark command, plus the metrics and result file every run keeps", () => {
+    const argv = buildBenchServeArgv(workloadPreset('sharegpt-c4')!, target).join(' ');
+    // METHOD.md: vllm bench serve --model Qwen/Qwen3-8B --backend openai-chat --endpoint /v1/chat/completions
+    //   --dataset-name sharegpt --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --max-concurrency 4
+    expect(argv).toBe(
+      'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions --host 127.0.0.1 --port 8000 --model Qwen/Qwen3-8B ' +
+        '--dataset-name sharegpt --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --max-concurrency 4 ' +
+        ALWAYS,
+    );
+  });
+
+  it("builds Study B's random workloads with seed 42 and no concurrency limit", () => {
+    const argv = buildBenchServeArgv(workloadPreset('random-32000-100')!, target).join(' ');
+    expect(argv).toContain('--dataset-name random --random-input-len 32000 --random-output-len 100 --num-prompts 100 --seed 42 ');
+    expect(argv).not.toContain('--max-concurrency');
+    expect(argv).not.toContain('--dataset-path');
+  });
+});
+
+describe('buildBenchServeArgv', () => {
+  it('maps every workload knob to its flag, and metadata to KEY=VALUE words', () => {
+    const w = parseWorkload({
+      id: 'rr',
+      dataset: { kind: 'random', inputLen: 1000, outputLen: 50, rangeRatio: 0.1, prefixLen: 200 },
+      numPrompts: 10,
+      requestRate: 2.5,
+      burstiness: 0.5,
+      ignoreEos: true,
+      backend: 'openai',
+    });
+    const argv = buildBenchServeArgv(w, { ...target, servedModelName: 'q8', host: '10.0.0.2', metadata: { trial_id: 't-1', study: 's' } });
+    expect(argv.join(' ')).toBe(
+      'vllm bench serve --backend openai --endpoint /v1/completions --host 10.0.0.2 --port 8000 --model Qwen/Qwen3-8B --served-model-name q8 ' +
+        '--dataset-name random --random-input-len 1000 --random-output-len 50 --random-range-ratio 0.1 --random-prefix-len 200 ' +
+        '--num-prompts 10 --request-rate 2.5 --burstiness 0.5 --ignore-eos ' +
+        `${ALWAYS} --metadata trial_id=t-1 study=s`,
+    );
+  });
+
+  it('uses the workload’s own dataset file and fixed output length', () => {
+    const share = buildBenchServeArgv(parseWorkload({ id: 's', dataset: { kind: 'sharegpt', path: '/data/sg.json', outputLen: 256 }, numPrompts: 5 }), target);
+    expect(share.join(' ')).toContain('--dataset-name sharegpt --dataset-path /data/sg.json --sharegpt-output-len 256');
+    const custom = buildBenchServeArgv(parseWorkload({ id: 'c', dataset: { kind: 'custom', path: '/data/p.jsonl', outputLen: 64 }, numPrompts: 5 }), target);
+    expect(custom.join(' ')).toContain('--dataset-name custom --dataset-path /data/p.jsonl --custom-output-len 64');
+  });
+
+  it('refuses a ShareGPT workload with no file to read', () => {
+    const w = parseWorkload({ id: 's', dataset: { kind: 'sharegpt' }, numPrompts: 5 });
+    expect(() => buildBenchServeArgv(w, { ...target, defaultShareGptPath: undefined })).toThrow(/dataset path/);
+  });
+});
+
+describe('parseWorkload', () => {
+  it('names each wrong field', () => {
+    try {
+      parseWorkload({ id: 'Bad Id', dataset: { kind: 'random', inputLen: 0, outputLen: 10, rangeRatio: 1 }, numPrompts: 1.5, backend: 'vllm' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ServelabError);
+      const paths = ((error as ServelabError).issues ?? []).map((i) => i.path).sort();
+      expect(paths).toEqual(['backend', 'dataset.inputLen', 'dataset.rangeRatio', 'id', 'numPrompts']);
+    }
+  });
+
+  it('refuses an option-looking dataset path, which the client would read as a flag', () => {
+    expect(() => parseWorkload({ id: 's', dataset: { kind: 'custom', path: '--help' }, numPrompts: 1 })).toThrow(/dataset\.path/);
+  });
+
+  it('describes a workload in one line', () => {
+    expect(describeWorkload(workloadPreset('sharegpt-c4')!)).toBe('ShareGPT, 100 prompts, concurrency 4');
+    expect(describeWorkload(workloadPreset('random-128-4')!)).toBe('random 128 in / 4 out, 1000 prompts, unbounded concurrency');
+  });
+});

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { ServelabError, describeIssues, fieldIssues } from '../contract/errors';
+
+/**
+ * A benchmark workload, independent of the server it runs against: what `vllm bench serve` sends and how fast.
+ * The argv is built from it by `buildBenchServeArgv`; nothing here is a flag name.
+ */
+
+const positiveInt = (max: number) =>
+  z.number().int('must be a whole number').min(1, 'must be at least 1').max(max, `must be at most ${max}`);
+
+// A path on the box; it reaches the client as one argv word.
+const BoxPathSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(4096, 'is longer than 4096 characters')
+  .refine((s) => !/[\0\r\n]/.test(s), 'must not contain NUL or line breaks')
+  .refine((s) => !s.startsWith('-'), 'must not start with "-"');
+
+export const ShareGptDatasetSchema = z
+  .object({
+    kind: z.literal('sharegpt'),
+    /** The JSON file on the box; empty means the dataset cache's copy (`~/.servelab/datasets/`). */
+    path: BoxPathSchema.optional(),
+    /** Fixed completion length instead of each conversation's own. */
+    outputLen: positiveInt(1_000_000).optional(),
+  })
+  .strict();
+
+export const RandomDatasetSchema = z
+  .object({
+    kind: z.literal('random'),
+    inputLen: positiveInt(10_000_000),
+    outputLen: positiveInt(1_000_000),
+    /** vLLM draws lengths uniformly in [len·(1−r), len·(1+r)]; 0 gives fixed lengths. */
+    rangeRatio: z.number().min(0, 'must be at least 0').lt(1, 'must be below 1').optional(),
+    /** A random prefix shared by every request (prefix-cache friendly). */
+    prefixLen: z.number().int('must be a whole number').min(0, 'must be at least 0').max(10_000_000).optional(),
+  })
+  .strict();
+
+export const CustomDatasetSchema = z
+  .object({
+    kind: z.literal('custom'),
+    /** JSON Lines with a "prompt" field per line, on the box. */
+    path: BoxPathSchema,
+    outputLen: positiveInt(1_000_000).optional(),
+  })
+  .strict();
+
+export const DatasetSchema = z.discriminatedUnion('kind', [ShareGptDatasetSchema, RandomDatasetSchema, CustomDatasetSchema], {
+  error: 'must be a sharegpt, random or custom dataset',
+});
+export type Dataset = z.infer<typeof DatasetSchema>;
+
+export const BENCH_BACKENDS = ['openai-chat', 'openai'] as const;
+export type BenchBackend = (typeof BENCH_BACKENDS)[number];
+
+/** The endpoint each backend needs: vLLM's `openai` posts to completions, `openai-chat` to chat completions. */
+export const BACKEND_ENDPOINT: Record<BenchBackend, string> = {
+  'openai-chat': '/v1/chat/completions',
+  openai: '/v1/completions',
+};
+
+export const WorkloadSchema = z
+  .object({
+    /** Short, stable name used in file names and reports, e.g. `sharegpt-c4`. */
+    id: z
+      .string()
+      .min(1, 'is required')
+      .max(64, 'is longer than 64 characters')
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, 'may only hold lower-case letters, digits and . _ - (starting with a letter or digit)'),
+    label: z.string().max(200, 'is longer than 200 characters').optional(),
+    dataset: DatasetSchema,
+    numPrompts: positiveInt(1_000_000),
+    /** In-flight request cap; absent means unbounded. */
+    maxConcurrency: positiveInt(100_000).optional(),
+    /** Requests per second; absent means all at once (`inf`). */
+    requestRate: z.number().gt(0, 'must be above 0').max(1_000_000).optional(),
+    /** 1 is a Poisson process; other values a Gamma distribution. */
+    burstiness: z.number().gt(0, 'must be above 0').max(1000).optional(),
+    seed: z.number().int('must be a whole number').min(0).max(2 ** 31 - 1).optional(),
+    ignoreEos: z.boolean().optional(),
+    backend: z.enum(BENCH_BACKENDS, { error: `must be one of ${BENCH_BACKENDS.join(', ')}` }).default('openai-chat'),
+  })
+  .strict();
+export type Workload = z.infer<typeof WorkloadSchema>;
+export type WorkloadInput = z.input<typeof WorkloadSchema>;
+
+/** Parses a workload, or throws BAD_INPUT whose issues name each wrong field (e.g. `dataset.inputLen`). */
+export function parseWorkload(input: unknown): Workload {
+  const result = WorkloadSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = fieldIssues(result.error);
+  throw new ServelabError('BAD_INPUT', `Invalid workload: ${describeIssues(issues)}`, { issues });
+}
+
+/** One line for lists and reports: "ShareGPT, 100 prompts, concurrency 4". */
+export function describeWorkload(w: Workload): string {
+  const data =
+    w.dataset.kind === 'sharegpt'
+      ? 'ShareGPT'
+      : w.dataset.kind === 'random'
+        ? `random ${w.dataset.inputLen} in / ${w.dataset.outputLen} out`
+        : `custom ${w.dataset.path}`;
+  const load = w.maxConcurrency !== undefined ? `concurrency ${w.maxConcurrency}` : 'unbounded concurrency';
+  const rate = w.requestRate !== undefined ? `, ${w.requestRate} req/s` : '';
+  return `${data}, ${w.numPrompts} prompts, ${load}${rate}`;
+}
+
+const sharegpt = (numPrompts: number, maxConcurrency?: number): Workload => ({
+  id: maxConcurrency !== undefined ? `sharegpt-c${maxConcurrency}` : `sharegpt-${numPrompts}-unbounded`,
+  label: maxConcurrency !== undefined ? `ShareGPT, ${numPrompts} prompts, concurrency ${maxConcurrency}` : `ShareGPT, ${numPrompts} prompts, unbounded`,
+  dataset: { kind: 'sharegpt' },
+  numPrompts,
+  ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+  backend: 'openai-chat',
+});
+
+const random = (inputLen: number, outputLen: number, numPrompts: number): Workload => ({
+  id: `random-${inputLen}-${outputLen}`,
+  label: `Random ${inputLen} in / ${outputLen} out, ${numPrompts} prompts, seed 42`,
+  dataset: { kind: 'random', inputLen, outputLen },
+  numPrompts,
+  seed: 42,
+  backend: 'openai-chat',
+});
+
+/** The workloads of the reference studies (METHOD.md): latency at low concurrency, throughput unbounded. */
+export const WORKLOAD_PRESETS: readonly Workload[] = [
+  sharegpt(100, 1),
+  sharegpt(100, 2),
+  sharegpt(100, 4),
+  sharegpt(100, 8),
+  sharegpt(1000),
+  random(32000, 100, 100),
+  random(4000, 200, 500),
+  random(2000, 100, 500),
+  random(128, 4, 1000),
+];
+
+export function workloadPreset(id: string): Workload | undefined {
+  return WORKLOAD_PRESETS.find((w) => w.id === id);
+}

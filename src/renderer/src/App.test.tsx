@@ -31,12 +31,12 @@ describe('App', () => {
     expect(screen.getByRole('heading', { name: 'Not connected to a Servelab core' })).toBeTruthy();
   });
 
-  it('shows Hosts as the current page and the other pages as upcoming, with the reason', async () => {
+  it('shows Hosts as the current page and Studies as upcoming, with the reason', async () => {
     await renderApp();
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(nav).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Hosts' }).getAttribute('aria-current')).toBe('page');
-    for (const name of ['Studies', 'Results']) {
+    for (const name of ['Studies']) {
       const item = screen.getByRole('button', { name: new RegExp(`^${name}`) });
       expect(item.getAttribute('aria-disabled')).toBe('true');
       const tip = document.getElementById(item.getAttribute('aria-describedby') ?? '');
@@ -53,6 +53,17 @@ describe('App', () => {
     expect(screen.getByRole('heading', { name: 'Engines', level: 1 })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Hosts' }));
     expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
+  });
+
+  it('opens the Results page from the navigation', async () => {
+    const { api } = await renderApp();
+    api.handle('results:list', () => []);
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Results' }));
+    });
+    expect(screen.getByRole('button', { name: 'Results' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('heading', { name: 'Results', level: 1 })).toBeTruthy();
+    expect(await screen.findByText('No results yet')).toBeTruthy();
   });
 
   it('toggles the theme, applies it to the document and remembers it', async () => {

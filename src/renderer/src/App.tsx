@@ -7,8 +7,9 @@ import { NotConnected } from './components/NotConnected';
 import { EnginesPage } from './features/engines/EnginesPage';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
+import { ResultsPage } from './features/results/ResultsPage';
 import { t } from './i18n';
-import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type Theme } from './store';
+import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;
@@ -81,10 +82,11 @@ function ConnectionBanner() {
   );
 }
 
-type Page = 'hosts' | 'engines';
+const PAGES: readonly PageId[] = ['hosts', 'engines', 'results'];
 
 function Shell() {
-  const [page, setPage] = useState<Page>('hosts');
+  const page = useAppStore((s) => s.page);
+  const showPage = useAppStore((s) => s.showPage);
   return (
     <div className="app">
       <aside className="sidebar">
@@ -95,7 +97,7 @@ function Shell() {
             <span className="brand-tagline">{t('app.tagline')}</span>
           </div>
         </div>
-        <NavRail active={page} onNavigate={(id) => setPage(id === 'engines' ? 'engines' : 'hosts')} />
+        <NavRail active={page} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
         <div className="sidebar-footer">
           <ConnectionInfo />
           <ThemeToggle />
@@ -104,7 +106,7 @@ function Shell() {
       <main className="content">
         <ConnectionBanner />
         <ProblemsBanner />
-        {page === 'engines' ? <EnginesPage /> : <HostsPage />}
+        {page === 'engines' ? <EnginesPage /> : page === 'results' ? <ResultsPage /> : <HostsPage />}
       </main>
       <PromptDialog />
     </div>

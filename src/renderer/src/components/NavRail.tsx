@@ -14,7 +14,7 @@ const ENTRIES: NavEntry[] = [
   { id: 'hosts', label: 'nav.hosts', icon: 'server' },
   { id: 'engines', label: 'nav.engines', icon: 'layers' },
   { id: 'studies', label: 'nav.studies', icon: 'flask', upcoming: 'nav.studies.upcoming' },
-  { id: 'results', label: 'nav.results', icon: 'chart', upcoming: 'nav.results.upcoming' },
+  { id: 'results', label: 'nav.results', icon: 'chart' },
 ];
 
 function UpcomingItem({ entry }: { entry: NavEntry & { upcoming: PlainMessageKey } }) {

@@ -7,7 +7,7 @@ import type { AppState, EnginesSlice, InstallJob, ServerRun } from './types';
 /** Lines kept per install log and per server log. */
 export const ENGINE_LOG_LIMIT = 500;
 
-function appendBounded(lines: string[], text: string): string[] {
+export function appendBounded(lines: string[], text: string): string[] {
   const added = text.split(/\r?\n/).filter((line, i, all) => line !== '' || i < all.length - 1);
   if (added.length === 0) return lines;
   const next = [...lines, ...added];

@@ -2,9 +2,11 @@ import { createContext, createElement, useContext, type ReactNode } from 'react'
 import { createStore, useStore, type StoreApi } from 'zustand';
 import type { ApiClient } from '../api/client';
 import { createAppSlice } from './app-slice';
+import { createBenchSlice } from './bench-slice';
 import { createEnginesSlice } from './engines-slice';
 import { createHostsSlice } from './hosts-slice';
 import { createPromptsSlice } from './prompts-slice';
+import { createResultsSlice } from './results-slice';
 import { browserStorage, createUiSlice, systemPrefersDark, type ThemeStorage } from './ui-slice';
 import type { AppState } from './types';
 
@@ -24,6 +26,8 @@ export function createAppStore(api: ApiClient, options: AppStoreOptions = {}): A
     ...createPromptsSlice(api)(...args),
     ...createAppSlice(api)(...args),
     ...createEnginesSlice(api)(...args),
+    ...createResultsSlice(api)(...args),
+    ...createBenchSlice(api)(...args),
     ...createUiSlice(storage, prefersDark)(...args),
   }));
 }
@@ -45,6 +49,10 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
     api.on('engines:done', (event) => state().applyInstallDone(event)),
     api.on('servers:log', (event) => state().applyServerLog(event)),
     api.on('servers:state', (event) => state().applyServerState(event)),
+    api.on('results:changed', () => state().applyResultsChanged()),
+    api.on('bench:progress', (event) => state().applyBenchProgress(event)),
+    api.on('bench:log', (event) => state().applyBenchLog(event)),
+    api.on('bench:done', (event) => state().applyBenchDone(event)),
   ];
   let wasDown = false;
   offs.push(
@@ -56,6 +64,7 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
         void state().loadHosts();
         void state().loadPendingPrompts();
         void state().loadAppInfo();
+        state().applyResultsChanged();
       }
     }),
   );

@@ -11,6 +11,7 @@ import type {
 } from '../../../shared/model/host';
 import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
+import type { ResultEntry } from '../../../shared/results/result-entry';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
@@ -127,10 +128,15 @@ export interface AppSlice {
 
 export type Theme = 'light' | 'dark';
 
+/** The workbench's pages, as the navigation rail names them. */
+export type PageId = 'hosts' | 'engines' | 'results';
+
 export interface UiSlice {
   theme: Theme;
   setTheme(theme: Theme): void;
   toggleTheme(): void;
+  page: PageId;
+  showPage(page: PageId): void;
 }
 
 export type InstalledEngine = CallOutput<'engines:list'>[number];
@@ -195,4 +201,51 @@ export interface EnginesSlice {
   applyServerState(event: EventPayload<'servers:state'>): void;
 }
 
-export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice;
+export type ImportResultsOutput = CallOutput<'results:import'>;
+
+export interface ResultsSlice {
+  /** The results library as the core last listed it, oldest first. */
+  results: ResultEntry[];
+  resultsLoad: { status: LoadStatus; error: ErrorInfo | null };
+  /** The entry whose details are open on the Results page. */
+  selectedResultId: string | null;
+  loadResults(): Promise<void>;
+  /** Sends the files in as few calls as the link allows and merges the answers; throws the core's ServelabError. */
+  importResultFiles(files: { name: string; text: string }[]): Promise<ImportResultsOutput>;
+  /** Throws the core's ServelabError when nothing could be removed. */
+  removeResults(ids: string[]): Promise<void>;
+  selectResult(id: string | null): void;
+  /** Opens the Results page with this entry's details. */
+  showResult(id: string): void;
+  /** results:changed: reloads the list if it was ever loaded. */
+  applyResultsChanged(): void;
+}
+
+/** One benchmark the user started, as its events reported it. */
+export interface BenchRun {
+  runId: string;
+  hostId: string;
+  serverId: string;
+  /** describeWorkload of what was sent. */
+  workload: string;
+  done: number;
+  total: number | null;
+  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
+  log: string[];
+  cancelling: boolean;
+  outcome: { ok: boolean; message: string; entryId: string | null } | null;
+}
+
+export interface BenchSlice {
+  benchRuns: Record<string, BenchRun>;
+  /** The newest run per server id. */
+  latestBenchByServer: Record<string, string>;
+  /** Resolves to the run id; throws the core's ServelabError when the run was refused. */
+  startBenchmark(input: CallInput<'bench:run'>): Promise<string>;
+  cancelBenchmark(runId: string): Promise<void>;
+  applyBenchProgress(event: EventPayload<'bench:progress'>): void;
+  applyBenchLog(event: EventPayload<'bench:log'>): void;
+  applyBenchDone(event: EventPayload<'bench:done'>): void;
+}
+
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice;

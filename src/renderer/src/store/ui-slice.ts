@@ -46,5 +46,9 @@ export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean
     toggleTheme() {
       get().setTheme(get().theme === 'dark' ? 'light' : 'dark');
     },
+    page: 'hosts',
+    showPage(page) {
+      set({ page });
+    },
   });
 }

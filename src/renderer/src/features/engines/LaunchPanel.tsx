@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { getAdapter, isEngineId } from '../../../../shared/engines';
+import { BenchmarkPanel } from '../bench/BenchmarkPanel';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { copyText } from '../../components/clipboard';
 import { TextField } from '../../components/Field';
@@ -102,6 +103,7 @@ function ServerView({ serverId }: { serverId: string }) {
         </div>
       )}
       <LineLog lines={run.log} title={t('engines.server.logTitle')} label={t('engines.server.logLabel')} />
+      {run.state === 'ready' && <BenchmarkPanel hostId={run.hostId} serverId={serverId} />}
     </section>
   );
 }

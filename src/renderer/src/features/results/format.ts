@@ -1,0 +1,136 @@
+import { getAdapter } from '../../../../shared/engines';
+import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
+
+/** Counted metrics: shown as whole numbers. */
+const COUNT_METRICS = new Set(['completed', 'failed', 'max_concurrency', 'max_concurrent_requests', 'total_input_tokens', 'total_output_tokens']);
+
+// No digit grouping: the numbers read exactly as the benchmark client prints them.
+const decimals = new Map<string, Intl.NumberFormat>();
+function numberFormat(digits: number): Intl.NumberFormat {
+  const key = `${formattingLocale()}:${digits}`;
+  let format = decimals.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(formattingLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
+    decimals.set(key, format);
+  }
+  return format;
+}
+
+/** A metric as shown: two decimals, counts whole, "—" when there is no number. */
+export function formatMetric(key: string, value: number | null | undefined): string {
+  if (value === null || value === undefined) return t('results.none');
+  return numberFormat(COUNT_METRICS.has(key) ? 0 : 2).format(value);
+}
+
+export function formatDateTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return new Intl.DateTimeFormat(formattingLocale(), { dateStyle: 'medium', timeStyle: 'short' }).format(date);
+}
+
+export function engineLabel(entry: ResultEntry): string | null {
+  const p = entry.result.provenance;
+  if (!p?.engine) return null;
+  return [getAdapter(p.engine).displayName, p.engineVersion].filter(Boolean).join(' ');
+}
+
+export function gpuLabel(entry: ResultEntry): string | null {
+  const gpu = entry.result.provenance?.gpu;
+  if (!gpu?.model) return null;
+  return gpu.count && gpu.count > 1 ? t('results.gpuOf', { count: gpu.count, model: gpu.model }) : gpu.model;
+}
+
+/** One word per argv element, quoted for a POSIX shell when it needs it, so the line can be pasted as is. */
+export function shellJoin(argv: string[]): string {
+  return argv.map((word) => (word !== '' && /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+export type ColumnId =
+  | 'title'
+  | 'kind'
+  | 'status'
+  | 'engine'
+  | 'model'
+  | 'gpu'
+  | 'completed'
+  | 'duration'
+  | 'output_throughput'
+  | 'total_token_throughput'
+  | 'mean_ttft_ms'
+  | 'mean_tpot_ms'
+  | 'mean_e2el_ms'
+  | 'mean_latency_s'
+  | 'added';
+
+export interface Column {
+  id: ColumnId;
+  label: PlainMessageKey;
+  /** Set for columns that show a metric: right-aligned, formatted by formatMetric. */
+  metric?: string;
+  /** The value sorted on; null sorts last in either direction. */
+  sortValue(entry: ResultEntry): string | number | null;
+}
+
+const metricColumn = (id: ColumnId & string, label: PlainMessageKey): Column => ({
+  id,
+  label,
+  metric: id,
+  sortValue: (e) => e.result.metrics[id] ?? null,
+});
+
+export const COLUMNS: readonly Column[] = [
+  { id: 'title', label: 'results.col.title', sortValue: (e) => e.title },
+  { id: 'kind', label: 'results.col.kind', sortValue: (e) => e.kind },
+  { id: 'status', label: 'results.col.status', sortValue: (e) => e.status },
+  { id: 'engine', label: 'results.col.engine', sortValue: engineLabel },
+  { id: 'model', label: 'results.col.model', sortValue: (e) => e.result.provenance?.model ?? null },
+  { id: 'gpu', label: 'results.col.gpu', sortValue: gpuLabel },
+  metricColumn('completed', 'results.col.completed'),
+  metricColumn('duration', 'results.col.duration'),
+  metricColumn('output_throughput', 'results.col.outputThroughput'),
+  metricColumn('total_token_throughput', 'results.col.totalThroughput'),
+  metricColumn('mean_ttft_ms', 'results.col.meanTtft'),
+  metricColumn('mean_tpot_ms', 'results.col.meanTpot'),
+  metricColumn('mean_e2el_ms', 'results.col.meanE2el'),
+  metricColumn('mean_latency_s', 'results.col.meanLatency'),
+  { id: 'added', label: 'results.col.added', sortValue: (e) => e.addedAt },
+];
+
+export interface SortOrder {
+  column: ColumnId;
+  direction: 'ascending' | 'descending';
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+export function sortEntries(entries: readonly ResultEntry[], order: SortOrder): ResultEntry[] {
+  const column = COLUMNS.find((c) => c.id === order.column) ?? COLUMNS[0]!;
+  const sign = order.direction === 'ascending' ? 1 : -1;
+  return entries
+    .map((entry, index) => ({ entry, index, value: column.sortValue(entry) }))
+    .sort((a, b) => {
+      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
+      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
+      return diff !== 0 ? sign * diff : a.index - b.index;
+    })
+    .map((row) => row.entry);
+}
+
+export interface ResultFilter {
+  text: string;
+  kind: 'all' | ResultEntry['kind'];
+  status: 'all' | ResultEntry['status'];
+}
+
+export function filterEntries(entries: readonly ResultEntry[], filter: ResultFilter): ResultEntry[] {
+  const needle = filter.text.trim().toLowerCase();
+  return entries.filter((e) => {
+    if (filter.kind !== 'all' && e.kind !== filter.kind) return false;
+    if (filter.status !== 'all' && e.status !== filter.status) return false;
+    if (!needle) return true;
+    const p = e.result.provenance;
+    const haystack = [e.title, p?.model, engineLabel(e), p?.engine, p?.host].filter(Boolean).join('\n').toLowerCase();
+    return haystack.includes(needle);
+  });
+}

@@ -1,0 +1,55 @@
+import type { StateCreator } from 'zustand';
+import { describeWorkload } from '../../../shared/bench/workload';
+import type { ApiClient } from '../api/client';
+import { appendBounded } from './engines-slice';
+import type { AppState, BenchRun, BenchSlice } from './types';
+
+function emptyRun(runId: string): BenchRun {
+  return { runId, hostId: '', serverId: '', workload: '', done: 0, total: null, log: [], cancelling: false, outcome: null };
+}
+
+/** Benchmark runs against launched servers, mirrored from bench:* events. */
+export function createBenchSlice(api: ApiClient): StateCreator<AppState, [], [], BenchSlice> {
+  const update = (set: Parameters<StateCreator<AppState, [], [], BenchSlice>>[0], runId: string, change: (run: BenchRun) => Partial<BenchRun>) =>
+    set((s) => {
+      // Events can come before bench:run has answered; the run is filled in when it does.
+      const run = s.benchRuns[runId] ?? emptyRun(runId);
+      return { benchRuns: { ...s.benchRuns, [runId]: { ...run, ...change(run) } } };
+    });
+
+  return (set, get) => ({
+    benchRuns: {},
+    latestBenchByServer: {},
+
+    async startBenchmark(input) {
+      const { runId } = await api.call('bench:run', input);
+      update(set, runId, () => ({ hostId: input.hostId, serverId: input.serverId, workload: describeWorkload({ ...input.workload, backend: input.workload.backend ?? 'openai-chat' }) }));
+      set((s) => ({ latestBenchByServer: { ...s.latestBenchByServer, [input.serverId]: runId } }));
+      return runId;
+    },
+
+    async cancelBenchmark(runId) {
+      update(set, runId, () => ({ cancelling: true }));
+      try {
+        await api.call('bench:cancel', { runId });
+      } catch {
+        // The run goes on; its bench:done still arrives and settles the view.
+        update(set, runId, () => ({ cancelling: false }));
+      }
+    },
+
+    applyBenchProgress(event) {
+      update(set, event.runId, () => ({ done: event.done, total: event.total }));
+    },
+
+    applyBenchLog(event) {
+      update(set, event.runId, (run) => ({ log: appendBounded(run.log, event.text) }));
+    },
+
+    applyBenchDone(event) {
+      update(set, event.runId, () => ({ cancelling: false, outcome: { ok: event.ok, message: event.message, entryId: event.entryId ?? null } }));
+      // The summary reads the new entry from the library.
+      if (event.entryId) void get().loadResults();
+    },
+  });
+}

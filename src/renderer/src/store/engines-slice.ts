@@ -2,7 +2,7 @@ import type { StateCreator } from 'zustand';
 import type { CallInput, EventPayload } from '../../../shared/contract';
 import type { ApiClient } from '../api/client';
 import { toErrorInfo } from './hosts-slice';
-import type { AppState, EnginesSlice, InstallJob, ServerRun } from './types';
+import type { AppState, EnginesSlice, InstallJob, PrefetchJob, ServerRun } from './types';
 
 /** Lines kept per install log and per server log. */
 export const ENGINE_LOG_LIMIT = 500;
@@ -18,16 +18,32 @@ function emptyJob(hostId: string, jobId: string): InstallJob {
   return { jobId, hostId, engine: null, version: null, phase: null, percent: null, log: [], done: null };
 }
 
+function emptyPrefetch(hostId: string, jobId: string): PrefetchJob {
+  return { jobId, hostId, model: null, done: 0, total: null, line: null, outcome: null };
+}
+
+/** After a launch or a stop: reads the box's servers again, but only for a list somebody has opened. */
+function refreshServersOnBox(get: () => AppState, hostId: string): void {
+  if (hostId && get().serversOnBox[hostId]) void get().loadServersOnBox(hostId);
+}
+
 function emptyServer(serverId: string): ServerRun {
   return { serverId, hostId: '', engine: 'vllm', version: '', port: 0, command: '', state: 'starting', classification: null, log: [], stop: null, stopping: false, stopError: null };
 }
 
-/** Installed engines, install jobs and launched servers, mirrored from the core's answers and events. */
+/**
+ * Installed engines, install jobs, launched servers, the servers recorded on each box, model prefetches and the
+ * names of stored secrets, mirrored from the core's answers and events.
+ */
 export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [], EnginesSlice> {
   return (set, get) => ({
     installedByHost: {},
     installJobs: {},
     servers: {},
+    secretsList: { status: 'idle', items: [], error: null },
+    prefetchJobs: {},
+    serversOnBox: {},
+    boxStops: {},
 
     async loadInstalled(hostId) {
       set((s) => ({ installedByHost: { ...s.installedByHost, [hostId]: { status: 'loading', items: s.installedByHost[hostId]?.items ?? [], error: null } } }));
@@ -61,6 +77,7 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
         const run = s.servers[serverId] ?? emptyServer(serverId);
         return { servers: { ...s.servers, [serverId]: { ...run, hostId: input.hostId, engine: input.engine, version: input.version, port, command } } };
       });
+      refreshServersOnBox(get, input.hostId);
       return serverId;
     },
 
@@ -75,6 +92,7 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
           const run = s.servers[serverId] ?? emptyServer(serverId);
           return { servers: { ...s.servers, [serverId]: { ...run, stopping: false, stop: result } } };
         });
+        refreshServersOnBox(get, get().servers[serverId]?.hostId ?? '');
       } catch (e) {
         set((s) => {
           const run = s.servers[serverId] ?? emptyServer(serverId);
@@ -133,6 +151,75 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
           },
         };
       });
+    },
+
+    async loadSecrets() {
+      set((s) => ({ secretsList: { ...s.secretsList, status: 'loading', error: null } }));
+      try {
+        const items = await api.call('secrets:list', {});
+        set({ secretsList: { status: 'loaded', items, error: null } });
+      } catch (e) {
+        set((s) => ({ secretsList: { ...s.secretsList, status: 'failed', error: toErrorInfo(e) } }));
+      }
+    },
+
+    async setSecret(ref, value) {
+      await api.call('secrets:set', { ref, value });
+      await get().loadSecrets();
+    },
+
+    async removeSecret(ref) {
+      await api.call('secrets:remove', { ref });
+      await get().loadSecrets();
+    },
+
+    async startPrefetch(input: CallInput<'models:prefetch'>) {
+      const { jobId } = await api.call('models:prefetch', input);
+      set((s) => {
+        const job = s.prefetchJobs[jobId] ?? emptyPrefetch(input.hostId, jobId);
+        return { prefetchJobs: { ...s.prefetchJobs, [jobId]: { ...job, model: input.model } } };
+      });
+      return jobId;
+    },
+
+    applyModelProgress(event: EventPayload<'models:progress'>) {
+      set((s) => {
+        const job = s.prefetchJobs[event.jobId] ?? emptyPrefetch(event.hostId, event.jobId);
+        return {
+          prefetchJobs: { ...s.prefetchJobs, [event.jobId]: { ...job, done: event.done, total: event.total, line: event.line ?? job.line } },
+        };
+      });
+    },
+
+    applyModelDone(event: EventPayload<'models:done'>) {
+      set((s) => {
+        const job = s.prefetchJobs[event.jobId] ?? emptyPrefetch(event.hostId, event.jobId);
+        const outcome = { ok: event.ok, message: event.message, localPath: event.localPath ?? null };
+        return { prefetchJobs: { ...s.prefetchJobs, [event.jobId]: { ...job, outcome } } };
+      });
+    },
+
+    async loadServersOnBox(hostId) {
+      set((s) => ({ serversOnBox: { ...s.serversOnBox, [hostId]: { status: 'loading', items: s.serversOnBox[hostId]?.items ?? [], error: null } } }));
+      try {
+        const items = await api.call('servers:onBox', { hostId });
+        set((s) => ({ serversOnBox: { ...s.serversOnBox, [hostId]: { status: 'loaded', items, error: null } } }));
+      } catch (e) {
+        set((s) => ({
+          serversOnBox: { ...s.serversOnBox, [hostId]: { status: 'failed', items: s.serversOnBox[hostId]?.items ?? [], error: toErrorInfo(e) } },
+        }));
+      }
+    },
+
+    async stopServerOnBox(hostId, serverId) {
+      set((s) => ({ boxStops: { ...s.boxStops, [serverId]: { stopping: true, result: null, error: null } } }));
+      try {
+        const result = await api.call('servers:stop', { serverId, hostId });
+        set((s) => ({ boxStops: { ...s.boxStops, [serverId]: { stopping: false, result, error: null } } }));
+      } catch (e) {
+        set((s) => ({ boxStops: { ...s.boxStops, [serverId]: { stopping: false, result: null, error: toErrorInfo(e) } } }));
+      }
+      await get().loadServersOnBox(hostId);
     },
   });
 }

@@ -181,11 +181,52 @@ export interface ServerRun {
   stopError: ErrorInfo | null;
 }
 
+export type EngineMode = InstalledEngine['mode'];
+export type SecretEntry = CallOutput<'secrets:list'>[number];
+export type ServerOnBox = CallOutput<'servers:onBox'>[number];
+
+/** Names of the stored secrets (never their values), as secrets:list last answered. */
+export interface SecretsList {
+  status: LoadStatus;
+  items: SecretEntry[];
+  error: ErrorInfo | null;
+}
+
+/** One model prefetch the user started, as models:progress and models:done reported it. */
+export interface PrefetchJob {
+  jobId: string;
+  hostId: string;
+  model: string | null;
+  done: number;
+  total: number | null;
+  /** The newest progress line (a file name). */
+  line: string | null;
+  outcome: { ok: boolean; message: string; localPath: string | null } | null;
+}
+
+/** servers:onBox per host: every server recorded on the box, whoever launched it. */
+export interface ServersOnBoxList {
+  status: LoadStatus;
+  items: ServerOnBox[];
+  error: ErrorInfo | null;
+}
+
+/** A stop of a server from its record on the box, by server id. */
+export interface BoxServerStop {
+  stopping: boolean;
+  result: StopResult | null;
+  error: ErrorInfo | null;
+}
+
 export interface EnginesSlice {
   /** engines:list per host: the core reads the markers on the box. */
   installedByHost: Record<string, InstalledList>;
   installJobs: Record<string, InstallJob>;
   servers: Record<string, ServerRun>;
+  secretsList: SecretsList;
+  prefetchJobs: Record<string, PrefetchJob>;
+  serversOnBox: Record<string, ServersOnBoxList>;
+  boxStops: Record<string, BoxServerStop>;
   loadInstalled(hostId: string): Promise<void>;
   /** Resolves to the job id; throws the core's ServelabError when the install could not start. */
   installEngine(input: CallInput<'engines:install'>): Promise<string>;
@@ -199,6 +240,18 @@ export interface EnginesSlice {
   applyInstallDone(event: EventPayload<'engines:done'>): void;
   applyServerLog(event: EventPayload<'servers:log'>): void;
   applyServerState(event: EventPayload<'servers:state'>): void;
+  loadSecrets(): Promise<void>;
+  /** Stores the value in the keychain and lists the names again; throws the core's ServelabError. */
+  setSecret(ref: string, value: string): Promise<void>;
+  /** Throws the core's ServelabError when the secret could not be removed. */
+  removeSecret(ref: string): Promise<void>;
+  /** Resolves to the job id; throws the core's ServelabError when the prefetch was refused. */
+  startPrefetch(input: CallInput<'models:prefetch'>): Promise<string>;
+  applyModelProgress(event: EventPayload<'models:progress'>): void;
+  applyModelDone(event: EventPayload<'models:done'>): void;
+  loadServersOnBox(hostId: string): Promise<void>;
+  /** Stops a server from its record on the box (one another session or the CLI launched), then lists the box again. */
+  stopServerOnBox(hostId: string, serverId: string): Promise<void>;
 }
 
 export type ImportResultsOutput = CallOutput<'results:import'>;

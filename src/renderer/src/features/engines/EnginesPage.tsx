@@ -3,19 +3,16 @@ import { getAdapter } from '../../../../shared/engines';
 import { Icon } from '../../components/Icon';
 import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
 import { Spinner } from '../../components/Spinner';
-import { formattingLocale, t } from '../../i18n';
+import { t } from '../../i18n';
 import { toErrorInfo, useAppStore, type InstalledEngine } from '../../store';
+import { formatDate } from './format';
 import { InstallPanel } from './InstallPanel';
 import { LaunchPanel } from './LaunchPanel';
+import { modeLabel } from './ModeChoice';
 import { SelectField } from './SelectField';
+import { ServersOnBox } from './ServersOnBox';
 
 export const DEMO_LAB_ID = 'demo-lab';
-
-function formatDate(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return new Intl.DateTimeFormat(formattingLocale(), { dateStyle: 'medium', timeStyle: 'short' }).format(date);
-}
 
 function RemoveEngineDialog({ hostId, item, onClose }: { hostId: string; item: InstalledEngine; onClose: () => void }) {
   const removeEngine = useAppStore((s) => s.removeEngine);
@@ -71,6 +68,7 @@ function InstalledEngines({ hostId }: { hostId: string }) {
               <th scope="col">{t('engines.installed.engine')}</th>
               <th scope="col">{t('engines.installed.version')}</th>
               <th scope="col">{t('engines.installed.verified')}</th>
+              <th scope="col">{t('engines.installed.mode')}</th>
               <th scope="col">{t('engines.installed.tool')}</th>
               <th scope="col">{t('engines.installed.date')}</th>
               <th scope="col">
@@ -80,22 +78,26 @@ function InstalledEngines({ hostId }: { hostId: string }) {
           </thead>
           <tbody>
             {items.map((item) => (
-              <tr key={`${item.engine}-${item.version}`}>
+              <tr key={`${item.engine}-${item.version}-${item.mode}`}>
                 <td>{getAdapter(item.engine).displayName}</td>
                 <td>{item.version}</td>
                 <td>{item.verifiedVersion}</td>
+                <td title={item.mode === 'docker' ? item.dir : undefined}>{modeLabel(item.mode)}</td>
                 <td>{item.tool}</td>
                 <td>{formatDate(item.installedAt)}</td>
                 <td>
-                  <button
-                    type="button"
-                    className="btn btn-danger-outline btn-small"
-                    aria-label={t('engines.remove.buttonOf', { engine: getAdapter(item.engine).displayName, version: item.version })}
-                    onClick={() => setRemoving(item)}
-                  >
-                    <Icon name="trash" size={13} />
-                    {t('engines.remove.button')}
-                  </button>
+                  {/* engines:remove deletes an environment folder; a pulled image is left to docker. */}
+                  {item.mode === 'env' && (
+                    <button
+                      type="button"
+                      className="btn btn-danger-outline btn-small"
+                      aria-label={t('engines.remove.buttonOf', { engine: getAdapter(item.engine).displayName, version: item.version })}
+                      onClick={() => setRemoving(item)}
+                    >
+                      <Icon name="trash" size={13} />
+                      {t('engines.remove.button')}
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -107,7 +109,7 @@ function InstalledEngines({ hostId }: { hostId: string }) {
   );
 }
 
-/** Engines per host: what is installed, installing and removing versions, and launching a server. */
+/** Engines per host: what is installed, installing and removing versions, the servers on the box, and launching one. */
 export function EnginesPage() {
   const hosts = useAppStore((s) => s.hosts);
   const [picked, setPicked] = useState<string | null>(null);
@@ -138,6 +140,7 @@ export function EnginesPage() {
         <div className="engines-layout" key={hostId}>
           <div className="engines-main">
             <InstalledEngines hostId={hostId} />
+            <ServersOnBox hostId={hostId} />
             <LaunchPanel hostId={hostId} />
           </div>
           <aside className="engines-side">

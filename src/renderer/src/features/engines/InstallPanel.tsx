@@ -1,12 +1,13 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ENGINE_IDS, getAdapter, isEngineId, type EngineId } from '../../../../shared/engines';
 import { Checkbox } from '../../components/Checkbox';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { toErrorInfo, useAppStore } from '../../store';
+import { toErrorInfo, useAppStore, type EngineMode } from '../../store';
 import { LineLog } from './LineLog';
+import { ModeChoice } from './ModeChoice';
 import { SelectField } from './SelectField';
 
 const OTHER = '__other__';
@@ -53,9 +54,29 @@ function InstallProgress({ jobId }: { jobId: string }) {
   );
 }
 
+/**
+ * Why docker mode cannot be used on the host, or null. The demo lab refuses it (a docker found there would be the
+ * real machine's); another box says from its inventory, which is read once if the Hosts page has not read it yet.
+ */
+function useDockerUnavailable(hostId: string): string | null {
+  const isDemo = useAppStore((s) => s.hosts.find((h) => h.id === hostId)?.kind === 'demo');
+  const inventory = useAppStore((s) => s.inventoryByHost[hostId]);
+  const readInventory = useAppStore((s) => s.readInventory);
+  const known = inventory !== undefined;
+  useEffect(() => {
+    if (!isDemo && !known) void readInventory(hostId);
+  }, [hostId, isDemo, known, readInventory]);
+  if (isDemo) return t('engines.mode.demoNoDocker');
+  if (inventory && !inventory.tools.docker.present) return t('engines.mode.noDocker');
+  return null;
+}
+
 /** Installs a pinned engine version on the host; progress and outcome arrive as events. */
 export function InstallPanel({ hostId }: { hostId: string }) {
   const installEngine = useAppStore((s) => s.installEngine);
+  const dockerUnavailable = useDockerUnavailable(hostId);
+  const [modeChoice, setModeChoice] = useState<EngineMode>('env');
+  const mode: EngineMode = dockerUnavailable ? 'env' : modeChoice;
   const titleId = useId();
   const [engine, setEngine] = useState<EngineId>('vllm');
   const [versionChoice, setVersionChoice] = useState<string>(getAdapter('vllm').knownVersions[0] ?? OTHER);
@@ -83,7 +104,7 @@ export function InstallPanel({ hostId }: { hostId: string }) {
     setSubmitting(true);
     setError(null);
     try {
-      setJobId(await installEngine({ hostId, engine, version, ...(force ? { force: true } : {}) }));
+      setJobId(await installEngine({ hostId, engine, version, ...(force ? { force: true } : {}), ...(mode === 'docker' ? { mode } : {}) }));
     } catch (e) {
       setError(t('engines.install.startFailed', { message: toErrorInfo(e).message }));
     } finally {
@@ -107,6 +128,7 @@ export function InstallPanel({ hostId }: { hostId: string }) {
             onValueChange={setVersionChoice}
           />
         </div>
+        <ModeChoice value={mode} onChange={setModeChoice} unavailable={dockerUnavailable ? { docker: dockerUnavailable } : {}} />
         {versionChoice === OTHER && (
           <TextField label={t('engines.field.customVersion')} value={customVersion} onValueChange={setCustomVersion} placeholder="0.11.0" />
         )}

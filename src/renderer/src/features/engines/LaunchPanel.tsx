@@ -7,11 +7,17 @@ import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { toErrorInfo, useAppStore, type InstalledEngine, type ServerState } from '../../store';
+import { Checkbox } from '../../components/Checkbox';
+import { HF_TOKEN_REF } from '../../../../shared/model/model-prefetch';
+import { toErrorInfo, useAppStore, type EngineMode, type InstalledEngine, type ServerState } from '../../store';
+import { HfTokenControl, useHfToken } from './HfTokenControl';
 import { engineOptions } from './InstallPanel';
 import { emptyLaunchForm, planLaunch, type LaunchForm } from './launch-model';
 import { LineLog } from './LineLog';
+import { ENGINE_MODES, ModeChoice } from './ModeChoice';
+import { PrefetchPanel, PrefetchState, type PrefetchStart } from './PrefetchPanel';
 import { SelectField } from './SelectField';
+import { StopChecks } from './StopChecks';
 
 const NO_INSTALLED: InstalledEngine[] = [];
 
@@ -22,15 +28,6 @@ const STATE_TONE: Record<ServerState, BadgeTone> = {
   stopping: 'warning',
   stopped: 'neutral',
 };
-
-function CheckRow({ ok, label }: { ok: boolean; label: string }) {
-  return (
-    <li className={`stop-check ${ok ? 'is-ok' : 'is-bad'}`}>
-      <Icon name={ok ? 'check' : 'alert'} size={14} />
-      {label}
-    </li>
-  );
-}
 
 function ServerView({ serverId }: { serverId: string }) {
   const run = useAppStore((s) => s.servers[serverId]);
@@ -82,26 +79,7 @@ function ServerView({ serverId }: { serverId: string }) {
           {t('engines.server.stopFailed', { message: run.stopError.message })}
         </p>
       )}
-      {run.stop && (
-        <div className="stop-result" role="status">
-          <p className="stop-result-title">{t('engines.stop.title')}</p>
-          <ul className="stop-checks">
-            <CheckRow ok={run.stop.portClosed} label={run.stop.portClosed ? t('engines.stop.portClosed') : t('engines.stop.portOpen')} />
-            <CheckRow
-              ok={run.stop.gpuMemoryReleased}
-              label={run.stop.gpuMemoryReleased ? t('engines.stop.gpuReleased') : t('engines.stop.gpuHeld')}
-            />
-            <CheckRow ok={run.stop.leftovers.length === 0} label={run.stop.leftovers.length === 0 ? t('engines.stop.noLeftovers') : t('engines.stop.leftovers')} />
-          </ul>
-          {run.stop.leftovers.length > 0 && (
-            <ul className="stop-leftovers">
-              {run.stop.leftovers.map((item) => (
-                <li key={item}>{item}</li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {run.stop && <StopChecks result={run.stop} title={t('engines.stop.title')} />}
       <LineLog lines={run.log} title={t('engines.server.logTitle')} label={t('engines.server.logLabel')} />
       {run.state === 'ready' && <BenchmarkPanel hostId={run.hostId} serverId={serverId} />}
     </section>
@@ -118,11 +96,35 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [serverId, setServerId] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
+  const [prefetch, setPrefetch] = useState<PrefetchStart | null>(null);
+  const startPrefetch = useAppStore((s) => s.startPrefetch);
+  const hfToken = useHfToken();
 
-  const versions = useMemo(() => installed.filter((i) => i.engine === form.engine).map((i) => i.version), [installed, form.engine]);
+  const versions = useMemo(() => [...new Set(installed.filter((i) => i.engine === form.engine).map((i) => i.version))], [installed, form.engine]);
   const version = versions.includes(form.version) ? form.version : (versions[0] ?? '');
-  const effective = useMemo(() => ({ ...form, version }), [form, version]);
+  // Only the ways this version is installed can be chosen: its environment, its pulled image, or both.
+  const modes = useMemo(
+    () => ENGINE_MODES.filter((mode) => installed.some((i) => i.engine === form.engine && i.version === version && i.mode === mode)),
+    [installed, form.engine, version],
+  );
+  const mode: EngineMode = modes.includes(form.mode) ? form.mode : (modes[0] ?? 'env');
+  const passHfToken = form.passHfToken && hfToken !== null;
+  const effective = useMemo(() => ({ ...form, version, mode, passHfToken }), [form, version, mode, passHfToken]);
   const plan = useMemo(() => planLaunch(effective, t('engines.launch.notANumber')), [effective]);
+  const model = form.model.trim();
+  const prefetchBlocked: string | null = !version ? t('engines.launch.installFirst') : !modes.includes('env') ? t('engines.prefetch.needsEnv') : null;
+  const canPrefetch = prefetchBlocked === null && plan.fieldErrors.model === undefined && model !== '';
+
+  async function runPrefetch() {
+    if (!canPrefetch) return;
+    setPrefetch({ model, jobId: null, error: null });
+    try {
+      const jobId = await startPrefetch({ hostId, engine: form.engine, version, model, ...(hfToken ? { hfTokenRef: HF_TOKEN_REF } : {}) });
+      setPrefetch({ model, jobId, error: null });
+    } catch (e) {
+      setPrefetch({ model, jobId: null, error: t('engines.prefetch.startFailed', { message: toErrorInfo(e).message }) });
+    }
+  }
 
   useEffect(() => {
     if (!copied) return;
@@ -130,7 +132,8 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
     return () => clearTimeout(timer);
   }, [copied]);
 
-  const change = (key: keyof LaunchForm) => (value: string) => setForm((f) => ({ ...f, [key]: value }));
+  const change = (key: 'version' | 'model' | 'port' | 'tensorParallel' | 'maxModelLen' | 'gpuMemoryFraction' | 'gpus' | 'extraArgs') => (value: string) =>
+    setForm((f) => ({ ...f, [key]: value }));
   const extraErrors = plan.extra?.issues.filter((i) => i.severity === 'error') ?? [];
   const extraWarnings = plan.extra?.issues.filter((i) => i.severity === 'warning') ?? [];
   const blocked = !version || !plan.config || extraErrors.length > 0 || Object.keys(plan.fieldErrors).length > 0;
@@ -147,6 +150,7 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
         version,
         config: plan.config,
         ...(plan.gpus.length > 0 ? { gpus: plan.gpus } : {}),
+        ...(mode === 'docker' ? { mode } : {}),
       });
       setServerId(id);
     } catch (e) {
@@ -181,7 +185,26 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
           />
         </div>
         {versions.length === 0 && <p className="field-hint">{t('engines.launch.installFirst')}</p>}
+        {versions.length > 0 && (
+          <ModeChoice
+            value={mode}
+            onChange={(value) => setForm((f) => ({ ...f, mode: value }))}
+            unavailable={{
+              ...(modes.includes('env') ? {} : { env: t('engines.mode.envNotInstalled') }),
+              ...(modes.includes('docker') ? {} : { docker: t('engines.mode.dockerNotInstalled') }),
+            }}
+          />
+        )}
         <TextField label={t('engines.field.model')} value={form.model} onValueChange={change('model')} error={plan.fieldErrors.model} />
+        <PrefetchPanel started={prefetch} disabled={!canPrefetch} reason={prefetchBlocked} onPrefetch={() => void runPrefetch()} />
+        <HfTokenControl />
+        <Checkbox
+          label={t('engines.hfToken.pass')}
+          hint={hfToken ? t('engines.hfToken.passHint') : t('engines.hfToken.passNeedsToken')}
+          checked={passHfToken}
+          disabled={!hfToken}
+          onChange={(checked) => setForm((f) => ({ ...f, passHfToken: checked }))}
+        />
         <div className="field-row">
           <TextField
             className="grow"
@@ -251,9 +274,15 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
               {copied ? t('engines.copied') : t('engines.copyCommand')}
             </button>
           </div>
+          {plan.image && <p className="field-hint">{t('engines.launch.dockerNote', { image: plan.image })}</p>}
           <code className="command-text" data-testid="command-preview">
             {plan.command ?? (plan.buildError ? t('engines.launch.previewFailed', { message: plan.buildError }) : t('engines.launch.previewEmpty'))}
           </code>
+          {plan.secretEnv.map((entry) => (
+            <p key={entry.name} className="field-hint">
+              {t('engines.launch.secretEnvNote', { name: entry.name, ref: entry.secretRef })}
+            </p>
+          ))}
           {plan.warnings.length > 0 && (
             <ul className="command-warnings">
               {plan.warnings.map((w) => (
@@ -267,10 +296,13 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
             {error}
           </p>
         )}
-        <button type="submit" className="btn btn-primary" disabled={submitting || blocked}>
-          {submitting ? <Spinner /> : <Icon name="power" size={14} />}
-          {t('engines.launch.submit')}
-        </button>
+        <div className="launch-actions">
+          <button type="submit" className="btn btn-primary" disabled={submitting || blocked}>
+            {submitting ? <Spinner /> : <Icon name="power" size={14} />}
+            {t('engines.launch.submit')}
+          </button>
+          <PrefetchState started={prefetch} model={model} />
+        </div>
       </form>
       {serverId && <ServerView key={serverId} serverId={serverId} />}
     </section>

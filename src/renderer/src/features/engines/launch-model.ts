@@ -1,4 +1,5 @@
 import {
+  dockerImage,
   getAdapter,
   ServerConfigSchema,
   validateExtraArgs,
@@ -6,12 +7,18 @@ import {
   type ExtraArgsCheck,
   type ServerConfig,
 } from '../../../../shared/engines';
+import { HF_TOKEN_REF } from '../../../../shared/model/model-prefetch';
 
 export const DEFAULT_MODEL = 'Qwen/Qwen3-8B';
+
+export type LaunchMode = 'env' | 'docker';
 
 export interface LaunchForm {
   engine: EngineId;
   version: string;
+  mode: LaunchMode;
+  /** Gives the server HF_TOKEN from the keychain's `hf-token`. */
+  passHfToken: boolean;
   model: string;
   port: string;
   tensorParallel: string;
@@ -22,7 +29,7 @@ export interface LaunchForm {
 }
 
 export function emptyLaunchForm(engine: EngineId, version: string): LaunchForm {
-  return { engine, version, model: DEFAULT_MODEL, port: '', tensorParallel: '', maxModelLen: '', gpuMemoryFraction: '', gpus: '', extraArgs: '' };
+  return { engine, version, mode: 'env', passHfToken: false, model: DEFAULT_MODEL, port: '', tensorParallel: '', maxModelLen: '', gpuMemoryFraction: '', gpus: '', extraArgs: '' };
 }
 
 export function splitWords(text: string): string[] {
@@ -43,6 +50,10 @@ export interface LaunchPlan {
   command: string | null;
   warnings: string[];
   buildError: string | null;
+  /** Docker mode: the official image the server runs in (the core builds the `docker run` around the command). */
+  image: string | null;
+  /** Variables the core fills from the keychain at launch: only their names are ever shown. */
+  secretEnv: { name: string; secretRef: string }[];
 }
 
 function numberField(raw: string, key: string, errors: Record<string, string>, message: string): number | undefined {
@@ -68,6 +79,7 @@ export function planLaunch(form: LaunchForm, notANumber: string): LaunchPlan {
     maxModelLen: numberField(form.maxModelLen, 'maxModelLen', fieldErrors, notANumber),
     gpuMemoryFraction: numberField(form.gpuMemoryFraction, 'gpuMemoryFraction', fieldErrors, notANumber),
     extraArgs: args,
+    env: form.passHfToken ? { HF_TOKEN: { secretRef: HF_TOKEN_REF } } : undefined,
   };
   const input = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined));
   const parsed = ServerConfigSchema.safeParse(input);
@@ -84,15 +96,19 @@ export function planLaunch(form: LaunchForm, notANumber: string): LaunchPlan {
   let command: string | null = null;
   let warnings: string[] = [];
   let buildError: string | null = null;
+  let image: string | null = null;
+  let secretEnv: { name: string; secretRef: string }[] = [];
   if (config && form.version) {
     try {
       const built = getAdapter(form.engine).buildArgv(config, form.version);
       const envPrefix = Object.entries(built.env).map(([name, value]) => `${name}=${shellJoin([value])}`);
       command = [...envPrefix, shellJoin(built.argv)].join(' ');
       warnings = [...built.warnings, ...built.unsupported.map((u) => `${u.knob}: ${u.reason}`)];
+      secretEnv = built.secretEnv;
+      if (form.mode === 'docker') image = dockerImage(form.engine, form.version);
     } catch (e) {
       buildError = e instanceof Error ? e.message : String(e);
     }
   }
-  return { fieldErrors, extra, config, gpus, command, warnings, buildError };
+  return { fieldErrors, extra, config, gpus, command, warnings, buildError, image, secretEnv };
 }

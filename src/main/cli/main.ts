@@ -7,6 +7,8 @@ import { runClassifyLog } from './commands/classify-log';
 import { runEngine } from './commands/engine';
 import { runImport } from './commands/import';
 import { runBench } from './commands/bench';
+import { runRun } from './commands/run';
+import { runReport } from './commands/report';
 import type { CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/app-identity';
 
@@ -23,6 +25,10 @@ Commands:
                      install engines side by side, prefetch models, launch a server until ready, stop it cleanly
   bench run|presets|datasets|fetch-sharegpt … (--demo | --host [user@]host)
                      run a vllm bench serve workload against a launched server; results kept with provenance
+  run <project.servelab> [--data-dir DIR] [--quiet]
+                     run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
+  report <project.servelab> [--format md|html|csv] [--out FILE]
+                     the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   import <file|folder>... [--json | --jsonl]
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
   serve [--port N] [--open]
@@ -45,6 +51,10 @@ export async function runCli(argv: string[], io: CliIo, rendererDir: string): Pr
       return runImport(rest, io);
     case 'bench':
       return runBench(rest, io);
+    case 'report':
+      return runReport(rest, io);
+    case 'run':
+      return runRun(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

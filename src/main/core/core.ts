@@ -27,10 +27,16 @@ import { namedSecretKey, secretHandlers } from '../secrets/secret-handlers';
 import { SecretRefIndex } from '../secrets/secret-ref-index';
 import { ResultsLibrary } from '../results/results-library';
 import { benchHandlers } from '../bench/bench-handlers';
+import type { StudyBox, StudyRunnerDeps } from '../study/study-runner';
+import { studyHandlers } from '../study/study-handlers';
+import { RecentProjects } from '../study/recent-projects';
+import { resolveExamplesDir } from '../study/examples-path';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
   dataDir: string;
+  /** Where the example studies are; default: found beside the app (null: none). */
+  examplesDir?: string | null;
   secrets?: SecretStore;
   /** The app's own known_hosts, where accepted keys are written (default: <dataDir>/known_hosts). */
   appKnownHostsFile?: string;
@@ -67,6 +73,8 @@ export interface Core {
   box(hostId: string): Promise<BoxTransport>;
   /** The jobs started through box().jobs(), kept in <dataDir>/jobs.json to re-attach after a restart. */
   jobRegistry(): Promise<JobRegistry>;
+  /** What a study run needs of the app: boxes, host names, the keychain, and the results library for its entries. */
+  studyDeps(): StudyRunnerDeps;
   close(): Promise<void>;
 }
 
@@ -511,13 +519,33 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       isDemo,
       hostLabel: (hostId) => hosts.list().find((h) => h.id === hostId)?.label ?? hostId,
     }),
+    ...studyHandlers({
+      events,
+      runner: () => studyDeps(),
+      examplesDir: options.examplesDir !== undefined ? options.examplesDir : resolveExamplesDir(),
+      recent: new RecentProjects(join(options.dataDir, 'recent-projects.json')),
+    }),
   };
 
   const dispatch = createDispatcher(handlers, log);
 
+  const studyDeps = (): StudyRunnerDeps => ({
+    box: (hostId) => core.box(hostId) as Promise<StudyBox>,
+    isDemo,
+    hostLabel: (hostId) => hosts.list().find((h) => h.id === hostId)?.label ?? hostId,
+    resolveSecret: (ref) => secrets.get(namedSecretKey(ref)),
+    onResult: (entry) => {
+      void results
+        .add([{ kind: entry.kind, status: entry.status, title: entry.title, ...(entry.error ? { error: entry.error } : {}), ...(entry.command ? { command: entry.command } : {}), ...(entry.logTail ? { logTail: entry.logTail } : {}), result: entry.result }])
+        .then(() => events.emit('results:changed', {}))
+        .catch((error: unknown) => log(`results library: ${(error as Error).message}`));
+    },
+  });
+
   const core: Core = {
     dispatch,
     events,
+    studyDeps,
     async call(name, input) {
       const envelope = await dispatch(name, input);
       if (!envelope.ok) throw ServelabError.fromInfo(envelope.error);

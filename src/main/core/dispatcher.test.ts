@@ -42,6 +42,17 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'datasets:fetch': unused,
     'bench:run': unused,
     'bench:cancel': unused,
+    'studies:create': unused,
+    'studies:open': unused,
+    'studies:save': unused,
+    'studies:plan': unused,
+    'studies:run': unused,
+    'studies:cancel': unused,
+    'studies:report': unused,
+    'studies:export': unused,
+    'studies:examples': unused,
+    'studies:fromExample': unused,
+    'studies:recent': unused,
     ...overrides,
   } as CallHandlers;
 }

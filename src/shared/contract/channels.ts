@@ -37,6 +37,17 @@ export const CALL_NAMES = [
   'datasets:fetch',
   'bench:run',
   'bench:cancel',
+  'studies:create',
+  'studies:open',
+  'studies:save',
+  'studies:plan',
+  'studies:run',
+  'studies:cancel',
+  'studies:report',
+  'studies:export',
+  'studies:examples',
+  'studies:fromExample',
+  'studies:recent',
 ] as const;
 
 export const EVENT_NAMES = [
@@ -57,6 +68,10 @@ export const EVENT_NAMES = [
   'bench:done',
   'results:changed',
   'datasets:progress',
+  'studies:state',
+  'studies:phase',
+  'studies:log',
+  'studies:decision',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

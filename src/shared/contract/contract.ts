@@ -16,6 +16,7 @@ import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../model/model-prefetch';
 import { LOG_CLASSES } from '../engines/classify-log';
 import { BENCH_CALLS, BENCH_EVENTS } from './bench-contract';
+import { STUDY_CALLS, STUDY_EVENTS } from './study-contract';
 
 const HostIdInput = z.object({ hostId: z.string().min(1, 'is required') });
 const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'is not a SHA256 fingerprint');
@@ -206,6 +207,7 @@ export const CALLS = {
     output: z.object({ jobId: z.string() }),
   },
   ...BENCH_CALLS,
+  ...STUDY_CALLS,
 } as const satisfies Record<CallName, { input: z.ZodType; output: z.ZodType }>;
 
 export const EVENTS = {
@@ -228,6 +230,7 @@ export const EVENTS = {
   'models:progress': z.object({ hostId: z.string(), jobId: z.string(), done: z.number().int().min(0), total: z.number().int().min(0), line: z.string().optional() }),
   'models:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), message: z.string(), localPath: z.string().optional() }),
   ...BENCH_EVENTS,
+  ...STUDY_EVENTS,
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type CallInput<N extends CallName> = z.input<(typeof CALLS)[N]['input']>;

@@ -1,0 +1,88 @@
+// The studies part of the contract (merged into CALLS / EVENTS): project files, plans, runs and reports.
+import { z } from 'zod';
+import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema } from '../study/study';
+
+/** An absolute path of a `.servelab` project file on this machine. */
+const ProjectPathSchema = z
+  .string()
+  .min(1, 'is required')
+  .max(4096, 'is too long')
+  .refine((p) => !p.includes('\0'), 'must not contain NUL')
+  .refine((p) => p.endsWith('.servelab'), 'must end with .servelab');
+const PathInput = z.object({ path: ProjectPathSchema });
+
+export const REPORT_FORMATS = ['md', 'html', 'csv'] as const;
+
+export const GpuFactsSchema = z.object({ hostId: z.string(), index: z.string(), name: z.string(), memoryMiB: z.number(), computeCapability: z.string().nullable() });
+
+export const PlanEstimateSchema = z.object({
+  trials: z.number().int(),
+  rejected: z.number().int(),
+  launches: z.number().int(),
+  gpuSeconds: z.number(),
+  perTrialSeconds: z.record(z.string(), z.number()),
+});
+
+export const STUDY_CALLS = {
+  /** Writes a new project file (refuses to overwrite) with its definition and an empty state. */
+  'studies:create': {
+    input: PathInput.extend({ study: StudyDefinitionSchema }),
+    output: ProjectFileSchema,
+  },
+  /** Reads a project; a damaged or newer file is refused with the field or version named, and left untouched. */
+  'studies:open': {
+    input: PathInput,
+    output: ProjectFileSchema,
+  },
+  /** Replaces the definition of a study that has not run yet. */
+  'studies:save': {
+    input: PathInput.extend({ study: StudyDefinitionSchema }),
+    output: ProjectFileSchema,
+  },
+  /** The trials the study would run first (the engine stage, or the whole grid) with pre-flight verdicts and an estimate. */
+  'studies:plan': {
+    input: PathInput,
+    output: z.object({ trials: z.array(TrialSchema), estimate: PlanEstimateSchema, gpus: z.array(GpuFactsSchema) }),
+  },
+  /** Starts (or resumes) the study; progress as studies:* events. */
+  'studies:run': {
+    input: PathInput,
+    output: z.object({ started: z.boolean() }),
+  },
+  'studies:cancel': {
+    input: PathInput,
+    output: z.object({ cancelled: z.boolean() }),
+  },
+  /** The report as text (Markdown, self-contained HTML, or CSV). */
+  'studies:report': {
+    input: PathInput.extend({ format: z.enum(REPORT_FORMATS) }),
+    output: z.object({ text: z.string() }),
+  },
+  /** Writes the report to a file (atomically). */
+  'studies:export': {
+    input: PathInput.extend({ format: z.enum(REPORT_FORMATS), out: z.string().min(1).max(4096) }),
+    output: z.object({ path: z.string() }),
+  },
+  /** The example studies shipped with the app, and recently opened projects. */
+  'studies:examples': {
+    input: z.object({}).strict(),
+    output: z.array(z.object({ name: z.string(), path: z.string(), description: z.string() })),
+  },
+  /** Copies an example into the given project path, so the user's copy can run and be edited. */
+  'studies:fromExample': {
+    input: PathInput.extend({ example: z.string().min(1) }),
+    output: ProjectFileSchema,
+  },
+  'studies:recent': {
+    input: z.object({}).strict(),
+    output: z.array(z.object({ path: z.string(), name: z.string(), openedAt: z.string() })),
+  },
+} as const;
+
+export const STUDY_EVENTS = {
+  /** The study's state after each change (trials, decisions, status). */
+  'studies:state': z.object({ path: z.string(), state: StudyStateSchema }),
+  'studies:phase': z.object({ path: z.string(), text: z.string() }),
+  'studies:log': z.object({ path: z.string(), text: z.string() }),
+  'studies:decision': z.object({ path: z.string(), decision: StageDecisionSchema }),
+} as const;

@@ -1,0 +1,29 @@
+import { getAdapter } from '../engines/adapters';
+import type { ServerConfig } from '../engines/server-config';
+import type { EngineId } from '../engines/types';
+
+/**
+ * Launch commands as people read and copy them: one line a POSIX shell reads back into the same words. For display
+ * only; what runs on a box is quoted by the transport.
+ */
+
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** A word as a POSIX shell reads it back: unchanged when nothing in it is special, else single-quoted. */
+export function shellWord(word: string): string {
+  if (PLAIN_WORD.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `NAME=value … program args`, every word quoted as needed. */
+export function displayCommand(argv: readonly string[], env: Readonly<Record<string, string>> = {}): string {
+  const assignments = Object.entries(env).map(([name, value]) => `${name}=${shellWord(value)}`);
+  return [...assignments, ...argv.map(shellWord)].join(' ');
+}
+
+/** The adapter's launch command for a config, without host or port (those belong to one launch, not the config). */
+export function launchCommandOf(engine: EngineId, version: string, config: ServerConfig): string {
+  const { host: _host, port: _port, ...rest } = config;
+  const built = getAdapter(engine).buildArgv(rest, version);
+  return displayCommand(built.argv, built.env);
+}

@@ -1,0 +1,283 @@
+import { getAdapter } from '../engines/adapters';
+import { displayCommand } from './command-display';
+import {
+  ENGINE_STAGE_ID,
+  GRID_STAGE_ID,
+  bestConfigOf,
+  engineBaseConfig,
+  engineCandidateId,
+  engineLabel,
+  gridCombinations,
+  type BestConfig,
+} from './planner';
+import { objectiveOf, type Recommendation, type StageDecision, type StudyDefinition, type Trial } from './study';
+
+/**
+ * Decisions from measured trials: which engine, which candidate of a stage, which grid point. A candidate replaces
+ * the best so far only when it beats it by more than the study's margin, on trials that met every SLO.
+ */
+
+function metricsOf(trial: Trial): Record<string, number | null | undefined> | undefined {
+  return trial.result?.result.metrics as Record<string, number | null | undefined> | undefined;
+}
+
+export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; violations: string[] } {
+  const metrics = metricsOf(trial);
+  if (!metrics || trial.result?.status === 'failed') return { ok: false, violations: ['no measured result'] };
+  const violations: string[] = [];
+  for (const slo of study.goal.slos) {
+    const value = metrics[slo.metric];
+    if (typeof value !== 'number') {
+      violations.push(`${slo.metric} was not measured`);
+      continue;
+    }
+    if (slo.max !== undefined && value > slo.max) violations.push(`${slo.metric} ${formatNumber(value)} > ${formatNumber(slo.max)}`);
+    if (slo.min !== undefined && value < slo.min) violations.push(`${slo.metric} ${formatNumber(value)} < ${formatNumber(slo.min)}`);
+  }
+  return { ok: violations.length === 0, violations };
+}
+
+/** The objective's values of the done, SLO-meeting primary-workload trials of one server config. */
+function objectiveSamples(study: StudyDefinition, trials: readonly Trial[], serverKey: string): number[] {
+  const { metric } = objectiveOf(study.goal.kind);
+  const samples: number[] = [];
+  for (const trial of trials) {
+    if (trial.serverKey !== serverKey || trial.workloadId !== study.workloads.primary.id || trial.status !== 'done') continue;
+    if (!meetsSlos(study, trial).ok) continue;
+    const value = metricsOf(trial)?.[metric];
+    if (typeof value === 'number') samples.push(value);
+  }
+  return samples;
+}
+
+/** Objective value of a set of trials (mean over repeats of the primary-workload trials of one serverKey that are
+ *  done and meet every SLO); null when none. */
+export function objectiveValue(study: StudyDefinition, trials: Trial[], serverKey: string): number | null {
+  const samples = objectiveSamples(study, trials, serverKey);
+  return samples.length === 0 ? null : samples.reduce((a, b) => a + b, 0) / samples.length;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wording
+
+function formatNumber(value: number): string {
+  const abs = Math.abs(value);
+  const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : 2;
+  return value.toFixed(digits);
+}
+
+function formatObjective(study: StudyDefinition, value: number): string {
+  return study.goal.kind === 'latency' ? value.toFixed(2) : value.toFixed(0);
+}
+
+/** Signed change of the metric itself, with a real minus sign: "−22.0%", "+25.8%". */
+function signedPct(before: number, after: number): string {
+  const pct = ((after - before) / before) * 100;
+  const text = Math.abs(pct).toFixed(1);
+  return `${pct < 0 ? '−' : '+'}${text}%`;
+}
+
+/** How much better `after` is than `before`, in percent (positive = better), in the objective's direction. */
+function improvementPct(study: StudyDefinition, before: number, after: number): number {
+  const pct = ((after - before) / before) * 100;
+  return objectiveOf(study.goal.kind).better === 'lower' ? -pct : pct;
+}
+
+/** True when `a` is strictly better than `b`. */
+function better(study: StudyDefinition, a: number, b: number): boolean {
+  return objectiveOf(study.goal.kind).better === 'lower' ? a < b : a > b;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  const trimmed = line.trim();
+  return trimmed.length > 200 ? `${trimmed.slice(0, 199)}…` : trimmed;
+}
+
+/** When the decision was made: when its last trial finished, so the same trials give the same decision. */
+function decidedAt(trials: readonly Trial[]): string {
+  const times = trials.map((t) => t.finishedAt).filter((t): t is string => typeof t === 'string').sort();
+  return times.at(-1) ?? new Date().toISOString();
+}
+
+interface Outcome {
+  candidateId: string;
+  label: string;
+  serverKey: string;
+  trials: Trial[];
+  objective: number | null;
+}
+
+/** Why an outcome has no objective: rejected, failed, missed its SLOs or not run; null when it has one. */
+function whyNoObjective(study: StudyDefinition, outcome: Outcome): string | null {
+  if (outcome.objective !== null) return null;
+  const primary = outcome.trials.filter((t) => t.workloadId === study.workloads.primary.id);
+  const rejected = primary.find((t) => t.status === 'rejected');
+  if (rejected) return `${outcome.label} rejected: ${rejected.rejectReason ?? 'by the pre-flight check'}`;
+  const failed = primary.find((t) => t.status === 'failed');
+  if (failed) return `${outcome.label} failed: ${firstLine(failed.error ?? failed.result?.error ?? 'no reason recorded')}`;
+  const missed = primary.find((t) => t.status === 'done' && !meetsSlos(study, t).ok);
+  if (missed) return `${outcome.label} missed the SLOs (${meetsSlos(study, missed).violations.join(', ')})`;
+  return `${outcome.label} has no result`;
+}
+
+function groupOutcomes(study: StudyDefinition, trials: readonly Trial[], order: readonly { candidateId: string; label: string; serverKey?: string }[]): Outcome[] {
+  return order.map((entry) => {
+    const own = trials.filter((t) => t.candidateId === entry.candidateId);
+    const serverKey = entry.serverKey ?? own[0]?.serverKey ?? '';
+    return { candidateId: entry.candidateId, label: own[0]?.label ?? entry.label, serverKey, trials: own, objective: objectiveValue(study, own, serverKey) };
+  });
+}
+
+function bestOutcome(study: StudyDefinition, outcomes: readonly Outcome[]): Outcome | undefined {
+  let best: Outcome | undefined;
+  for (const o of outcomes) {
+    if (o.objective === null) continue;
+    if (!best || better(study, o.objective, best.objective as number)) best = o;
+  }
+  return best;
+}
+
+function notes(study: StudyDefinition, outcomes: readonly Outcome[]): string {
+  const list = outcomes.map((o) => whyNoObjective(study, o)).filter((n): n is string => n !== null);
+  return list.length > 0 ? `; ${list.join('; ')}` : '';
+}
+
+function describeBest(best: BestConfig): string {
+  const kept = best.path.slice(1);
+  return `${engineLabel(best)}${kept.length > 0 ? ` + ${kept.join(' + ')}` : ''}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Decisions
+
+/** Engine stage: best engine by objective; the first engine's default config is the baseline. */
+export function decideEngineStage(study: StudyDefinition, trials: Trial[]): { decision: StageDecision; best: BestConfig; baseline: BestConfig } {
+  const stageTrials = trials.filter((t) => t.stageId === ENGINE_STAGE_ID);
+  const entries = study.engines.map((choice) => {
+    const config = engineBaseConfig(study, choice);
+    const candidateId = engineCandidateId(study, choice);
+    return { choice, config, candidateId, label: engineLabel(choice), serverKey: bestConfigOf(choice, config, [], null).serverKey };
+  });
+  const outcomes = groupOutcomes(study, stageTrials, entries);
+  const toBest = (i: number): BestConfig => {
+    const e = entries[i] as (typeof entries)[number];
+    return bestConfigOf(e.choice, e.config, [e.candidateId], (outcomes[i] as Outcome).objective);
+  };
+  const baseline = toBest(0);
+  const winner = bestOutcome(study, outcomes);
+  const winnerIndex = winner ? outcomes.indexOf(winner) : 0;
+  const best = toBest(winnerIndex);
+  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+
+  let reason: string;
+  if (!winner) {
+    reason = `no engine produced a result that meets the SLOs; ${engineLabel(best)} stays as the starting point`;
+  } else {
+    const others = outcomes
+      .filter((o) => o !== winner && o.objective !== null)
+      .map((o) => `${o.label} ${formatObjective(study, o.objective as number)}`);
+    reason = `${winner.label} is best: ${formatObjective(study, winner.objective as number)} ${unit} ${metricLabel}`;
+    if (others.length > 0) reason += ` (${others.join(', ')})`;
+    if (winnerIndex !== 0 && baseline.objective !== null) {
+      reason += `; ${signedPct(baseline.objective, winner.objective as number)} ${metricLabel} vs the baseline ${outcomes[0]?.label}`;
+    } else if (winnerIndex === 0) {
+      reason += '; it is also the baseline';
+    }
+  }
+  reason += notes(study, outcomes);
+  return {
+    decision: { stageId: ENGINE_STAGE_ID, winner: winner?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(stageTrials) },
+    best,
+    baseline,
+  };
+}
+
+/** A stage: the best candidate replaces `best` only if it beats it by more than goal.marginPct. */
+export function decideStage(study: StudyDefinition, stageIndex: number, trials: Trial[], best: BestConfig): { decision: StageDecision; best: BestConfig } {
+  const stage = study.stages[stageIndex];
+  if (!stage) throw new RangeError(`the study has no stage ${stageIndex}`);
+  const stageTrials = trials.filter((t) => t.stageId === stage.id);
+  const keep = (reason: string): { decision: StageDecision; best: BestConfig } => ({
+    decision: { stageId: stage.id, winner: null, reason, before: best.objective, after: best.objective, decidedAt: decidedAt(stageTrials) },
+    best,
+  });
+  if (stage.engines && !stage.engines.includes(best.engine)) {
+    const names = stage.engines.map((e) => getAdapter(e).displayName).join(', ');
+    return keep(`skipped: this stage's settings are for ${names}, and the best so far runs ${getAdapter(best.engine).displayName}`);
+  }
+
+  const outcomes = groupOutcomes(study, stageTrials, stage.candidates.map((c) => ({ candidateId: c.id, label: c.label })));
+  const top = bestOutcome(study, outcomes);
+  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+  const margin = study.goal.marginPct;
+  const bestName = `the best so far (${describeBest(best)})`;
+
+  if (!top) return keep(`no candidate produced a result that meets the SLOs; ${bestName} stays${notes(study, outcomes)}`);
+
+  const topValue = top.objective as number;
+  const topTrial = top.trials[0] as Trial;
+  const replaced = (reason: string) => {
+    const next = bestConfigOf(best, topTrial.config, [...best.path, top.candidateId], topValue);
+    return {
+      decision: { stageId: stage.id, winner: top.candidateId, reason, before: best.objective, after: topValue, decidedAt: decidedAt(stageTrials) },
+      best: next,
+    };
+  };
+  if (best.objective === null) {
+    return replaced(`${top.label}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`);
+  }
+  const gain = improvementPct(study, best.objective, topValue);
+  const change = `${signedPct(best.objective, topValue)} ${metricLabel}`;
+  if (gain > margin) {
+    return replaced(
+      `${top.label}: ${change} (${formatObjective(study, best.objective)} → ${formatObjective(study, topValue)} ${unit}), kept${notes(study, outcomes)}`,
+    );
+  }
+  return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`);
+}
+
+/** Grid: the single best serverKey overall. */
+export function decideGrid(study: StudyDefinition, trials: Trial[]): { decision: StageDecision; best: BestConfig; baseline: BestConfig } {
+  const gridTrials = trials.filter((t) => t.stageId === GRID_STAGE_ID);
+  const combos = gridCombinations(study);
+  const outcomes = groupOutcomes(
+    study,
+    gridTrials,
+    combos.map((c) => ({ candidateId: c.candidatePath, label: c.label, serverKey: bestConfigOf(c.choice, c.config, [], null).serverKey })),
+  );
+  const toBest = (i: number): BestConfig => {
+    const c = combos[i] as (typeof combos)[number];
+    return bestConfigOf(c.choice, c.config, c.path, (outcomes[i] as Outcome).objective);
+  };
+  // The first combination is the first engine with every stage unchanged: the baseline.
+  const baseline = toBest(0);
+  const top = bestOutcome(study, outcomes);
+  const best = top ? toBest(outcomes.indexOf(top)) : baseline;
+  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+  const measured = outcomes.filter((o) => o.objective !== null).length;
+
+  let reason: string;
+  if (!top) {
+    reason = `none of the ${combos.length} configurations produced a result that meets the SLOs`;
+  } else {
+    reason = `best of ${measured} measured configurations (of ${combos.length}): ${top.label}, ${formatObjective(study, top.objective as number)} ${unit} ${metricLabel}`;
+    if (baseline.objective !== null && top !== outcomes[0]) {
+      reason += `; ${signedPct(baseline.objective, top.objective as number)} ${metricLabel} vs the baseline ${outcomes[0]?.label}`;
+    }
+    const failed = outcomes.length - measured;
+    if (failed > 0) reason += `; ${failed} without a valid result (rejected, failed, missed the SLOs or not run)`;
+  }
+  return {
+    decision: { stageId: GRID_STAGE_ID, winner: top?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(gridTrials) },
+    best,
+    baseline,
+  };
+}
+
+/** The recommended launch: the adapter's command for the best config (no host or port), quoted for a POSIX shell. */
+export function recommendationOf(best: BestConfig): Recommendation {
+  const { host: _host, port: _port, ...config } = best.config;
+  const built = getAdapter(best.engine).buildArgv(config, best.version);
+  return { engine: best.engine, version: best.version, mode: best.mode, config, command: displayCommand(built.argv, built.env), path: [...best.path] };
+}

@@ -1,0 +1,173 @@
+import { getAdapter, validateExtraArgs } from '../engines/adapters';
+import type { ServerConfig } from '../engines/server-config';
+import type { EngineId } from '../engines/types';
+import type { Workload } from '../bench/workload';
+import type { PlanContext, GpuFacts } from './planner';
+import type { ModelVariant, StudyDefinition, Trial } from './study';
+
+/**
+ * Checks that need no GPU time: what the engine version cannot express, what the GPU cannot run, what cannot fit,
+ * what the server would refuse. Each answers with the reason a person reads in the plan, or nothing.
+ */
+
+export type WeightPrecision = NonNullable<ModelVariant['precision']>;
+
+export const BYTES_PER_PARAM: Readonly<Record<WeightPrecision, number>> = {
+  bf16: 2,
+  fp16: 2,
+  fp8: 1,
+  int8: 1,
+  awq: 0.5,
+  int4: 0.5,
+  fp4: 0.5,
+};
+
+export interface KnownModel {
+  /** Parameter count (embeddings included). */
+  params: number;
+  /** The context length the engines derive from the checkpoint's config.json. */
+  maxLen: number;
+}
+
+// Parameter counts from the models' config.json; Qwen3's max_position_embeddings is 40960, Llama 3.1's 131072.
+const KNOWN_MODELS: Readonly<Record<string, KnownModel>> = {
+  'qwen3-0.6b': { params: 0.6e9, maxLen: 40960 },
+  'qwen3-1.7b': { params: 1.7e9, maxLen: 40960 },
+  'qwen3-4b': { params: 4.02e9, maxLen: 40960 },
+  'qwen3-8b': { params: 8.19e9, maxLen: 40960 },
+  'qwen3-14b': { params: 14.77e9, maxLen: 40960 },
+  'qwen3-32b': { params: 32.76e9, maxLen: 40960 },
+  'llama-3.1-8b': { params: 8.03e9, maxLen: 131072 },
+  'llama-3.1-70b': { params: 70.55e9, maxLen: 131072 },
+  'meta-llama-3.1-8b': { params: 8.03e9, maxLen: 131072 },
+  'meta-llama-3.1-70b': { params: 70.55e9, maxLen: 131072 },
+};
+
+const CHECKPOINT_SUFFIX = /-(fp8|awq|gptq|gptq-int4|gptq-int8|int4|int8|instruct|base)$/;
+
+/** The base model of a repo id or local path (`Qwen/Qwen3-8B-FP8` → Qwen3-8B's facts), or undefined if unknown. */
+export function knownModel(modelRef: string): KnownModel | undefined {
+  let name = (modelRef.replace(/\/+$/, '').split('/').pop() ?? '').toLowerCase();
+  for (let previous = ''; previous !== name; ) {
+    previous = name;
+    name = name.replace(CHECKPOINT_SUFFIX, '');
+  }
+  return KNOWN_MODELS[name];
+}
+
+/** The weights' precision: the variant's or the study's when declared, else read from the repo name, else bf16. */
+export function weightPrecisionOf(study: StudyDefinition, config: Pick<ServerConfig, 'model' | 'quantization'>): WeightPrecision {
+  const variant = study.model.variants.find((v) => v.model === config.model);
+  if (variant?.precision) return variant.precision;
+  if (config.model === study.model.id && study.model.precision) return study.model.precision;
+  const name = config.model.toLowerCase();
+  if (/-fp8$/.test(name)) return 'fp8';
+  if (/-awq$/.test(name)) return 'awq';
+  if (/-int4$/.test(name)) return 'int4';
+  if (/-int8$/.test(name)) return 'int8';
+  // Online quantization stores the weights in FP8 once loaded.
+  if (config.quantization && /fp8/.test(config.quantization)) return 'fp8';
+  return 'bf16';
+}
+
+/** A checkpoint whose GEMMs are FP8 with block scales: declared on its variant, or Qwen's `-FP8` naming. */
+export function isBlockScaledFp8(study: StudyDefinition, model: string): boolean {
+  const variant = study.model.variants.find((v) => v.model === model);
+  if (variant?.fp8BlockScaled !== undefined) return variant.fp8BlockScaled;
+  return /-fp8$/i.test(model);
+}
+
+function smOf(gpu: GpuFacts): number | null {
+  const m = /^(\d+)\.(\d+)$/.exec(gpu.computeCapability ?? '');
+  return m ? Number(m[1]) * 10 + Number(m[2]) : null;
+}
+
+const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
+
+/** The share of a GPU's memory an engine lets weights take, at its default settings or the configured fraction. */
+function usableShare(engine: EngineId, config: ServerConfig): number {
+  // TensorRT-LLM's fraction is of the memory left after the weights, so the weights may take nearly all of it.
+  if (engine === 'trtllm') return 0.95;
+  return config.gpuMemoryFraction ?? (engine === 'vllm' ? 0.9 : 0.85);
+}
+
+function describeGpus(gpus: readonly GpuFacts[], detail: (g: GpuFacts) => string): string {
+  return [...new Set(gpus.map((g) => `${g.name} (${detail(g)})`))].join(', ');
+}
+
+/** The longest request (prompt + output, tokens) a workload sends, or undefined when it cannot be known. */
+export function longestRequestTokens(workload: Workload): number | undefined {
+  const d = workload.dataset;
+  if (d.kind === 'random') {
+    const spread = 1 + (d.rangeRatio ?? 0);
+    return Math.floor(d.inputLen * spread) + (d.prefixLen ?? 0) + Math.floor(d.outputLen * spread);
+  }
+  // vLLM's ShareGPT sampler keeps prompts up to 1024 tokens and prompt + output up to 2048.
+  if (d.kind === 'sharegpt') return 2048;
+  return undefined;
+}
+
+function workloadById(study: StudyDefinition, id: string): Workload | undefined {
+  return [study.workloads.primary, ...study.workloads.generalisation].find((w) => w.id === id);
+}
+
+export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 'version' | 'config' | 'workloadId'>, ctx: PlanContext): string | null {
+  const { engine, version, config } = trial;
+  const adapter = getAdapter(engine);
+  const engineName = `${adapter.displayName} ${version}`;
+
+  const built = adapter.buildArgv(config, version);
+  if (built.unsupported.length > 0) {
+    return `${engineName} cannot apply ${built.unsupported.map((u) => `${u.knob} (${u.reason})`).join('; ')}`;
+  }
+  const extra = validateExtraArgs(engine, version, config.extraArgs);
+  const extraErrors = extra.issues.filter((i) => i.severity === 'error');
+  if (extraErrors.length > 0) return `${engineName} would refuse the extra arguments: ${extraErrors.map((i) => i.message).join('; ')}`;
+
+  const tp = config.tensorParallelSize ?? 1;
+  if (tp > study.gpusPerTrial) {
+    return `tensor parallel size ${tp} needs ${tp} GPUs per server, but the study gives each trial ${study.gpusPerTrial}`;
+  }
+  const gpus = ctx.gpus;
+  if (gpus.length > 0) {
+    const perHost = new Map<string, number>();
+    for (const g of gpus) perHost.set(g.hostId, (perHost.get(g.hostId) ?? 0) + 1);
+    const most = Math.max(...perHost.values());
+    if (most < study.gpusPerTrial) return `each trial needs ${study.gpusPerTrial} GPUs on one host, and the most any host offers is ${most}`;
+  }
+
+  if (engine === 'trtllm' && isBlockScaledFp8(study, config.model)) {
+    const known = gpus.filter((g) => smOf(g) !== null);
+    if (known.length > 0 && known.every((g) => (smOf(g) as number) < 89)) {
+      return (
+        `TensorRT-LLM cannot run the block-scaled FP8 checkpoint ${config.model} on ` +
+        `${describeGpus(known, (g) => `sm ${g.computeCapability}`)}: its FP8 block scaling GEMM needs sm 8.9 or newer ` +
+        `(it fails with "Unsupported SM version for FP8 block scaling GEMM")`
+      );
+    }
+  }
+
+  const facts = knownModel(config.model);
+  if (facts && gpus.length > 0) {
+    const precision = weightPrecisionOf(study, config);
+    const weightsPerGpu = (facts.params * BYTES_PER_PARAM[precision]) / tp;
+    const share = usableShare(engine, config);
+    const fits = gpus.some((g) => weightsPerGpu <= g.memoryMiB * 1024 * 1024 * share);
+    if (!fits) {
+      return (
+        `the weights of ${config.model} (${(facts.params / 1e9).toFixed(1)}B parameters, ${precision} at ${BYTES_PER_PARAM[precision]} bytes each) ` +
+        `take ${gb(weightsPerGpu)} per GPU at TP ${tp}, more than ${engineName} can use on ` +
+        `${describeGpus(gpus, (g) => `${gb(g.memoryMiB * 1024 * 1024 * share)} of ${gb(g.memoryMiB * 1024 * 1024)}`)}`
+      );
+    }
+  }
+
+  const workload = workloadById(study, trial.workloadId);
+  const longest = workload ? longestRequestTokens(workload) : undefined;
+  const maxLen = config.maxModelLen ?? facts?.maxLen;
+  if (workload && longest !== undefined && maxLen !== undefined && longest > maxLen) {
+    const limit = config.maxModelLen !== undefined ? `the configured maximum model length of ${maxLen}` : `${config.model}'s context length of ${maxLen}`;
+    return `workload ${workload.id} sends requests of up to ${longest} tokens (prompt + output), more than ${limit}`;
+  }
+  return null;
+}

@@ -1,0 +1,606 @@
+import { getAdapter } from '../../engines/adapters';
+import type { EngineId } from '../../engines/types';
+import type { ServerConfig } from '../../engines/server-config';
+import { describeWorkload, type Workload } from '../../bench/workload';
+import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
+
+/**
+ * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
+ * so the three formats cannot disagree. Strings here are raw (unescaped); each renderer escapes for its own format.
+ */
+
+export type Objective = ReturnType<typeof objectiveOf>;
+
+export interface MetricColumn {
+  key: string;
+  title: string;
+  unit: string;
+}
+
+export interface TrialRow {
+  id: string;
+  stageId: string;
+  candidateId: string;
+  label: string;
+  engine: EngineId;
+  engineLabel: string;
+  version: string;
+  mode: 'env' | 'docker';
+  model: string;
+  status: TrialStatus;
+  /** The launch command, env values replaced by their names. */
+  command: string;
+  /** The benchmark client's command as it ran, env values replaced by their names. */
+  benchCommand: string | null;
+  workloadId: string;
+  repeat: number;
+  hostId: string | null;
+  gpus: string[];
+  startedAt: string | null;
+  finishedAt: string | null;
+  /** Values of `metricColumns`, by key; null when not measured. */
+  metrics: Record<string, number | null>;
+  objective: number | null;
+  /** The objective's change against the baseline configuration on the same workload, in percent of the baseline. */
+  vsBaselinePct: number | null;
+  /** Why it did not run (rejected) or what went wrong (failed), env values replaced by their names. */
+  problem: string | null;
+  sloViolations: string[];
+  /** Environment variable names of the server (values are never shown: they may be credentials). */
+  envNames: string[];
+  speculative: boolean;
+  simulated: boolean;
+  /** The stage kept this candidate. */
+  kept: boolean;
+}
+
+export interface StageSection {
+  id: string;
+  label: string;
+  /** Engines whose flags the stage's candidates use, when it is limited to some. */
+  engines: string[] | null;
+  trials: TrialRow[];
+  /** More than one workload among the trials: the renderers then show each trial's workload. */
+  severalWorkloads: boolean;
+  decision: {
+    winner: string | null;
+    winnerLabel: string | null;
+    reason: string;
+    before: number | null;
+    after: number | null;
+    gainPct: number | null;
+  } | null;
+}
+
+export type ScenarioWinner = 'recommended' | 'baseline' | 'tie';
+
+export interface ScenarioRow {
+  workloadId: string;
+  description: string;
+  primary: boolean;
+  baseline: number | null;
+  recommended: number | null;
+  /** Why a side has no number: "failed: …", "not measured". */
+  baselineNote: string | null;
+  recommendedNote: string | null;
+  /** Relative change of the objective metric itself (negative: the number went down). */
+  changePct: number | null;
+  /** Improvement in the objective's direction (throughput ratio − 1, or latency speed-up − 1), in percent. */
+  gainPct: number | null;
+  /** recommended/baseline for throughput, baseline/recommended for latency: "2.7x" faster. */
+  factor: number | null;
+  winner: ScenarioWinner | null;
+  regression: boolean;
+  /** "REGRESSION −13.8% total token throughput" for a regression, else null. */
+  flag: string | null;
+}
+
+export interface SummaryRow {
+  stageId: string;
+  option: string;
+  kept: string | null;
+  before: number | null;
+  after: number | null;
+  gainPct: number | null;
+}
+
+export interface ReportNote {
+  kind: 'simulated' | 'strategy' | 'quantization' | 'speculative' | 'failures' | 'slo' | 'status';
+  text: string;
+}
+
+export interface ReportModel {
+  title: string;
+  studyName: string;
+  description: string | null;
+  model: string;
+  gpu: string;
+  goalPhrase: string;
+  objective: Objective;
+  simulated: boolean;
+  status: {
+    study: ProjectFile['state']['status'];
+    complete: boolean;
+    /** One sentence on where the study stands when it is not finished, or why it stopped. */
+    text: string | null;
+    counts: Record<TrialStatus, number>;
+    total: number;
+  };
+  recommendation: {
+    engineLabel: string;
+    command: string;
+    envNames: string[];
+    secretEnv: { name: string; ref: string }[];
+    /** Candidate labels kept, stage by stage. */
+    path: string[];
+  } | null;
+  /** Why there is no recommendation (running, failed…), when there is none. */
+  noRecommendation: string | null;
+  baseline: { label: string; command: string | null } | null;
+  baselineStatement: string;
+  scenarios: ScenarioRow[];
+  regressions: ScenarioRow[];
+  /** Every trial, in the project's order. */
+  trials: TrialRow[];
+  stages: StageSection[];
+  generalisation: StageSection | null;
+  summary: SummaryRow[];
+  overall: ScenarioRow | null;
+  goal: {
+    objectiveText: string;
+    slos: string[];
+    marginPct: number;
+    primaryWorkload: string;
+    strategy: 'greedy' | 'grid';
+  };
+  setup: {
+    model: string;
+    variants: string[];
+    gpu: string;
+    driver: string | null;
+    cuda: string | null;
+    hosts: string[];
+    engines: string[];
+    client: string;
+    benchCommand: string | null;
+    datasets: { workloadId: string; description: string; dataset: string; sha256: string | null }[];
+    repeats: number;
+    gpusPerTrial: number;
+  };
+  notes: ReportNote[];
+  metricColumns: MetricColumn[];
+}
+
+const METRIC_INFO: Record<string, { title: string; unit: string }> = {
+  mean_latency_s: { title: 'mean latency', unit: 's' },
+  total_token_throughput: { title: 'total throughput', unit: 'tok/s' },
+  output_throughput: { title: 'output throughput', unit: 'tok/s' },
+  mean_ttft_ms: { title: 'mean TTFT', unit: 'ms' },
+  p99_ttft_ms: { title: 'P99 TTFT', unit: 'ms' },
+  mean_tpot_ms: { title: 'mean TPOT', unit: 'ms' },
+};
+
+export function engineLabel(engine: EngineId): string {
+  return getAdapter(engine).displayName;
+}
+
+const GOAL_PHRASES = { latency: 'lowest mean latency per request', throughput: 'highest total token throughput' } as const;
+
+export function buildReportModel(project: ProjectFile): ReportModel {
+  const { study, state } = project;
+  const objective = objectiveOf(study.goal.kind);
+  const redact = envRedactor(project);
+  const metricColumns: MetricColumn[] = [
+    objective.metric,
+    ...['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'].filter((k) => k !== objective.metric),
+  ].map((key) => ({ key, ...(METRIC_INFO[key] as { title: string; unit: string }) }));
+
+  const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
+  const rec = state.recommendation;
+  const isBaseline = (t: Trial) => (t.stageId === 'generalisation' ? t.candidateId === 'baseline' : baselineKey !== undefined && t.serverKey === baselineKey);
+  const isRecommended = (t: Trial) =>
+    t.stageId === 'generalisation'
+      ? t.candidateId === 'recommended'
+      : rec !== undefined &&
+        (rec.serverKey !== undefined ? t.serverKey === rec.serverKey : t.engine === rec.engine && t.version === rec.version && t.mode === rec.mode && t.command === rec.command);
+
+  const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? metricOf(t, objective.metric) : null);
+  const doneValues = (trials: Trial[]) => trials.map(objectiveValue).filter((v): v is number => v !== null);
+  const baselineByWorkload = new Map<string, number | null>();
+  const baselineOn = (workloadId: string): number | null => {
+    if (!baselineByWorkload.has(workloadId)) baselineByWorkload.set(workloadId, mean(doneValues(state.trials.filter((t) => t.workloadId === workloadId && isBaseline(t)))));
+    return baselineByWorkload.get(workloadId) ?? null;
+  };
+
+  const decisions = new Map(state.decisions.map((d) => [d.stageId, d]));
+  const toRow = (t: Trial): TrialRow => {
+    const value = objectiveValue(t);
+    const base = baselineOn(t.workloadId);
+    const metrics: Record<string, number | null> = {};
+    for (const c of metricColumns) metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
+    const problem = t.rejectReason ?? t.error ?? t.result?.error ?? null;
+    return {
+      id: t.id,
+      stageId: t.stageId,
+      candidateId: t.candidateId,
+      label: t.label,
+      engine: t.engine,
+      engineLabel: engineLabel(t.engine),
+      version: t.version,
+      mode: t.mode,
+      model: t.config.model,
+      status: t.status,
+      command: redact(t.command),
+      benchCommand: t.result?.command !== undefined ? redact(t.result.command) : null,
+      workloadId: t.workloadId,
+      repeat: t.repeat,
+      hostId: t.hostId ?? null,
+      gpus: t.gpus ?? [],
+      startedAt: t.startedAt ?? null,
+      finishedAt: t.finishedAt ?? null,
+      metrics,
+      objective: value,
+      vsBaselinePct: value !== null && base !== null && base !== 0 ? ((value - base) / base) * 100 : null,
+      problem: problem !== null ? redact(problem) : null,
+      sloViolations: t.status === 'done' ? sloViolations(t, study.goal.slos) : [],
+      envNames: Object.keys(t.config.env).sort(),
+      speculative: t.config.speculative !== undefined,
+      simulated: t.result?.result.provenance?.simulated === true,
+      kept: decisions.get(t.stageId)?.winner === t.candidateId,
+    };
+  };
+
+  // Stages in study order; a stage id the definition no longer has still shows, after the known ones.
+  const stageOrder = ['engine', ...study.stages.map((s) => s.id)];
+  for (const t of state.trials) if (t.stageId !== 'generalisation' && !stageOrder.includes(t.stageId)) stageOrder.push(t.stageId);
+  const rows = state.trials.map(toRow);
+  const section = (id: string): StageSection => {
+    const def = study.stages.find((s) => s.id === id);
+    const trials = rows.filter((t) => t.stageId === id);
+    const decision = decisions.get(id);
+    return {
+      id,
+      label: id === 'engine' ? 'Engine selection' : id === 'generalisation' ? 'Generalisation' : id === 'grid' ? 'Grid search' : (def?.label ?? id),
+      engines: def?.engines ? def.engines.map(engineLabel) : null,
+      trials,
+      severalWorkloads: new Set(trials.map((t) => t.workloadId)).size > 1,
+      decision: decision
+        ? {
+            winner: decision.winner,
+            winnerLabel: decision.winner !== null ? (trials.find((t) => t.candidateId === decision.winner)?.label ?? decision.winner) : null,
+            reason: redact(decision.reason),
+            before: decision.before,
+            after: decision.after,
+            gainPct: decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null,
+          }
+        : null,
+    };
+  };
+  const stages = stageOrder.map(section);
+  const generalisationTrials = state.trials.filter((t) => t.stageId === 'generalisation');
+  const generalisation = generalisationTrials.length > 0 ? section('generalisation') : null;
+
+  // Scenarios: every generalisation workload in the study's order, the primary one first unless it is among them.
+  const primaryId = study.workloads.primary.id;
+  const workloads: Workload[] = study.workloads.generalisation.some((w) => w.id === primaryId)
+    ? study.workloads.generalisation
+    : [study.workloads.primary, ...study.workloads.generalisation];
+  const margin = study.goal.marginPct;
+  const scenarios = workloads.map((w): ScenarioRow => {
+    const onWorkload = state.trials.filter((t) => t.workloadId === w.id);
+    const baseTrials = onWorkload.filter(isBaseline);
+    const recTrials = onWorkload.filter(isRecommended);
+    const baseline = mean(doneValues(baseTrials));
+    const recommended = mean(doneValues(recTrials));
+    const gain = gainPct(baseline, recommended, objective.better);
+    const changePct = baseline !== null && recommended !== null && baseline !== 0 ? ((recommended - baseline) / baseline) * 100 : null;
+    const winner: ScenarioWinner | null = gain === null ? null : gain > margin ? 'recommended' : gain < -margin ? 'baseline' : 'tie';
+    const regression = winner === 'baseline';
+    return {
+      workloadId: w.id,
+      description: w.label ?? describeWorkload(w),
+      primary: w.id === primaryId,
+      baseline,
+      recommended,
+      baselineNote: baseline === null ? missingNote(baseTrials, redact) : null,
+      recommendedNote: recommended === null ? (rec === undefined && recTrials.length === 0 ? 'no recommendation yet' : missingNote(recTrials, redact)) : null,
+      changePct,
+      gainPct: gain,
+      factor: gain !== null ? 1 + gain / 100 : null,
+      winner,
+      regression,
+      flag: regression && changePct !== null ? `REGRESSION ${formatPct(changePct)} ${objective.label}` : null,
+    };
+  });
+
+  const summary: SummaryRow[] = stages
+    .filter((s) => s.decision !== null || s.trials.length > 0)
+    .map((s) => ({
+      stageId: s.id,
+      option: s.label,
+      kept: s.decision?.winnerLabel ?? null,
+      before: s.decision?.before ?? null,
+      after: s.decision?.after ?? null,
+      gainPct: s.decision?.gainPct ?? null,
+    }));
+
+  // Provenance: what the measured trials say about the hardware and the client.
+  const provenances = state.trials.map((t) => t.result?.result.provenance).filter((p) => p !== undefined);
+  const simulated = provenances.some((p) => p.simulated === true);
+  const gpuModel = mostCommon(provenances.map((p) => (p.gpu?.model ? `${p.gpu.count ?? 1}× ${p.gpu.model}` : undefined)));
+  const gpu = gpuModel ?? (study.demoLab ? `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()} (simulated GPU box)` : `the GPUs of ${study.hosts.map((h) => h.hostId).join(', ')}`);
+  const clientProv = provenances.find((p) => p.client?.name !== undefined || p.client?.version !== undefined)?.client;
+  const client = clientProv
+    ? [clientProv.name ?? 'vllm bench serve', clientProv.version].filter(Boolean).join(' ')
+    : `vllm bench serve ${study.clientVersion}`;
+  const primaryBench = state.trials.find((t) => t.workloadId === study.workloads.primary.id && t.result?.command !== undefined)?.result?.command;
+
+  const datasets = workloads.map((w) => {
+    const prov = state.trials.find((t) => t.workloadId === w.id && t.result?.result.provenance?.dataset)?.result?.result.provenance?.dataset;
+    const dataset =
+      prov?.path ?? prov?.name ?? (w.dataset.kind === 'random' ? `random (seed ${w.seed ?? 'not set'})` : w.dataset.kind === 'sharegpt' ? (w.dataset.path ?? 'ShareGPT (dataset cache)') : w.dataset.path);
+    return { workloadId: w.id, description: w.label ?? describeWorkload(w), dataset, sha256: prov?.sha256 ?? null };
+  });
+
+  const engines = study.engines.map((e) => {
+    const reported = [
+      ...new Set(
+        provenances.filter((p) => p.engine === e.engine && p.engineVersion !== undefined && p.engineVersion !== e.version).map((p) => p.engineVersion as string),
+      ),
+    ];
+    const docker = e.mode === 'docker' ? ', docker image' : '';
+    return `${engineLabel(e.engine)} ${e.version}${docker}${reported.length > 0 ? ` (reported as ${reported.join(', ')})` : ''}`;
+  });
+
+  const counts = Object.fromEntries(['planned', 'rejected', 'running', 'done', 'failed', 'cancelled'].map((s) => [s, 0])) as Record<TrialStatus, number>;
+  for (const t of state.trials) counts[t.status]++;
+  const complete = state.status === 'done';
+  const finished = counts.done + counts.failed + counts.rejected + counts.cancelled;
+  const statusText = complete
+    ? null
+    : state.status === 'draft'
+      ? 'This study has not run yet: no configuration has been measured.'
+      : state.status === 'running'
+        ? `This study is still running: ${finished} of ${state.trials.length} trials finished. The report shows what has been measured so far.`
+        : `This study stopped before the end (${state.status})${state.message ? `: ${redact(state.message)}` : ''}. The report shows what was measured.`;
+
+  const baselineTrial = state.trials.find((t) => baselineKey !== undefined && t.serverKey === baselineKey) ?? generalisationTrials.find((t) => t.candidateId === 'baseline');
+  const baselineChoice = baselineTrial ? study.engines.find((e) => e.engine === baselineTrial.engine && e.version === baselineTrial.version) : undefined;
+  const baseline = baselineTrial
+    ? {
+        label: `${engineLabel(baselineTrial.engine)} ${baselineTrial.version} at its defaults${baselineChoice && Object.keys(baselineChoice.config).length > 0 ? ' with the study\'s base settings' : ''}`,
+        command: redact(baselineTrial.command),
+      }
+    : null;
+  const baselineStatement = baseline
+    ? `Gains are relative to the best configuration before each stage; the baseline is ${baseline.label}.`
+    : 'Gains are relative to the best configuration before each stage; no baseline has been measured yet.';
+
+  const recommendation = rec
+    ? {
+        engineLabel: `${engineLabel(rec.engine)} ${rec.version}${rec.mode === 'docker' ? ' (docker image)' : ''}`,
+        command: redact(rec.command),
+        envNames: Object.keys(rec.config.env).sort(),
+        secretEnv: Object.entries(rec.config.env)
+          .filter((entry): entry is [string, { secretRef: string }] => typeof entry[1] !== 'string')
+          .map(([name, value]) => ({ name, ref: value.secretRef })),
+        path: rec.path.map((id) => {
+          // The stage that kept this candidate names it best; any trial of it will do otherwise.
+          const stageId = state.decisions.find((d) => d.winner === id)?.stageId;
+          const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
+          return (trials.find((t) => t.stageId === stageId) ?? trials[0])?.label ?? id;
+        }),
+      }
+    : null;
+  const noRecommendation = rec
+    ? null
+    : state.status === 'done'
+      ? `The study finished without a recommendation${state.message ? `: ${redact(state.message)}` : ': no configuration completed the primary workload'}.`
+      : state.status === 'draft'
+        ? 'No recommendation yet: the study has not run.'
+        : state.status === 'running'
+          ? 'No recommendation yet: the study is still running.'
+          : `No recommendation: the study stopped before the end (${state.status}).`;
+
+  const notes = buildNotes(project, { simulated, counts, objective });
+  const model = study.model.id;
+  const goalPhrase = GOAL_PHRASES[study.goal.kind];
+  return {
+    title: `${model} on ${gpu}: ${goalPhrase}`,
+    studyName: study.name,
+    description: study.description ?? null,
+    model,
+    gpu,
+    goalPhrase,
+    objective,
+    simulated,
+    status: { study: state.status, complete, text: statusText, counts, total: state.trials.length },
+    recommendation,
+    noRecommendation,
+    baseline,
+    baselineStatement,
+    scenarios,
+    regressions: scenarios.filter((s) => s.regression),
+    trials: rows,
+    stages,
+    generalisation,
+    summary,
+    overall: scenarios.find((sc) => sc.primary && sc.gainPct !== null) ?? null,
+    goal: {
+      objectiveText: `${objective.label} (${objective.unit}), ${objective.better} is better`,
+      slos: study.goal.slos.map(describeSlo),
+      marginPct: margin,
+      primaryWorkload: study.workloads.primary.label ?? describeWorkload(study.workloads.primary),
+      strategy: study.strategy,
+    },
+    setup: {
+      model,
+      variants: study.model.variants.map((v) => `${v.label ?? v.id}: ${v.model}${v.precision ? ` (${v.precision})` : ''}`),
+      gpu,
+      driver: mostCommon(provenances.map((p) => p.gpu?.driver)) ?? null,
+      cuda: mostCommon(provenances.map((p) => p.gpu?.cuda)) ?? null,
+      hosts: study.hosts.map((h) => (h.gpus ? `${h.hostId} (GPUs ${h.gpus.join(', ')})` : h.hostId)),
+      engines,
+      client,
+      benchCommand: primaryBench !== undefined ? redact(primaryBench) : null,
+      datasets,
+      repeats: study.repeats,
+      gpusPerTrial: study.gpusPerTrial,
+    },
+    notes,
+    metricColumns,
+  };
+}
+
+function buildNotes(project: ProjectFile, facts: { simulated: boolean; counts: Record<TrialStatus, number>; objective: Objective }): ReportNote[] {
+  const { study, state } = project;
+  const notes: ReportNote[] = [];
+  if (facts.simulated) {
+    notes.push({
+      kind: 'simulated',
+      text: 'These results come from the simulated GPU box of the demo lab. They are simulations, not measurements: never quote them as real numbers.',
+    });
+  }
+  notes.push(
+    study.strategy === 'greedy'
+      ? {
+          kind: 'strategy',
+          text: 'Search strategy: stage-by-stage greedy. Each stage is tried on top of the best configuration so far and kept only when it helps, so the result is a local optimum: options that only help together, or a stage in another order, were not explored.',
+        }
+      : {
+          kind: 'strategy',
+          text: 'Search strategy: full grid. Every combination of the candidates was measured; the recommendation is the best of those combinations, not of options outside them.',
+        },
+  );
+  const quantized = state.trials.some((t) => t.config.quantization !== undefined || t.config.model !== study.model.id) || study.model.variants.length > 0;
+  if (quantized) {
+    notes.push({
+      kind: 'quantization',
+      text: 'Quantisation (FP8, AWQ and other quantised checkpoints) can change the model\'s answers. This study measured speed only: check accuracy on your own evaluation before adopting a quantised configuration.',
+    });
+  }
+  if (state.trials.some((t) => t.config.speculative !== undefined)) {
+    notes.push({
+      kind: 'speculative',
+      text: 'Speculative decoding: the benchmark client counts streamed chunks, and an accepted draft arrives as several tokens in one chunk. Peak output token throughput can therefore read below the mean output throughput, and mean ITL above mean TPOT. This is how the engine behaves, not a measurement error.',
+    });
+  }
+  const unsuccessful = facts.counts.failed + facts.counts.rejected;
+  if (unsuccessful > 0) {
+    notes.push({
+      kind: 'failures',
+      text: `${trials(facts.counts.failed)} failed and ${trials(facts.counts.rejected)} ${facts.counts.rejected === 1 ? 'was' : 'were'} refused before launch (an option the GPU or engine cannot run, say). They are results too: each is listed in its stage with its error or reason.`,
+    });
+  }
+  if (study.goal.slos.length > 0) {
+    notes.push({ kind: 'slo', text: `Trials that miss a service-level objective (${study.goal.slos.map(describeSlo).join('; ')}) are marked in their stage.` });
+  }
+  return notes;
+}
+
+function trials(n: number): string {
+  return `${n} trial${n === 1 ? '' : 's'}`;
+}
+
+function defaultBaselineKey(project: ProjectFile): string | undefined {
+  const first = project.study.engines[0];
+  if (!first) return undefined;
+  return project.state.trials.find((t) => t.stageId === 'engine' && t.engine === first.engine && t.version === first.version && t.mode === first.mode)?.serverKey;
+}
+
+export function metricOf(t: Trial, key: string): number | null {
+  const metrics = t.result?.result.metrics;
+  if (!metrics) return null;
+  const value = metrics[key];
+  if (typeof value === 'number') return value;
+  // Older results have E2EL but not the derived per-request latency.
+  if (key === 'mean_latency_s' && typeof metrics.mean_e2el_ms === 'number') return metrics.mean_e2el_ms / 1000;
+  return null;
+}
+
+function sloViolations(t: Trial, slos: Slo[]): string[] {
+  const out: string[] = [];
+  for (const slo of slos) {
+    const value = metricOf(t, slo.metric);
+    if (value === null) continue;
+    if ((slo.max !== undefined && value > slo.max) || (slo.min !== undefined && value < slo.min)) {
+      out.push(`misses SLO ${describeSlo(slo)} (measured ${formatNumber(value)})`);
+    }
+  }
+  return out;
+}
+
+export function describeSlo(slo: Slo): string {
+  return [slo.min !== undefined ? `${slo.metric} ≥ ${slo.min}` : null, slo.max !== undefined ? `${slo.metric} ≤ ${slo.max}` : null].filter(Boolean).join(' and ');
+}
+
+function missingNote(trials: Trial[], redact: (s: string) => string): string {
+  const failed = trials.find((t) => t.status === 'failed' || t.status === 'rejected');
+  if (failed) return `${failed.status}: ${redact(failed.rejectReason ?? failed.error ?? failed.result?.error ?? 'no detail')}`;
+  if (trials.some((t) => t.status === 'planned' || t.status === 'running')) return 'not measured yet';
+  return 'not measured';
+}
+
+/** Improvement in the objective's direction, in percent: 2054 vs 1731 tok/s → +18.7; 1.68 s → 1.61 s → +4.3 (speed-up). */
+export function gainPct(before: number | null, after: number | null, better: 'lower' | 'higher'): number | null {
+  if (before === null || after === null || before <= 0 || after <= 0) return null;
+  return (better === 'higher' ? after / before - 1 : before / after - 1) * 100;
+}
+
+function mean(values: number[]): number | null {
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+function mostCommon(values: (string | undefined)[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const v of values) if (v !== undefined) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | undefined;
+  for (const [v, n] of counts) if (best === undefined || n > (counts.get(best) ?? 0)) best = v;
+  return best;
+}
+
+/**
+ * Environment values may be credentials, so the report shows names only. Commands can carry a value as a
+ * `NAME=value` assignment (or `-e NAME=value`); it becomes `NAME=$NAME`. A long value found anywhere else in a
+ * printed string becomes `$NAME` too; short ones ("1", "0") are left elsewhere since they are not secrets and
+ * replacing them would break commands.
+ */
+export function envRedactor(project: ProjectFile): (text: string) => string {
+  const configs: Partial<Pick<ServerConfig, 'env'>>[] = [
+    ...project.study.engines.map((e) => e.config),
+    ...project.study.stages.flatMap((s) => s.candidates.map((c) => c.config)),
+    ...project.state.trials.map((t) => t.config),
+    ...(project.state.recommendation ? [project.state.recommendation.config] : []),
+  ];
+  const pairs = new Map<string, string>();
+  for (const config of configs) {
+    for (const [name, value] of Object.entries(config.env ?? {})) if (typeof value === 'string' && value !== '') pairs.set(`${name}\0${value}`, name);
+  }
+  const entries = [...pairs.entries()].map(([key, name]) => ({ name, value: key.slice(name.length + 1) })).sort((a, b) => b.value.length - a.value.length);
+  if (entries.length === 0) return (text) => text;
+  return (text) => {
+    let out = text;
+    for (const { name, value } of entries) {
+      for (const quoted of [`'${value}'`, `"${value}"`, value]) out = out.split(`${name}=${quoted}`).join(`${name}=$${name}`);
+      if (value.length >= 6) out = out.split(value).join(`$${name}`);
+    }
+    return out;
+  };
+}
+
+/** "+18.7%", "−13.8%" (a real minus sign, so a sign is never lost to a line break or a font). */
+export function formatPct(pct: number): string {
+  const rounded = Math.round(pct * 10) / 10;
+  if (rounded === 0) return '0.0%';
+  return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toFixed(1)}%`;
+}
+
+/** Digits by magnitude: 2054, 149.7, 1.61, 0.62. */
+export function formatNumber(value: number): string {
+  const abs = Math.abs(value);
+  return value.toFixed(abs >= 1000 ? 0 : abs >= 100 ? 1 : 2);
+}
+
+export function formatFactor(factor: number): string {
+  return `${factor.toFixed(factor >= 10 ? 1 : 2)}x`;
+}

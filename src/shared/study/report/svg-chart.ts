@@ -1,0 +1,80 @@
+import { escapeHtml } from './escape';
+import { formatNumber } from './model';
+
+/**
+ * A horizontal bar chart as one inline SVG string: no script, font or image, so the report stays one file that
+ * opens anywhere. Horizontal bars because the labels are configuration names, too long to sit under a column.
+ */
+
+export interface ChartBar {
+  /** Index into `series`. */
+  series: number;
+  value: number | null;
+  /** Shown instead of a bar when there is no value ("failed", "rejected"). */
+  missing?: string;
+  tone?: 'kept' | 'regression';
+}
+
+export interface ChartGroup {
+  label: string;
+  bars: ChartBar[];
+}
+
+export interface BarChartSpec {
+  title: string;
+  unit: string;
+  series: { name: string; color: string }[];
+  groups: ChartGroup[];
+}
+
+const WIDTH = 760;
+const LABEL_WIDTH = 260;
+const VALUE_WIDTH = 110;
+const BAR_HEIGHT = 14;
+const BAR_GAP = 3;
+const GROUP_GAP = 10;
+const MAX_LABEL_CHARS = 40;
+const TONE_COLORS = { kept: '#1a7f37', regression: '#c62828' } as const;
+
+export function renderBarChart(spec: BarChartSpec): string {
+  const values = spec.groups.flatMap((g) => g.bars.map((b) => b.value)).filter((v): v is number => v !== null && v > 0);
+  const max = values.length > 0 ? Math.max(...values) : 1;
+  const area = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
+  const legend = spec.series.length > 1;
+  let y = legend ? 44 : 28;
+  const parts: string[] = [];
+  parts.push(`<text x="0" y="16" class="chart-title" font-size="13" font-weight="600">${escapeHtml(`${spec.title} (${spec.unit})`)}</text>`);
+  if (legend) {
+    let x = 0;
+    for (const s of spec.series) {
+      parts.push(`<rect x="${x}" y="26" width="10" height="10" fill="${s.color}"/>`);
+      parts.push(`<text x="${x + 14}" y="35" font-size="11">${escapeHtml(s.name)}</text>`);
+      x += 24 + s.name.length * 7;
+    }
+  }
+  for (const group of spec.groups) {
+    const groupHeight = group.bars.length * (BAR_HEIGHT + BAR_GAP) - BAR_GAP;
+    const short = group.label.length > MAX_LABEL_CHARS ? `${group.label.slice(0, MAX_LABEL_CHARS - 1)}…` : group.label;
+    parts.push(
+      `<text x="${LABEL_WIDTH - 8}" y="${y + groupHeight / 2 + 4}" text-anchor="end" font-size="11"><title>${escapeHtml(group.label)}</title>${escapeHtml(short)}</text>`,
+    );
+    for (const bar of group.bars) {
+      const series = spec.series[bar.series];
+      const color = bar.tone ? TONE_COLORS[bar.tone] : (series?.color ?? '#57606a');
+      const name = series && spec.series.length > 1 ? `${series.name}: ` : '';
+      if (bar.value !== null && bar.value > 0) {
+        const w = Math.max(1, (bar.value / max) * area);
+        parts.push(
+          `<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT}" fill="${color}"><title>${escapeHtml(`${group.label} — ${name}${formatNumber(bar.value)} ${spec.unit}`)}</title></rect>`,
+        );
+        parts.push(`<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" font-size="11">${escapeHtml(formatNumber(bar.value))}</text>`);
+      } else {
+        parts.push(`<text x="${LABEL_WIDTH + 4}" y="${y + BAR_HEIGHT - 3}" font-size="11" font-style="italic" fill="#8c959f">${escapeHtml(bar.missing ?? 'no result')}</text>`);
+      }
+      y += BAR_HEIGHT + BAR_GAP;
+    }
+    y += GROUP_GAP - BAR_GAP;
+  }
+  const height = y + 4;
+  return `<svg role="img" aria-label="${escapeHtml(spec.title)}" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif">${parts.join('')}</svg>`;
+}

@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import { ENGINE_IDS } from '../engines/types';
+import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
+import { WorkloadSchema } from '../bench/workload';
+import { ResultEntrySchema } from '../results/result-entry';
+
+/**
+ * A study: what the reference tuning guides do by hand (METHOD.md) as data. A definition says what to try; the
+ * state records what was tried, what it measured and what was decided. Both live in the `.servelab` project file.
+ */
+
+const Slug = z
+  .string()
+  .min(1, 'is required')
+  .max(64, 'is longer than 64 characters')
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'may only hold lower-case letters, digits and . _ - (starting with a letter or digit)');
+
+const EngineIdSchema = z.enum(ENGINE_IDS, { error: `must be one of ${ENGINE_IDS.join(', ')}` });
+const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
+
+/** Settings a candidate changes on top of the best configuration so far; the model comes from the study. */
+export const ConfigPatchSchema = ServerConfigSchema.omit({ model: true, host: true, port: true }).partial().strict();
+export type ConfigPatch = z.infer<typeof ConfigPatchSchema>;
+
+/** Another checkpoint of the study's model (a quantized one, say), chosen by a candidate. */
+export const ModelVariantSchema = z
+  .object({
+    id: Slug,
+    model: ModelRefSchema,
+    label: z.string().max(200).optional(),
+    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5). */
+    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4']).optional(),
+    /** The checkpoint uses block-scaled FP8 GEMMs (DeepSeek/Qwen3 `-FP8`): TensorRT-LLM needs sm ≥ 8.9 for them. */
+    fp8BlockScaled: z.boolean().optional(),
+  })
+  .strict();
+export type ModelVariant = z.infer<typeof ModelVariantSchema>;
+
+export const CandidateSchema = z
+  .object({
+    id: Slug,
+    label: z.string().min(1).max(200),
+    /** Applied on top of the best configuration so far (greedy) or of the engine's base (grid). */
+    config: ConfigPatchSchema.default({}),
+    /** A model variant's id instead of the current model. */
+    variant: Slug.optional(),
+  })
+  .strict();
+export type Candidate = z.infer<typeof CandidateSchema>;
+
+export const StageSchema = z
+  .object({
+    id: Slug,
+    label: z.string().min(1).max(200),
+    /** The engines whose flags these candidates use; other engines skip the stage. Absent: every engine. */
+    engines: z.array(EngineIdSchema).optional(),
+    candidates: z.array(CandidateSchema).min(1, 'needs at least one candidate').max(500),
+  })
+  .strict();
+export type Stage = z.infer<typeof StageSchema>;
+
+export const EngineChoiceSchema = z
+  .object({
+    engine: EngineIdSchema,
+    version: VersionSchema,
+    mode: z.enum(['env', 'docker']).default('env'),
+    /** Settings every trial of this engine starts from (e.g. vLLM `maxModelLen: 32768`). */
+    config: ConfigPatchSchema.default({}),
+  })
+  .strict();
+export type EngineChoice = z.infer<typeof EngineChoiceSchema>;
+
+export const SloSchema = z
+  .object({
+    /** A metric key of the result (vLLM's JSON name), e.g. `p99_ttft_ms`. */
+    metric: z.string().regex(/^[a-z0-9_.]+$/, 'is not a metric name'),
+    max: z.number().optional(),
+    min: z.number().optional(),
+  })
+  .strict()
+  .refine((s) => s.max !== undefined || s.min !== undefined, 'needs max or min');
+export type Slo = z.infer<typeof SloSchema>;
+
+export const GOALS = ['latency', 'throughput'] as const;
+export type GoalKind = (typeof GOALS)[number];
+
+export const GoalSchema = z
+  .object({
+    /** latency: lowest mean end-to-end latency per request; throughput: highest total token throughput. */
+    kind: z.enum(GOALS),
+    slos: z.array(SloSchema).max(20).default([]),
+    /** A candidate replaces the best so far only when it beats it by more than this many percent. */
+    marginPct: z.number().min(0).max(100).default(1),
+  })
+  .strict();
+export type Goal = z.infer<typeof GoalSchema>;
+
+export const StudyHostSchema = z
+  .object({
+    hostId: z.string().min(1, 'is required'),
+    /** GPU indices the study may use on that host; absent: all. */
+    gpus: z.array(z.string().regex(/^\d{1,2}$/, 'is not a GPU index')).max(64).optional(),
+  })
+  .strict();
+
+export const StudyDefinitionSchema = z
+  .object({
+    name: z.string().min(1, 'is required').max(200),
+    description: z.string().max(4000).optional(),
+    model: z
+      .object({
+        id: ModelRefSchema,
+        precision: ModelVariantSchema.shape.precision,
+        variants: z.array(ModelVariantSchema).max(50).default([]),
+      })
+      .strict(),
+    hosts: z.array(StudyHostSchema).min(1, 'needs at least one host'),
+    /** The demo lab's simulated box for this study (a study modelled on an A100 wants an A100). */
+    demoLab: z
+      .object({ gpu: z.enum(['h100', 'a100', 'h200']), count: z.number().int().min(1).max(8).default(1) })
+      .strict()
+      .optional(),
+    goal: GoalSchema,
+    engines: z.array(EngineChoiceSchema).min(1, 'needs at least one engine'),
+    /** Tuning stages after engine selection, in order. */
+    stages: z.array(StageSchema).max(50).default([]),
+    workloads: z
+      .object({
+        /** The workload the objective is measured on. */
+        primary: WorkloadSchema,
+        /** Scenarios the baseline and the recommendation are compared on at the end. */
+        generalisation: z.array(WorkloadSchema).max(50).default([]),
+      })
+      .strict(),
+    strategy: z.enum(['greedy', 'grid']).default('greedy'),
+    repeats: z.number().int().min(1).max(10).default(1),
+    gpusPerTrial: z.number().int().min(1).max(8).default(1),
+    /** Most servers running at once across all hosts; absent: as many as there are GPU slots. */
+    parallelism: z.number().int().min(1).max(64).optional(),
+    /** The vLLM version whose `vllm bench serve` measures every trial. */
+    clientVersion: VersionSchema.default('0.11.0'),
+    readinessTimeoutSeconds: z.number().int().min(10).max(24 * 3600).default(1800),
+  })
+  .strict()
+  .superRefine((study, ctx) => {
+    const variants = new Set(study.model.variants.map((v) => v.id));
+    const stageIds = new Set<string>();
+    study.stages.forEach((stage, s) => {
+      if (stageIds.has(stage.id) || stage.id === 'engine' || stage.id === 'generalisation') {
+        ctx.addIssue({ code: 'custom', path: ['stages', s, 'id'], message: `"${stage.id}" is used twice or reserved` });
+      }
+      stageIds.add(stage.id);
+      const ids = new Set<string>();
+      stage.candidates.forEach((c, i) => {
+        if (ids.has(c.id)) ctx.addIssue({ code: 'custom', path: ['stages', s, 'candidates', i, 'id'], message: `"${c.id}" is used twice in this stage` });
+        ids.add(c.id);
+        if (c.variant !== undefined && !variants.has(c.variant)) {
+          ctx.addIssue({ code: 'custom', path: ['stages', s, 'candidates', i, 'variant'], message: `names no variant of the model (${[...variants].join(', ') || 'none defined'})` });
+        }
+      });
+    });
+    const engines = new Set<string>();
+    study.engines.forEach((e, i) => {
+      const key = `${e.engine}@${e.version}/${e.mode}`;
+      if (engines.has(key)) ctx.addIssue({ code: 'custom', path: ['engines', i], message: `${e.engine} ${e.version} is listed twice` });
+      engines.add(key);
+    });
+  });
+export type StudyDefinition = z.infer<typeof StudyDefinitionSchema>;
+export type StudyDefinitionInput = z.input<typeof StudyDefinitionSchema>;
+
+export const TRIAL_STATUSES = ['planned', 'rejected', 'running', 'done', 'failed', 'cancelled'] as const;
+export type TrialStatus = (typeof TRIAL_STATUSES)[number];
+
+/** One server configuration measured on one workload (one repeat). */
+export const TrialSchema = z.object({
+  /** Stable across plans: `<stage>/<candidate path>/<workload>/r<repeat>`. */
+  id: z.string(),
+  /** `engine` (engine selection), a stage id, or `generalisation`. */
+  stageId: z.string(),
+  candidateId: z.string(),
+  label: z.string(),
+  engine: EngineIdSchema,
+  version: z.string(),
+  mode: z.enum(['env', 'docker']),
+  /** The full server config (model included) this trial launches. */
+  config: ServerConfigSchema,
+  /** Trials with the same key share one server launch. */
+  serverKey: z.string(),
+  /** The launch command as the adapter builds it (no host or port), for the report. */
+  command: z.string(),
+  workloadId: z.string(),
+  repeat: z.number().int().min(1),
+  status: z.enum(TRIAL_STATUSES),
+  /** Why the planner refused it before anything ran. */
+  rejectReason: z.string().optional(),
+  error: z.string().optional(),
+  hostId: z.string().optional(),
+  gpus: z.array(z.string()).optional(),
+  serverId: z.string().optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** The measured result (also in the project's results folder). */
+  result: ResultEntrySchema.optional(),
+});
+export type Trial = z.infer<typeof TrialSchema>;
+
+export const StageDecisionSchema = z.object({
+  stageId: z.string(),
+  /** The candidate kept (its id), or null when none beat the best so far. */
+  winner: z.string().nullable(),
+  /** e.g. "FP8: −22.0% mean latency, kept" or "no candidate beat the best by more than 1%". */
+  reason: z.string(),
+  /** The objective of the best so far before and after this stage. */
+  before: z.number().nullable(),
+  after: z.number().nullable(),
+  decidedAt: z.string(),
+});
+export type StageDecision = z.infer<typeof StageDecisionSchema>;
+
+export const RecommendationSchema = z.object({
+  engine: EngineIdSchema,
+  version: z.string(),
+  mode: z.enum(['env', 'docker']),
+  config: ServerConfigSchema,
+  /** The exact launch command. */
+  command: z.string(),
+  /** The candidate ids kept, stage by stage. */
+  path: z.array(z.string()),
+  /** The trials of this configuration share this key. */
+  serverKey: z.string().optional(),
+});
+export type Recommendation = z.infer<typeof RecommendationSchema>;
+
+export const STUDY_STATUSES = ['draft', 'running', 'done', 'cancelled', 'failed'] as const;
+
+export const StudyStateSchema = z.object({
+  status: z.enum(STUDY_STATUSES),
+  trials: z.array(TrialSchema).default([]),
+  decisions: z.array(StageDecisionSchema).default([]),
+  /** The baseline the report's gains are stated against (the first engine at its defaults, or the engine stage's). */
+  baselineTrialServerKey: z.string().optional(),
+  recommendation: RecommendationSchema.optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  /** Why a run stopped early. */
+  message: z.string().optional(),
+});
+export type StudyState = z.infer<typeof StudyStateSchema>;
+
+export const PROJECT_SCHEMA_VERSION = 1;
+
+export const ProjectFileSchema = z.object({
+  schemaVersion: z.literal(PROJECT_SCHEMA_VERSION),
+  study: StudyDefinitionSchema,
+  state: StudyStateSchema,
+});
+export type ProjectFile = z.infer<typeof ProjectFileSchema>;
+
+/** The objective's metric and direction. */
+export function objectiveOf(goal: GoalKind): { metric: 'mean_latency_s' | 'total_token_throughput'; better: 'lower' | 'higher'; label: string; unit: string } {
+  return goal === 'latency'
+    ? { metric: 'mean_latency_s', better: 'lower', label: 'mean latency', unit: 's/request' }
+    : { metric: 'total_token_throughput', better: 'higher', label: 'total token throughput', unit: 'tok/s' };
+}

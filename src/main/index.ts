@@ -1,6 +1,6 @@
 // Composition root of the desktop app: everything Electron-specific lives in this file and src/main/electron;
 // the core it wires up is the same one the CLI and the WebSocket host run without Electron.
-import { app, BrowserWindow, ipcMain, Menu, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createCore, type Core } from './core/core';
@@ -12,6 +12,8 @@ import { mainWindowOptions } from './electron/window';
 import { buildMenuTemplate } from './electron/menu';
 import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
 import { resolveSimboxBinDir } from './box/simbox-path';
+import { resolveExamplesDir } from './study/examples-path';
+import { electronFileDialogs } from './electron/file-dialogs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererIndex = join(here, '../renderer/index.html');
@@ -50,6 +52,8 @@ async function start(): Promise<void> {
     secrets: new SafeStorageSecretStore(safeStorage, join(dataDir, 'secrets.json'), log),
     // Packaged, the simulated box ships beside app.asar; from a checkout it is found from the built files.
     simboxBinDir: resolveSimboxBinDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}),
+    examplesDir: resolveExamplesDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}),
+    dialogs: electronFileDialogs(dialog, () => BrowserWindow.getFocusedWindow()),
     log,
   });
   registerIpcHandlers(ipcMain, core.dispatch, (frame) => isTrustedFrame(frame, location));

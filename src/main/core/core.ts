@@ -35,6 +35,8 @@ import { resolveExamplesDir } from '../study/examples-path';
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
   dataDir: string;
+  /** Native file dialogs; only the desktop app has them. */
+  dialogs?: FileDialogs;
   /** Where the example studies are; default: found beside the app (null: none). */
   examplesDir?: string | null;
   secrets?: SecretStore;
@@ -57,6 +59,12 @@ export interface CoreOptions {
    */
   simboxBinDir?: string | null;
   log?: (line: string) => void;
+}
+
+/** Native save / open dialogs (the desktop app's window); a null path means the user cancelled. */
+export interface FileDialogs {
+  save(opts: { title: string; defaultName: string; extensions: string[] }): Promise<string | null>;
+  open(opts: { title: string; extensions: string[] }): Promise<string | null>;
 }
 
 export interface Core {
@@ -519,6 +527,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       isDemo,
       hostLabel: (hostId) => hosts.list().find((h) => h.id === hostId)?.label ?? hostId,
     }),
+    'dialogs:saveFile': async (input) => {
+      if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
+      return { path: await options.dialogs.save(input) };
+    },
+    'dialogs:openFile': async (input) => {
+      if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
+      return { path: await options.dialogs.open(input) };
+    },
     ...studyHandlers({
       events,
       runner: () => studyDeps(),

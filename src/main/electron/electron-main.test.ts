@@ -16,6 +16,7 @@ const state = vi.hoisted(() => ({
   enableSandbox: 0,
   opened: [] as string[],
   userData: '',
+  saveDialogs: [] as Array<Record<string, unknown>>,
 }));
 
 vi.mock('electron', () => {
@@ -23,6 +24,9 @@ vi.mock('electron', () => {
     static all: BrowserWindow[] = [];
     static getAllWindows() {
       return BrowserWindow.all;
+    }
+    static getFocusedWindow() {
+      return null;
     }
     record: { options: Record<string, unknown>; loadFile: string[]; loadURL: string[] };
     webContents = { send: vi.fn() };
@@ -74,6 +78,13 @@ vi.mock('electron', () => {
       },
     },
     shell: { openExternal: async (url: string) => void state.opened.push(url) },
+    dialog: {
+      showSaveDialog: async (...args: unknown[]) => {
+        state.saveDialogs.push(args.at(-1) as Record<string, unknown>);
+        return { canceled: false, filePath: '/home/u/report.html' };
+      },
+      showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+    },
   };
 });
 
@@ -175,5 +186,13 @@ describe('Electron main process', () => {
     expect(result.ok).toBe(false);
     expect(result.error!.code).toBe('BAD_INPUT');
     expect(result.error!.issues!.map((i) => i.path)).toContain('address');
+  });
+
+  it('answers file dialogs with the native ones: a chosen path, or null when cancelled', async () => {
+    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    const saved = await state.handlers.get('dialogs:saveFile')!(own, { title: 'Export report', defaultName: 'study.html', extensions: ['html'] });
+    expect(saved).toEqual({ ok: true, data: { path: '/home/u/report.html' } });
+    expect(state.saveDialogs.at(-1)).toMatchObject({ title: 'Export report', defaultPath: 'study.html', filters: [{ extensions: ['html'] }] });
+    expect(await state.handlers.get('dialogs:openFile')!(own, { title: 'Open project', extensions: ['servelab'] })).toEqual({ ok: true, data: { path: null } });
   });
 });

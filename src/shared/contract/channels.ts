@@ -48,6 +48,8 @@ export const CALL_NAMES = [
   'studies:examples',
   'studies:fromExample',
   'studies:recent',
+  'dialogs:saveFile',
+  'dialogs:openFile',
 ] as const;
 
 export const EVENT_NAMES = [

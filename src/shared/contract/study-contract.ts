@@ -73,6 +73,18 @@ export const STUDY_CALLS = {
     input: PathInput.extend({ example: z.string().min(1) }),
     output: ProjectFileSchema,
   },
+  /**
+   * A native save / open dialog (desktop app only; NOT_SUPPORTED in a browser, where the UI downloads instead).
+   * Resolves to the chosen path, or null when the user cancelled.
+   */
+  'dialogs:saveFile': {
+    input: z.object({ title: z.string().max(200), defaultName: z.string().max(255), extensions: z.array(z.string().regex(/^[a-z0-9]{1,10}$/)).max(10) }),
+    output: z.object({ path: z.string().nullable() }),
+  },
+  'dialogs:openFile': {
+    input: z.object({ title: z.string().max(200), extensions: z.array(z.string().regex(/^[a-z0-9]{1,10}$/)).max(10) }),
+    output: z.object({ path: z.string().nullable() }),
+  },
   'studies:recent': {
     input: z.object({}).strict(),
     output: z.array(z.object({ path: z.string(), name: z.string(), openedAt: z.string() })),

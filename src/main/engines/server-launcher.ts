@@ -16,6 +16,8 @@ export interface LaunchRequest {
   config: ServerConfigInput;
   /** GPU indices (or UUIDs) the server may use, as CUDA_VISIBLE_DEVICES. */
   gpus?: string[];
+  /** Who launched it (a study's project path), so that a later run can find and stop what an earlier one left. */
+  owner?: string;
   /** Give up waiting for readiness after this long (default 20 minutes). */
   readinessTimeoutMs?: number;
   onLog?: (text: string) => void;
@@ -57,6 +59,7 @@ export interface ServerRecord {
   /** Names only: values may be secrets. */
   envNames?: string[];
   gpus?: string[];
+  owner?: string;
 }
 
 const DEFAULT_READINESS_TIMEOUT_MS = 20 * 60_000;
@@ -335,6 +338,7 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     argv,
     envNames: [...Object.keys(env), ...Object.keys(secretEnv)].sort(),
     ...(gpus.length > 0 ? { gpus } : {}),
+    ...(request.owner !== undefined ? { owner: request.owner } : {}),
   };
   await runChecked(box, 'record the server', `cat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
   const server = new RunningServer(box, record, handle);

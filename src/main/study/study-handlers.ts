@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
 import { StudyProject } from './project-store';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
-import { RecentProjects } from './recent-projects';
+import type { RecentProjects } from './recent-projects';
 
 export interface StudyHandlerDeps {
   events: EventBus;

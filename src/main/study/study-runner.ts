@@ -7,7 +7,8 @@ import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
 import { EngineInstaller } from '../engines/engine-installer';
-import { launchServer, readServerRecord, stopRecordedServer, type RunningServer } from '../engines/server-launcher';
+import { launchServer, stopRecordedServer, type RunningServer } from '../engines/server-launcher';
+import { listServerRecords } from '../engines/server-records';
 import { prefetchModel } from '../engines/model-prefetch';
 import { prepareMeasurement, type ShareGptSource } from '../bench/measure';
 import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../bench/dataset-store';
@@ -126,6 +127,8 @@ class StudyRun {
 
   async execute(): Promise<StudyState> {
     if (this.state.status === 'done') return this.state;
+    // A state still marked running was left by a run that did not finish (killed, crashed): this run resumes it.
+    const resuming = this.state.status !== 'draft';
     const onAbort = () => {
       // Servers are stopped here so that a cancel also ends launches still waiting for readiness.
       for (const server of this.live) void server.stop().catch(() => {});
@@ -136,7 +139,7 @@ class StudyRun {
       delete this.state.message;
       await this.save({ event: 'study-started' });
       await this.setUpHosts();
-      await this.cleanUpInterrupted();
+      await this.cleanUpInterrupted(resuming);
       if (this.study.strategy === 'grid') await this.runGrid();
       else await this.runGreedy();
       if (this.cancelled) return await this.finish('cancelled', 'Cancelled; servers stopped.');
@@ -212,23 +215,27 @@ class StudyRun {
   }
 
   /** Trials left running by a killed run: their servers are stopped from their records, and they run again. */
-  private async cleanUpInterrupted(): Promise<void> {
-    const interrupted = this.state.trials.filter((t) => t.status === 'running');
-    const servers = new Map<string, string>();
-    for (const t of interrupted) if (t.serverId && t.hostId) servers.set(t.serverId, t.hostId);
-    for (const [serverId, hostId] of servers) {
-      const box = this.boxes.get(hostId);
-      if (!box) continue;
-      this.phase(`Stopping server ${serverId}, left running by an interrupted run`);
-      try {
-        const report = await stopRecordedServer(box, await readServerRecord(box, serverId));
-        if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Leftovers of ${serverId}: ${report.leftovers.join('; ')}\n` });
-      } catch (error) {
-        this.emit({ kind: 'log', text: `Could not stop ${serverId}: ${(error as Error).message}\n` });
+  private async cleanUpInterrupted(resuming: boolean): Promise<void> {
+    // Cancelled trials run again too: cancelling stops a run, it does not drop its remaining trials.
+    const interrupted = this.state.trials.filter((t) => t.status === 'running' || t.status === 'cancelled');
+    // Every server an earlier run of this project left running — including one launched just before a kill, which
+    // the state may not name yet — is found from the records on the boxes and stopped.
+    for (const [hostId, box] of this.boxes) {
+      const named = new Set(interrupted.filter((t) => t.hostId === hostId && t.serverId).map((t) => t.serverId));
+      const records = await listServerRecords(box).catch(() => []);
+      for (const record of records.filter((r) => r.running && (r.owner === this.project.path || named.has(r.serverId)))) {
+        this.phase(`Stopping server ${record.serverId}, left running by an interrupted run`);
+        try {
+          const report = await stopRecordedServer(box, record);
+          if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Leftovers of ${record.serverId}: ${report.leftovers.join('; ')}\n` });
+        } catch (error) {
+          this.emit({ kind: 'log', text: `Could not stop ${record.serverId}: ${(error as Error).message}\n` });
+        }
       }
     }
+    const again = new Set(interrupted.map((t) => t.id));
+    if (resuming) await this.project.journal({ event: 'resumed', kept: this.state.trials.filter((t) => t.status === 'done').length, rerun: [...again] });
     if (interrupted.length > 0) {
-      const again = new Set(interrupted.map((t) => t.id));
       this.state = {
         ...this.state,
         trials: this.state.trials.map((t) => {
@@ -237,7 +244,7 @@ class StudyRun {
           return { ...rest, status: 'planned' as const };
         }),
       };
-      await this.save({ event: 'resumed', rerun: [...again] });
+      await this.save({ event: 'rerun', trials: [...again] });
     }
   }
 
@@ -363,6 +370,7 @@ class StudyRun {
         mode: first.mode,
         config: first.config,
         gpus: slot.gpus,
+        owner: this.project.path,
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
       });
     } catch (error) {
@@ -419,7 +427,17 @@ class StudyRun {
       const now = new Date().toISOString();
       const result = { ...measured, id: newResultId(), addedAt: now };
       this.deps.onResult?.(result);
-      await this.updateTrial(trial.id, measured.status === 'ok' ? { status: 'done', result, finishedAt: now } : { status: 'failed', result, error: measured.error ?? 'no result', finishedAt: now });
+      const metrics = result.result.metrics;
+      const lost = typeof metrics.completed === 'number' ? workload.numPrompts - metrics.completed : 0;
+      if (measured.status === 'ok' && lost <= 0) {
+        await this.updateTrial(trial.id, { status: 'done', result, finishedAt: now });
+        return;
+      }
+      // A run where requests failed does not measure the config: it is a failure, with the server's own cause.
+      const verdict = server.state === 'failed' ? server.classification : undefined;
+      const cause = verdict ? ` — the server died: ${verdict.class}${verdict.evidence ? ` (${verdict.evidence})` : ''}` : '';
+      const error = measured.status === 'ok' ? `${lost} of ${workload.numPrompts} requests failed${cause}` : `${measured.error ?? 'no result'}${cause}`;
+      await this.updateTrial(trial.id, { status: 'failed', result, error, finishedAt: now });
     } catch (error) {
       if (this.cancelled) return;
       await this.updateTrial(trial.id, { status: 'failed', error: (error as Error).message, finishedAt: new Date().toISOString() });

@@ -19,7 +19,11 @@ const EngineIdSchema = z.enum(ENGINE_IDS, { error: `must be one of ${ENGINE_IDS.
 const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
 
 /** Settings a candidate changes on top of the best configuration so far; the model comes from the study. */
-export const ConfigPatchSchema = ServerConfigSchema.omit({ model: true, host: true, port: true }).partial().strict();
+// No defaults inside a patch: reading a saved project must give back exactly what was written.
+export const ConfigPatchSchema = ServerConfigSchema.omit({ model: true, host: true, port: true, extraArgs: true, env: true })
+  .partial()
+  .extend({ extraArgs: ServerConfigSchema.shape.extraArgs.unwrap().optional(), env: ServerConfigSchema.shape.env.unwrap().optional() })
+  .strict();
 export type ConfigPatch = z.infer<typeof ConfigPatchSchema>;
 
 /** Another checkpoint of the study's model (a quantized one, say), chosen by a candidate. */

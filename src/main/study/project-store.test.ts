@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { projectDataDir, StudyProject } from './project-store';
+import { ProjectFileSchema } from '../../shared/study/study';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'servelab-project-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const study = {
+  name: 'Qwen3-8B latency',
+  model: { id: 'Qwen/Qwen3-8B' },
+  hosts: [{ hostId: 'demo-lab' }],
+  goal: { kind: 'latency' as const },
+  engines: [{ engine: 'vllm' as const, version: '0.11.0' }],
+  workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, maxConcurrency: 4 } },
+};
+
+describe('StudyProject', () => {
+  it('creates a project, refuses to overwrite it, and reopens the same content', async () => {
+    const path = join(dir, 'a.servelab');
+    const created = await StudyProject.create(path, study);
+    expect(created.file.state).toEqual({ status: 'draft', trials: [], decisions: [] });
+    await expect(StudyProject.create(path, study)).rejects.toThrow(/already exists/);
+    const reopened = await StudyProject.open(path);
+    expect(reopened.file).toEqual(created.file);
+    expect(projectDataDir(path)).toBe(join(dir, 'a.servelab-data'));
+  });
+
+  it('keeps the previous version as .bak on every save, and journals events line by line', async () => {
+    const path = join(dir, 'b.servelab');
+    const project = await StudyProject.create(path, study);
+    const before = await readFile(path, 'utf8');
+    await project.save({ ...project.file.state, status: 'running' });
+    expect(await readFile(`${path}.bak`, 'utf8')).toBe(before);
+    expect(ProjectFileSchema.parse(JSON.parse(await readFile(path, 'utf8'))).state.status).toBe('running');
+    await project.journal({ event: 'trial', id: 't1' });
+    await project.journal({ event: 'trial', id: 't2' });
+    const lines = (await readFile(project.journalPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; at: string });
+    expect(lines.map((l) => l.id)).toEqual(['t1', 't2']);
+    expect(lines[0]!.at).toMatch(/^\d{4}-/);
+  });
+
+  it('refuses a damaged file with the field named, and touches nothing', async () => {
+    const path = join(dir, 'c.servelab');
+    await StudyProject.create(path, study);
+    const damaged = (await readFile(path, 'utf8')).replace('"kind": "latency"', '"kind": "fastest"');
+    await writeFile(path, damaged);
+    await expect(StudyProject.open(path)).rejects.toThrow(/is damaged: study\.goal\.kind/);
+    expect(await readFile(path, 'utf8')).toBe(damaged);
+    await writeFile(path, '{"schemaVersion": 1, "study": ');
+    await expect(StudyProject.open(path)).rejects.toThrow(/is not valid JSON/);
+  });
+
+  it('refuses a project from a newer version, naming it', async () => {
+    const path = join(dir, 'd.servelab');
+    await writeFile(path, JSON.stringify({ schemaVersion: 7, study: {}, state: {} }));
+    await expect(StudyProject.open(path)).rejects.toThrow(/newer Servelab \(schemaVersion 7\); this version reads up to 1/);
+  });
+
+  it('refuses an invalid definition at creation with the field named', async () => {
+    await expect(StudyProject.create(join(dir, 'e.servelab'), { ...study, engines: [] })).rejects.toThrow(/engines/);
+  });
+});

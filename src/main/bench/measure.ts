@@ -5,6 +5,7 @@ import type { ResultEntry } from '../../shared/results/result-entry';
 import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
+import type { ProbeInventory } from '../inventory/parse-probe';
 import { readServerRecord } from '../engines/server-launcher';
 import { DatasetStore, SHAREGPT_FILE, type DatasetProgress, type DatasetRecord } from './dataset-store';
 import { runBenchmark, type BenchProgress } from './bench-runner';
@@ -31,6 +32,8 @@ export interface MeasureRequest {
   onProgress?: (progress: BenchProgress) => void;
   onDatasetProgress?: (progress: DatasetProgress) => void;
   signal?: AbortSignal;
+  /** The box's inventory when the caller has it already (a study reads it once); read from the box otherwise. */
+  inventory?: ProbeInventory;
 }
 
 /** Everything checked and gathered before the client starts; `run()` then measures and returns the library entry. */
@@ -55,7 +58,7 @@ export async function prepareMeasurement(box: BoxTransport, request: MeasureRequ
     const path = workload.dataset.path as string;
     dataset = { file: path, path, ...(await new DatasetStore(box).hash(path)), source: 'upload', origin: path, storedAt: '' };
   }
-  const inventory = await collectInventory(boxCommandRunner(box)).catch(() => null);
+  const inventory = request.inventory ?? (await collectInventory(boxCommandRunner(box)).catch(() => null));
   const gpus = inventory?.gpus ?? [];
   const pinned = record.gpus ?? [];
   const used = pinned.length > 0 ? gpus.filter((g) => pinned.includes(String(g.index)) || pinned.includes(g.uuid)) : gpus;

@@ -6,6 +6,7 @@ import { decideEngineStage, decideGrid, decideStage, recommendationOf } from '..
 import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
+import type { ProbeInventory } from '../inventory/parse-probe';
 import { EngineInstaller } from '../engines/engine-installer';
 import { launchServer, stopRecordedServer, type RunningServer } from '../engines/server-launcher';
 import { listServerRecords } from '../engines/server-records';
@@ -102,6 +103,8 @@ class StudyRun {
   private readonly prefetched = new Set<string>();
   private ctx: PlanContext = { gpus: [] };
   private pool: SlotPool | undefined;
+  /** Each host's inventory, read once per run for the results' provenance. */
+  private readonly inventories = new Map<string, Promise<ProbeInventory | null>>();
 
   constructor(
     private readonly project: StudyProject,
@@ -410,6 +413,8 @@ class StudyRun {
   private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
     const workload = this.workloadOf(trial.workloadId);
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
+    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
+    const inventory = await this.inventories.get(hostId);
     try {
       const prepared = await prepareMeasurement(box, {
         runId: newRunId(),
@@ -420,6 +425,7 @@ class StudyRun {
         ...(shareGptSource ? { shareGptSource } : {}),
         runsDir: this.project.runsDir,
         ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+        ...(inventory ? { inventory } : {}),
         onLog: (text) => this.emit({ kind: 'log', text }),
       });
       const measured = await prepared.run();

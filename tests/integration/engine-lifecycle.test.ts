@@ -1,32 +1,24 @@
 // Engines over a real sshd with the simulated GPU box on the test user's PATH: side-by-side installs, launch until
 // ready, stop with the port and GPU memory checked, failures classified and cleaned up.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Client } from 'ssh2';
-import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { repoRoot } from '../helpers/repo';
+import type { TestSshd } from '../helpers/sshd';
+import { startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
 import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import type { SshTarget } from '../../src/main/ssh/ssh-target';
-import { SshBoxTransport } from '../../src/main/box/ssh-box-transport';
+import type { SshBoxTransport } from '../../src/main/box/ssh-box-transport';
 import { EngineInstaller } from '../../src/main/engines/engine-installer';
 import { launchServer, readServerRecord, stopRecordedServer } from '../../src/main/engines/server-launcher';
 import type { InstallPhase } from '../../src/main/engines/install-progress';
 import { ServelabError } from '../../src/shared/contract';
 import { runEngine } from '../../src/main/cli/commands/engine';
 
+let lab: SimboxOverSsh;
 let sshd: TestSshd;
 let scratch: string;
 let box: SshBoxTransport;
-let client: Client | undefined;
 
-async function simbox(args: string): Promise<void> {
-  const result = await box.run(`simbox ${args}\n`, { timeoutSeconds: 30 });
-  expect(result.code, result.stderr).toBe(0);
-}
+const simbox = (args: string) => lab.simbox(args);
 
 async function gpuMemoryUsed(): Promise<number> {
   const result = await box.run('nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits\n', { timeoutSeconds: 30 });
@@ -35,55 +27,15 @@ async function gpuMemoryUsed(): Promise<number> {
 }
 
 beforeAll(async () => {
-  sshd = await startTestSshd({ nvidiaSmi: false });
-  scratch = await mkdtemp(join(tmpdir(), 'servelab-engines-it-'));
-  // The simulated box lives in the test user's home, so it can read it whoever owns the repository.
-  const simboxDir = join(sshd.homeDir, 'simbox');
-  await cp(join(repoRoot, 'resources', 'simbox'), simboxDir, { recursive: true });
-  await appendFile(
-    join(sshd.homeDir, '.profile'),
-    'PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="$HOME/.servelab-simbox"\nexport SERVELAB_SIMBOX_TIME_SCALE=0.0005\n',
-  );
-  if (sshd.dedicatedUser) spawnSync('chown', ['-R', `${sshd.user}:`, sshd.homeDir]);
-
-  const knownHosts = new KnownHostsStore({ appFile: join(scratch, 'known_hosts'), readOnlyFiles: [] });
+  lab = await startSimboxOverSsh({ hostId: 'engines-it' });
+  ({ sshd, box, scratch } = lab);
+  // The CLI below checks host keys against this file.
   const publicKey = (await readFile(join(sshd.dir, 'ssh_host_ed25519_key.pub'), 'utf8')).split(' ')[1] as string;
-  await knownHosts.add({ host: sshd.host, port: sshd.port, keyType: sshd.hostKeyType, publicKey });
-  const target: SshTarget = { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile };
-  let opening: Promise<Client> | undefined;
-  box = new SshBoxTransport({
-    hostId: 'engines-it',
-    target,
-    pool: {
-      provider: () => async () => {
-        opening ??= openSshClient(target, { knownHosts, timeoutSeconds: 10 }).then((c) => (client = c));
-        return opening;
-      },
-      release: () => {},
-    },
-  });
-  await simbox('config --gpu h100 --count 1');
+  await new KnownHostsStore({ appFile: join(scratch, 'known_hosts'), readOnlyFiles: [] }).add({ host: sshd.host, port: sshd.port, keyType: sshd.hostKeyType, publicKey });
 }, 30_000);
 
 afterAll(async () => {
-  // A test that failed half-way may leave a server running: end every job's process group.
-  if (sshd) {
-    const jobsDir = join(sshd.homeDir, '.servelab', 'jobs');
-    for (const id of await readdir(jobsDir).catch(() => [] as string[])) {
-      const pgid = Number((await readFile(join(jobsDir, id, 'pgid'), 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pgid) && pgid > 1) {
-        try {
-          process.kill(-pgid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-    }
-  }
-  box?.release();
-  client?.end();
-  await sshd?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 describe('engine installs', () => {

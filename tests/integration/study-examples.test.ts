@@ -32,8 +32,8 @@ const savedScale = process.env.SERVELAB_SIMBOX_TIME_SCALE;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'servelab-study-'));
-  // Faster than the demo's default; the simulated numbers are in real-GPU units either way, so decisions are the same.
-  process.env.SERVELAB_SIMBOX_TIME_SCALE = '0.002';
+  // The demo's own time scale: much smaller ones let this machine's CPU load leak into the simulated timings.
+  process.env.SERVELAB_SIMBOX_TIME_SCALE = '0.01';
 });
 
 afterAll(async () => {
@@ -135,7 +135,7 @@ describe('the example studies over SSH with the simulated box', () => {
   let hostId: string;
   const events: EventMessage[] = [];
   beforeAll(async () => {
-    lab = await startSimboxOverSsh({ hostId: 'study-ssh' });
+    lab = await startSimboxOverSsh({ hostId: 'study-ssh', timeScale: 0.01 });
     core = await createCore({ dataDir: join(scratch, 'ssh-data'), userKnownHostsFiles: [], simboxBinDir: null });
     core.events.subscribe((e) => events.push(e));
     ({ id: hostId } = (await core.call('hosts:add', { address: '127.0.0.1', port: lab.sshd.port, user: lab.sshd.user, identityFile: lab.sshd.identityFile })) as { id: string });

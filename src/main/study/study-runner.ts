@@ -463,7 +463,8 @@ class StudyRun {
           engine: trial.engine,
           version: trial.version,
           model,
-          hfTokenRef: 'hf-token',
+          // The user's Hugging Face token when one is stored; anonymous otherwise (public models need none).
+          ...((await this.deps.resolveSecret?.('hf-token')) ? { hfTokenRef: 'hf-token' } : {}),
           resolveSecret: async (ref) => (this.deps.resolveSecret ? this.deps.resolveSecret(ref) : null),
         });
       } catch (error) {

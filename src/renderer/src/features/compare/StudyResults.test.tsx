@@ -1,0 +1,187 @@
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ResultEntry } from '../../../../shared/results/result-entry';
+import type { ProjectFile, Trial } from '../../../../shared/study/study';
+import { CompareView } from './CompareView';
+import { entryColumn } from './compare-model';
+import { ROW_HEIGHT, StudyResults } from './StudyResults';
+
+// jsdom has no canvas: the charts are stand-ins that show their title; the numbers are what is checked.
+vi.mock('./EChart', () => ({
+  EChart: ({ title }: { title: string }) => <figure aria-label={title} />,
+  useThemeMode: () => 'light',
+}));
+
+afterEach(cleanup);
+
+function result(metrics: Record<string, number>): ResultEntry {
+  return { id: 'res-t-00000000', kind: 'measured', status: 'ok', addedAt: '2026-01-01T00:00:00.000Z', title: 'r', result: { schemaVersion: 1, metrics, extra: {} } };
+}
+
+function trial(id: string, over: Partial<Trial> = {}): Trial {
+  return {
+    id,
+    stageId: 'engine',
+    candidateId: id,
+    label: id,
+    engine: 'vllm',
+    version: '0.11.0',
+    mode: 'env',
+    config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {} },
+    serverKey: id,
+    command: `vllm serve Qwen/Qwen3-8B # ${id}`,
+    workloadId: 'sharegpt-c4',
+    repeat: 1,
+    status: 'done',
+    ...over,
+  };
+}
+
+function project(trials: Trial[], state: Partial<ProjectFile['state']> = {}): ProjectFile {
+  return {
+    schemaVersion: 1,
+    study: {
+      name: 'Qwen3-8B latency',
+      model: { id: 'Qwen/Qwen3-8B', variants: [] },
+      hosts: [{ hostId: 'demo-lab' }],
+      goal: { kind: 'latency', slos: [], marginPct: 1 },
+      engines: [{ engine: 'vllm', version: '0.11.0', mode: 'env', config: {} }],
+      stages: [{ id: 'kv', label: 'KV cache dtype', candidates: [{ id: 'fp8', label: 'FP8 KV cache', config: {} }] }],
+      workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4, backend: 'openai-chat' }, generalisation: [] },
+      strategy: 'greedy',
+      repeats: 1,
+      gpusPerTrial: 1,
+      clientVersion: '0.11.0',
+      readinessTimeoutSeconds: 1800,
+    },
+    state: { status: 'done', trials, decisions: [], ...state },
+  };
+}
+
+const BASE = trial('vllm-defaults', { label: 'vLLM defaults', result: result({ mean_ttft_ms: 100, total_token_throughput: 1000, mean_tpot_ms: 8 }) });
+const FP8 = trial('kv/fp8', {
+  stageId: 'kv',
+  label: 'FP8 KV cache',
+  serverKey: 'fp8',
+  config: { model: 'Qwen/Qwen3-8B', kvCacheDtype: 'fp8', extraArgs: [], env: { VLLM_SECRET_KNOB: 'hunter2' } },
+  result: result({ mean_ttft_ms: 80, total_token_throughput: 900, mean_tpot_ms: 8.02 }),
+});
+const FAILED = trial('kv/bad', { stageId: 'kv', label: 'Too much memory', status: 'failed', error: 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB' });
+const REJECTED = trial('kv/nope', { stageId: 'kv', label: 'FP8 on A100', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for FP8' });
+
+function comparisonCell(metric: RegExp, column: number) {
+  const table = screen.getByRole('table', { name: 'Comparison' });
+  const row = within(table).getByRole('rowheader', { name: metric }).closest('tr')!;
+  return within(row).getAllByRole('cell')[column]!;
+}
+
+// jsdom renders the table, the comparison and its tables slowly when other suites share the machine.
+describe('StudyResults', { timeout: 20_000 }, () => {
+  it('compares two selected trials: deltas against the study baseline, judged by each metric’s direction, in words', () => {
+    render(<StudyResults project={project([FP8, BASE, FAILED, REJECTED], { baselineTrialServerKey: 'vllm-defaults' })} />);
+    const compare = screen.getByRole('button', { name: 'Compare (0)' });
+    expect((compare as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select FP8 KV cache · sharegpt-c4 · 1' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select vLLM defaults · sharegpt-c4 · 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Compare (2)' }));
+
+    // Columns in study order; the baseline defaults to the study's, wherever it sits.
+    const view = screen.getByRole('region', { name: 'Comparison' });
+    expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('vllm-defaults');
+
+    // FP8 is the first column (trials keep the project's order), the baseline the second.
+    const ttft = comparisonCell(/^Mean TTFT \(ms\)$/, 0);
+    expect(ttft.textContent).toContain('80.00');
+    expect(ttft.textContent).toContain('−20.00 (−20.0%) better');
+    const throughput = comparisonCell(/^Total token throughput \(tok\/s\)$/, 0);
+    expect(throughput.textContent).toContain('−100.00 (−10.0%) worse');
+    // 0.25 % is within the noise threshold
+    expect(comparisonCell(/^Mean TPOT \(ms\)$/, 0).textContent).toContain('same');
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toBe('100.00');
+
+    // The settings that differ, env by name only
+    const diff = within(view).getByRole('table', { name: 'Settings that differ' });
+    expect(within(diff).getByRole('rowheader', { name: 'kvCacheDtype' })).toBeTruthy();
+    expect(within(diff).getByRole('rowheader', { name: 'env.VLLM_SECRET_KNOB' })).toBeTruthy();
+    expect(view.textContent).not.toContain('hunter2');
+
+    // Another baseline turns the verdicts round.
+    fireEvent.change(within(view).getByLabelText('Baseline'), { target: { value: 'kv/fp8' } });
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toContain('+20.00 (+25.0%) worse');
+    expect(comparisonCell(/^Total token throughput \(tok\/s\)$/, 1).textContent).toContain('better');
+    expect(within(view).getByRole('figure', { name: 'Total token throughput per run' })).toBeTruthy();
+  });
+
+  it('groups trials by stage and shows why a trial failed or was refused', () => {
+    render(<StudyResults project={project([FP8, FAILED, BASE, REJECTED])} />);
+    const table = screen.getByRole('table', { name: 'Trials' });
+    const rows = within(table).getAllByRole('row').map((r) => r.textContent ?? '');
+    expect(rows[1]).toMatch(/^Engine selection/);
+    expect(rows[2]).toMatch(/^vLLM defaults/);
+    expect(rows[3]).toMatch(/^KV cache dtype/);
+    expect(within(table).getByText(/^Out of memory: torch\.OutOfMemoryError/)).toBeTruthy();
+    expect(within(table).getByText('needs sm ≥ 8.9 for FP8')).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
+    expect(within(table).getAllByRole('row').map((r) => r.textContent)).toEqual([expect.stringMatching(/^Trial/), expect.stringMatching(/^KV cache dtype/), expect.stringMatching(/^Too much memory/)]);
+    expect(screen.getByText('1 of 4 trials')).toBeTruthy();
+  });
+
+  it('sorts inside each stage by the chosen column', () => {
+    const a = trial('kv/a', { stageId: 'kv', label: 'A', result: result({ mean_ttft_ms: 30 }) });
+    const b = trial('kv/b', { stageId: 'kv', label: 'B', result: result({ mean_ttft_ms: 10 }) });
+    const c = trial('kv/c', { stageId: 'kv', label: 'C', result: result({ mean_ttft_ms: 20 }) });
+    render(<StudyResults project={project([a, b, c])} />);
+    const labels = () => [...document.querySelectorAll('[data-trial-id]')].map((r) => r.getAttribute('data-trial-id'));
+    fireEvent.click(screen.getByRole('button', { name: /Mean TTFT \(ms\)/ }));
+    expect(labels()).toEqual(['kv/b', 'kv/c', 'kv/a']);
+    fireEvent.click(screen.getByRole('button', { name: /Mean TTFT \(ms\)/ }));
+    expect(labels()).toEqual(['kv/a', 'kv/c', 'kv/b']);
+  });
+
+  it('draws only the visible rows of 10,000 trials and follows the scroll', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
+    render(<StudyResults project={project(many)} />);
+    const drawn = document.querySelectorAll('[data-trial-id]');
+    expect(drawn.length).toBeGreaterThan(10);
+    expect(drawn.length).toBeLessThan(60);
+    const table = screen.getByRole('table', { name: 'Trials' });
+    expect(table.getAttribute('aria-rowcount')).toBe(String(10_000 + 2));
+
+    const scroller = table.querySelector('.trials-scroll') as HTMLElement;
+    vi.spyOn(window, 'requestAnimationFrame').mockImplementation((cb) => {
+      cb(0);
+      return 0;
+    });
+    scroller.scrollTop = 5000 * ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    expect(screen.getByText('Trial 4999')).toBeTruthy();
+    expect(screen.queryByText('Trial 0')).toBeNull();
+  });
+});
+
+describe('StudyResults charts', () => {
+  it('draws the concurrency curve from generalisation trials and the Pareto front of the primary workload', () => {
+    const g = (id: string, candidateId: string, workloadId: string, ttft: number, tput: number) =>
+      trial(id, { stageId: 'generalisation', candidateId, label: candidateId, serverKey: candidateId, workloadId, result: result({ mean_ttft_ms: ttft, total_token_throughput: tput }) });
+    const trials = [BASE, FP8, g('g/b/c1', 'baseline', 'sharegpt-c1', 40, 300), g('g/b/c4', 'baseline', 'sharegpt-c4', 100, 1000)];
+    render(<StudyResults project={project(trials)} />);
+    expect(screen.getByRole('figure', { name: 'Mean TTFT vs throughput across concurrency' })).toBeTruthy();
+    expect(screen.getByRole('figure', { name: 'Pareto front: Mean TTFT vs throughput' })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Latency'), { target: { value: 'mean_tpot_ms' } });
+    // no TPOT in the generalisation trials: no curve, and it says why
+    expect(screen.getByText(/needs a configuration measured at two or more concurrencies/)).toBeTruthy();
+  });
+});
+
+describe('CompareView with library entries', () => {
+  it('compares an imported result with a measured one, throughput higher being better', () => {
+    const imported: ResultEntry = { ...result({ output_throughput: 500, mean_ttft_ms: 64 }), id: 'res-i-0000000a', kind: 'imported', title: 'h100.txt#1' };
+    const measured: ResultEntry = { ...result({ output_throughput: 600, mean_ttft_ms: 64.2 }), id: 'res-m-0000000b', title: 'measured run' };
+    render(<CompareView columns={[entryColumn(imported), entryColumn(measured)]} />);
+    expect(screen.getByRole('columnheader', { name: /h100\.txt#1 baseline/ })).toBeTruthy();
+    expect(comparisonCell(/^Output token throughput/, 1).textContent).toContain('+100.00 (+20.0%) better');
+    expect(comparisonCell(/^Mean TTFT/, 1).textContent).toContain('+0.20 (+0.3%) same');
+  });
+});

@@ -1,0 +1,429 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { classifyLog } from '../../../../shared/engines/classify-log';
+import { getAdapter } from '../../../../shared/engines';
+import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
+import { Badge, type BadgeTone } from '../../components/Badge';
+import { TextField } from '../../components/Field';
+import { t, type PlainMessageKey } from '../../i18n';
+import { SelectField } from '../engines/SelectField';
+import { formatMetric } from '../results/format';
+import { curveOption, paretoOption } from './charts';
+import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
+import { CompareView } from './CompareView';
+import { EChart, type ChartTheme } from './EChart';
+
+/** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
+export const ROW_HEIGHT = 36;
+const OVERSCAN = 8;
+/** What is drawn before the scroll box has a size (first paint, tests). */
+const FALLBACK_VIEWPORT = 560;
+
+type SortKey = 'label' | 'engine' | 'workloadId' | 'repeat' | 'status' | 'mean_ttft_ms' | 'mean_tpot_ms' | 'total_token_throughput' | 'mean_latency_s';
+
+interface TrialColumnDef {
+  key: SortKey;
+  label: PlainMessageKey;
+  metric?: boolean;
+}
+
+const COLUMNS: readonly TrialColumnDef[] = [
+  { key: 'label', label: 'compare.study.col.label' },
+  { key: 'engine', label: 'compare.study.col.engine' },
+  { key: 'workloadId', label: 'compare.study.col.workload' },
+  { key: 'repeat', label: 'compare.study.col.repeat', metric: true },
+  { key: 'status', label: 'compare.study.col.status' },
+  { key: 'mean_ttft_ms', label: 'compare.study.col.meanTtft', metric: true },
+  { key: 'mean_tpot_ms', label: 'compare.study.col.meanTpot', metric: true },
+  { key: 'total_token_throughput', label: 'compare.study.col.throughput', metric: true },
+  { key: 'mean_latency_s', label: 'compare.study.col.latency', metric: true },
+];
+
+const STATUS_TONES: Record<TrialStatus, BadgeTone> = { planned: 'neutral', rejected: 'warning', running: 'info', done: 'success', failed: 'danger', cancelled: 'neutral' };
+
+function metricOf(trial: Trial, key: string): number | null {
+  const value = trial.result?.result.metrics[key];
+  return typeof value === 'number' ? value : null;
+}
+
+function sortValue(trial: Trial, key: SortKey): string | number | null {
+  switch (key) {
+    case 'label':
+    case 'engine':
+    case 'workloadId':
+    case 'status':
+      return trial[key];
+    case 'repeat':
+      return trial.repeat;
+    default:
+      return metricOf(trial, key);
+  }
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+interface SortOrder {
+  key: SortKey | null;
+  direction: 'ascending' | 'descending';
+}
+
+function sortTrials(trials: readonly Trial[], order: SortOrder): Trial[] {
+  if (order.key === null) return [...trials];
+  const key = order.key;
+  const sign = order.direction === 'ascending' ? 1 : -1;
+  return trials
+    .map((trial, index) => ({ trial, index, value: sortValue(trial, key) }))
+    .sort((a, b) => {
+      // Missing numbers go last either way.
+      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
+      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
+      return diff !== 0 ? sign * diff : a.index - b.index;
+    })
+    .map((row) => row.trial);
+}
+
+interface TrialFilter {
+  text: string;
+  status: 'all' | TrialStatus;
+  engine: string;
+  workload: string;
+}
+
+/** The failure's class (out of memory, unknown flag, …) from the engine's own words in the error, and the error. */
+function trialNote(trial: Trial): string | null {
+  if (trial.status === 'rejected') return trial.rejectReason ?? null;
+  if (!trial.error) return null;
+  const verdict = classifyLog(trial.error, { engine: trial.engine });
+  const known = verdict.class !== 'unknown' && verdict.class !== 'ready';
+  return known ? `${t(`compare.study.errorClass.${verdict.class}`)}: ${trial.error}` : trial.error;
+}
+
+function stageLabel(stageId: string, label: string): string {
+  if (stageId === ENGINE_STAGE) return t('compare.study.stage.engine');
+  if (stageId === 'generalisation') return t('compare.study.stage.generalisation');
+  if (stageId === 'grid' && label === stageId) return t('compare.study.stage.grid');
+  return label;
+}
+
+type Line = { kind: 'group'; stageId: string; label: string; trials: Trial[] } | { kind: 'trial'; trial: Trial };
+
+const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 110px 110px 100px 120px minmax(200px, 2fr)';
+
+function TrialRow({
+  trial,
+  rowIndex,
+  top,
+  checked,
+  onToggle,
+  badges,
+}: {
+  trial: Trial;
+  rowIndex: number;
+  top: number;
+  checked: boolean;
+  onToggle: (id: string, on: boolean) => void;
+  badges: { baseline: boolean; recommended: boolean };
+}) {
+  const note = trialNote(trial);
+  return (
+    <div role="row" aria-rowindex={rowIndex} className={`trials-row${checked ? ' is-checked' : ''}`} style={{ top, height: ROW_HEIGHT, gridTemplateColumns: GRID_TEMPLATE }} data-trial-id={trial.id}>
+      <div role="cell" className="trials-check">
+        <input type="checkbox" aria-label={t('compare.study.select', { label: `${trial.label} · ${trial.workloadId} · ${trial.repeat}` })} checked={checked} onChange={(event) => onToggle(trial.id, event.target.checked)} />
+      </div>
+      <div role="cell" className="trials-label" title={trial.label}>
+        <span className="trials-ellipsis">{trial.label}</span>
+        {badges.baseline && <Badge tone="info">{t('compare.study.baselineBadge')}</Badge>}
+        {badges.recommended && <Badge tone="accent">{t('compare.study.recommendedBadge')}</Badge>}
+      </div>
+      <div role="cell" className="trials-ellipsis">
+        {getAdapter(trial.engine).displayName} {trial.version}
+      </div>
+      <div role="cell" className="trials-ellipsis mono">
+        {trial.workloadId}
+      </div>
+      <div role="cell" className="num">
+        {trial.repeat}
+      </div>
+      <div role="cell">
+        <Badge tone={STATUS_TONES[trial.status]} dot>
+          {t(`compare.study.status.${trial.status}`)}
+        </Badge>
+      </div>
+      {(['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'mean_latency_s'] as const).map((key) => (
+        <div key={key} role="cell" className="num">
+          {formatMetric(key, metricOf(trial, key))}
+        </div>
+      ))}
+      <div role="cell" className={`trials-ellipsis trials-note${trial.status === 'failed' ? ' is-error' : ''}`} title={note ?? undefined}>
+        {note ?? ''}
+      </div>
+    </div>
+  );
+}
+
+function GroupRow({ line, rowIndex, top, checked, onToggleGroup }: { line: Extract<Line, { kind: 'group' }>; rowIndex: number; top: number; checked: ReadonlySet<string>; onToggleGroup: (trials: Trial[], on: boolean) => void }) {
+  const all = line.trials.length > 0 && line.trials.every((trial) => checked.has(trial.id));
+  return (
+    <div role="row" aria-rowindex={rowIndex} className="trials-row trials-group" style={{ top, height: ROW_HEIGHT }}>
+      <div role="cell" className="trials-check">
+        <input type="checkbox" aria-label={t('compare.study.selectGroup', { stage: line.label })} checked={all} onChange={(event) => onToggleGroup(line.trials, event.target.checked)} />
+      </div>
+      <div role="cell" className="trials-group-label">
+        <span>{line.label}</span>
+        <span className="muted">{t('compare.study.groupCount', { count: line.trials.length })}</span>
+      </div>
+    </div>
+  );
+}
+
+/** The visible slice of a long list: which lines to draw for a scroll position. */
+export function visibleRange(scrollTop: number, viewport: number, count: number): { first: number; last: number } {
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(count, Math.ceil((scrollTop + viewport) / ROW_HEIGHT) + OVERSCAN);
+  return { first, last };
+}
+
+function throughputLine(value: number): string {
+  return t('compare.chart.throughputLine', { value: formatMetric('total_token_throughput', value) });
+}
+
+function latencyLine(latencyName: string, latencyKey: string, value: number): string {
+  return t('compare.chart.latencyLine', { latency: latencyName, value: formatMetric(latencyKey, value) });
+}
+
+function StudyCharts({ project }: { project: ProjectFile }) {
+  const { study, state } = project;
+  const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
+  const latencyName = latencyKey === 'mean_ttft_ms' ? 'Mean TTFT' : 'Mean TPOT';
+  const workloads = useMemo(() => [study.workloads.primary, ...study.workloads.generalisation], [study.workloads]);
+  const curves = useMemo(() => concurrencyCurves(state.trials, workloads, latencyKey), [state.trials, workloads, latencyKey]);
+  const points = useMemo(() => configPoints(state.trials, study.workloads.primary.id, latencyKey), [state.trials, study.workloads.primary.id, latencyKey]);
+  const front = useMemo(() => paretoFront(points), [points]);
+  const rec = state.recommendation;
+  const recommendedKey = rec?.serverKey ?? state.trials.find((tr) => rec && tr.stageId !== 'generalisation' && tr.engine === rec.engine && tr.command === rec.command)?.serverKey;
+
+  const yName = `${latencyName} (ms)`;
+  const curveTitle = t('compare.chart.curve', { latency: latencyName });
+  const paretoTitle = t('compare.chart.pareto', { latency: latencyName });
+
+  const curve = useCallback(
+    (theme: ChartTheme) =>
+      curveOption(
+        theme,
+        { title: curveTitle, xName: t('compare.chart.throughputAxis'), yName },
+        curves,
+        (count) => t('compare.chart.concurrency', { count }),
+        (c: ConcurrencyCurve, i: number) => {
+          const p = c.points[i]!;
+          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency)];
+        },
+      ),
+    [curves, curveTitle, yName, latencyKey, latencyName],
+  );
+  const pareto = useCallback(
+    (theme: ChartTheme) =>
+      paretoOption(
+        theme,
+        { title: paretoTitle, xName: t('compare.chart.throughputAxis'), yName, configs: t('compare.chart.configs'), front: t('compare.chart.front'), recommended: t('compare.chart.recommended') },
+        points,
+        front,
+        recommendedKey,
+        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y)],
+      ),
+    [points, front, recommendedKey, paretoTitle, yName, latencyKey, latencyName],
+  );
+
+  return (
+    <section className="compare-section" aria-label={t('compare.study.charts')}>
+      <h3 className="compare-section-title">{t('compare.study.charts')}</h3>
+      <SelectField
+        label={t('compare.chart.latencySelect')}
+        value={latencyKey}
+        options={[
+          { value: 'mean_ttft_ms', label: 'Mean TTFT' },
+          { value: 'mean_tpot_ms', label: 'Mean TPOT' },
+        ]}
+        onValueChange={(v) => setLatencyKey(v as 'mean_ttft_ms' | 'mean_tpot_ms')}
+      />
+      <div className="compare-charts">
+        {curves.length > 0 ? <EChart title={curveTitle} option={curve} /> : <p className="muted">{t('compare.chart.noCurve')}</p>}
+        {points.length > 0 ? <EChart title={paretoTitle} option={pareto} /> : <p className="muted">{t('compare.chart.noPareto')}</p>}
+      </div>
+    </section>
+  );
+}
+
+/** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
+export function StudyResults(props: { project: ProjectFile }): JSX.Element {
+  const { study, state } = props.project;
+  const [filter, setFilter] = useState<TrialFilter>({ text: '', status: 'all', engine: 'all', workload: 'all' });
+  const [order, setOrder] = useState<SortOrder>({ key: null, direction: 'ascending' });
+  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
+  const [comparing, setComparing] = useState<string[] | null>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(FALLBACK_VIEWPORT);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const compareRef = useRef<HTMLDivElement>(null);
+
+  const baselineKey = state.baselineTrialServerKey ?? state.trials.find((tr) => tr.stageId === ENGINE_STAGE && tr.engine === study.engines[0]?.engine && tr.version === study.engines[0]?.version)?.serverKey;
+  const rec = state.recommendation;
+  const isRecommended = (tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command);
+
+  const engines = useMemo(() => [...new Set(state.trials.map((tr) => tr.engine))], [state.trials]);
+  const workloads = useMemo(() => [...new Set(state.trials.map((tr) => tr.workloadId))], [state.trials]);
+
+  const lines = useMemo<Line[]>(() => {
+    const needle = filter.text.trim().toLowerCase();
+    const shown = state.trials.filter((tr) => {
+      if (filter.status !== 'all' && tr.status !== filter.status) return false;
+      if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
+      if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
+      if (!needle) return true;
+      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason].some((s) => s?.toLowerCase().includes(needle));
+    });
+    return groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
+      const trials = sortTrials(group.trials, order);
+      return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label), trials }, ...trials.map((trial): Line => ({ kind: 'trial', trial }))];
+    });
+  }, [state.trials, study.stages, filter, order]);
+  const shownCount = lines.filter((l) => l.kind === 'trial').length;
+
+  useEffect(() => {
+    const box = scrollRef.current;
+    if (!box) return;
+    const measure = () => setViewport(box.clientHeight || FALLBACK_VIEWPORT);
+    measure();
+    // jsdom has no ResizeObserver; the first measurement then stands.
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
+
+  const frame = useRef(0);
+  function onScroll() {
+    // One state update per frame, however fast the wheel turns.
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(() => setScrollTop(scrollRef.current?.scrollTop ?? 0));
+  }
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+
+  const { first, last } = visibleRange(scrollTop, viewport, lines.length);
+
+  const toggle = useCallback((id: string, on: boolean) => {
+    setChecked((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+  const toggleGroup = useCallback((trials: Trial[], on: boolean) => {
+    setChecked((s) => {
+      const next = new Set(s);
+      for (const tr of trials) {
+        if (on) next.add(tr.id);
+        else next.delete(tr.id);
+      }
+      return next;
+    });
+  }, []);
+
+  function sortBy(key: SortKey) {
+    setOrder((o) => (o.key === key ? { key, direction: o.direction === 'ascending' ? 'descending' : 'ascending' } : { key, direction: 'ascending' }));
+  }
+
+  // Checks of trials a re-plan removed no longer count; the comparison keeps the study's order.
+  const selected = state.trials.filter((tr) => checked.has(tr.id));
+  const compared = useMemo(() => (comparing ? state.trials.filter((tr) => comparing.includes(tr.id)) : []), [comparing, state.trials]);
+  const columns = useMemo(() => compared.map(trialColumn), [compared]);
+  const defaultBaseline = compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
+
+  useEffect(() => {
+    if (comparing) compareRef.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+  }, [comparing]);
+
+  const filterOptions = (values: string[], label: (v: string) => string) => [{ value: 'all', label: t('compare.study.filter.all') }, ...values.map((v) => ({ value: v, label: label(v) }))];
+  const objective = objectiveOf(study.goal.kind);
+
+  return (
+    <div className="study-results" data-objective={objective.metric}>
+      <div className="results-filters">
+        <TextField className="grow" label={t('compare.study.filter.text')} value={filter.text} placeholder={t('compare.study.filter.textPlaceholder')} onValueChange={(text) => setFilter((f) => ({ ...f, text }))} type="search" />
+        <SelectField
+          label={t('compare.study.filter.status')}
+          value={filter.status}
+          options={filterOptions([...TRIAL_STATUSES], (s) => t(`compare.study.status.${s as TrialStatus}`))}
+          onValueChange={(status) => setFilter((f) => ({ ...f, status: status as TrialFilter['status'] }))}
+        />
+        <SelectField label={t('compare.study.filter.engine')} value={filter.engine} options={filterOptions(engines, (e) => getAdapter(e as Trial['engine']).displayName)} onValueChange={(engine) => setFilter((f) => ({ ...f, engine }))} />
+        <SelectField label={t('compare.study.filter.workload')} value={filter.workload} options={filterOptions(workloads, (w) => w)} onValueChange={(workload) => setFilter((f) => ({ ...f, workload }))} />
+        <p className="results-shown muted" aria-live="polite">
+          {t('compare.study.shown', { shown: shownCount, total: state.trials.length })}
+        </p>
+        <div className="study-results-actions">
+          <button type="button" className="btn btn-ghost btn-small" disabled={selected.length === 0} onClick={() => setChecked(new Set())}>
+            {t('compare.study.clear')}
+          </button>
+          <button type="button" className="btn btn-primary" disabled={selected.length < 2} onClick={() => setComparing(selected.map((tr) => tr.id))}>
+            {t('compare.study.compare', { count: selected.length })}
+          </button>
+        </div>
+      </div>
+
+      {state.trials.length === 0 ? (
+        <p className="muted">{t('compare.study.empty')}</p>
+      ) : (
+        <div role="table" className="trials-table" aria-label={t('compare.study.tableLabel')} aria-rowcount={lines.length + 1}>
+          <div role="rowgroup" className="trials-head">
+            <div role="row" aria-rowindex={1} className="trials-row trials-head-row" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
+              <div role="columnheader" className="trials-check" />
+              {COLUMNS.map((column) => {
+                const active = order.key === column.key;
+                return (
+                  <div key={column.key} role="columnheader" className={column.metric ? 'num' : undefined} aria-sort={active ? order.direction : 'none'}>
+                    <button type="button" className={`sort-button${active ? ' is-active' : ''}`} onClick={() => sortBy(column.key)}>
+                      {t(column.label)}
+                      <span className={`sort-mark${active ? ` is-${order.direction}` : ''}`} aria-hidden="true">
+                        {active ? (order.direction === 'ascending' ? '▲' : '▼') : '↕'}
+                      </span>
+                    </button>
+                  </div>
+                );
+              })}
+              <div role="columnheader">{t('compare.study.col.note')}</div>
+            </div>
+          </div>
+          <div role="rowgroup" ref={scrollRef} className="trials-scroll" onScroll={onScroll}>
+            <div className="trials-spacer" style={{ height: lines.length * ROW_HEIGHT }}>
+              {lines.slice(first, last).map((line, i) => {
+                const index = first + i;
+                return line.kind === 'group' ? (
+                  <GroupRow key={`g:${line.stageId}`} line={line} rowIndex={index + 2} top={index * ROW_HEIGHT} checked={checked} onToggleGroup={toggleGroup} />
+                ) : (
+                  <TrialRow
+                    key={line.trial.id}
+                    trial={line.trial}
+                    rowIndex={index + 2}
+                    top={index * ROW_HEIGHT}
+                    checked={checked.has(line.trial.id)}
+                    onToggle={toggle}
+                    badges={{ baseline: baselineKey !== undefined && line.trial.serverKey === baselineKey && line.trial.stageId !== 'generalisation', recommended: isRecommended(line.trial) }}
+                  />
+                );
+              })}
+            </div>
+            {shownCount === 0 && <p className="muted results-no-match">{t('compare.study.noMatch')}</p>}
+          </div>
+        </div>
+      )}
+
+      {comparing && columns.length > 0 && (
+        <div ref={compareRef}>
+          <CompareView key={comparing.join('\n')} columns={columns} defaultBaselineId={defaultBaseline} onClose={() => setComparing(null)} />
+        </div>
+      )}
+
+      <StudyCharts project={props.project} />
+    </div>
+  );
+}

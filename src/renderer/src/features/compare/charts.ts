@@ -1,0 +1,147 @@
+// echarts options for the comparison's charts. Every chart has a title, named axes with units, a legend and a tooltip;
+// colours come from the app's theme so the charts read the same in light and dark.
+import type { EChartsCoreOption } from 'echarts/core';
+import type { ChartTheme } from './EChart';
+import type { CompareRow, ConcurrencyCurve, ConfigPoint, PercentileSpread } from './compare-model';
+
+/** What the labels say; all texts come from the caller (translated there). */
+export interface ChartTexts {
+  title: string;
+  xName: string;
+  yName: string;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Tooltips are HTML: names typed by users are escaped, one line each. */
+function htmlLines(lines: readonly string[]): string {
+  return lines.map(escapeHtml).join('<br/>');
+}
+
+function base(theme: ChartTheme, texts: ChartTexts) {
+  const axis = {
+    nameLocation: 'middle' as const,
+    nameTextStyle: { color: theme.muted, fontSize: 12 },
+    axisLine: { lineStyle: { color: theme.border } },
+    axisTick: { lineStyle: { color: theme.border } },
+    axisLabel: { color: theme.muted },
+    splitLine: { lineStyle: { color: theme.border } },
+  };
+  return {
+    option: {
+      backgroundColor: 'transparent',
+      color: theme.palette,
+      textStyle: { color: theme.text, fontFamily: 'inherit' },
+      title: { text: texts.title, left: 8, top: 4, textStyle: { color: theme.text, fontSize: 14, fontWeight: 600 } },
+      legend: { type: 'scroll', bottom: 4, textStyle: { color: theme.muted, width: 220, overflow: 'truncate' }, pageTextStyle: { color: theme.muted } },
+      tooltip: {
+        confine: true,
+        backgroundColor: theme.background,
+        borderColor: theme.border,
+        textStyle: { color: theme.text },
+      },
+      grid: { left: 72, right: 28, top: 56, bottom: 80, containLabel: false },
+    },
+    axis,
+  };
+}
+
+/** Bars of one metric, one per compared column; the tooltip says the value and its delta against the baseline. */
+export function metricBarsOption(theme: ChartTheme, texts: ChartTexts, row: CompareRow, labels: ReadonlyMap<string, string>, describe: (cellIndex: number) => string[]): EChartsCoreOption {
+  const { option, axis } = base(theme, texts);
+  return {
+    ...option,
+    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number }) => htmlLines(describe(p.seriesIndex)) },
+    xAxis: { ...axis, type: 'category', data: [row.metric.title], name: texts.xName, nameGap: 28, splitLine: { show: false } },
+    yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52 },
+    series: row.cells.map((cell) => ({
+      type: 'bar',
+      name: labels.get(cell.columnId) ?? cell.columnId,
+      data: [cell.value],
+      barMaxWidth: 48,
+    })),
+  };
+}
+
+/** Latency against throughput, one line per configuration, each point named by its concurrency. */
+export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readonly ConcurrencyCurve[], pointLabel: (concurrency: number) => string, describe: (curve: ConcurrencyCurve, pointIndex: number) => string[]): EChartsCoreOption {
+  const { option, axis } = base(theme, texts);
+  return {
+    ...option,
+    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex]!, p.dataIndex)) },
+    xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
+    yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
+    series: curves.map((curve) => ({
+      type: 'line',
+      name: curve.label,
+      data: curve.points.map((p) => [p.throughput, p.latency, p.concurrency]),
+      symbolSize: 8,
+      label: { show: true, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
+    })),
+  };
+}
+
+/** Every configuration as a point, the Pareto front as a line through its points, the recommendation marked apart. */
+export function paretoOption(
+  theme: ChartTheme,
+  texts: ChartTexts & { configs: string; front: string; recommended: string },
+  points: readonly ConfigPoint[],
+  front: readonly ConfigPoint[],
+  recommendedId: string | undefined,
+  describe: (point: ConfigPoint) => string[],
+): EChartsCoreOption {
+  const { option, axis } = base(theme, texts);
+  const recommended = points.filter((p) => p.id === recommendedId);
+  const series = [
+    { type: 'scatter', name: texts.configs, data: points.map((p) => [p.x, p.y]), symbolSize: 9, itemStyle: { color: theme.palette[0], opacity: 0.75 } },
+    { type: 'line', name: texts.front, data: front.map((p) => [p.x, p.y]), symbol: 'circle', symbolSize: 6, lineStyle: { color: theme.better, width: 2 }, itemStyle: { color: theme.better } },
+    {
+      type: 'scatter',
+      name: texts.recommended,
+      data: recommended.map((p) => [p.x, p.y]),
+      symbol: 'diamond',
+      symbolSize: 18,
+      itemStyle: { color: theme.palette[2], borderColor: theme.text, borderWidth: 1.5 },
+      label: { show: true, position: 'top', color: theme.text, formatter: texts.recommended },
+      z: 5,
+    },
+  ];
+  const lists = [points, front, recommended];
+  return {
+    ...option,
+    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(lists[p.seriesIndex]![p.dataIndex]!)) },
+    xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
+    yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
+    series,
+  };
+}
+
+/** P50, P90 and P99 of one latency side by side for each compared column. */
+export function spreadOption(theme: ChartTheme, texts: ChartTexts, spreads: readonly PercentileSpread[], format: (value: number | null) => string): EChartsCoreOption {
+  const { option, axis } = base(theme, texts);
+  const series = (['p50', 'p90', 'p99'] as const).map((key) => ({
+    type: 'bar',
+    name: key.toUpperCase(),
+    data: spreads.map((s) => s[key]),
+    barMaxWidth: 28,
+  }));
+  return {
+    ...option,
+    tooltip: {
+      ...option.tooltip,
+      trigger: 'axis',
+      axisPointer: { type: 'shadow' },
+      formatter: (params: { seriesName: string; dataIndex: number; value: number | null; marker: string }[]) => {
+        const first = params[0];
+        if (!first) return '';
+        const lines = params.map((p) => `${p.marker}${escapeHtml(p.seriesName)}: ${escapeHtml(format(p.value))}`);
+        return [escapeHtml(spreads[first.dataIndex]?.label ?? ''), ...lines].join('<br/>');
+      },
+    },
+    xAxis: { ...axis, type: 'category', data: spreads.map((s) => s.label), name: texts.xName, nameGap: 28, axisLabel: { ...axis.axisLabel, interval: 0, width: 140, overflow: 'truncate' }, splitLine: { show: false } },
+    yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52 },
+    series,
+  };
+}

@@ -31,19 +31,19 @@ describe('App', () => {
     expect(screen.getByRole('heading', { name: 'Not connected to a Servelab core' })).toBeTruthy();
   });
 
-  it('shows Hosts as the current page and Studies as upcoming, with the reason', async () => {
-    await renderApp();
+  it('shows Hosts as the current page, and Studies as a page of its own', async () => {
+    const { api } = await renderApp();
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(nav).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Hosts' }).getAttribute('aria-current')).toBe('page');
-    for (const name of ['Studies']) {
-      const item = screen.getByRole('button', { name: new RegExp(`^${name}`) });
-      expect(item.getAttribute('aria-disabled')).toBe('true');
-      const tip = document.getElementById(item.getAttribute('aria-describedby') ?? '');
-      expect(tip?.getAttribute('role')).toBe('tooltip');
-      expect(tip?.textContent).toMatch(/^Coming/);
-    }
     expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
+    api.handle('studies:examples', () => []);
+    api.handle('studies:recent', () => []);
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
+    });
+    expect(screen.getByRole('button', { name: 'Studies' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('heading', { name: 'Studies', level: 1 })).toBeTruthy();
   });
 
   it('opens the Engines page from the navigation', async () => {

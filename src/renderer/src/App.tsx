@@ -8,8 +8,9 @@ import { EnginesPage } from './features/engines/EnginesPage';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
+import { StudiesPage } from './features/studies/StudiesPage';
 import { t } from './i18n';
-import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
+import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;
@@ -82,11 +83,58 @@ function ConnectionBanner() {
   );
 }
 
-const PAGES: readonly PageId[] = ['hosts', 'engines', 'results'];
+/** A study the user started has ended: said once, in the shell, whichever page is open. */
+function StudyNoticeBanner() {
+  const notice = useAppStore((s) => s.studyNotice);
+  const dismiss = useAppStore((s) => s.dismissStudyNotice);
+  const openStudyProject = useAppStore((s) => s.openStudyProject);
+  const showPage = useAppStore((s) => s.showPage);
+  if (!notice) return null;
+  const tone = notice.status === 'done' ? 'banner-success' : notice.status === 'failed' ? 'banner-danger' : 'banner-warning';
+  return (
+    <div className={`banner study-notice ${tone}`} role="status">
+      <Icon name={notice.status === 'done' ? 'check' : 'alert'} size={14} />
+      <p className="study-notice-text">
+        {t(`studies.notice.${notice.status}`, { name: notice.name })}
+        {notice.message && notice.status !== 'done' ? ` ${notice.message}` : ''}
+      </p>
+      <button
+        type="button"
+        className="btn btn-ghost btn-small"
+        onClick={() => {
+          showPage('studies');
+          void openStudyProject(notice.path).catch(() => {});
+          dismiss();
+        }}
+      >
+        {t('studies.notice.show')}
+      </button>
+      <button type="button" className="btn btn-ghost btn-small" onClick={dismiss}>
+        {t('studies.notice.dismiss')}
+      </button>
+    </div>
+  );
+}
+
+const PAGES: readonly PageId[] = ['hosts', 'engines', 'studies', 'results'];
+
+function CurrentPage({ page }: { page: PageId }) {
+  switch (page) {
+    case 'engines':
+      return <EnginesPage />;
+    case 'studies':
+      return <StudiesPage />;
+    case 'results':
+      return <ResultsPage />;
+    default:
+      return <HostsPage />;
+  }
+}
 
 function Shell() {
   const page = useAppStore((s) => s.page);
   const showPage = useAppStore((s) => s.showPage);
+  const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
   return (
     <div className="app">
       <aside className="sidebar">
@@ -97,7 +145,7 @@ function Shell() {
             <span className="brand-tagline">{t('app.tagline')}</span>
           </div>
         </div>
-        <NavRail active={page} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
+        <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
         <div className="sidebar-footer">
           <ConnectionInfo />
           <ThemeToggle />
@@ -106,7 +154,8 @@ function Shell() {
       <main className="content">
         <ConnectionBanner />
         <ProblemsBanner />
-        {page === 'engines' ? <EnginesPage /> : page === 'results' ? <ResultsPage /> : <HostsPage />}
+        <StudyNoticeBanner />
+        <CurrentPage page={page} />
       </main>
       <PromptDialog />
     </div>

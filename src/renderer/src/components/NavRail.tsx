@@ -13,7 +13,7 @@ interface NavEntry {
 const ENTRIES: NavEntry[] = [
   { id: 'hosts', label: 'nav.hosts', icon: 'server' },
   { id: 'engines', label: 'nav.engines', icon: 'layers' },
-  { id: 'studies', label: 'nav.studies', icon: 'flask', upcoming: 'nav.studies.upcoming' },
+  { id: 'studies', label: 'nav.studies', icon: 'flask' },
   { id: 'results', label: 'nav.results', icon: 'chart' },
 ];
 
@@ -34,7 +34,11 @@ function UpcomingItem({ entry }: { entry: NavEntry & { upcoming: PlainMessageKey
   );
 }
 
-export function NavRail({ active, onNavigate }: { active: string; onNavigate?: (id: string) => void }) {
+/**
+ * The pages, and under them what runs in the background (studies), so it stays in view from every page.
+ * `runningStudies` is the number of studies the core reports as running.
+ */
+export function NavRail({ active, onNavigate, runningStudies = 0 }: { active: string; onNavigate?: (id: string) => void; runningStudies?: number }) {
   return (
     <nav className="nav" aria-label={t('nav.label')}>
       <ul>
@@ -56,6 +60,14 @@ export function NavRail({ active, onNavigate }: { active: string; onNavigate?: (
           ),
         )}
       </ul>
+      <p className="nav-status" role="status">
+        {runningStudies > 0 && (
+          <button type="button" className="nav-status-button" onClick={() => onNavigate?.('studies')}>
+            <span className="nav-status-dot" aria-hidden="true" />
+            {runningStudies === 1 ? t('studies.nav.runningOne') : t('studies.nav.running', { count: runningStudies })}
+          </button>
+        )}
+      </p>
     </nav>
   );
 }

@@ -7,6 +7,7 @@ import { createEnginesSlice } from './engines-slice';
 import { createHostsSlice } from './hosts-slice';
 import { createPromptsSlice } from './prompts-slice';
 import { createResultsSlice } from './results-slice';
+import { createStudiesSlice } from './studies-slice';
 import { browserStorage, createUiSlice, systemPrefersDark, type ThemeStorage } from './ui-slice';
 import type { AppState } from './types';
 
@@ -28,6 +29,7 @@ export function createAppStore(api: ApiClient, options: AppStoreOptions = {}): A
     ...createEnginesSlice(api)(...args),
     ...createResultsSlice(api)(...args),
     ...createBenchSlice(api)(...args),
+    ...createStudiesSlice(api)(...args),
     ...createUiSlice(storage, prefersDark)(...args),
   }));
 }
@@ -55,6 +57,10 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
     api.on('bench:progress', (event) => state().applyBenchProgress(event)),
     api.on('bench:log', (event) => state().applyBenchLog(event)),
     api.on('bench:done', (event) => state().applyBenchDone(event)),
+    api.on('studies:state', (event) => state().applyStudyState(event)),
+    api.on('studies:phase', (event) => state().applyStudyPhase(event)),
+    api.on('studies:log', (event) => state().applyStudyLog(event)),
+    api.on('studies:decision', (event) => state().applyStudyDecision(event)),
   ];
   let wasDown = false;
   offs.push(
@@ -67,6 +73,9 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
         void state().loadPendingPrompts();
         void state().loadAppInfo();
         state().applyResultsChanged();
+        // The open study may have moved on (or ended) while its events could not arrive.
+        const open = state().openStudy;
+        if (open) void state().openStudyProject(open.path).catch(() => {});
       }
     }),
   );
@@ -99,3 +108,4 @@ export type * from './types';
 export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
 export { ENGINE_LOG_LIMIT } from './engines-slice';
+export { runningStudyCount } from './studies-slice';

@@ -12,6 +12,7 @@ import type {
 import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { ResultEntry } from '../../../shared/results/result-entry';
+import type { StudiesSlice } from './studies-slice';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
@@ -129,7 +130,7 @@ export interface AppSlice {
 export type Theme = 'light' | 'dark';
 
 /** The workbench's pages, as the navigation rail names them. */
-export type PageId = 'hosts' | 'engines' | 'results';
+export type PageId = 'hosts' | 'engines' | 'studies' | 'results';
 
 export interface UiSlice {
   theme: Theme;
@@ -301,4 +302,5 @@ export interface BenchSlice {
   applyBenchDone(event: EventPayload<'bench:done'>): void;
 }
 
-export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice;
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice & StudiesSlice;
+export type { LoadedList, OpenStudy, RecentStudy, StudiesSlice, StudyExample, StudyNotice, StudyPlan, StudyStatus } from './studies-slice';

@@ -5,6 +5,7 @@ import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
+import { CompareSelected } from '../compare/CompareSelected';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
 import { SelectField } from '../engines/SelectField';
@@ -233,6 +234,7 @@ export function ResultsPage() {
           <p className="page-subtitle">{t('results.subtitle')}</p>
         </div>
         <div className="page-actions">
+          <CompareSelected entries={results.filter((r) => checkedIds.includes(r.id))} />
           <button type="button" className="btn btn-danger-outline" disabled={checkedIds.length === 0} onClick={() => setRemoving(checkedIds)}>
             <Icon name="trash" size={14} />
             {t('results.removeSelected', { count: checkedIds.length })}

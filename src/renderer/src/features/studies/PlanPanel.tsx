@@ -1,0 +1,127 @@
+import { useEffect } from 'react';
+import { Badge } from '../../components/Badge';
+import { Icon } from '../../components/Icon';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { useAppStore, type OpenStudy } from '../../store';
+import { engineName, formatDuration, stageLabel } from './study-format';
+
+/** What the study would run first, with the planner's verdicts and the GPU-time estimate. */
+export function PlanPanel({ study }: { study: OpenStudy }) {
+  const loadStudyPlan = useAppStore((s) => s.loadStudyPlan);
+  const hosts = useAppStore((s) => s.hosts);
+  const { plan, project } = study;
+
+  useEffect(() => {
+    if (plan.status === 'idle') void loadStudyPlan();
+  }, [plan.status, loadStudyPlan]);
+
+  const hostLabel = (hostId: string) => hosts.find((h) => h.id === hostId)?.label ?? hostId;
+
+  if (plan.status === 'loading' && !plan.data) {
+    return (
+      <p className="empty-line" role="status">
+        <Spinner /> {t('studies.plan.loading')}
+      </p>
+    );
+  }
+  if (plan.status === 'failed' && plan.error) {
+    return (
+      <div className="alert alert-danger" role="alert">
+        <Icon name="alert" size={16} />
+        <div className="alert-content">
+          <p className="alert-title">{t('studies.plan.failed')}</p>
+          <p className="alert-message">{plan.error.message}</p>
+          <div className="alert-actions">
+            <button type="button" className="btn btn-secondary btn-small" onClick={() => void loadStudyPlan()}>
+              {t('studies.plan.retry')}
+            </button>
+          </div>
+        </div>
+      </div>
+    );
+  }
+  if (!plan.data) return null;
+  const { trials, estimate, gpus } = plan.data;
+  return (
+    <div className="study-plan">
+      <p className="study-note">{project.study.strategy === 'grid' ? t('studies.plan.noteGrid') : t('studies.plan.noteGreedy')}</p>
+      <dl className="study-facts" aria-label={t('studies.plan.summary')}>
+        <div>
+          <dt>{t('studies.plan.trials')}</dt>
+          <dd>{estimate.trials}</dd>
+        </div>
+        <div>
+          <dt>{t('studies.plan.rejected')}</dt>
+          <dd>{estimate.rejected}</dd>
+        </div>
+        <div>
+          <dt>{t('studies.plan.launches')}</dt>
+          <dd>{estimate.launches}</dd>
+        </div>
+        <div>
+          <dt>{t('studies.plan.gpuTime')}</dt>
+          <dd>{formatDuration(estimate.gpuSeconds)}</dd>
+        </div>
+      </dl>
+      <section className="study-section" aria-label={t('studies.plan.gpus')}>
+        <h3 className="section-title">{t('studies.plan.gpus')}</h3>
+        {gpus.length === 0 ? (
+          <p className="empty-line">{t('studies.plan.noGpus')}</p>
+        ) : (
+          <ul className="study-gpus">
+            {gpus.map((gpu) => (
+              <li key={`${gpu.hostId}/${gpu.index}`} className="study-gpu">
+                <Icon name="chip" size={14} />
+                <span>{t('studies.plan.gpu', { host: hostLabel(gpu.hostId), index: gpu.index, name: gpu.name, memory: Math.round(gpu.memoryMiB / 1024) })}</span>
+                {gpu.computeCapability && <span className="muted">{t('studies.plan.sm', { cc: gpu.computeCapability })}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="study-section">
+        <h3 className="section-title">{t('studies.plan.trialsTitle')}</h3>
+        <div className="study-table-wrap">
+          <table className="table study-table" aria-label={t('studies.plan.tableLabel')}>
+            <thead>
+              <tr>
+                <th scope="col">{t('studies.col.stage')}</th>
+                <th scope="col">{t('studies.col.trial')}</th>
+                <th scope="col">{t('studies.col.engine')}</th>
+                <th scope="col">{t('studies.col.workload')}</th>
+                <th scope="col" className="num">
+                  {t('studies.col.estimate')}
+                </th>
+                <th scope="col">{t('studies.col.verdict')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {trials.map((trial) => (
+                <tr key={trial.id} className={trial.status === 'rejected' ? 'is-rejected' : undefined}>
+                  <td>{stageLabel(project, trial.stageId)}</td>
+                  <td>{trial.label}</td>
+                  <td className="nowrap">
+                    {engineName(trial.engine)} {trial.version}
+                  </td>
+                  <td className="mono">{trial.workloadId}</td>
+                  <td className="num">{estimate.perTrialSeconds[trial.id] !== undefined ? formatDuration(estimate.perTrialSeconds[trial.id]!) : '—'}</td>
+                  <td>
+                    {trial.status === 'rejected' ? (
+                      <span className="study-verdict">
+                        <Badge tone="danger">{t('studies.trial.rejected')}</Badge>
+                        <span className="study-reason">{trial.rejectReason}</span>
+                      </span>
+                    ) : (
+                      <Badge tone="success">{t('studies.plan.ok')}</Badge>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </div>
+  );
+}

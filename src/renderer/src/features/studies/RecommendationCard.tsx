@@ -1,0 +1,79 @@
+import { useState } from 'react';
+import type { ProjectFile } from '../../../../shared/study/study';
+import { copyText } from '../../components/clipboard';
+import { Icon } from '../../components/Icon';
+import { t } from '../../i18n';
+import { engineName, stageLabel } from './study-format';
+
+/** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
+export function RecommendationCard({ project }: { project: ProjectFile }) {
+  const [copied, setCopied] = useState(false);
+  const { recommendation, decisions, status } = project.state;
+
+  return (
+    <section className="card study-recommendation" aria-label={t('studies.rec.label')}>
+      <h3 className="card-title">
+        <Icon name="check" size={16} />
+        {t('studies.rec.title')}
+      </h3>
+      {!recommendation ? (
+        <p className="empty-line">{status === 'done' ? t('studies.rec.noneDone') : t('studies.rec.none')}</p>
+      ) : (
+        <>
+          <div className="study-command">
+            <code className="study-command-text" data-testid="recommended-command">
+              {recommendation.command}
+            </code>
+            <button
+              type="button"
+              className="btn btn-secondary btn-small"
+              aria-label={t('studies.rec.copy')}
+              onClick={() => void copyText(recommendation.command).then((ok) => setCopied(ok))}
+            >
+              <Icon name={copied ? 'check' : 'copy'} size={13} />
+              {copied ? t('engines.copied') : t('engines.copy')}
+            </button>
+          </div>
+          <dl className="study-facts study-facts-inline">
+            <div>
+              <dt>{t('studies.rec.engine')}</dt>
+              <dd>
+                {engineName(recommendation.engine)} {recommendation.version}
+                {recommendation.mode === 'docker' ? ` (${t('studies.rec.docker')})` : ''}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('studies.rec.model')}</dt>
+              <dd className="mono">{recommendation.config.model}</dd>
+            </div>
+            <div className="study-facts-wide">
+              <dt>{t('studies.rec.path')}</dt>
+              <dd>
+                <ol className="study-path" aria-label={t('studies.rec.path')}>
+                  {recommendation.path.map((id, i) => (
+                    <li key={`${i}-${id}`} className="mono">
+                      {id}
+                    </li>
+                  ))}
+                </ol>
+              </dd>
+            </div>
+          </dl>
+        </>
+      )}
+      {decisions.length > 0 && (
+        <>
+          <h4 className="section-title">{t('studies.rec.decisions')}</h4>
+          <ul className="study-decisions" aria-label={t('studies.rec.decisions')}>
+            {decisions.map((decision) => (
+              <li key={decision.stageId} className={decision.winner ? 'is-kept' : undefined}>
+                <span className="study-decision-stage">{stageLabel(project, decision.stageId)}</span>
+                <span>{decision.reason}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

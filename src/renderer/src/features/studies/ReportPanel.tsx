@@ -1,0 +1,114 @@
+import { useEffect, useState } from 'react';
+import type { REPORT_FORMATS } from '../../../../shared/contract/study-contract';
+import { useApi } from '../../api/context';
+import { Icon } from '../../components/Icon';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { toErrorInfo } from '../../store';
+import { isNotSupported } from './study-errors';
+import { reportFileName } from './study-format';
+
+type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+const MIME: Record<ReportFormat, string> = { md: 'text/markdown', html: 'text/html', csv: 'text/csv' };
+const EXPORT_ORDER: ReportFormat[] = ['csv', 'md', 'html'];
+
+/** Saves the text as a file through the browser's download. */
+function download(text: string, name: string, format: ReportFormat): void {
+  const url = URL.createObjectURL(new Blob([text], { type: `${MIME[format]};charset=utf-8` }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The download has its own copy once click() returned; the URL is only needed until then.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/**
+ * The report's Markdown as a preview, and exports: the desktop app asks where to save and lets the core write the
+ * file; a browser (where there is no native dialog) downloads the text instead.
+ */
+export function ReportPanel({ path, revision }: { path: string; revision: string }) {
+  const api = useApi();
+  const [markdown, setMarkdown] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<ReportFormat | null>(null);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+
+  useEffect(() => {
+    let current = true;
+    api.call('studies:report', { path, format: 'md' }).then(
+      ({ text }) => {
+        if (!current) return;
+        setMarkdown(text);
+        setError(null);
+      },
+      (e: unknown) => {
+        if (current) setError(toErrorInfo(e).message);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, path, revision]);
+
+  async function exportAs(format: ReportFormat) {
+    setBusy(format);
+    setOutcome(null);
+    const name = reportFileName(path, format);
+    try {
+      let chosen: string | null | undefined;
+      try {
+        chosen = (await api.call('dialogs:saveFile', { title: t('studies.report.saveTitle'), defaultName: name, extensions: [format] })).path;
+      } catch (e) {
+        if (!isNotSupported(e)) throw e;
+        chosen = undefined;
+      }
+      if (chosen === null) return;
+      if (chosen === undefined) {
+        const { text } = await api.call('studies:report', { path, format });
+        download(text, name, format);
+        setOutcome({ ok: true, text: t('studies.report.downloaded', { name }) });
+      } else {
+        const written = await api.call('studies:export', { path, format, out: chosen });
+        setOutcome({ ok: true, text: t('studies.report.saved', { path: written.path }) });
+      }
+    } catch (e) {
+      setOutcome({ ok: false, text: t('studies.report.exportFailed', { reason: toErrorInfo(e).message }) });
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <div className="study-report">
+      <div className="study-report-actions" role="group" aria-label={t('studies.report.exportLabel')}>
+        {EXPORT_ORDER.map((format) => (
+          <button key={format} type="button" className="btn btn-secondary" disabled={busy !== null} onClick={() => void exportAs(format)}>
+            {busy === format ? <Spinner /> : <Icon name="download" size={14} />}
+            {t(`studies.report.export.${format}`)}
+          </button>
+        ))}
+        <p className={outcome?.ok === false ? 'form-error' : 'form-success'} role="status">
+          {outcome?.text ?? ''}
+        </p>
+      </div>
+      {error ? (
+        <p className="form-error" role="alert">
+          {t('studies.report.failed', { reason: error })}
+        </p>
+      ) : markdown === null ? (
+        <p className="empty-line">
+          <Spinner /> {t('studies.report.loading')}
+        </p>
+      ) : (
+        <pre className="study-report-preview" tabIndex={0} aria-label={t('studies.report.previewLabel')}>
+          {markdown}
+        </pre>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'react';
+import type { Trial } from '../../../../shared/study/study';
+import { Badge, type BadgeTone } from '../../components/Badge';
+import { Icon } from '../../components/Icon';
+import { t } from '../../i18n';
+import { useAppStore, type OpenStudy } from '../../store';
+import { StudyLog } from './StudyLog';
+import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
+
+export const TRIAL_TONE: Record<Trial['status'], BadgeTone> = {
+  planned: 'neutral',
+  rejected: 'warning',
+  running: 'info',
+  done: 'success',
+  failed: 'danger',
+  cancelled: 'warning',
+};
+
+/** The current time, ticking once a second while `ticking`, so elapsed time and ETA move on their own. */
+function useNow(ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return now;
+}
+
+function TimelineView({ timeline }: { timeline: Timeline }) {
+  return (
+    <figure className="study-timeline" aria-label={t('studies.timeline.label')}>
+      <div className="study-timeline-scale" aria-hidden="true">
+        <span>{formatClock(new Date(timeline.startMs).toISOString())}</span>
+        <span>{formatClock(new Date(timeline.endMs).toISOString())}</span>
+      </div>
+      <ul className="study-timeline-rows">
+        {timeline.rows.map((row) => (
+          <li key={row.key} className="study-timeline-row">
+            <span className="study-timeline-slot">{row.label}</span>
+            <ul className="study-timeline-track" aria-label={row.label}>
+              {row.bars.map(({ trial, left, width }) => {
+                const text = t('studies.timeline.bar', { label: trial.label, status: t(`studies.trial.${trial.status}`) });
+                return (
+                  <li
+                    key={trial.id}
+                    className={`study-bar is-${trial.status}`}
+                    style={{ left: `${left}%`, width: `${width}%` }}
+                    title={`${text}${trial.startedAt ? ` · ${formatClock(trial.startedAt)}` : ''}${trial.finishedAt ? `–${formatClock(trial.finishedAt)}` : ''}`}
+                    aria-label={text}
+                  />
+                );
+              })}
+            </ul>
+          </li>
+        ))}
+      </ul>
+      <figcaption className="study-legend">
+        {(['running', 'done', 'failed', 'cancelled'] as const).map((status) => (
+          <span key={status} className="study-legend-item">
+            <span className={`study-legend-swatch is-${status}`} aria-hidden="true" />
+            {t(`studies.trial.${status}`)}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}
+
+function TrialRow({ trial }: { trial: Trial }) {
+  const detail = trial.status === 'rejected' ? trial.rejectReason : trial.status === 'failed' ? trial.error : null;
+  return (
+    <li className="study-trial">
+      <Badge tone={TRIAL_TONE[trial.status]} dot>
+        {t(`studies.trial.${trial.status}`)}
+      </Badge>
+      <span className="study-trial-label">{trial.label}</span>
+      <span className="study-trial-meta muted">
+        {engineName(trial.engine)} {trial.version} · {trial.workloadId}
+        {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
+      </span>
+      {detail && <span className="study-trial-detail">{detail}</span>}
+    </li>
+  );
+}
+
+/** Progress, the current phase, the timeline per GPU slot, the trials by stage and the study's log. */
+export function RunMonitor({ study }: { study: OpenStudy }) {
+  const hosts = useAppStore((s) => s.hosts);
+  const { state } = study.project;
+  const now = useNow(state.status === 'running');
+  const progress = progressOf(state, now);
+  const hostLabel = (hostId: string) => hosts.find((h) => h.id === hostId)?.label ?? hostId;
+  const timeline = timelineOf(state, hostLabel, now);
+  const groups = groupByStage(study.project);
+  const percent = progress.total > 0 ? Math.round((progress.finished / progress.total) * 100) : 0;
+
+  return (
+    <div className="study-run">
+      <section className="study-progress" aria-label={t('studies.run.progressLabel')}>
+        <div className="study-progress-head">
+          <span className="study-progress-count" data-testid="study-progress">
+            {t('studies.run.finished', { finished: progress.finished, total: progress.total })}
+          </span>
+          <span className="study-progress-times muted">
+            {progress.elapsedSeconds !== null && t('studies.run.elapsed', { time: formatDuration(progress.elapsedSeconds) })}
+            {progress.etaSeconds !== null && ` · ${t('studies.run.eta', { time: formatDuration(progress.etaSeconds) })}`}
+          </span>
+        </div>
+        <div
+          className="progress"
+          role="progressbar"
+          aria-label={t('studies.run.progressBar')}
+          aria-valuemin={0}
+          aria-valuemax={progress.total}
+          aria-valuenow={progress.finished}
+        >
+          <div className="progress-fill" style={{ width: `${percent}%` }} />
+        </div>
+        <p className="study-phase" role="status" aria-label={t('studies.run.phaseLabel')}>
+          {study.phase ?? (state.message || (state.status === 'draft' ? t('studies.run.notStarted') : '\u00a0'))}
+        </p>
+      </section>
+
+      <section className="study-section">
+        <h3 className="section-title">{t('studies.timeline.title')}</h3>
+        {timeline ? <TimelineView timeline={timeline} /> : <p className="empty-line">{t('studies.timeline.empty')}</p>}
+      </section>
+
+      <section className="study-section">
+        <h3 className="section-title">{t('studies.run.trialsTitle')}</h3>
+        {groups.length === 0 ? (
+          <p className="empty-line">{t('studies.run.noTrials')}</p>
+        ) : (
+          <div className="study-stages">
+            {groups.map((group) => (
+              <section key={group.stageId} className="study-stage" aria-label={group.label}>
+                <header className="study-stage-head">
+                  <h4 className="study-stage-title">{group.label}</h4>
+                  <span className="muted">{t('studies.run.stageCount', { finished: group.trials.filter((tr) => tr.status === 'done' || tr.status === 'failed' || tr.status === 'cancelled').length, total: group.trials.length })}</span>
+                </header>
+                {group.decision && (
+                  <p className="study-decision">
+                    <Icon name={group.decision.winner ? 'check' : 'info'} size={13} />
+                    {group.decision.reason}
+                  </p>
+                )}
+                <ul className="study-trials">
+                  {group.trials.map((trial) => (
+                    <TrialRow key={trial.id} trial={trial} />
+                  ))}
+                </ul>
+              </section>
+            ))}
+          </div>
+        )}
+      </section>
+
+      <StudyLog lines={study.log} />
+    </div>
+  );
+}

@@ -1,0 +1,372 @@
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyState, type Trial } from '../../../../shared/study/study';
+import { App } from '../../App';
+import { createAppStore, syncStoreWithCore } from '../../store';
+import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
+import { renderWithStore } from '../../testing/render';
+import { StudiesPage } from './StudiesPage';
+
+afterEach(cleanup);
+
+const EXAMPLE_FILE = '/app/examples/qwen3-8b-latency-h100.servelab';
+const PATH = '/data/studies/qwen3-8b-latency-h100.servelab';
+const COMMAND = 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8 --speculative-algorithm EAGLE3';
+
+const STUDY = StudyDefinitionSchema.parse({
+  name: 'Qwen3-8B, lowest latency on one H100',
+  description: 'Three engines, then SGLang tuned one option at a time.',
+  model: { id: 'Qwen/Qwen3-8B', precision: 'bf16' },
+  hosts: [{ hostId: 'demo-lab' }],
+  goal: { kind: 'latency' },
+  engines: [
+    { engine: 'vllm', version: '0.11.0' },
+    { engine: 'sglang', version: '0.5.3.post3' },
+  ],
+  stages: [{ id: 'quantization', label: 'Quantization', candidates: [{ id: 'fp8', label: 'FP8 checkpoint' }] }],
+  workloads: { primary: { id: 'sharegpt-c4', label: 'ShareGPT c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4 } },
+});
+
+function trial(overrides: Partial<Trial> & Pick<Trial, 'id'>): Trial {
+  return {
+    stageId: 'engine',
+    candidateId: overrides.id,
+    label: overrides.id,
+    engine: 'vllm',
+    version: '0.11.0',
+    mode: 'env',
+    config: { model: 'Qwen/Qwen3-8B' },
+    serverKey: `key-${overrides.id}`,
+    command: 'vllm serve Qwen/Qwen3-8B',
+    workloadId: 'sharegpt-c4',
+    repeat: 1,
+    status: 'planned',
+    ...overrides,
+  } as Trial;
+}
+
+function project(state: Partial<StudyState> = {}): ProjectFile {
+  return { schemaVersion: PROJECT_SCHEMA_VERSION, study: STUDY, state: { status: 'draft', trials: [], decisions: [], ...state } };
+}
+
+const T0 = Date.parse('2026-02-01T10:00:00.000Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+
+function studiesApi(file: ProjectFile = project()): FakeApi {
+  return createFakeApi({
+    'hosts:list': () => [],
+    'prompts:pending': () => [],
+    'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/data', problems: [] }),
+    'studies:examples': () => [{ name: STUDY.name, path: EXAMPLE_FILE, description: 'METHOD.md Study A on the demo lab.' }],
+    'studies:recent': () => [{ path: PATH, name: STUDY.name, openedAt: '2026-02-01T09:00:00.000Z' }],
+    'studies:open': () => file,
+    'studies:fromExample': () => project(),
+    'studies:plan': () => ({
+      trials: [
+        trial({ id: 'engine/vllm', label: 'vLLM 0.11.0' }),
+        trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3' }),
+        trial({ id: 'engine/trtllm', label: 'TensorRT-LLM 1.2.0rc1', engine: 'trtllm', version: '1.2.0rc1', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for block-scaled FP8' }),
+      ],
+      estimate: { trials: 3, rejected: 1, launches: 2, gpuSeconds: 150, perTrialSeconds: { 'engine/vllm': 75, 'engine/sglang': 75 } },
+      gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }],
+    }),
+    'studies:run': () => ({ started: true }),
+    'studies:cancel': () => ({ cancelled: true }),
+    'studies:report': ({ format }) => ({ text: format === 'csv' ? 'trial,status\nengine/vllm,done\n' : `# ${STUDY.name}\n\n${COMMAND}\n` }),
+    'dialogs:openFile': () => coreError({ code: 'NOT_SUPPORTED', message: 'File dialogs exist only in the desktop app.' }),
+    'dialogs:saveFile': () => coreError({ code: 'NOT_SUPPORTED', message: 'File dialogs exist only in the desktop app.' }),
+  });
+}
+
+/** The page with the store following the fake core's events. */
+async function renderPage(api: FakeApi) {
+  let rendered!: ReturnType<typeof renderWithStore>;
+  await act(async () => {
+    rendered = renderWithStore(<StudiesPage />, api);
+  });
+  act(() => {
+    syncStoreWithCore(api, rendered.store);
+  });
+  return rendered;
+}
+
+async function openFromRecent() {
+  const recent = await screen.findByRole('button', { name: `Open recent project ${STUDY.name}` });
+  await act(async () => {
+    fireEvent.click(recent);
+  });
+}
+
+describe('Studies page', () => {
+  beforeEach(() => {
+    document.title = 'Servelab';
+  });
+
+  it('copies an example to the path typed in a browser and opens it, with its plan', async () => {
+    const api = studiesApi();
+    await renderPage(api);
+    expect(await screen.findByText('METHOD.md Study A on the demo lab.')).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: `New from example: ${STUDY.name}` }));
+    });
+    const dialog = await screen.findByRole('dialog', { name: `New from example: ${STUDY.name}` });
+    const field = within(dialog).getByLabelText('Project file') as HTMLInputElement;
+    expect(field.value).toBe('/data/studies/qwen3-8b-latency-h100.servelab');
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Create project' }));
+    });
+    expect(api.calls.find((c) => c.name === 'studies:fromExample')?.input).toEqual({ path: PATH, example: 'qwen3-8b-latency-h100.servelab' });
+    expect(await screen.findByRole('heading', { level: 1, name: new RegExp(STUDY.name) })).toBeTruthy();
+    expect(document.title).toBe(`Servelab — ${STUDY.name}`);
+    expect(screen.getByRole('tab', { name: 'Plan' }).getAttribute('aria-selected')).toBe('true');
+    expect(await screen.findByText('2 min 30 s')).toBeTruthy();
+    const table = screen.getByRole('table', { name: 'Planned trials' });
+    expect(within(table).getAllByRole('row')).toHaveLength(4);
+    expect(within(table).getByText('needs sm ≥ 8.9 for block-scaled FP8')).toBeTruthy();
+    expect(screen.getByText(/NVIDIA H100 80GB HBM3/)).toBeTruthy();
+  });
+
+  it('runs the study and follows the core: progress, timeline, phase, decisions and log', async () => {
+    const api = studiesApi();
+    await renderPage(api);
+    await openFromRecent();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Run' }));
+    });
+    expect(api.calls.some((c) => c.name === 'studies:run')).toBe(true);
+    expect(screen.getByRole('tab', { name: 'Run monitor' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Cancel study…' })).toBeTruthy();
+
+    act(() => {
+      api.emit('studies:state', {
+        path: PATH,
+        state: {
+          status: 'running',
+          startedAt: at(0),
+          decisions: [],
+          trials: [
+            trial({ id: 'engine/vllm', label: 'vLLM 0.11.0', status: 'done', hostId: 'demo-lab', gpus: ['0'], startedAt: at(0), finishedAt: at(40) }),
+            trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', status: 'running', hostId: 'demo-lab', gpus: ['0'], startedAt: at(40) }),
+          ],
+        },
+      });
+      api.emit('studies:phase', { path: PATH, text: 'Measuring SGLang 0.5.3.post3 on ShareGPT c4' });
+      api.emit('studies:log', { path: PATH, text: 'launching sglang\nserver ready\n' });
+    });
+    expect(screen.getByTestId('study-progress').textContent).toBe('1 of 2 trials finished');
+    expect(screen.getByRole('progressbar', { name: 'Trials finished' }).getAttribute('aria-valuenow')).toBe('1');
+    expect(screen.getByRole('status', { name: 'Current phase' }).textContent).toBe('Measuring SGLang 0.5.3.post3 on ShareGPT c4');
+    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU slot' });
+    const track = within(timeline).getByRole('list', { name: 'demo-lab · GPU 0' });
+    expect(within(track).getAllByRole('listitem').map((bar) => bar.getAttribute('aria-label'))).toEqual(['vLLM 0.11.0: Done', 'SGLang 0.5.3.post3: Running']);
+    expect(screen.getByRole('log', { name: 'Study log lines' }).textContent).toContain('server ready');
+
+    act(() => {
+      api.emit('studies:decision', {
+        path: PATH,
+        decision: { stageId: 'engine', winner: 'sglang', reason: 'SGLang 0.5.3.post3 is best: −12.0% mean latency', before: null, after: 1.2, decidedAt: at(90) },
+      });
+    });
+    const stage = screen.getByRole('region', { name: 'Engine selection' });
+    expect(within(stage).getByText('SGLang 0.5.3.post3 is best: −12.0% mean latency')).toBeTruthy();
+  });
+
+  it('searches the log and highlights the matches', async () => {
+    const api = studiesApi(project({ status: 'running', startedAt: at(0) }));
+    await renderPage(api);
+    await openFromRecent();
+    act(() => {
+      api.emit('studies:log', { path: PATH, text: 'alpha line\nbeta line\nALPHA again' });
+    });
+    fireEvent.change(screen.getByLabelText('Search the log'), { target: { value: 'alpha' } });
+    const log = screen.getByRole('log', { name: 'Study log lines' });
+    expect([...log.querySelectorAll('mark')].map((m) => m.textContent)).toEqual(['alpha', 'ALPHA']);
+    expect(screen.getByText('2 matching lines')).toBeTruthy();
+    fireEvent.click(screen.getByLabelText('Only matches'));
+    expect(log.textContent).not.toContain('beta');
+  });
+
+  it('asks before cancelling, and cancels only when confirmed', async () => {
+    const api = studiesApi();
+    await renderPage(api);
+    await openFromRecent();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Run' }));
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel study…' }));
+    let dialog = screen.getByRole('dialog', { name: 'Cancel this study?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Keep running' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(api.calls.some((c) => c.name === 'studies:cancel')).toBe(false);
+
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel study…' }));
+    dialog = screen.getByRole('dialog', { name: 'Cancel this study?' });
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel study' }));
+    });
+    expect(api.calls.filter((c) => c.name === 'studies:cancel')).toEqual([{ name: 'studies:cancel', input: { path: PATH } }]);
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('offers Resume for a study that was interrupted while running, and resumes it', async () => {
+    const interrupted = project({
+      status: 'running',
+      startedAt: at(0),
+      trials: [trial({ id: 'engine/vllm', status: 'done', startedAt: at(0), finishedAt: at(30) }), trial({ id: 'engine/sglang', status: 'running', startedAt: at(30) })],
+    });
+    const api = studiesApi(interrupted);
+    await renderPage(api);
+    await openFromRecent();
+    expect(screen.getByTestId('study-status').textContent).toBe('Interrupted');
+    expect(screen.queryByRole('button', { name: 'Run' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel study…' })).toBeNull();
+    expect(screen.getByRole('note').textContent).toMatch(/interrupted/);
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Resume' }));
+    });
+    expect(api.calls.filter((c) => c.name === 'studies:run')).toHaveLength(1);
+    expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Cancel study…' })).toBeTruthy();
+  });
+
+  it('offers Resume for a cancelled study with trials left, not for a finished one', async () => {
+    const cancelled = project({ status: 'cancelled', trials: [trial({ id: 'engine/vllm', status: 'done' }), trial({ id: 'engine/sglang', status: 'cancelled' })] });
+    const api = studiesApi(cancelled);
+    await renderPage(api);
+    await openFromRecent();
+    expect(screen.getByRole('button', { name: 'Resume' })).toBeTruthy();
+    act(() => {
+      api.emit('studies:state', { path: PATH, state: { status: 'done', trials: [trial({ id: 'engine/vllm', status: 'done' })], decisions: [] } });
+    });
+    expect(screen.queryByRole('button', { name: 'Resume' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Run' })).toBeNull();
+  });
+
+  it('shows the recommendation with its command, the kept candidates and the decisions', async () => {
+    const done = project({
+      status: 'done',
+      recommendation: { engine: 'sglang', version: '0.5.3.post3', mode: 'env', config: { model: 'Qwen/Qwen3-8B-FP8', extraArgs: [], env: {} }, command: COMMAND, path: ['sglang', 'fp8'] },
+      decisions: [{ stageId: 'quantization', winner: 'fp8', reason: 'FP8: −21.2% mean latency, kept', before: 1.2, after: 0.95, decidedAt: at(100) }],
+    });
+    const api = studiesApi(done);
+    await renderPage(api);
+    await openFromRecent();
+    expect(screen.getByRole('tab', { name: 'Recommendation' }).getAttribute('aria-selected')).toBe('true');
+    const card = screen.getByRole('region', { name: 'Recommendation' });
+    expect(within(card).getByTestId('recommended-command').textContent).toBe(COMMAND);
+    expect(within(card).getByText('SGLang 0.5.3.post3')).toBeTruthy();
+    expect(within(card).getByRole('list', { name: 'Candidates kept' }).textContent).toBe('sglangfp8');
+    expect(within(card).getByText('FP8: −21.2% mean latency, kept')).toBeTruthy();
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    await act(async () => {
+      fireEvent.click(within(card).getByRole('button', { name: 'Copy the launch command' }));
+    });
+    expect(writeText).toHaveBeenCalledWith(COMMAND);
+  });
+
+  it('exports in a browser by downloading the report text', async () => {
+    const api = studiesApi(project({ status: 'done' }));
+    await renderPage(api);
+    await openFromRecent();
+    fireEvent.click(screen.getByRole('tab', { name: 'Report' }));
+    expect((await screen.findByLabelText('Report preview (Markdown)')).textContent).toContain(COMMAND);
+    const blobs: Blob[] = [];
+    const createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return 'blob:report';
+    });
+    const revokeObjectURL = vi.fn();
+    Object.assign(URL, { createObjectURL, revokeObjectURL });
+    const clicked: string[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this.download);
+    });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Export CSV' }));
+    });
+    expect(clicked).toEqual(['qwen3-8b-latency-h100.csv']);
+    expect(await blobs[0]!.text()).toBe('trial,status\nengine/vllm,done\n');
+    expect(api.calls.some((c) => c.name === 'studies:export')).toBe(false);
+    expect(screen.getByText('Downloaded qwen3-8b-latency-h100.csv')).toBeTruthy();
+    click.mockRestore();
+  });
+
+  it('exports on the desktop through the save dialog and studies:export', async () => {
+    const api = studiesApi(project({ status: 'done' }));
+    api.handle('dialogs:saveFile', () => ({ path: '/home/me/report.html' }));
+    api.handle('studies:export', ({ out }) => ({ path: out }));
+    await renderPage(api);
+    await openFromRecent();
+    fireEvent.click(screen.getByRole('tab', { name: 'Report' }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Export HTML' }));
+    });
+    expect(api.calls.find((c) => c.name === 'dialogs:saveFile')?.input).toMatchObject({ defaultName: 'qwen3-8b-latency-h100.html', extensions: ['html'] });
+    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'html', out: '/home/me/report.html' });
+    expect(screen.getByText('Saved /home/me/report.html')).toBeTruthy();
+  });
+
+  it('opens a project through the desktop dialog', async () => {
+    const api = studiesApi();
+    api.handle('dialogs:openFile', () => ({ path: PATH }));
+    await renderPage(api);
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Open project…' }));
+    });
+    expect(api.calls.find((c) => c.name === 'studies:open')?.input).toEqual({ path: PATH });
+    expect(screen.getByRole('heading', { level: 1, name: new RegExp(STUDY.name) })).toBeTruthy();
+  });
+
+  it('names the field the core refused when a typed path is wrong', async () => {
+    const api = studiesApi();
+    api.handle('studies:open', () =>
+      coreError({ code: 'BAD_INPUT', message: 'The input is not valid.', issues: [{ path: 'path', message: 'must end with .servelab' }] }),
+    );
+    await renderPage(api);
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Open project…' }));
+    });
+    const dialog = screen.getByRole('dialog', { name: 'Open project' });
+    fireEvent.change(within(dialog).getByLabelText('Project file'), { target: { value: '/tmp/x.json' } });
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Open' }));
+    });
+    expect(within(dialog).getByText(/must end with \.servelab/)).toBeTruthy();
+  });
+
+  it('shows the wizard for a new study, and the landing again when it is cancelled', async () => {
+    const api = studiesApi();
+    await renderPage(api);
+    fireEvent.click(screen.getByRole('button', { name: 'New study' }));
+    expect(screen.queryByRole('button', { name: 'New study' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.getByRole('button', { name: 'New study' })).toBeTruthy();
+  });
+});
+
+describe('Studies in the app shell', () => {
+  it('says a study runs in the navigation, and announces its end', async () => {
+    const api = studiesApi();
+    const store = createAppStore(api, { storage: null, prefersDark: false });
+    await act(async () => {
+      render(<App api={api} store={store} />);
+    });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
+    });
+    await openFromRecent();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Run' }));
+    });
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).getByRole('status').textContent).toBe('1 study running');
+    act(() => {
+      api.emit('studies:state', { path: PATH, state: { status: 'done', trials: [], decisions: [] } });
+    });
+    expect(within(nav).getByRole('status').textContent).toBe('');
+    await waitFor(() => expect(screen.getByText(`Study “${STUDY.name}” finished.`)).toBeTruthy());
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(`Study “${STUDY.name}” finished.`)).toBeNull();
+  });
+});

@@ -1,0 +1,298 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useApi } from '../../api/context';
+import { TextField } from '../../components/Field';
+import { Icon } from '../../components/Icon';
+import { Modal } from '../../components/Modal';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { useAppStore, type StudyExample } from '../../store';
+import { StudyWizard } from '../wizard/StudyWizard';
+import { errorText, isNotSupported } from './study-errors';
+import { baseName, formatOpenedAt } from './study-format';
+import { StudyProjectView } from './StudyProjectView';
+
+/** Where a copied example goes by default: the app's data folder, under studies/. */
+function defaultProjectPath(dataDir: string | undefined, fileName: string): string {
+  if (!dataDir) return '';
+  const sep = dataDir.includes('\\') && !dataDir.includes('/') ? '\\' : '/';
+  return `${dataDir.replace(/[\\/]+$/, '')}${sep}studies${sep}${fileName}`;
+}
+
+/** A path typed by hand: the browser has no native file dialog, and the core reads paths on its own machine. */
+function PathDialog({
+  title,
+  intro,
+  submitLabel,
+  initialPath,
+  onSubmit,
+  onClose,
+}: {
+  title: string;
+  intro: string;
+  submitLabel: string;
+  initialPath: string;
+  onSubmit: (path: string) => Promise<void>;
+  onClose: () => void;
+}) {
+  const [path, setPath] = useState(initialPath);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const formId = 'study-path-form';
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const trimmed = path.trim();
+    if (!trimmed) {
+      setError(t('studies.path.required'));
+      return;
+    }
+    setBusy(true);
+    setError(undefined);
+    try {
+      await onSubmit(trimmed);
+      onClose();
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal
+      title={title}
+      size="wide"
+      onClose={() => {
+        if (!busy) onClose();
+      }}
+      footer={
+        <>
+          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
+            {t('studies.dialog.cancel')}
+          </button>
+          <button type="submit" form={formId} className="btn btn-primary" disabled={busy}>
+            {busy && <Spinner />}
+            {submitLabel}
+          </button>
+        </>
+      }
+    >
+      <form id={formId} className="form" onSubmit={(event) => void submit(event)} noValidate>
+        <p className="muted">{intro}</p>
+        <TextField label={t('studies.path.label')} value={path} onValueChange={setPath} error={error} hint={t('studies.path.hint')} className="mono" spellCheck={false} autoComplete="off" />
+      </form>
+    </Modal>
+  );
+}
+
+type PathRequest = { kind: 'open' } | { kind: 'example'; example: StudyExample };
+
+function Landing({ onNewStudy }: { onNewStudy: () => void }) {
+  const api = useApi();
+  const examples = useAppStore((s) => s.studyExamples);
+  const recent = useAppStore((s) => s.recentStudies);
+  const dataDir = useAppStore((s) => s.appInfo?.dataDir);
+  const loadStudyLists = useAppStore((s) => s.loadStudyLists);
+  const openStudyProject = useAppStore((s) => s.openStudyProject);
+  const createStudyFromExample = useAppStore((s) => s.createStudyFromExample);
+  const [pathRequest, setPathRequest] = useState<PathRequest | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  // Learned from the first dialog call: a browser answers NOT_SUPPORTED, and then paths are typed.
+  const dialogs = useRef<boolean | null>(null);
+
+  useEffect(() => {
+    void loadStudyLists();
+  }, [loadStudyLists]);
+
+  async function attempt(key: string, work: () => Promise<void>) {
+    setBusy(key);
+    setError(null);
+    try {
+      await work();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  /** The native dialog's answer; `undefined` when there is none here, so the caller asks for a typed path. */
+  async function nativeDialog<T>(ask: () => Promise<T>): Promise<T | undefined> {
+    if (dialogs.current === false) return undefined;
+    try {
+      const answer = await ask();
+      dialogs.current = true;
+      return answer;
+    } catch (e) {
+      if (!isNotSupported(e)) throw e;
+      dialogs.current = false;
+      return undefined;
+    }
+  }
+
+  function openProject() {
+    void attempt('open', async () => {
+      const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: ['servelab'] }));
+      if (answer === undefined) setPathRequest({ kind: 'open' });
+      else if (answer.path) await openStudyProject(answer.path);
+    });
+  }
+
+  function startFromExample(example: StudyExample) {
+    void attempt(`example:${example.path}`, async () => {
+      const answer = await nativeDialog(() =>
+        api.call('dialogs:saveFile', { title: t('studies.example.dialogTitle'), defaultName: baseName(example.path), extensions: ['servelab'] }),
+      );
+      if (answer === undefined) setPathRequest({ kind: 'example', example });
+      else if (answer.path) await createStudyFromExample(answer.path, baseName(example.path));
+    });
+  }
+
+  return (
+    <div className="page study-page">
+      <header className="page-header">
+        <div>
+          <h1 className="page-title">{t('studies.title')}</h1>
+          <p className="page-subtitle">{t('studies.subtitle')}</p>
+        </div>
+        <div className="page-actions">
+          <button type="button" className="btn btn-secondary" onClick={openProject} disabled={busy === 'open'}>
+            {busy === 'open' ? <Spinner /> : <Icon name="log" size={14} />}
+            {t('studies.open')}
+          </button>
+          <button type="button" className="btn btn-primary" onClick={onNewStudy}>
+            <Icon name="plus" size={14} />
+            {t('studies.new')}
+          </button>
+        </div>
+      </header>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="study-landing">
+        <section className="card study-list-card" aria-labelledby="study-examples-title">
+          <h2 id="study-examples-title" className="card-title">
+            <Icon name="flask" size={16} />
+            {t('studies.examples.title')}
+          </h2>
+          <p className="muted">{t('studies.examples.intro')}</p>
+          {examples.status === 'loading' && examples.items.length === 0 ? (
+            <p className="empty-line">
+              <Spinner /> {t('studies.loading')}
+            </p>
+          ) : examples.status === 'failed' ? (
+            <p className="form-error">{examples.error?.message}</p>
+          ) : examples.items.length === 0 ? (
+            <p className="empty-line">{t('studies.examples.none')}</p>
+          ) : (
+            <ul className="study-examples">
+              {examples.items.map((example) => (
+                <li key={example.path} className="study-example">
+                  <div className="study-example-text">
+                    <h3 className="study-example-name">{example.name}</h3>
+                    {example.description && <p className="study-example-description">{example.description}</p>}
+                  </div>
+                  <button
+                    type="button"
+                    className="btn btn-secondary btn-small"
+                    aria-label={t('studies.examples.useNamed', { name: example.name })}
+                    disabled={busy === `example:${example.path}`}
+                    onClick={() => startFromExample(example)}
+                  >
+                    {busy === `example:${example.path}` ? <Spinner /> : <Icon name="plus" size={13} />}
+                    {t('studies.examples.use')}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section className="card study-list-card" aria-labelledby="study-recent-title">
+          <h2 id="study-recent-title" className="card-title">
+            <Icon name="clock" size={16} />
+            {t('studies.recent.title')}
+          </h2>
+          {recent.status === 'failed' ? (
+            <p className="form-error">{recent.error?.message}</p>
+          ) : recent.items.length === 0 ? (
+            <p className="empty-line">{recent.status === 'loading' ? t('studies.loading') : t('studies.recent.none')}</p>
+          ) : (
+            <ul className="study-recent" aria-label={t('studies.recent.title')}>
+              {recent.items.map((item) => (
+                <li key={item.path}>
+                  <button
+                    type="button"
+                    className="study-recent-item"
+                    aria-label={t('studies.recent.openNamed', { name: item.name })}
+                    disabled={busy === `recent:${item.path}`}
+                    onClick={() => void attempt(`recent:${item.path}`, () => openStudyProject(item.path))}
+                  >
+                    <span className="study-recent-name">{item.name}</span>
+                    <span className="study-recent-path mono">{item.path}</span>
+                    <span className="study-recent-time muted">{t('studies.recent.openedAt', { when: formatOpenedAt(item.openedAt) })}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+      {pathRequest?.kind === 'open' && (
+        <PathDialog
+          title={t('studies.open.title')}
+          intro={t('studies.open.intro')}
+          submitLabel={t('studies.open.submit')}
+          initialPath=""
+          onSubmit={(path) => openStudyProject(path)}
+          onClose={() => setPathRequest(null)}
+        />
+      )}
+      {pathRequest?.kind === 'example' && (
+        <PathDialog
+          title={t('studies.example.title', { name: pathRequest.example.name })}
+          intro={t('studies.example.intro')}
+          submitLabel={t('studies.example.submit')}
+          initialPath={defaultProjectPath(dataDir, baseName(pathRequest.example.path))}
+          onSubmit={(path) => createStudyFromExample(path, baseName(pathRequest.example.path))}
+          onClose={() => setPathRequest(null)}
+        />
+      )}
+    </div>
+  );
+}
+
+/** Studies: open or create a project, then plan, run, watch, and read its recommendation and report. */
+export function StudiesPage() {
+  const openStudy = useAppStore((s) => s.openStudy);
+  const openStudyProject = useAppStore((s) => s.openStudyProject);
+  const [creating, setCreating] = useState(false);
+  const [createdError, setCreatedError] = useState<string | null>(null);
+
+  if (openStudy) return <StudyProjectView key={openStudy.path} study={openStudy} />;
+  if (creating) {
+    return (
+      <div className="page study-page">
+        <StudyWizard
+          onCreated={(path) => {
+            setCreating(false);
+            setCreatedError(null);
+            openStudyProject(path).catch((e: unknown) => setCreatedError(errorText(e)));
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      </div>
+    );
+  }
+  return (
+    <>
+      {createdError && (
+        <p className="form-error study-page-error" role="alert">
+          {createdError}
+        </p>
+      )}
+      <Landing onNewStudy={() => setCreating(true)} />
+    </>
+  );
+}

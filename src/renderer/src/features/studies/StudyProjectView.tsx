@@ -1,0 +1,208 @@
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { Badge, type BadgeTone } from '../../components/Badge';
+import { Icon } from '../../components/Icon';
+import { Modal } from '../../components/Modal';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { useAppStore, type OpenStudy, type StudyStatus } from '../../store';
+import { StudyResults } from '../compare/StudyResults';
+import { PlanPanel } from './PlanPanel';
+import { RecommendationCard } from './RecommendationCard';
+import { ReportPanel } from './ReportPanel';
+import { RunMonitor } from './RunMonitor';
+import { errorText } from './study-errors';
+import { runAction } from './study-format';
+
+const TABS = ['plan', 'run', 'results', 'recommendation', 'report'] as const;
+type TabId = (typeof TABS)[number];
+
+const STATUS_TONE: Record<StudyStatus, BadgeTone> = { draft: 'neutral', running: 'info', done: 'success', failed: 'danger', cancelled: 'warning' };
+
+function initialTab(study: OpenStudy): TabId {
+  const { status } = study.project.state;
+  if (status === 'done') return 'recommendation';
+  if (status === 'draft') return 'plan';
+  return 'run';
+}
+
+function CancelDialog({ name, onClose }: { name: string; onClose: () => void }) {
+  const cancelOpenStudy = useAppStore((s) => s.cancelOpenStudy);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const keepRef = useRef<HTMLButtonElement>(null);
+
+  async function confirm() {
+    setBusy(true);
+    setError(null);
+    try {
+      await cancelOpenStudy();
+      onClose();
+    } catch (e) {
+      setError(errorText(e));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal
+      title={t('studies.cancel.title')}
+      tone="danger"
+      icon={<Icon name="alert" size={18} />}
+      initialFocus={keepRef}
+      onClose={() => {
+        if (!busy) onClose();
+      }}
+      footer={
+        <>
+          <button ref={keepRef} type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
+            {t('studies.cancel.keep')}
+          </button>
+          <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy}>
+            {busy && <Spinner />}
+            {t('studies.cancel.confirm')}
+          </button>
+        </>
+      }
+    >
+      <p>{t('studies.cancel.body', { name })}</p>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </Modal>
+  );
+}
+
+/** An open project: its status and run controls, then Plan, Run, Results, Recommendation and Report as tabs. */
+export function StudyProjectView({ study }: { study: OpenStudy }) {
+  const closeStudyProject = useAppStore((s) => s.closeStudyProject);
+  const runOpenStudy = useAppStore((s) => s.runOpenStudy);
+  const [tab, setTab] = useState<TabId>(() => initialTab(study));
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
+  const [starting, setStarting] = useState(false);
+  const [runError, setRunError] = useState<string | null>(null);
+  const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
+  const baseId = useId();
+  const { project, path, live } = study;
+  const { state } = project;
+  const name = project.study.name;
+  const action = runAction(state, live);
+
+  useEffect(() => {
+    const previous = document.title;
+    document.title = t('studies.windowTitle', { name });
+    return () => {
+      document.title = previous;
+    };
+  }, [name]);
+
+  async function start() {
+    setStarting(true);
+    setRunError(null);
+    try {
+      await runOpenStudy();
+      setTab('run');
+    } catch (e) {
+      setRunError(errorText(e));
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  function onTabKey(event: KeyboardEvent<HTMLDivElement>) {
+    const at = TABS.indexOf(tab);
+    let next: TabId | undefined;
+    if (event.key === 'ArrowRight') next = TABS[(at + 1) % TABS.length];
+    else if (event.key === 'ArrowLeft') next = TABS[(at - 1 + TABS.length) % TABS.length];
+    else if (event.key === 'Home') next = TABS[0];
+    else if (event.key === 'End') next = TABS[TABS.length - 1];
+    if (!next) return;
+    event.preventDefault();
+    setTab(next);
+    tabRefs.current[next]?.focus();
+  }
+
+  // The report is read again whenever the state changes, so its preview follows the run.
+  const revision = `${state.status}:${state.trials.filter((tr) => tr.finishedAt).length}:${state.decisions.length}`;
+  const statusLabel = state.status === 'running' && !live ? t('studies.status.interrupted') : t(`studies.status.${state.status}`);
+
+  return (
+    <div className="page study-page">
+      <button type="button" className="btn btn-ghost btn-small study-back" onClick={closeStudyProject}>
+        <Icon name="chevron" size={13} className="study-back-icon" />
+        {t('studies.back')}
+      </button>
+      <header className="page-header study-header">
+        <div className="study-header-text">
+          <h1 className="page-title">
+            {name}
+            <Badge tone={state.status === 'running' && !live ? 'warning' : STATUS_TONE[state.status]} dot>
+              <span data-testid="study-status">{statusLabel}</span>
+            </Badge>
+          </h1>
+          <p className="page-subtitle mono study-path-line" title={path}>
+            {path}
+          </p>
+          {project.study.description && <p className="study-description">{project.study.description}</p>}
+        </div>
+        <div className="page-actions">
+          {action && (
+            <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={starting}>
+              {starting ? <Spinner /> : <Icon name={action === 'resume' ? 'refresh' : 'power'} size={14} />}
+              {action === 'resume' ? t('studies.resume') : t('studies.run')}
+            </button>
+          )}
+          {live && (
+            <button type="button" className="btn btn-danger-outline" onClick={() => setConfirmingCancel(true)}>
+              {t('studies.cancel')}
+            </button>
+          )}
+        </div>
+      </header>
+      {action === 'resume' && (
+        <p className="study-note study-resume-note" role="note">
+          <Icon name="info" size={14} />
+          {state.status === 'running' ? t('studies.resumeNote.interrupted') : t('studies.resumeNote.stopped')}
+        </p>
+      )}
+      {runError && (
+        <p className="form-error" role="alert">
+          {runError}
+        </p>
+      )}
+      {state.message && state.status !== 'running' && (
+        <p className={state.status === 'failed' ? 'form-error' : 'study-note'}>{state.message}</p>
+      )}
+
+      <div className="study-tabs" role="tablist" aria-label={t('studies.tabs')} onKeyDown={onTabKey}>
+        {TABS.map((id) => (
+          <button
+            key={id}
+            ref={(element) => {
+              tabRefs.current[id] = element;
+            }}
+            type="button"
+            role="tab"
+            id={`${baseId}-tab-${id}`}
+            aria-selected={tab === id}
+            aria-controls={`${baseId}-panel-${id}`}
+            tabIndex={tab === id ? 0 : -1}
+            className={`study-tab${tab === id ? ' is-active' : ''}`}
+            onClick={() => setTab(id)}
+          >
+            {t(`studies.tab.${id}`)}
+          </button>
+        ))}
+      </div>
+      <div className="study-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`}>
+        {tab === 'plan' && <PlanPanel study={study} />}
+        {tab === 'run' && <RunMonitor study={study} />}
+        {tab === 'results' && <StudyResults project={project} />}
+        {tab === 'recommendation' && <RecommendationCard project={project} />}
+        {tab === 'report' && <ReportPanel path={path} revision={revision} />}
+      </div>
+      {confirmingCancel && <CancelDialog name={name} onClose={() => setConfirmingCancel(false)} />}
+    </div>
+  );
+}

@@ -1,0 +1,167 @@
+import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
+import type { EngineId } from '../../../../shared/engines/types';
+import { ENGINE_STAGE_ID, GENERALISATION_STAGE_ID, GRID_STAGE_ID } from '../../../../shared/study/planner';
+import type { ProjectFile, StageDecision, StudyState, Trial } from '../../../../shared/study/study';
+import { formattingLocale, t } from '../../i18n';
+
+export function engineName(engine: EngineId): string {
+  return ENGINE_ADAPTERS[engine]?.displayName ?? engine;
+}
+
+/** "45 s", "3 min 20 s", "2 h 5 min": rounded to what a person plans with. */
+export function formatDuration(seconds: number): string {
+  const total = Math.max(0, Math.round(seconds));
+  if (total < 60) return t('studies.duration.seconds', { s: total });
+  const minutes = Math.floor(total / 60);
+  if (minutes < 60) {
+    const s = total % 60;
+    return s === 0 ? t('studies.duration.minutes', { m: minutes }) : t('studies.duration.minutesSeconds', { m: minutes, s });
+  }
+  const hours = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? t('studies.duration.hours', { h: hours }) : t('studies.duration.hoursMinutes', { h: hours, m });
+}
+
+export function formatClock(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleTimeString(formattingLocale(), { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+export function formatOpenedAt(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(formattingLocale(), { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+const FINISHED: readonly Trial['status'][] = ['done', 'failed', 'cancelled'];
+
+export function isFinished(trial: Trial): boolean {
+  return FINISHED.includes(trial.status);
+}
+
+/** Trials that still have to run (or ran when the app went away): a resumed run takes them up again. */
+export function hasUnfinishedTrials(state: StudyState): boolean {
+  return state.trials.some((trial) => trial.status === 'planned' || trial.status === 'running' || trial.status === 'cancelled');
+}
+
+/** Run offers: "run" for a draft, "resume" for an interrupted, failed or cancelled study with work left, else nothing. */
+export function runAction(state: StudyState, live: boolean): 'run' | 'resume' | null {
+  if (live) return null;
+  if (state.status === 'draft') return 'run';
+  if (state.status === 'running') return 'resume';
+  if (state.status === 'failed' || state.status === 'cancelled') return hasUnfinishedTrials(state) || state.trials.length === 0 ? 'resume' : null;
+  return null;
+}
+
+export interface Progress {
+  finished: number;
+  total: number;
+  /** Seconds left at the pace so far; null until a trial has finished. */
+  etaSeconds: number | null;
+  elapsedSeconds: number | null;
+}
+
+/**
+ * Trials finished out of those planned so far (rejected ones never run), and the time left at the average wall-clock
+ * time per finished trial. A greedy study plans each stage when it starts, so the total grows as it goes.
+ */
+export function progressOf(state: StudyState, now: number): Progress {
+  const counted = state.trials.filter((trial) => trial.status !== 'rejected');
+  const finished = counted.filter(isFinished).length;
+  const started = state.startedAt ? Date.parse(state.startedAt) : NaN;
+  const end = state.status === 'running' ? now : state.finishedAt ? Date.parse(state.finishedAt) : now;
+  const elapsedSeconds = Number.isNaN(started) ? null : Math.max(0, (end - started) / 1000);
+  const remaining = counted.length - finished;
+  const etaSeconds = elapsedSeconds !== null && finished > 0 && state.status === 'running' ? (elapsedSeconds / finished) * remaining : null;
+  return { finished, total: counted.length, etaSeconds, elapsedSeconds };
+}
+
+export function stageLabel(project: ProjectFile, stageId: string): string {
+  if (stageId === ENGINE_STAGE_ID) return t('studies.stage.engine');
+  if (stageId === GENERALISATION_STAGE_ID) return t('studies.stage.generalisation');
+  if (stageId === GRID_STAGE_ID) return t('studies.stage.grid');
+  return project.study.stages.find((stage) => stage.id === stageId)?.label ?? stageId;
+}
+
+export interface StageGroup {
+  stageId: string;
+  label: string;
+  trials: Trial[];
+  decision: StageDecision | null;
+}
+
+/** The trials by stage, in the order the stages first appear, each with its decision. */
+export function groupByStage(project: ProjectFile): StageGroup[] {
+  const groups = new Map<string, StageGroup>();
+  for (const trial of project.state.trials) {
+    let group = groups.get(trial.stageId);
+    if (!group) {
+      group = { stageId: trial.stageId, label: stageLabel(project, trial.stageId), trials: [], decision: null };
+      groups.set(trial.stageId, group);
+    }
+    group.trials.push(trial);
+  }
+  for (const decision of project.state.decisions) {
+    const group = groups.get(decision.stageId);
+    if (group) group.decision = decision;
+  }
+  return [...groups.values()];
+}
+
+export interface TimelineBar {
+  trial: Trial;
+  /** Percent of the timeline's width. */
+  left: number;
+  width: number;
+}
+
+export interface TimelineRow {
+  key: string;
+  label: string;
+  bars: TimelineBar[];
+}
+
+export interface Timeline {
+  rows: TimelineRow[];
+  startMs: number;
+  endMs: number;
+}
+
+/** Trials that ran, one row per GPU slot (host and GPUs), bars from start to finish (or to now while running). */
+export function timelineOf(state: StudyState, hostLabel: (hostId: string) => string, now: number): Timeline | null {
+  const placed = state.trials.filter((trial) => trial.startedAt && trial.hostId);
+  if (placed.length === 0) return null;
+  const startOf = (trial: Trial) => Date.parse(trial.startedAt!);
+  const endOf = (trial: Trial) => (trial.finishedAt ? Date.parse(trial.finishedAt) : trial.status === 'running' ? now : startOf(trial));
+  const startMs = Math.min(...placed.map(startOf));
+  const endMs = Math.max(startMs + 1000, ...placed.map(endOf));
+  const span = endMs - startMs;
+  const rows = new Map<string, TimelineRow>();
+  for (const trial of placed) {
+    const gpus = trial.gpus ?? [];
+    const key = `${trial.hostId}|${gpus.join(',')}`;
+    let row = rows.get(key);
+    if (!row) {
+      const label = gpus.length > 0 ? t('studies.timeline.slot', { host: hostLabel(trial.hostId!), gpus: gpus.join(', ') }) : hostLabel(trial.hostId!);
+      row = { key, label, bars: [] };
+      rows.set(key, row);
+    }
+    const left = ((startOf(trial) - startMs) / span) * 100;
+    // A trial that finished in the same instant it started still shows as a sliver.
+    const width = Math.max(0.6, ((endOf(trial) - startOf(trial)) / span) * 100);
+    row.bars.push({ trial, left, width: Math.min(width, 100 - left) });
+  }
+  return { rows: [...rows.values()].sort((a, b) => a.label.localeCompare(b.label)), startMs, endMs };
+}
+
+/** The file name a report is saved or downloaded under: the project's name with the format's extension. */
+export function reportFileName(path: string, format: 'md' | 'html' | 'csv'): string {
+  const base = path.split(/[\\/]/).at(-1)?.replace(/\.servelab$/, '') || 'study';
+  return `${base}.${format}`;
+}
+
+/** The last part of a path, for naming a copied example. */
+export function baseName(path: string): string {
+  return path.split(/[\\/]/).at(-1) ?? path;
+}

@@ -1,0 +1,265 @@
+import { TextField } from '../../components/Field';
+import { Spinner } from '../../components/Spinner';
+import { t } from '../../i18n';
+import { describeWorkload, WorkloadSchema } from '../../../../shared/bench/workload';
+import type { CallOutput } from '../../../../shared/contract';
+import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
+import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
+import { WizardTextArea } from './wizard-fields';
+import type { StepProps } from './WizardSteps';
+import { WIZARD_STEPS, type WizardIssue, type WizardStep } from './wizard-model';
+
+type Plan = CallOutput<'studies:plan'>;
+
+export type PlanView =
+  | { status: 'idle' }
+  | { status: 'saving' }
+  | { status: 'planning' }
+  | { status: 'failed'; message: string }
+  | { status: 'ready'; plan: Plan; json: string }
+  | { status: 'planFailed'; message: string; json: string };
+
+/** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
+export function formatGpuTime(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+function workloadText(w: unknown): string {
+  const parsed = WorkloadSchema.safeParse(w);
+  if (!parsed.success) return t('wizard.review.incomplete');
+  return parsed.data.label ?? describeWorkload(parsed.data);
+}
+
+function configText(config: object | undefined): string {
+  const entries = Object.entries(config ?? {});
+  return entries.length === 0 ? '' : ` · ${entries.map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}`;
+}
+
+function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; hostLabel: (id: string) => string }) {
+  const d = definition;
+  const objective = objectiveOf(d.goal.kind);
+  const rows: [string, string[]][] = [
+    [t('wizard.step.model'), [`${d.model.id}${d.model.precision ? ` (${d.model.precision})` : ''}`, ...(d.model.variants ?? []).map((v) => t('wizard.review.variant', { id: v.id, model: v.model }))]],
+    [
+      t('wizard.step.hardware'),
+      [
+        ...d.hosts.map((h) => `${hostLabel(h.hostId)}: ${h.gpus ? t('wizard.review.gpus', { gpus: h.gpus.join(', ') }) : t('wizard.review.allGpus')}`),
+        ...(d.demoLab ? [t('wizard.review.demoLab', { count: d.demoLab.count ?? 1, gpu: d.demoLab.gpu.toUpperCase() })] : []),
+        t('wizard.review.gpusPerTrial', { n: d.gpusPerTrial ?? 1 }),
+      ],
+    ],
+    [
+      t('wizard.step.goal'),
+      [
+        t('wizard.review.objective', { label: objective.label, better: objective.better, unit: objective.unit }),
+        ...(d.goal.slos ?? []).map((s) => (s.max !== undefined ? `${s.metric} ≤ ${s.max}` : `${s.metric} ≥ ${String(s.min)}`)),
+        t('wizard.review.margin', { pct: d.goal.marginPct ?? 1 }),
+      ],
+    ],
+    [t('wizard.step.engines'), d.engines.map((e) => `${ENGINE_ADAPTERS[e.engine].displayName} ${e.version} (${e.mode === 'docker' ? t('wizard.engines.modeDocker') : t('wizard.engines.modeEnv')})${configText(e.config)}`)],
+    [
+      t('wizard.step.stages'),
+      (d.stages ?? []).length === 0
+        ? [t('wizard.review.noStages')]
+        : (d.stages ?? []).map((s, i) => t('wizard.review.stage', { n: i + 1, label: s.label, count: s.candidates.length, engines: s.engines ? s.engines.map((x) => ENGINE_ADAPTERS[x].displayName).join(', ') : t('wizard.stages.allEnginesShort') })),
+    ],
+    [
+      t('wizard.step.workloads'),
+      [t('wizard.review.primary', { text: workloadText(d.workloads.primary) }), ...(d.workloads.generalisation ?? []).map((w) => t('wizard.review.scenario', { text: workloadText(w) }))],
+    ],
+    [
+      t('wizard.step.strategy'),
+      [
+        t('wizard.review.strategy', { strategy: d.strategy === 'grid' ? t('wizard.strategy.grid') : t('wizard.strategy.greedy'), repeats: d.repeats ?? 1 }),
+        d.parallelism !== undefined ? t('wizard.review.parallelism', { n: d.parallelism }) : t('wizard.review.parallelismAuto'),
+        t('wizard.review.client', { version: d.clientVersion ?? '' }),
+      ],
+    ],
+  ];
+  return (
+    <dl className="wizard-summary" aria-label={t('wizard.review.summary')}>
+      {rows.map(([title, lines]) => (
+        <div key={title} className="wizard-summary-row">
+          <dt>{title}</dt>
+          <dd>
+            <ul>
+              {lines.map((line, i) => (
+                <li key={i}>{line}</li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function PlanPanel({ plan, currentJson }: { plan: PlanView; currentJson: string | null }) {
+  if (plan.status === 'idle') return null;
+  if (plan.status === 'saving' || plan.status === 'planning') {
+    return (
+      <p className="host-progress" role="status">
+        <Spinner />
+        {plan.status === 'saving' ? t('wizard.review.saving') : t('wizard.review.planning')}
+      </p>
+    );
+  }
+  if (plan.status === 'failed') {
+    return (
+      <p className="form-error" role="alert">
+        {t('wizard.review.saveFailed', { message: plan.message })}
+      </p>
+    );
+  }
+  const stale = plan.json !== currentJson;
+  if (plan.status === 'planFailed') {
+    return (
+      <p className="form-error" role="alert">
+        {t('wizard.review.planFailed', { message: plan.message })}
+      </p>
+    );
+  }
+  const { estimate, trials, gpus } = plan.plan;
+  const rejections = new Map<string, { label: string; engine: string; reason: string }>();
+  for (const trial of trials) {
+    if (trial.status !== 'rejected') continue;
+    const reason = trial.rejectReason ?? t('wizard.review.noReason');
+    const engine = `${ENGINE_ADAPTERS[trial.engine].displayName} ${trial.version}`;
+    rejections.set(`${engine}|${trial.label}|${reason}`, { label: trial.label, engine, reason });
+  }
+  return (
+    <section className="wizard-plan" aria-label={t('wizard.review.plan')} role="region">
+      <h3 className="section-title">{t('wizard.review.plan')}</h3>
+      {stale && <p className="field-hint">{t('wizard.review.stale')}</p>}
+      <dl className="wizard-plan-facts">
+        <div>
+          <dt>{t('wizard.review.trials')}</dt>
+          <dd data-testid="plan-trials">{estimate.trials}</dd>
+        </div>
+        <div>
+          <dt>{t('wizard.review.launches')}</dt>
+          <dd data-testid="plan-launches">{estimate.launches}</dd>
+        </div>
+        <div>
+          <dt>{t('wizard.review.gpuTime')}</dt>
+          <dd data-testid="plan-gpu-time">{formatGpuTime(estimate.gpuSeconds)}</dd>
+        </div>
+        <div>
+          <dt>{t('wizard.review.rejected')}</dt>
+          <dd data-testid="plan-rejected">{estimate.rejected}</dd>
+        </div>
+      </dl>
+      <p className="field-hint">{t('wizard.review.planNote')}</p>
+      {gpus.length > 0 && (
+        <p className="field-hint">{t('wizard.review.planGpus', { gpus: gpus.map((g) => `${g.hostId} GPU ${g.index} · ${g.name}${g.computeCapability ? ` (sm ${g.computeCapability})` : ''}`).join('; ') })}</p>
+      )}
+      {rejections.size > 0 && (
+        <div className="wizard-rejections">
+          <h4 className="field-label">{t('wizard.review.rejections')}</h4>
+          <ul aria-label={t('wizard.review.rejections')}>
+            {[...rejections.values()].map((r) => (
+              <li key={`${r.engine}|${r.label}|${r.reason}`}>
+                <span className="wizard-rejection-what">
+                  {r.engine} · {r.label}
+                </span>
+                <span className="wizard-rejection-why">{r.reason}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function ReviewStep({
+  draft,
+  change,
+  error,
+  definition,
+  issues,
+  hostLabel,
+  path,
+  onPathChange,
+  canChooseFile,
+  onChooseFile,
+  plan,
+  currentJson,
+  onSaveDraft,
+  onCreate,
+  onGoToStep,
+}: StepProps & {
+  definition: StudyDefinitionInput;
+  issues: WizardIssue[];
+  hostLabel: (id: string) => string;
+  path: string;
+  onPathChange: (value: string) => void;
+  canChooseFile: boolean;
+  onChooseFile: () => void;
+  plan: PlanView;
+  currentJson: string | null;
+  onSaveDraft: () => void;
+  onCreate: () => void;
+  onGoToStep: (step: WizardStep) => void;
+}) {
+  const busy = plan.status === 'saving' || plan.status === 'planning';
+  const pathError = !path.trim() ? t('wizard.review.pathRequired') : !path.trim().endsWith('.servelab') ? t('wizard.review.pathExtension') : undefined;
+  const elsewhere = issues.filter((i) => i.step !== 'review');
+  const blocked = issues.length > 0 || pathError !== undefined || busy;
+  return (
+    <div className="form form-compact">
+      <TextField label={t('wizard.review.name')} value={draft.name} onValueChange={(value) => change('name', (d) => ({ ...d, name: value }))} error={error('name')} />
+      <WizardTextArea
+        label={t('wizard.review.description')}
+        labelNote={t('wizard.optional')}
+        value={draft.description}
+        onValueChange={(value) => change('description', (d) => ({ ...d, description: value }))}
+        error={error('description')}
+      />
+      <Summary definition={definition} hostLabel={hostLabel} />
+      {elsewhere.length > 0 && (
+        <div className="wizard-problems" role="status">
+          <p className="field-label">{t('wizard.review.fixFirst')}</p>
+          <ul>
+            {elsewhere.map((i) => (
+              <li key={`${i.field}:${i.message}`}>
+                {i.message}{' '}
+                <button type="button" className="btn btn-ghost btn-small" onClick={() => onGoToStep(i.step)}>
+                  {t('wizard.review.goTo', { n: WIZARD_STEPS.indexOf(i.step) + 1 })}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <div className="wizard-path-row">
+        <TextField
+          label={t('wizard.review.path')}
+          value={path}
+          onValueChange={onPathChange}
+          error={error('path') ?? pathError}
+          hint={t('wizard.review.pathHint')}
+          className="mono-input grow"
+          spellCheck={false}
+        />
+        {canChooseFile && (
+          <button type="button" className="btn btn-secondary" onClick={onChooseFile}>
+            {t('wizard.review.choose')}
+          </button>
+        )}
+      </div>
+      <div className="wizard-review-actions">
+        <button type="button" className="btn btn-secondary" disabled={blocked} onClick={onSaveDraft}>
+          {t('wizard.review.saveDraft')}
+        </button>
+        <button type="button" className="btn btn-primary" disabled={blocked} onClick={onCreate}>
+          {t('wizard.review.create')}
+        </button>
+      </div>
+      <PlanPanel plan={plan} currentJson={currentJson} />
+    </div>
+  );
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import throughputExampleText from '../../../../../examples/qwen3-32b-throughput-a100.servelab?raw';
+import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
+import { StudyDefinitionSchema } from '../../../../shared/study/study';
+import {
+  assemble,
+  initialDraft,
+  mergedDefaultStages,
+  plainMessage,
+  rowKey,
+  stageDrafts,
+  suggestedVariants,
+  withFreshStages,
+  workloadDraft,
+  type WizardDraft,
+} from './wizard-model';
+
+const isDemo = (hostId: string) => hostId === 'demo-lab';
+
+function draftFor(over: Partial<WizardDraft>): WizardDraft {
+  return { ...initialDraft(), ...over };
+}
+
+describe('wizard model', () => {
+  it('assembles the throughput example from what the user would enter', () => {
+    const example = StudyDefinitionSchema.parse((JSON.parse(throughputExampleText) as { study: unknown }).study);
+    const engines = initialDraft().engines.map((e) => {
+      if (e.engine === 'vllm') return { ...e, enabled: true, version: '0.11.0', maxModelLen: '32768' };
+      if (e.engine === 'sglang') return { ...e, enabled: true, version: '0.5.5.post1' };
+      return { ...e, enabled: true, version: '1.2.0rc1', maxModelLen: '40960', settings: '{"chunkedPrefill": true}' };
+    });
+    const custom = example.workloads.generalisation.slice(0, 2).map((w) => ({
+      ...workloadDraft(WORKLOAD_PRESETS.find((p) => p.id === w.id)),
+      numPrompts: String(w.numPrompts),
+      label: w.label ?? '',
+    }));
+    const draft = withFreshStages(
+      draftFor({
+        name: example.name,
+        description: example.description ?? '',
+        modelId: 'Qwen/Qwen3-32B',
+        precision: 'bf16',
+        variants: suggestedVariants('Qwen/Qwen3-32B').map((v) => ({ key: rowKey(), ...v })),
+        hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
+        demoGpu: 'a100',
+        goal: 'throughput',
+        engines,
+        tuned: ['trtllm'],
+        primary: workloadDraft(WORKLOAD_PRESETS.find((p) => p.id === 'sharegpt-1000-unbounded')),
+        generalisationCustom: custom,
+        generalisationPresets: ['random-2000-100', 'random-128-4'],
+      }),
+    );
+    const { parsed, issues } = assemble(draft, isDemo);
+    expect(issues).toEqual([]);
+    // The example lists its scenarios with the two shortened ones first; the wizard lists presets, then custom ones.
+    const reorder = <T>(items: T[]) => [...items.slice(2), ...items.slice(0, 2)];
+    expect(parsed).toEqual({ ...example, workloads: { ...example.workloads, generalisation: reorder(example.workloads.generalisation) } });
+  });
+
+  it('merges several engines’ default stages without clashing ids, sharing the checkpoint stage', () => {
+    const draft = draftFor({
+      modelId: 'Qwen/Qwen3-8B',
+      variants: suggestedVariants('Qwen/Qwen3-8B').map((v) => ({ key: rowKey(), ...v })),
+      tuned: ['vllm', 'sglang'],
+    });
+    const stages = mergedDefaultStages(draft);
+    const ids = stages.map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => id === 'quantization')).toHaveLength(1);
+    expect(ids).toContain('attention-backend-vllm');
+    expect(ids).toContain('attention-backend-sglang');
+    expect(ids.indexOf('attention-backend-sglang')).toBe(ids.indexOf('attention-backend-vllm') + 1);
+    expect(stages.find((s) => s.id === 'torch-compile')?.engines).toEqual(['sglang']);
+  });
+
+  it('places schema issues on the step and field they belong to', () => {
+    const base = withFreshStages(
+      draftFor({
+        name: 'x',
+        modelId: 'Qwen/Qwen3-8B',
+        hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
+        engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'sglang' })),
+        tuned: ['sglang'],
+      }),
+    );
+    expect(assemble(base, isDemo).issues).toEqual([]);
+    const twice = { ...base, stages: [...base.stages, ...stageDrafts([{ id: 'cuda-graph', label: 'Again', candidates: [{ id: 'a', label: 'A', config: {}, variant: 'nope' }] }])] };
+    const n = twice.stages.length - 1;
+    expect(assemble(twice, isDemo).issues).toEqual([
+      { step: 'stages', field: `stages.${n}.id`, message: `Stage ${n + 1} id "cuda-graph" is used twice or reserved` },
+      { step: 'stages', field: `stages.${n}.candidates.0.variant`, message: `Stage ${n + 1} candidate 1 variant names no variant of the model (none defined)` },
+    ]);
+    expect(assemble({ ...base, name: '', demoCount: '0' }, isDemo).issues).toEqual([
+      { step: 'review', field: 'name', message: 'Study name is required' },
+      { step: 'hardware', field: 'demoCount', message: 'Simulated GPU count must be at least 1' },
+    ]);
+  });
+
+  it('says zod’s generic messages the way the schema’s own are said', () => {
+    expect(plainMessage('Too big: expected number to be <=8')).toBe('must be at most 8');
+    expect(plainMessage('Too small: expected number to be >0')).toBe('must be above 0');
+    expect(plainMessage('Invalid input: expected int, received number')).toBe('must be a whole number');
+    expect(plainMessage('is required')).toBe('is required');
+  });
+});

@@ -1,0 +1,217 @@
+import type { StateCreator } from 'zustand';
+import type { CallOutput, ErrorInfo, EventPayload } from '../../../shared/contract';
+import type { ProjectFile, StudyState } from '../../../shared/study/study';
+import type { ApiClient } from '../api/client';
+import { appendBounded } from './engines-slice';
+import { toErrorInfo } from './hosts-slice';
+import type { AppState, LoadStatus } from './types';
+
+export type StudyExample = CallOutput<'studies:examples'>[number];
+export type RecentStudy = CallOutput<'studies:recent'>[number];
+export type StudyPlan = CallOutput<'studies:plan'>;
+export type StudyStatus = StudyState['status'];
+
+export interface LoadedList<T> {
+  status: LoadStatus;
+  items: T[];
+  error: ErrorInfo | null;
+}
+
+/** The project open on the Studies page: the file as last read, then as the core's studies:state events say. */
+export interface OpenStudy {
+  path: string;
+  project: ProjectFile;
+  /** The newest studies:phase line. */
+  phase: string | null;
+  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
+  log: string[];
+  /**
+   * Whether a run is known to be under way in the core (a state event said so, or it accepted a run). A file that
+   * says "running" without that was interrupted: the page offers to resume it.
+   */
+  live: boolean;
+  plan: { status: LoadStatus; data: StudyPlan | null; error: ErrorInfo | null };
+}
+
+/** A study the user started that has since ended, for the notice in the app shell. */
+export interface StudyNotice {
+  path: string;
+  name: string;
+  status: Extract<StudyStatus, 'done' | 'failed' | 'cancelled'>;
+  message: string | null;
+}
+
+export interface StudiesSlice {
+  studyExamples: LoadedList<StudyExample>;
+  recentStudies: LoadedList<RecentStudy>;
+  openStudy: OpenStudy | null;
+  /** The newest status the core reported per project path, for the "studies running" line. */
+  studyStatusByPath: Record<string, StudyStatus>;
+  /** Projects this session started, by path, with their names: their end is announced. */
+  startedStudies: Record<string, string>;
+  studyNotice: StudyNotice | null;
+  loadStudyLists(): Promise<void>;
+  /** Reads the project and shows it; throws the core's ServelabError (a damaged file names its field). */
+  openStudyProject(path: string): Promise<void>;
+  closeStudyProject(): void;
+  /** Copies the example to `path` and shows the copy; throws the core's ServelabError. */
+  createStudyFromExample(path: string, example: string): Promise<void>;
+  loadStudyPlan(): Promise<void>;
+  /** Starts or resumes the open study; throws the core's ServelabError when it was refused. */
+  runOpenStudy(): Promise<void>;
+  /** Throws the core's ServelabError when the cancel was refused. */
+  cancelOpenStudy(): Promise<void>;
+  dismissStudyNotice(): void;
+  applyStudyState(event: EventPayload<'studies:state'>): void;
+  applyStudyPhase(event: EventPayload<'studies:phase'>): void;
+  applyStudyLog(event: EventPayload<'studies:log'>): void;
+  applyStudyDecision(event: EventPayload<'studies:decision'>): void;
+}
+
+const ENDED: readonly StudyStatus[] = ['done', 'failed', 'cancelled'];
+
+function isEnded(status: StudyStatus): status is StudyNotice['status'] {
+  return ENDED.includes(status);
+}
+
+function opened(path: string, project: ProjectFile): OpenStudy {
+  return { path, project, phase: null, log: [], live: false, plan: { status: 'idle', data: null, error: null } };
+}
+
+/** Number of studies the core last reported as running. */
+export function runningStudyCount(statusByPath: Record<string, StudyStatus>): number {
+  return Object.values(statusByPath).filter((status) => status === 'running').length;
+}
+
+export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [], StudiesSlice> {
+  return (set, get) => {
+    /** Applies `change` to the open study when it is the project at `path`. */
+    const updateOpen = (path: string, change: (study: OpenStudy) => OpenStudy) =>
+      set((s) => (s.openStudy && s.openStudy.path === path ? { openStudy: change(s.openStudy) } : {}));
+
+    const show = (path: string, project: ProjectFile) =>
+      set((s) => {
+        // Reopening the project already shown keeps its log and phase (they are not in the file).
+        const same = s.openStudy?.path === path ? s.openStudy : null;
+        return { openStudy: same ? { ...same, project } : opened(path, project) };
+      });
+
+    return {
+      studyExamples: { status: 'idle', items: [], error: null },
+      recentStudies: { status: 'idle', items: [], error: null },
+      openStudy: null,
+      studyStatusByPath: {},
+      startedStudies: {},
+      studyNotice: null,
+
+      async loadStudyLists() {
+        set((s) => ({
+          studyExamples: { ...s.studyExamples, status: 'loading', error: null },
+          recentStudies: { ...s.recentStudies, status: 'loading', error: null },
+        }));
+        const [examples, recent] = await Promise.allSettled([api.call('studies:examples', {}), api.call('studies:recent', {})]);
+        set((s) => ({
+          studyExamples:
+            examples.status === 'fulfilled'
+              ? { status: 'loaded', items: examples.value, error: null }
+              : { ...s.studyExamples, status: 'failed', error: toErrorInfo(examples.reason) },
+          recentStudies:
+            recent.status === 'fulfilled'
+              ? { status: 'loaded', items: recent.value, error: null }
+              : { ...s.recentStudies, status: 'failed', error: toErrorInfo(recent.reason) },
+        }));
+      },
+
+      async openStudyProject(path) {
+        const project = await api.call('studies:open', { path });
+        show(path, project);
+      },
+
+      closeStudyProject() {
+        set({ openStudy: null });
+        void get().loadStudyLists();
+      },
+
+      async createStudyFromExample(path, example) {
+        const project = await api.call('studies:fromExample', { path, example });
+        show(path, project);
+      },
+
+      async loadStudyPlan() {
+        const path = get().openStudy?.path;
+        if (!path) return;
+        updateOpen(path, (o) => ({ ...o, plan: { ...o.plan, status: 'loading', error: null } }));
+        try {
+          const data = await api.call('studies:plan', { path });
+          updateOpen(path, (o) => ({ ...o, plan: { status: 'loaded', data, error: null } }));
+        } catch (e) {
+          updateOpen(path, (o) => ({ ...o, plan: { ...o.plan, status: 'failed', error: toErrorInfo(e) } }));
+        }
+      },
+
+      async runOpenStudy() {
+        const study = get().openStudy;
+        if (!study) return;
+        const { path } = study;
+        set((s) => ({ startedStudies: { ...s.startedStudies, [path]: study.project.study.name } }));
+        try {
+          // started: false means a run of this project is already under way in the core: it is live either way.
+          await api.call('studies:run', { path });
+        } catch (e) {
+          set((s) => {
+            const { [path]: _dropped, ...rest } = s.startedStudies;
+            return { startedStudies: rest };
+          });
+          throw e;
+        }
+        set((s) => ({ studyStatusByPath: { ...s.studyStatusByPath, [path]: 'running' }, studyNotice: s.studyNotice?.path === path ? null : s.studyNotice }));
+        updateOpen(path, (o) => ({ ...o, live: true, project: { ...o.project, state: { ...o.project.state, status: 'running' } } }));
+      },
+
+      async cancelOpenStudy() {
+        const path = get().openStudy?.path;
+        if (!path) return;
+        const { cancelled } = await api.call('studies:cancel', { path });
+        // Nothing was running in the core: the file's "running" is stale, so show it as it is on disk.
+        if (!cancelled) await get().openStudyProject(path);
+      },
+
+      dismissStudyNotice() {
+        set({ studyNotice: null });
+      },
+
+      applyStudyState({ path, state }) {
+        set((s) => {
+          const next: Partial<AppState> = { studyStatusByPath: { ...s.studyStatusByPath, [path]: state.status } };
+          if (s.openStudy?.path === path) {
+            next.openStudy = { ...s.openStudy, live: state.status === 'running', project: { ...s.openStudy.project, state } };
+          }
+          const name = s.startedStudies[path];
+          if (name !== undefined && isEnded(state.status)) {
+            const { [path]: _ended, ...rest } = s.startedStudies;
+            next.startedStudies = rest;
+            next.studyNotice = { path, name, status: state.status, message: state.message ?? null };
+          }
+          return next;
+        });
+      },
+
+      applyStudyPhase({ path, text }) {
+        updateOpen(path, (o) => ({ ...o, phase: text }));
+      },
+
+      applyStudyLog({ path, text }) {
+        updateOpen(path, (o) => ({ ...o, log: appendBounded(o.log, text) }));
+      },
+
+      applyStudyDecision({ path, decision }) {
+        // The next studies:state carries it too; adding it now shows the reason without waiting.
+        updateOpen(path, (o) => {
+          const decisions = o.project.state.decisions;
+          if (decisions.some((d) => d.stageId === decision.stageId && d.decidedAt === decision.decidedAt)) return o;
+          return { ...o, project: { ...o.project, state: { ...o.project.state, decisions: [...decisions.filter((d) => d.stageId !== decision.stageId), decision] } } };
+        });
+      },
+    };
+  };
+}

@@ -5,6 +5,9 @@ import react from '@vitejs/plugin-react';
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
 export default defineConfig({
   test: {
+    // Most suites wait on processes, sshd and the simulated GPU's sleeps rather than compute: two files at a time
+    // keep a small machine busy without starving either.
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -13,9 +16,6 @@ export default defineConfig({
           include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          // Most suites wait on processes, sshd and the simulated GPU's sleeps rather than compute: two files at a
-          // time keep a small machine busy without starving either.
-          maxWorkers: 2,
         },
       },
       {

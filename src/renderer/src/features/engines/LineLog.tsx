@@ -1,30 +1,19 @@
-import { useId, useLayoutEffect, useRef, useState } from 'react';
+import { useId, useState } from 'react';
+import { useFollowTail } from '../../components/use-follow-tail';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { ENGINE_LOG_LIMIT } from '../../store';
 
-const FOLLOW_SLACK = 24;
 
 /** A bounded plain-text log that follows the newest line until the user pauses it or scrolls up. */
 export function LineLog({ lines, label, title }: { lines: string[]; label: string; title: string }) {
-  const [follow, setFollow] = useState(true);
   const [copied, setCopied] = useState(false);
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const { follow, setFollow, scrollRef, onScroll } = useFollowTail(lines);
   const titleId = useId();
   const followId = useId();
 
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (follow && element) element.scrollTop = element.scrollHeight;
-  }, [lines, follow]);
 
-  function onScroll() {
-    const element = scrollRef.current;
-    if (!element) return;
-    const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK;
-    if (atBottom !== follow) setFollow(atBottom);
-  }
 
   const count = lines.length;
   return (

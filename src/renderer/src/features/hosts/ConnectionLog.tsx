@@ -1,4 +1,5 @@
-import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
+import { useFollowTail } from '../../components/use-follow-tail';
 import type { ConnectionLogEntryView } from '../../../../shared/model/host';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
@@ -10,7 +11,6 @@ import { formatLogTime } from './format';
 const NO_LOG: HostLog = { entries: [], status: 'idle', error: null };
 
 /** How close to the bottom (px) still counts as "at the newest entry". */
-const FOLLOW_SLACK = 24;
 
 function logText(entries: ConnectionLogEntryView[]): string {
   return entries.map((e) => `${new Date(e.time).toISOString()} ${e.level.toUpperCase().padEnd(5)} ${e.message}`).join('\n');
@@ -24,9 +24,8 @@ function logText(entries: ConnectionLogEntryView[]): string {
 export function ConnectionLog({ hostId, label }: { hostId: string; label: string }) {
   const log = useAppStore((s) => s.logByHost[hostId]) ?? NO_LOG;
   const load = useAppStore((s) => s.loadConnectionLog);
-  const [follow, setFollow] = useState(true);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const { follow, setFollow, scrollRef, onScroll } = useFollowTail(log.entries);
   const titleId = useId();
   const followId = useId();
 
@@ -34,10 +33,6 @@ export function ConnectionLog({ hostId, label }: { hostId: string; label: string
     if (log.status === 'idle') void load(hostId);
   }, [log.status, hostId, load]);
 
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (follow && element) element.scrollTop = element.scrollHeight;
-  }, [log.entries, follow]);
 
   useEffect(() => {
     if (copyState === 'idle') return;
@@ -45,12 +40,6 @@ export function ConnectionLog({ hostId, label }: { hostId: string; label: string
     return () => clearTimeout(timer);
   }, [copyState]);
 
-  function onScroll() {
-    const element = scrollRef.current;
-    if (!element) return;
-    const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK;
-    if (atBottom !== follow) setFollow(atBottom);
-  }
 
   async function copy() {
     setCopyState((await copyText(logText(log.entries))) ? 'copied' : 'failed');

@@ -1,10 +1,10 @@
-import { useId, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useId, useMemo, useState, type ReactNode } from 'react';
+import { useFollowTail } from '../../components/use-follow-tail';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { ENGINE_LOG_LIMIT } from '../../store';
 
-const FOLLOW_SLACK = 24;
 
 /** The line with every case-insensitive occurrence of `query` marked. */
 function highlighted(line: string, query: string): ReactNode {
@@ -27,11 +27,9 @@ function highlighted(line: string, query: string): ReactNode {
  * or scrolled up, with a search that highlights matches and can show only the matching lines.
  */
 export function StudyLog({ lines }: { lines: string[] }) {
-  const [follow, setFollow] = useState(true);
   const [query, setQuery] = useState('');
   const [onlyMatches, setOnlyMatches] = useState(false);
   const [copied, setCopied] = useState(false);
-  const scrollRef = useRef<HTMLDivElement>(null);
   const titleId = useId();
   const followId = useId();
   const searchId = useId();
@@ -43,18 +41,9 @@ export function StudyLog({ lines }: { lines: string[] }) {
     () => (needle && onlyMatches ? lines.filter((line) => line.toLowerCase().includes(needle.toLowerCase())) : lines),
     [lines, needle, onlyMatches],
   );
+  const { follow, setFollow, scrollRef, onScroll } = useFollowTail(shown);
 
-  useLayoutEffect(() => {
-    const element = scrollRef.current;
-    if (follow && element) element.scrollTop = element.scrollHeight;
-  }, [shown, follow]);
 
-  function onScroll() {
-    const element = scrollRef.current;
-    if (!element) return;
-    const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK;
-    if (atBottom !== follow) setFollow(atBottom);
-  }
 
   const count = lines.length;
   return (

@@ -88,7 +88,9 @@ describe('Benchmark panel', () => {
     expect(log.textContent).not.toContain('not this one');
 
     await act(async () => api.emit('bench:done', { runId: 'run-1', ok: true, message: 'done', entryId: ENTRY.id }));
-    expect(within(panel).queryByRole('progressbar')).toBeNull();
+    // The finished run keeps its last count on screen; only Cancel goes.
+    expect(within(panel).getByRole('progressbar', { name: 'Benchmark progress' }).getAttribute('aria-valuenow')).toBe('5');
+    expect(within(panel).queryByRole('button', { name: 'Cancel' })).toBeNull();
     expect(within(panel).getByRole('status').textContent).toBe('Benchmark finished.');
     const summary = await within(panel).findByRole('group', { name: 'Benchmark result' });
     await waitFor(() => expect(within(summary).getByText('61.24')).toBeTruthy());

@@ -95,7 +95,8 @@ function RunView({ runId }: { runId: string }) {
   const percent = run.total ? Math.min(100, (run.done / run.total) * 100) : 0;
   return (
     <div className="bench-run">
-      {running && (
+      {/* The bar stays at its last count when the run ends, so a short run's progress is not a flash. */}
+      {(running || run.total !== null) && (
         <div className="install-progress">
           <div className="install-progress-head">
             <span>{run.total ? t('bench.progress', { done: run.done, total: run.total }) : t('bench.starting')}</span>
@@ -111,12 +112,14 @@ function RunView({ runId }: { runId: string }) {
           >
             <div className="progress-fill" style={{ width: `${percent}%` }} />
           </div>
-          <div>
-            <button type="button" className="btn btn-danger-outline btn-small" disabled={run.cancelling} onClick={() => void cancel(runId)}>
-              {run.cancelling ? <Spinner /> : <Icon name="power" size={13} />}
-              {run.cancelling ? t('bench.cancelling') : t('bench.cancel')}
-            </button>
-          </div>
+          {running && (
+            <div>
+              <button type="button" className="btn btn-danger-outline btn-small" disabled={run.cancelling} onClick={() => void cancel(runId)}>
+                {run.cancelling ? <Spinner /> : <Icon name="power" size={13} />}
+                {run.cancelling ? t('bench.cancelling') : t('bench.cancel')}
+              </button>
+            </div>
+          )}
         </div>
       )}
       {run.outcome && (

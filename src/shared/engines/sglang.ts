@@ -3,6 +3,7 @@ import { classifyLog } from './classify-log';
 import { parseFlagList } from './flag-list';
 import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
 import { compareVersions } from './version';
+import { healthReadiness, processGroupStop } from './lifecycle-plans';
 
 export const SGLANG_KNOWN_VERSIONS = ['0.5.3.post3', '0.5.5', '0.5.5.post1'];
 
@@ -335,23 +336,11 @@ export const sglangAdapter: EngineAdapter = {
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §2.2 (python/sglang/srt/entrypoints/http_server.py).
-  readiness: {
-    healthPath: '/health',
-    readyLogPatterns: [/The server is fired up and ready to roll!/],
-    healthIsReadyWhen: (status) => status === 200,
-    notes: [
-      '/health is 503 until warm-up has run; /v1/models and /get_model_info answer earlier, so they are not readiness.',
-      '"Uvicorn running on" and "Application startup complete." are printed before warm-up: not readiness either.',
-      'After warm-up /health runs a 1-token generation; a 503 later with "Health check failed" means the scheduler stopped answering.',
-    ],
-  },
+  readiness: healthReadiness(/The server is fired up and ready to roll!/, [
+    '/health is 503 until warm-up has run; /v1/models and /get_model_info answer earlier, so they are not readiness.',
+    '"Uvicorn running on" and "Application startup complete." are printed before warm-up: not readiness either.',
+    'After warm-up /health runs a 1-token generation; a 503 later with "Health check failed" means the scheduler stopped answering.',
+  ]),
   classifyLog: (text) => classifyLog(text, { engine: 'sglang' }),
-  stopSignals: {
-    processGroup: true,
-    steps: [
-      { signal: 'SIGTERM', waitMs: 30_000 },
-      { signal: 'SIGKILL', waitMs: 10_000 },
-    ],
-    notes: ['launch_server starts scheduler and detokenizer processes per TP rank; signal the group, then check the port and nvidia-smi.'],
-  },
+  stopSignals: processGroupStop(['launch_server starts scheduler and detokenizer processes per TP rank; signal the group, then check the port and nvidia-smi.']),
 };

@@ -2,6 +2,7 @@ import { buildCommand, type CommandSpec } from './command-builder';
 import { classifyLog } from './classify-log';
 import { parseFlagList } from './flag-list';
 import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
+import { healthReadiness, processGroupStop } from './lifecycle-plans';
 
 export const TRTLLM_KNOWN_VERSIONS = ['1.2.0rc1'];
 
@@ -163,24 +164,12 @@ export const trtllmAdapter: EngineAdapter = {
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §3.3 (tensorrt_llm/serve/openai_server.py).
-  readiness: {
-    healthPath: '/health',
-    readyLogPatterns: [/Application startup complete\./],
-    healthIsReadyWhen: (status) => status === 200,
-    notes: [
-      'The socket is bound first (a busy port fails at once), then the model loads for minutes: probes are refused until uvicorn runs.',
-      '--host defaults to localhost: pass --host 0.0.0.0 to probe from outside the box or container.',
-      '/health_generate runs a real 1-token generation, for a deeper check.',
-    ],
-  },
+  readiness: healthReadiness(/Application startup complete\./, [
+    'The socket is bound first (a busy port fails at once), then the model loads for minutes: probes are refused until uvicorn runs.',
+    '--host defaults to localhost: pass --host 0.0.0.0 to probe from outside the box or container.',
+    '/health_generate runs a real 1-token generation, for a deeper check.',
+  ]),
   classifyLog: (text) => classifyLog(text, { engine: 'trtllm' }),
-  stopSignals: {
-    processGroup: true,
-    // serve.py's SIGTERM handler gives its child 10 s to exit, then kills it and waits 10 s more.
-    steps: [
-      { signal: 'SIGTERM', waitMs: 30_000 },
-      { signal: 'SIGKILL', waitMs: 10_000 },
-    ],
-    notes: ['With TP > 1 the ranks are MPI processes; signal the group, then check the port and nvidia-smi.'],
-  },
+  // serve.py's SIGTERM handler gives its child 10 s to exit, then kills it and waits 10 s more.
+  stopSignals: processGroupStop(['With TP > 1 the ranks are MPI processes; signal the group, then check the port and nvidia-smi.']),
 };

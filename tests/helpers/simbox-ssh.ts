@@ -12,6 +12,8 @@ import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
 import { openSshClient } from '../../src/main/ssh/connect';
 import type { SshTarget } from '../../src/main/ssh/ssh-target';
 import { SshBoxTransport } from '../../src/main/box/ssh-box-transport';
+import { EngineInstaller } from '../../src/main/engines/engine-installer';
+import { launchServer, type RunningServer } from '../../src/main/engines/server-launcher';
 
 export interface SimboxOverSsh {
   sshd: TestSshd;
@@ -82,4 +84,13 @@ export async function startSimboxOverSsh(opts: { hostId?: string; timeScale?: nu
       await rm(scratch, { recursive: true, force: true });
     },
   };
+}
+
+/** vLLM 0.11.0 installed on the box and a Qwen3-8B server launched and ready: what benchmark suites measure against. */
+export async function launchReadyVllm(box: SshBoxTransport): Promise<RunningServer> {
+  const install = await new EngineInstaller(box).start('vllm', '0.11.0');
+  expect((await install.done).ok).toBe(true);
+  const server = await launchServer(box, { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-8B' } });
+  await server.waitReady(120_000);
+  return server;
 }

@@ -4,12 +4,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
+import { launchReadyVllm, startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
 import { runCaptured } from '../helpers/cli';
 import { repoRoot } from '../helpers/repo';
 import { runBench } from '../../src/main/cli/commands/bench';
-import { EngineInstaller } from '../../src/main/engines/engine-installer';
-import { launchServer, type RunningServer } from '../../src/main/engines/server-launcher';
+import type { RunningServer } from '../../src/main/engines/server-launcher';
 import { ResultEntrySchema } from '../../src/shared/results/result-entry';
 
 let lab: SimboxOverSsh;
@@ -22,10 +21,7 @@ beforeAll(async () => {
   env = { ...process.env, HOME: lab.scratch, SERVELAB_DATA_DIR: join(lab.scratch, 'data') };
   // A known_hosts of its own that starts empty: the first command must accept the key.
   boxArgs = ['--host', `${lab.sshd.user}@${lab.sshd.host}`, '-p', String(lab.sshd.port), '-i', lab.sshd.identityFile, '--known-hosts', join(lab.scratch, 'cli_known_hosts')];
-  const install = await new EngineInstaller(lab.box).start('vllm', '0.11.0');
-  expect((await install.done).ok).toBe(true);
-  server = await launchServer(lab.box, { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-8B' } });
-  await server.waitReady(120_000);
+  server = await launchReadyVllm(lab.box);
 }, 240_000);
 
 afterAll(async () => {

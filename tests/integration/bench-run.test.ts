@@ -6,10 +6,9 @@ import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
+import { launchReadyVllm, startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
 import { repoRoot } from '../helpers/repo';
-import { EngineInstaller } from '../../src/main/engines/engine-installer';
-import { launchServer, type RunningServer } from '../../src/main/engines/server-launcher';
+import type { RunningServer } from '../../src/main/engines/server-launcher';
 import { DatasetStore, SHAREGPT_FILE } from '../../src/main/bench/dataset-store';
 import { runBenchmark, type BenchProgress } from '../../src/main/bench/bench-runner';
 import { parseWorkload, workloadPreset } from '../../src/shared/bench/workload';
@@ -42,10 +41,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   httpPort = (http.address() as AddressInfo).port;
 
-  const install = await new EngineInstaller(lab.box).start('vllm', '0.11.0');
-  expect((await install.done).ok).toBe(true);
-  server = await launchServer(lab.box, { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-8B' } });
-  await server.waitReady(120_000);
+  server = await launchReadyVllm(lab.box);
 }, 240_000);
 
 afterAll(async () => {

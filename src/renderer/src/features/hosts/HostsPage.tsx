@@ -8,6 +8,7 @@ import { AddHostForm } from './AddHostForm';
 import { HostCard } from './HostCard';
 import { HostKeyDialog } from './HostKeyDialog';
 import { ImportSshConfigDialog } from './ImportSshConfigDialog';
+import { GettingStarted } from '../welcome/GettingStarted';
 
 function HostList() {
   const hostIds = useAppStore(useShallow(selectHostIds));
@@ -119,6 +120,7 @@ export function HostsPage() {
           </button>
         </div>
       </header>
+      <GettingStarted />
       <div className="hosts-layout">
         <div className="hosts-main">
           <HostList />

@@ -113,6 +113,31 @@ describe('StudyResults', { timeout: 20_000 }, () => {
     expect(within(view).getByRole('figure', { name: 'Total token throughput per run' })).toBeTruthy();
   });
 
+  it('compares the two best configurations by the objective, the winner against the runner-up', () => {
+    const withLatency = (tr: Trial, s: number) => ({ ...tr, result: result({ ...(tr.result?.result.metrics as Record<string, number>), mean_latency_s: s }) });
+    const third = trial('kv/bf16', { stageId: 'kv', label: 'BF16 KV cache', serverKey: 'bf16', result: result({ mean_ttft_ms: 90, mean_latency_s: 1.5 }) });
+    const trials = [withLatency(BASE, 1.68), withLatency(FP8, 1.2), third, FAILED];
+    render(<StudyResults project={project(trials, { baselineTrialServerKey: 'vllm-defaults' })} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Compare the top two' }));
+    const view = screen.getByRole('region', { name: 'Comparison' });
+    const headers = within(view).getAllByRole('columnheader').map((h) => h.textContent ?? '');
+    expect(headers.findIndex((h) => h.startsWith('FP8 KV cache'))).toBeLessThan(headers.findIndex((h) => h.startsWith('BF16 KV cache')));
+    expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('kv/bf16');
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 0).textContent).toContain('−10.00 (−11.1%) better');
+    expect(screen.getByRole('checkbox', { name: 'Select FP8 KV cache · sharegpt-c4 · 1' })).toHaveProperty('checked', true);
+    expect(screen.getByRole('checkbox', { name: 'Select vLLM defaults · sharegpt-c4 · 1' })).toHaveProperty('checked', false);
+  });
+
+  it('opens with the top two compared when asked, and cannot offer them without two valid results', () => {
+    const only = [{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, FAILED];
+    const { unmount } = render(<StudyResults project={project(only)} compareTopTwo />);
+    expect(screen.queryByRole('region', { name: 'Comparison' })).toBeNull();
+    expect((screen.getByRole('button', { name: 'Compare the top two' }) as HTMLButtonElement).disabled).toBe(true);
+    unmount();
+    render(<StudyResults project={project([{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, { ...FP8, result: result({ mean_latency_s: 1.2 }) }])} compareTopTwo />);
+    expect(screen.getByRole('region', { name: 'Comparison' })).toBeTruthy();
+  });
+
   it('groups trials by stage and shows why a trial failed or was refused', () => {
     render(<StudyResults project={project([FP8, FAILED, BASE, REJECTED])} />);
     const table = screen.getByRole('table', { name: 'Trials' });

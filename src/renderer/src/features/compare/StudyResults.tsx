@@ -10,6 +10,7 @@ import { formatMetric } from '../results/format';
 import { curveOption, paretoOption } from './charts';
 import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
 import { CompareView } from './CompareView';
+import { rankConfigs } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from './EChart';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
@@ -253,12 +254,16 @@ function StudyCharts({ project }: { project: ProjectFile }) {
 }
 
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
-export function StudyResults(props: { project: ProjectFile }): JSX.Element {
+export function StudyResults(props: { project: ProjectFile; /** Opens with the study's two best configurations compared. */ compareTopTwo?: boolean }): JSX.Element {
   const { study, state } = props.project;
+  const topTwo = useMemo(() => rankConfigs(study, state.trials).slice(0, 2), [study, state.trials]);
+  const startTopTwo = props.compareTopTwo === true && topTwo.length === 2;
   const [filter, setFilter] = useState<TrialFilter>({ text: '', status: 'all', engine: 'all', workload: 'all' });
   const [order, setOrder] = useState<SortOrder>({ key: null, direction: 'ascending' });
-  const [checked, setChecked] = useState<ReadonlySet<string>>(new Set());
-  const [comparing, setComparing] = useState<string[] | null>(null);
+  const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(startTopTwo ? topTwo.map((r) => r.trialId) : []));
+  const [comparing, setComparing] = useState<string[] | null>(() => (startTopTwo ? topTwo.map((r) => r.trialId) : null));
+  // The top two are compared as the winner against the runner-up; otherwise against the study's baseline.
+  const [comparingBaseline, setComparingBaseline] = useState<string | undefined>(() => (startTopTwo ? topTwo[1]?.trialId : undefined));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(FALLBACK_VIEWPORT);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -334,9 +339,17 @@ export function StudyResults(props: { project: ProjectFile }): JSX.Element {
 
   // Checks of trials a re-plan removed no longer count; the comparison keeps the study's order.
   const selected = state.trials.filter((tr) => checked.has(tr.id));
-  const compared = useMemo(() => (comparing ? state.trials.filter((tr) => comparing.includes(tr.id)) : []), [comparing, state.trials]);
+  // In the order they were chosen (the top two: best first), so the columns read left to right.
+  const compared = useMemo(() => (comparing ? comparing.map((id) => state.trials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, state.trials]);
   const columns = useMemo(() => compared.map(trialColumn), [compared]);
-  const defaultBaseline = compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
+  const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
+
+  function compareTopTwoNow() {
+    const ids = topTwo.map((r) => r.trialId);
+    setChecked(new Set(ids));
+    setComparingBaseline(ids[1]);
+    setComparing(ids);
+  }
 
   useEffect(() => {
     if (comparing) compareRef.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
@@ -364,7 +377,24 @@ export function StudyResults(props: { project: ProjectFile }): JSX.Element {
           <button type="button" className="btn btn-ghost btn-small" disabled={selected.length === 0} onClick={() => setChecked(new Set())}>
             {t('compare.study.clear')}
           </button>
-          <button type="button" className="btn btn-primary" disabled={selected.length < 2} onClick={() => setComparing(selected.map((tr) => tr.id))}>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            disabled={topTwo.length < 2}
+            title={topTwo.length < 2 ? t('compare.study.topTwoUnavailable') : t('compare.study.topTwoHint', { first: topTwo[0]!.label, second: topTwo[1]!.label })}
+            onClick={compareTopTwoNow}
+          >
+            {t('compare.study.topTwo')}
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={selected.length < 2}
+            onClick={() => {
+              setComparingBaseline(undefined);
+              setComparing(selected.map((tr) => tr.id));
+            }}
+          >
             {t('compare.study.compare', { count: selected.length })}
           </button>
         </div>

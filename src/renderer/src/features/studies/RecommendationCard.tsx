@@ -1,4 +1,5 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
+import { rankConfigs } from '../../../../shared/study/rank';
 import type { ProjectFile } from '../../../../shared/study/study';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
@@ -6,9 +7,10 @@ import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
-export function RecommendationCard({ project }: { project: ProjectFile }) {
+export function RecommendationCard({ project, onCompareTopTwo }: { project: ProjectFile; /** Shows the two best configurations side by side. */ onCompareTopTwo?: () => void }) {
   const [copied, setCopied] = useState(false);
   const { recommendation, decisions, status } = project.state;
+  const canCompare = useMemo(() => rankConfigs(project.study, project.state.trials).length >= 2, [project]);
 
   return (
     <section className="card study-recommendation" aria-label={t('studies.rec.label')}>
@@ -59,6 +61,15 @@ export function RecommendationCard({ project }: { project: ProjectFile }) {
               </dd>
             </div>
           </dl>
+          {onCompareTopTwo && canCompare && (
+            <div className="study-rec-actions">
+              <button type="button" className="btn btn-secondary btn-small" onClick={onCompareTopTwo}>
+                <Icon name="chart" size={13} />
+                {t('compare.study.topTwo')}
+              </button>
+              <span className="field-hint">{t('studies.rec.compareHint')}</span>
+            </div>
+          )}
         </>
       )}
       {decisions.length > 0 && (

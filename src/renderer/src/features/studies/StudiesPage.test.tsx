@@ -7,6 +7,12 @@ import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
 import { StudiesPage } from './StudiesPage';
 
+// jsdom has no canvas or ResizeObserver: charts are stand-ins that show their title.
+vi.mock('../compare/EChart', () => ({
+  EChart: ({ title }: { title: string }) => <figure aria-label={title} />,
+  useThemeMode: () => 'light',
+}));
+
 afterEach(cleanup);
 
 const EXAMPLE_FILE = '/app/examples/qwen3-8b-latency-h100.servelab';
@@ -263,6 +269,32 @@ describe('Studies page', () => {
       fireEvent.click(within(card).getByRole('button', { name: 'Copy the launch command' }));
     });
     expect(writeText).toHaveBeenCalledWith(COMMAND);
+  });
+
+  it('compares the top two configurations from the recommendation, in the Results tab', async () => {
+    const measured = (id: string, seconds: number, over: Partial<Trial> = {}) =>
+      trial({
+        id,
+        status: 'done',
+        ...over,
+        result: { id: `res-${id.replace(/\W/g, '')}-00000000`, kind: 'measured', status: 'ok', addedAt: at(0), title: id, result: { schemaVersion: 1, metrics: { mean_latency_s: seconds, mean_ttft_ms: seconds * 100 }, extra: {} } },
+      });
+    const done = project({
+      status: 'done',
+      recommendation: { engine: 'sglang', version: '0.5.3.post3', mode: 'env', config: { model: 'Qwen/Qwen3-8B-FP8', extraArgs: [], env: {} }, command: COMMAND, path: ['sglang', 'fp8'] },
+      trials: [
+        measured('engine/vllm', 1.68, { label: 'vLLM 0.11.0' }),
+        measured('engine/sglang', 1.61, { label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3' }),
+        measured('quantization/fp8', 1.2, { label: 'SGLang + FP8', stageId: 'quantization', engine: 'sglang', version: '0.5.3.post3' }),
+      ],
+    });
+    await renderPage(studiesApi(done));
+    await openFromRecent();
+    fireEvent.click(within(screen.getByRole('region', { name: 'Recommendation' })).getByRole('button', { name: 'Compare the top two' }));
+    expect(screen.getByRole('tab', { name: 'Results' }).getAttribute('aria-selected')).toBe('true');
+    const view = screen.getByRole('region', { name: 'Comparison' });
+    expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('engine/sglang');
+    expect(within(view).getAllByRole('columnheader').map((h) => h.textContent).join('|')).toMatch(/SGLang \+ FP8.*\|SGLang 0\.5\.3\.post3/);
   });
 
   it('exports in a browser by downloading the report text', async () => {

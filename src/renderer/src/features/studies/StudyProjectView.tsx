@@ -79,6 +79,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const closeStudyProject = useAppStore((s) => s.closeStudyProject);
   const runOpenStudy = useAppStore((s) => s.runOpenStudy);
   const [tab, setTab] = useState<TabId>(() => initialTab(study));
+  // Set by "Compare the top two" on the recommendation: the Results tab then opens with them compared.
+  const [compareTopTwo, setCompareTopTwo] = useState(0);
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [starting, setStarting] = useState(false);
   const [runError, setRunError] = useState<string | null>(null);
@@ -119,6 +121,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
     else if (event.key === 'End') next = TABS[TABS.length - 1];
     if (!next) return;
     event.preventDefault();
+    setCompareTopTwo(0);
     setTab(next);
     tabRefs.current[next]?.focus();
   }
@@ -189,7 +192,10 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
             aria-controls={`${baseId}-panel-${id}`}
             tabIndex={tab === id ? 0 : -1}
             className={`study-tab${tab === id ? ' is-active' : ''}`}
-            onClick={() => setTab(id)}
+            onClick={() => {
+              if (id !== tab) setCompareTopTwo(0);
+              setTab(id);
+            }}
           >
             {t(`studies.tab.${id}`)}
           </button>
@@ -198,8 +204,16 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
       <div className="study-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`}>
         {tab === 'plan' && <PlanPanel study={study} />}
         {tab === 'run' && <RunMonitor study={study} />}
-        {tab === 'results' && <StudyResults project={project} />}
-        {tab === 'recommendation' && <RecommendationCard project={project} />}
+        {tab === 'results' && <StudyResults key={compareTopTwo} project={project} compareTopTwo={compareTopTwo > 0} />}
+        {tab === 'recommendation' && (
+          <RecommendationCard
+            project={project}
+            onCompareTopTwo={() => {
+              setCompareTopTwo((n) => n + 1);
+              setTab('results');
+            }}
+          />
+        )}
         {tab === 'report' && <ReportPanel path={path} revision={revision} />}
       </div>
       {confirmingCancel && <CancelDialog name={name} onClose={() => setConfirmingCancel(false)} />}

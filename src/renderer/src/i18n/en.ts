@@ -762,7 +762,7 @@ const en = {
   'studies.examples.title': 'Start from an example',
   'studies.examples.intro': 'A copy of the example becomes your project: run it as it is on the demo lab, or change it.',
   'studies.examples.none': 'This installation has no example studies.',
-  'studies.examples.use': 'Use',
+  'studies.examples.use': 'New from example',
   'studies.examples.useNamed': 'New from example: {name}',
   'studies.recent.title': 'Recent projects',
   'studies.recent.none': 'No project opened yet.',

@@ -2,6 +2,7 @@ import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { ApiClient } from './api/client';
 import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
+import { LanguagePicker } from './components/LanguagePicker';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
 import { EnginesPage } from './features/engines/EnginesPage';
@@ -9,12 +10,25 @@ import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
 import { StudiesPage } from './features/studies/StudiesPage';
-import { t } from './i18n';
+import { getLocale, setLocale, t } from './i18n';
 import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;
   document.documentElement.style.colorScheme = theme;
+}
+
+/** Sets the language `t` answers in and the document's `lang` (for screen readers, hyphenation and spell checks). */
+export function applyLocale(locale: string): void {
+  setLocale(locale);
+  document.documentElement.lang = getLocale();
+}
+
+function LocaleChooser() {
+  const locale = useAppStore((s) => s.locale);
+  const chooseLocale = useAppStore((s) => s.setLocale);
+  useEffect(() => applyLocale(locale), [locale]);
+  return <LanguagePicker locale={locale} onChange={chooseLocale} />;
 }
 
 function ThemeToggle() {
@@ -148,7 +162,10 @@ function Shell() {
         <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
         <div className="sidebar-footer">
           <ConnectionInfo />
-          <ThemeToggle />
+          <div className="sidebar-settings">
+            <LocaleChooser />
+            <ThemeToggle />
+          </div>
         </div>
       </aside>
       <main className="content">
@@ -162,13 +179,22 @@ function Shell() {
   );
 }
 
+/**
+ * `t` is a plain function, so a new language reaches every component only by rendering the shell afresh; the page,
+ * the open study and everything else in the store stay as they were.
+ */
+function LocalizedShell() {
+  const locale = useAppStore((s) => s.locale);
+  return <Shell key={locale} />;
+}
+
 function ConnectedApp({ api, store: givenStore }: { api: ApiClient; store?: AppStore }) {
   const [store] = useState(() => givenStore ?? createAppStore(api));
   useEffect(() => syncStoreWithCore(api, store), [api, store]);
   return (
     <ApiProvider api={api}>
       <StoreProvider store={store}>
-        <Shell />
+        <LocalizedShell />
       </StoreProvider>
     </ApiProvider>
   );

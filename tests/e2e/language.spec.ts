@@ -10,6 +10,8 @@ test('the language picker switches the workbench to Turkish and the choice survi
 
   await page.getByRole('combobox', { name: 'Language' }).selectOption({ label: 'Türkçe' });
   await expect(page.getByRole('heading', { level: 1, name: /Ana makineler/ })).toBeVisible();
+  // The whole shell renders afresh in the new language; focus stays on the picker.
+  await expect(page.getByRole('combobox', { name: 'Dil' })).toBeFocused();
   await expect(page.getByRole('navigation', { name: 'Ana menü' }).getByRole('button', { name: 'Motorlar' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Ana makineler' })).toHaveAttribute('aria-current', 'page');
   await expect(page.getByRole('button', { name: 'Ana makine ekle' })).toBeVisible();

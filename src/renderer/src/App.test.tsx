@@ -91,7 +91,9 @@ describe('App', () => {
     expect(screen.getByRole('button', { name: 'Sonuçlar' })).toBeTruthy();
     expect(screen.getByRole('heading', { name: /^Ana makineler/, level: 1 })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Koyu temaya geç' })).toBeTruthy();
-    expect((screen.getByRole('combobox', { name: 'Dil' }) as HTMLSelectElement).value).toBe('tr');
+    const turkishPicker = screen.getByRole('combobox', { name: 'Dil' }) as HTMLSelectElement;
+    expect(turkishPicker.value).toBe('tr');
+    expect(document.activeElement).toBe(turkishPicker);
     expect(document.documentElement.lang).toBe('tr');
     expect(storage.data.get('servelab.locale')).toBe('tr');
 

@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { ApiClient } from './api/client';
 import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
@@ -24,11 +24,27 @@ export function applyLocale(locale: string): void {
   document.documentElement.lang = getLocale();
 }
 
-function LocaleChooser() {
+/** `refocusRef` outlives the shell's re-render, so focus comes back to the picker a keyboard user just changed. */
+function LocaleChooser({ refocusRef }: { refocusRef: RefObject<boolean> }) {
   const locale = useAppStore((s) => s.locale);
   const chooseLocale = useAppStore((s) => s.setLocale);
+  const selectRef = useRef<HTMLSelectElement>(null);
   useEffect(() => applyLocale(locale), [locale]);
-  return <LanguagePicker locale={locale} onChange={chooseLocale} />;
+  useEffect(() => {
+    if (!refocusRef.current) return;
+    refocusRef.current = false;
+    selectRef.current?.focus();
+  }, [refocusRef]);
+  return (
+    <LanguagePicker
+      locale={locale}
+      selectRef={selectRef}
+      onChange={(code) => {
+        refocusRef.current = true;
+        chooseLocale(code);
+      }}
+    />
+  );
 }
 
 function ThemeToggle() {
@@ -145,7 +161,7 @@ function CurrentPage({ page }: { page: PageId }) {
   }
 }
 
-function Shell() {
+function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> }) {
   const page = useAppStore((s) => s.page);
   const showPage = useAppStore((s) => s.showPage);
   const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
@@ -163,7 +179,7 @@ function Shell() {
         <div className="sidebar-footer">
           <ConnectionInfo />
           <div className="sidebar-settings">
-            <LocaleChooser />
+            <LocaleChooser refocusRef={refocusLanguageRef} />
             <ThemeToggle />
           </div>
         </div>
@@ -185,7 +201,8 @@ function Shell() {
  */
 function LocalizedShell() {
   const locale = useAppStore((s) => s.locale);
-  return <Shell key={locale} />;
+  const refocusLanguageRef = useRef(false);
+  return <Shell key={locale} refocusLanguageRef={refocusLanguageRef} />;
 }
 
 function ConnectedApp({ api, store: givenStore }: { api: ApiClient; store?: AppStore }) {

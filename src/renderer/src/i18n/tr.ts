@@ -10,6 +10,7 @@
  *   log → günlük · host key → ana makine anahtarı · fingerprint → parmak izi · keychain → anahtar zinciri
  *   install → kurmak · launch → başlatmak · flag → bayrak · pre-flight → ön kontrol · simulated → simüle
  *   provenance → köken bilgisi · greedy → açgözlü · grid → ızgara · Pareto front → Pareto cephesi
+ *   run (of a benchmark) → çalıştırma · quantization → nicemleme · variant → varyant · checkpoint → checkpoint
  * Ürün, motor ve araç adları, CLI bayrakları, dosya adları, komutlar ve metrik kısaltmaları (TTFT, TPOT, ITL,
  * E2EL, P99, tok/s) çevrilmez. Yer tutucuya ek getirmek yerine ekten kaçınan yapılar seçilir
  * (ör. "Düzenle: {label}", "{name} adlı çalışma").
@@ -659,7 +660,7 @@ const tr: Messages = {
   'compare.verdict.better': 'daha iyi',
   'compare.verdict.worse': 'daha kötü',
   'compare.verdict.same': 'aynı',
-  'compare.deltaTitle': 'Referansa göre değişim; %{pct} içindeki fark aynı sayılır',
+  'compare.deltaTitle': 'Referansa göre değişim; %{pct} içinde kalan fark aynı sayılır',
   'compare.noMetrics': 'Bu çalıştırmaların hiçbirinde karşılaştırılacak sayı yok.',
   'compare.needTwo': 'Karşılaştırmak için en az iki öğe seçin.',
   'compare.configDiff.title': 'Farklı olan ayarlar',
@@ -679,7 +680,7 @@ const tr: Messages = {
   'compare.chart.deltaLine': 'referansa göre: {delta} ({verdict})',
   'compare.chart.spread': 'Çalıştırma başına {latency} yüzdelikleri',
   'compare.chart.spreadAxis': '{latency} (ms)',
-  'compare.chart.curve': 'Eşzamanlılık boyunca {latency} ve verim',
+  'compare.chart.curve': 'Eşzamanlılığa göre {latency} ve verim',
   'compare.chart.concurrency': 'c{count}',
   'compare.chart.concurrencyLine': 'Eşzamanlılık {count}',
   'compare.chart.throughputAxis': 'Toplam token verimi (tok/s)',
@@ -756,7 +757,7 @@ const tr: Messages = {
   'studies.cancel': 'Çalışmayı iptal et…',
   'studies.tabs': 'Çalışma görünümleri',
   'studies.tab.plan': 'Plan',
-  'studies.tab.run': 'Çalışma izleyici',
+  'studies.tab.run': 'Çalıştırma izleme',
   'studies.tab.results': 'Sonuçlar',
   'studies.tab.recommendation': 'Öneri',
   'studies.tab.report': 'Rapor',
@@ -794,7 +795,7 @@ const tr: Messages = {
   'studies.cancel.title': 'Bu çalışma iptal edilsin mi?',
   'studies.cancel.body':
     '“{name}” şimdi durur: sunucuları durdurulur ve çalışan denemeler iptal edildi olarak kaydedilir. Tamamlanan denemeler korunur; çalışmayı daha sonra sürdürebilirsiniz.',
-  'studies.cancel.keep': 'Çalışmaya devam et',
+  'studies.cancel.keep': 'Çalıştırmaya devam et',
   'studies.cancel.confirm': 'Çalışmayı iptal et',
   'studies.duration.seconds': '{s} sn',
   'studies.duration.minutes': '{m} dk',
@@ -838,7 +839,7 @@ const tr: Messages = {
   'studies.run.progressLabel': 'Çalışma ilerlemesi',
   'studies.run.progressBar': 'Tamamlanan denemeler',
   'studies.run.finished': '{total} denemeden {finished} tanesi tamamlandı',
-  'studies.run.elapsed': 'geçen süre {time}',
+  'studies.run.elapsed': '{time} geçti',
   'studies.run.eta': 'yaklaşık {time} kaldı',
   'studies.run.phaseLabel': 'Geçerli evre',
   'studies.run.notStarted': 'Henüz başlamadı.',
@@ -896,7 +897,7 @@ const tr: Messages = {
   'wizard.removeShort': 'Kaldır',
   'wizard.stepsLabel': 'Çalışma adımları',
   'wizard.stepOf': 'Adım {n} / {total}',
-  'wizard.stepNeedsAttention': '(ilgilenilmesi gerekiyor)',
+  'wizard.stepNeedsAttention': '(düzeltme gerekiyor)',
   'wizard.fixToContinue': 'Devam etmek için şunları düzeltin:',
   'wizard.step.model': 'Model',
   'wizard.step.hardware': 'Donanım',

@@ -1,23 +1,26 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
+import { setLocale } from './i18n';
 import { createAppStore } from './store';
 import { createFakeApi } from './testing/fake-api';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  setLocale('en');
+});
 
 function memoryStorage() {
   const data = new Map<string, string>();
   return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
 }
 
-async function renderApp(problems: string[] = []) {
+async function renderApp(problems: string[] = [], storage = memoryStorage()) {
   const api = createFakeApi({
     'hosts:list': () => [],
     'prompts:pending': () => [],
     'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/tmp/d', problems }),
   });
-  const storage = memoryStorage();
   const store = createAppStore(api, { storage, prefersDark: false });
   await act(async () => {
     render(<App api={api} store={store} />);
@@ -73,6 +76,45 @@ describe('App', () => {
     expect(document.documentElement.dataset.theme).toBe('dark');
     expect(storage.data.get('servelab.theme')).toBe('dark');
     expect(screen.getByRole('button', { name: 'Switch to light theme' })).toBeTruthy();
+  });
+
+  it('switches the whole UI to Turkish from the language picker, and starts in Turkish next time', async () => {
+    const { storage } = await renderApp();
+    const picker = screen.getByRole('combobox', { name: 'Language' });
+    expect(screen.getByRole('option', { name: 'English' })).toBeTruthy();
+    expect(screen.getByRole('option', { name: 'Türkçe' })).toBeTruthy();
+    fireEvent.change(picker, { target: { value: 'tr' } });
+
+    expect(screen.getByRole('navigation', { name: 'Ana menü' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Ana makineler' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('button', { name: 'Motorlar' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Sonuçlar' })).toBeTruthy();
+    expect(screen.getByRole('heading', { name: /^Ana makineler/, level: 1 })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Koyu temaya geç' })).toBeTruthy();
+    const turkishPicker = screen.getByRole('combobox', { name: 'Dil' }) as HTMLSelectElement;
+    expect(turkishPicker.value).toBe('tr');
+    expect(document.activeElement).toBe(turkishPicker);
+    expect(document.documentElement.lang).toBe('tr');
+    expect(storage.data.get('servelab.locale')).toBe('tr');
+
+    cleanup();
+    setLocale('en');
+    await renderApp([], storage);
+    expect(screen.getByRole('button', { name: 'Ana makineler' })).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Hosts' })).toBeNull();
+    expect(document.documentElement.lang).toBe('tr');
+
+    fireEvent.change(screen.getByRole('combobox', { name: 'Dil' }), { target: { value: 'en' } });
+    expect(screen.getByRole('button', { name: 'Hosts' })).toBeTruthy();
+    expect(document.documentElement.lang).toBe('en');
+    expect(storage.data.get('servelab.locale')).toBe('en');
+  });
+
+  it('ignores a stored language that has no file', async () => {
+    const storage = memoryStorage();
+    storage.setItem('servelab.locale', 'xx');
+    await renderApp([], storage);
+    expect(screen.getByRole('button', { name: 'Hosts' })).toBeTruthy();
   });
 
   it('shows the core version and warns while reconnecting', async () => {

@@ -1,7 +1,8 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { ApiClient } from './api/client';
 import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
+import { LanguagePicker } from './components/LanguagePicker';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
 import { EnginesPage } from './features/engines/EnginesPage';
@@ -9,12 +10,41 @@ import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
 import { StudiesPage } from './features/studies/StudiesPage';
-import { t } from './i18n';
+import { getLocale, setLocale, t } from './i18n';
 import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;
   document.documentElement.style.colorScheme = theme;
+}
+
+/** Sets the language `t` answers in and the document's `lang` (for screen readers, hyphenation and spell checks). */
+export function applyLocale(locale: string): void {
+  setLocale(locale);
+  document.documentElement.lang = getLocale();
+}
+
+/** `refocusRef` outlives the shell's re-render, so focus comes back to the picker a keyboard user just changed. */
+function LocaleChooser({ refocusRef }: { refocusRef: RefObject<boolean> }) {
+  const locale = useAppStore((s) => s.locale);
+  const chooseLocale = useAppStore((s) => s.setLocale);
+  const selectRef = useRef<HTMLSelectElement>(null);
+  useEffect(() => applyLocale(locale), [locale]);
+  useEffect(() => {
+    if (!refocusRef.current) return;
+    refocusRef.current = false;
+    selectRef.current?.focus();
+  }, [refocusRef]);
+  return (
+    <LanguagePicker
+      locale={locale}
+      selectRef={selectRef}
+      onChange={(code) => {
+        refocusRef.current = true;
+        chooseLocale(code);
+      }}
+    />
+  );
 }
 
 function ThemeToggle() {
@@ -131,7 +161,7 @@ function CurrentPage({ page }: { page: PageId }) {
   }
 }
 
-function Shell() {
+function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> }) {
   const page = useAppStore((s) => s.page);
   const showPage = useAppStore((s) => s.showPage);
   const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
@@ -148,7 +178,10 @@ function Shell() {
         <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
         <div className="sidebar-footer">
           <ConnectionInfo />
-          <ThemeToggle />
+          <div className="sidebar-settings">
+            <LocaleChooser refocusRef={refocusLanguageRef} />
+            <ThemeToggle />
+          </div>
         </div>
       </aside>
       <main className="content">
@@ -162,13 +195,23 @@ function Shell() {
   );
 }
 
+/**
+ * `t` is a plain function, so a new language reaches every component only by rendering the shell afresh; the page,
+ * the open study and everything else in the store stay as they were.
+ */
+function LocalizedShell() {
+  const locale = useAppStore((s) => s.locale);
+  const refocusLanguageRef = useRef(false);
+  return <Shell key={locale} refocusLanguageRef={refocusLanguageRef} />;
+}
+
 function ConnectedApp({ api, store: givenStore }: { api: ApiClient; store?: AppStore }) {
   const [store] = useState(() => givenStore ?? createAppStore(api));
   useEffect(() => syncStoreWithCore(api, store), [api, store]);
   return (
     <ApiProvider api={api}>
       <StoreProvider store={store}>
-        <Shell />
+        <LocalizedShell />
       </StoreProvider>
     </ApiProvider>
   );

@@ -1,12 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createApiClient, pickTransport } from './api';
-import { App, applyTheme } from './App';
-import { browserStorage, initialTheme, systemPrefersDark } from './store';
+import { App, applyLocale, applyTheme } from './App';
+import { browserStorage, initialLocale, initialTheme, systemPrefersDark } from './store';
 import './styles.css';
 
-// Theme first, so the page never flashes the other one while React starts.
+// Theme and language first, so the page never flashes the other theme or language while React starts.
 applyTheme(initialTheme(browserStorage(), systemPrefersDark()));
+applyLocale(initialLocale(browserStorage()));
 
 const transport = pickTransport();
 const api = transport ? createApiClient(transport) : null;

@@ -19,6 +19,10 @@ const en = {
   'theme.toDark': 'Switch to dark theme',
   'theme.toLight': 'Switch to light theme',
 
+  // The picker shows each language by its own name, so 'language.name' is that language's name for itself.
+  'language.label': 'Language',
+  'language.name': 'English',
+
   'connection.ipc': 'Desktop app',
   'connection.websocket': 'Browser · loopback',
   'connection.lost': 'Lost the connection to the Servelab core. Reconnecting…',
@@ -1034,7 +1038,8 @@ const en = {
   'wizard.review.allGpus': 'all GPUs',
   'wizard.review.demoLab': 'simulated {count} × {gpu}',
   'wizard.review.gpusPerTrial': '{n} GPU(s) per trial',
-  'wizard.review.objective': '{label} ({unit}, {better} is better)',
+  'wizard.review.objectiveLatency': 'mean latency ({unit}, lower is better)',
+  'wizard.review.objectiveThroughput': 'total token throughput ({unit}, higher is better)',
   'wizard.review.margin': 'margin {pct}%',
   'wizard.review.noStages': 'engine selection only',
   'wizard.review.stage': '{n}. {label}: {count} candidate(s), {engines}',

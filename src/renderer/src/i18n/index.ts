@@ -23,23 +23,39 @@ catalogs.en = en;
 
 export const AVAILABLE_LOCALES: readonly string[] = Object.keys(catalogs).sort();
 
-function detectLocale(): string {
+export function isAvailableLocale(code: string): boolean {
+  return Object.hasOwn(catalogs, code);
+}
+
+/** The messages of one language, or undefined when there is no such language file. */
+export function messagesOf(code: string): Messages | undefined {
+  return isAvailableLocale(code) ? catalogs[code] : undefined;
+}
+
+/** A language's name in that language ("Türkçe"), as a language picker lists it. */
+export function languageName(code: string): string {
+  return messagesOf(code)?.['language.name'] ?? code;
+}
+
+/** The first of the browser's preferred languages that has a file, else English. */
+export function browserLocale(): string {
   const preferred = typeof navigator === 'undefined' ? [] : (navigator.languages ?? [navigator.language]);
   for (const tag of preferred) {
     const code = tag?.slice(0, 2).toLowerCase();
-    if (code && catalogs[code]) return code;
+    if (code && isAvailableLocale(code)) return code;
   }
   return 'en';
 }
 
-let locale = detectLocale();
+let locale = browserLocale();
 
 export function getLocale(): string {
   return locale;
 }
 
+/** Switches the language `t` answers in; an unknown code means English. Rendered text changes on the next render. */
 export function setLocale(code: string): void {
-  locale = catalogs[code] ? code : 'en';
+  locale = isAvailableLocale(code) ? code : 'en';
 }
 
 /** Replaces `{name}` placeholders; a missing param is left visible rather than silently dropped. */

@@ -105,7 +105,7 @@ export function useAppStore<T>(selector: (state: AppState) => T): T {
 
 export * from './selectors';
 export type * from './types';
-export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
+export { initialLocale, initialTheme, browserStorage, systemPrefersDark, LOCALE_STORAGE_KEY, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
 export { ENGINE_LOG_LIMIT } from './engines-slice';
 export { runningStudyCount } from './studies-slice';

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { coreError, createFakeApi } from '../testing/fake-api';
 import { CHANGED_KEY_DETAILS, H200_INVENTORY, UNKNOWN_JUMP_KEY_DETAILS, UNKNOWN_KEY_DETAILS, makeHost, makePrompt } from '../testing/fixtures';
-import { createAppStore, syncStoreWithCore, THEME_STORAGE_KEY } from '.';
+import { getLocale, setLocale, t } from '../i18n';
+import { createAppStore, initialLocale, LOCALE_STORAGE_KEY, syncStoreWithCore, THEME_STORAGE_KEY } from '.';
 import { selectHostBadgeState, selectHostKeyPrompt, selectHostView } from './selectors';
 import { LOG_LIMIT } from './hosts-slice';
 import type { AppState } from './types';
@@ -340,5 +341,43 @@ describe('ui slice', () => {
     expect(createAppStore(createFakeApi(), { storage: memoryStorage(), prefersDark: true }).getState().theme).toBe('dark');
     const junk = memoryStorage({ [THEME_STORAGE_KEY]: 'purple' });
     expect(createAppStore(createFakeApi(), { storage: junk, prefersDark: false }).getState().theme).toBe('light');
+  });
+
+  describe('language', () => {
+    afterEach(() => setLocale('en'));
+
+    it('remembers the chosen language and switches the messages to it', () => {
+      const storage = memoryStorage();
+      const store = createAppStore(createFakeApi(), { storage, prefersDark: false });
+      expect(store.getState().locale).toBe('en');
+      store.getState().setLocale('tr');
+      expect(store.getState().locale).toBe('tr');
+      expect(storage.data.get(LOCALE_STORAGE_KEY)).toBe('tr');
+      expect(t('nav.engines')).toBe('Motorlar');
+
+      setLocale('en');
+      const next = createAppStore(createFakeApi(), { storage, prefersDark: false });
+      expect(next.getState().locale).toBe('tr');
+      expect(getLocale()).toBe('tr');
+    });
+
+    it('takes an unknown language as English', () => {
+      const storage = memoryStorage();
+      const store = createAppStore(createFakeApi(), { storage, prefersDark: false });
+      store.getState().setLocale('xx');
+      expect(store.getState().locale).toBe('en');
+      expect(storage.data.get(LOCALE_STORAGE_KEY)).toBe('en');
+    });
+
+    it('starts from the stored language, else the browser language, and survives storage that throws', () => {
+      expect(initialLocale(memoryStorage({ [LOCALE_STORAGE_KEY]: 'tr' }))).toBe('tr');
+      expect(initialLocale(memoryStorage({ [LOCALE_STORAGE_KEY]: 'xx' }))).toBe('en');
+      expect(initialLocale(null)).toBe('en');
+      const broken = { getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('denied'); } };
+      expect(initialLocale(broken)).toBe('en');
+      const store = createAppStore(createFakeApi(), { storage: broken, prefersDark: false });
+      store.getState().setLocale('tr');
+      expect(store.getState().locale).toBe('tr');
+    });
   });
 });

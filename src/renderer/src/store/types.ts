@@ -136,6 +136,9 @@ export interface UiSlice {
   theme: Theme;
   setTheme(theme: Theme): void;
   toggleTheme(): void;
+  /** The UI language, a code with a file in `i18n/` ("en", "tr"). */
+  locale: string;
+  setLocale(locale: string): void;
   page: PageId;
   showPage(page: PageId): void;
 }

@@ -1,7 +1,9 @@
 import type { StateCreator } from 'zustand';
+import { browserLocale, getLocale, isAvailableLocale, setLocale as setMessagesLocale } from '../i18n';
 import type { AppState, Theme, UiSlice } from './types';
 
 export const THEME_STORAGE_KEY = 'servelab.theme';
+export const LOCALE_STORAGE_KEY = 'servelab.locale';
 
 export type ThemeStorage = Pick<Storage, 'getItem' | 'setItem'>;
 
@@ -17,6 +19,17 @@ export function initialTheme(storage: ThemeStorage | null, prefersDark: boolean)
   return prefersDark ? 'dark' : 'light';
 }
 
+/** The stored language if it still has a file, else the browser's language, else English. */
+export function initialLocale(storage: ThemeStorage | null): string {
+  let stored: string | null = null;
+  try {
+    stored = storage?.getItem(LOCALE_STORAGE_KEY) ?? null;
+  } catch {
+    // As for the theme: without storage the choice is not remembered.
+  }
+  return stored && isAvailableLocale(stored) ? stored : browserLocale();
+}
+
 export function systemPrefersDark(): boolean {
   return typeof window !== 'undefined' && typeof window.matchMedia === 'function' && window.matchMedia('(prefers-color-scheme: dark)').matches;
 }
@@ -30,21 +43,30 @@ export function browserStorage(): ThemeStorage | null {
 }
 
 export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean): StateCreator<AppState, [], [], UiSlice> {
-  const save = (theme: Theme) => {
+  const save = (key: string, value: string) => {
     try {
-      storage?.setItem(THEME_STORAGE_KEY, theme);
+      storage?.setItem(key, value);
     } catch {
       // See initialTheme.
     }
   };
+  // `t` reads the language from the i18n module, so it is set there before anything renders with this store.
+  setMessagesLocale(initialLocale(storage));
   return (set, get) => ({
     theme: initialTheme(storage, prefersDark),
     setTheme(theme) {
-      save(theme);
+      save(THEME_STORAGE_KEY, theme);
       set({ theme });
     },
     toggleTheme() {
       get().setTheme(get().theme === 'dark' ? 'light' : 'dark');
+    },
+    locale: getLocale(),
+    setLocale(code) {
+      setMessagesLocale(code);
+      const locale = getLocale();
+      save(LOCALE_STORAGE_KEY, locale);
+      set({ locale });
     },
     page: 'hosts',
     showPage(page) {

@@ -4,6 +4,7 @@ import { getAdapter } from '../../../../shared/engines';
 import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
+import { foldForSearch } from '../../components/search-text';
 import { t, type PlainMessageKey } from '../../i18n';
 import { SelectField } from '../engines/SelectField';
 import { formatMetric } from '../results/format';
@@ -277,13 +278,13 @@ export function StudyResults(props: { project: ProjectFile; /** Opens with the s
   const workloads = useMemo(() => [...new Set(state.trials.map((tr) => tr.workloadId))], [state.trials]);
 
   const lines = useMemo<Line[]>(() => {
-    const needle = filter.text.trim().toLowerCase();
+    const needle = foldForSearch(filter.text.trim());
     const shown = state.trials.filter((tr) => {
       if (filter.status !== 'all' && tr.status !== filter.status) return false;
       if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
       if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
       if (!needle) return true;
-      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason].some((s) => s?.toLowerCase().includes(needle));
+      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason].some((s) => !!s && foldForSearch(s).includes(needle));
     });
     return groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
       const trials = sortTrials(group.trials, order);

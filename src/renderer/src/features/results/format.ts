@@ -1,5 +1,6 @@
 import { getAdapter } from '../../../../shared/engines';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { foldForSearch } from '../../components/search-text';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
 
 /** Counted metrics: shown as whole numbers. */
@@ -124,13 +125,13 @@ export interface ResultFilter {
 }
 
 export function filterEntries(entries: readonly ResultEntry[], filter: ResultFilter): ResultEntry[] {
-  const needle = filter.text.trim().toLowerCase();
+  const needle = foldForSearch(filter.text.trim());
   return entries.filter((e) => {
     if (filter.kind !== 'all' && e.kind !== filter.kind) return false;
     if (filter.status !== 'all' && e.status !== filter.status) return false;
     if (!needle) return true;
     const p = e.result.provenance;
-    const haystack = [e.title, p?.model, engineLabel(e), p?.engine, p?.host].filter(Boolean).join('\n').toLowerCase();
+    const haystack = foldForSearch([e.title, p?.model, engineLabel(e), p?.engine, p?.host].filter(Boolean).join('\n'));
     return haystack.includes(needle);
   });
 }

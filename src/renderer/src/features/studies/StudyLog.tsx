@@ -2,6 +2,7 @@ import { useId, useMemo, useState, type ReactNode } from 'react';
 import { useFollowTail } from '../../components/use-follow-tail';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
+import { foldForSearch } from '../../components/search-text';
 import { t } from '../../i18n';
 import { ENGINE_LOG_LIMIT } from '../../store';
 
@@ -9,8 +10,8 @@ import { ENGINE_LOG_LIMIT } from '../../store';
 /** The line with every case-insensitive occurrence of `query` marked. */
 function highlighted(line: string, query: string): ReactNode {
   if (!query) return line;
-  const lower = line.toLowerCase();
-  const needle = query.toLowerCase();
+  const lower = foldForSearch(line);
+  const needle = foldForSearch(query);
   const parts: ReactNode[] = [];
   let from = 0;
   for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, from)) {
@@ -36,9 +37,9 @@ export function StudyLog({ lines }: { lines: string[] }) {
   const onlyId = useId();
 
   const needle = query.trim();
-  const matchCount = useMemo(() => (needle ? lines.filter((line) => line.toLowerCase().includes(needle.toLowerCase())).length : 0), [lines, needle]);
+  const matchCount = useMemo(() => (needle ? lines.filter((line) => foldForSearch(line).includes(foldForSearch(needle))).length : 0), [lines, needle]);
   const shown = useMemo(
-    () => (needle && onlyMatches ? lines.filter((line) => line.toLowerCase().includes(needle.toLowerCase())) : lines),
+    () => (needle && onlyMatches ? lines.filter((line) => foldForSearch(line).includes(foldForSearch(needle))) : lines),
     [lines, needle, onlyMatches],
   );
   const { follow, setFollow, scrollRef, onScroll } = useFollowTail(shown);

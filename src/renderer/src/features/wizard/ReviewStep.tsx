@@ -54,7 +54,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
     [
       t('wizard.step.goal'),
       [
-        t('wizard.review.objective', { label: objective.label, better: objective.better, unit: objective.unit }),
+        objective.better === 'lower' ? t('wizard.review.objectiveLatency', { unit: objective.unit }) : t('wizard.review.objectiveThroughput', { unit: objective.unit }),
         ...(d.goal.slos ?? []).map((s) => (s.max !== undefined ? `${s.metric} ≤ ${s.max}` : `${s.metric} ≥ ${String(s.min)}`)),
         t('wizard.review.margin', { pct: d.goal.marginPct ?? 1 }),
       ],

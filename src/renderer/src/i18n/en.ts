@@ -739,6 +739,8 @@ const en = {
   'studies.status.failed': 'Failed',
   'studies.status.cancelled': 'Cancelled',
   'studies.status.interrupted': 'Interrupted',
+  'studies.simulated': 'Simulated',
+  'studies.simulatedTitle': 'Measured on a simulated GPU box: these numbers are a simulation, not real measurements.',
   'studies.resumeNote.interrupted': 'This study was interrupted while it ran. Resume keeps the finished trials and runs the rest again.',
   'studies.resumeNote.stopped': 'This study stopped before it finished. Resume keeps the finished trials and runs the rest.',
   'studies.examples.title': 'Start from an example',

@@ -393,6 +393,8 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(textOf(within(plan).getByTestId('plan-launches'))).toContain('1');
     expect(textOf(within(plan).getByTestId('plan-gpu-time'))).toContain('1 h 05 min');
     expect(textOf(within(plan).getByTestId('plan-rejected'))).toContain('2');
+    // The GPUs are named by their host's label, not its id.
+    expect(within(plan).getByText('GPUs: Demo lab GPU 0 · NVIDIA A100-SXM4-80GB (sm 8.0)')).toBeTruthy();
     const rejections = within(plan).getByRole('list', { name: 'Pre-flight rejections' });
     // Two repeats of one refused configuration are one reason.
     expect(within(rejections).getAllByRole('listitem')).toHaveLength(1);

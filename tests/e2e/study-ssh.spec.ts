@@ -45,7 +45,7 @@ interface ProjectTrial {
 }
 interface ProjectOnDisk {
   study: { name: string; hosts: { hostId: string }[]; workloads: { primary: { id: string } } };
-  state: { status: string; trials: ProjectTrial[]; recommendation?: { command: string } };
+  state: { status: string; trials: ProjectTrial[]; decisions: unknown[]; recommendation?: { command: string } };
 }
 
 async function readProject(path: string): Promise<ProjectOnDisk> {
@@ -111,6 +111,10 @@ function metricOfRow(title: string): { key: string; better: 'lower' | 'higher' }
 
 function expectNear(actual: number, expected: number, tolerance: number, what: string): void {
   expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tolerance);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 async function columnIndex(table: Locator, header: string): Promise<number> {
@@ -200,7 +204,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
 
     await test.step('Wizard 5: one short stage kept', async () => {
       await expect(heading).toHaveText('Step 5 of 8 · Stages');
-      await expect(wizard.getByRole('region', { name: new RegExp(`: ${KEPT_STAGE.replace(/[()]/g, '\\$&')}$`) })).toBeVisible();
+      await expect(wizard.getByRole('region', { name: new RegExp(`: ${escapeRegExp(KEPT_STAGE)}$`) })).toBeVisible();
       for (;;) {
         const names = await wizard.getByRole('button', { name: /^Remove stage / }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label') ?? ''));
         const drop = names.find((name) => name !== `Remove stage ${KEPT_STAGE}`);
@@ -231,21 +235,21 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       studyName = await wizard.getByLabel('Study name').inputValue();
       expect(studyName).toMatch(/Qwen3-8B/);
       projectPath = await wizard.getByLabel('Project file').inputValue();
-      expect(projectPath).toMatch(new RegExp(`^${core.dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/studies/.+\\.servelab$`));
+      expect(projectPath).toMatch(new RegExp(`^${escapeRegExp(core.dataDir)}/studies/.+\\.servelab$`));
       const summary = wizard.getByRole('definition').filter({ hasText: 'primary:' });
       await expect(summary).toContainText(`Random 128 in / 4 out, ${PROMPTS} prompts`);
       await wizard.getByRole('button', { name: 'Save draft' }).click();
       const plan = wizard.getByRole('region', { name: 'Plan' });
-      // The engine selection: one trial per engine on the primary workload; the kept stage is planned once it is reached.
-      await expect(plan.getByTestId('plan-trials')).toHaveText(/^[2-9]$/, { timeout: 30_000 });
-      await expect(plan.getByTestId('plan-launches')).toHaveText(/^[2-9]$/);
+      // The engine selection: one trial and one launch per engine; the kept stage is planned once it is reached.
+      await expect(plan.getByTestId('plan-trials')).toHaveText('2', { timeout: 30_000 });
+      await expect(plan.getByTestId('plan-launches')).toHaveText('2');
       await expect(plan.getByTestId('plan-gpu-time')).toHaveText(/\d+ (s|min)|\d+ h \d+ min/);
       await expect(plan.getByTestId('plan-rejected')).toHaveText('0');
       await expect(plan.getByText(`GPUs: ${HOST_LABEL} GPU 0 · NVIDIA H100 80GB HBM3 (sm 9.0)`, { exact: true })).toBeVisible();
       await screenshotBothThemes(page, 'ssh-wizard-8-review', { height: 1400 });
       await wizard.getByRole('button', { name: 'Create' }).click();
       await expect(wizard).toBeHidden();
-      await expect(page.getByRole('heading', { level: 1, name: new RegExp(studyName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) })).toBeVisible();
+      await expect(page.getByRole('heading', { level: 1, name: new RegExp(escapeRegExp(studyName)) })).toBeVisible();
       await expect(page.getByTestId('study-status')).toHaveText('Not run yet');
       const saved = await readProject(projectPath);
       expect(saved.study.hosts.map((h) => h.hostId)).not.toContain('demo-lab');
@@ -254,13 +258,15 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
 
     await test.step('Plan tab: both engines on the SSH box', async () => {
       const table = page.getByRole('table', { name: 'Planned trials' });
-      await expect(table.locator('tbody tr')).toHaveCount(2, { timeout: 30_000 });
+      // A header row and the two engine trials.
+      await expect(table.getByRole('row')).toHaveCount(3, { timeout: 30_000 });
       await expect(table).toContainText(`${VLLM.name} ${VLLM.version}`);
       await expect(table).toContainText(`${SGLANG.name} ${SGLANG.version}`);
       await expect(page.getByText(`${HOST_LABEL} · GPU 0 · NVIDIA H100 80GB HBM3 · 80 GiB`, { exact: true })).toBeVisible();
       await screenshotBothThemes(page, 'ssh-study-plan', { height: 1100 });
     });
 
+    let finalProgress = '';
     await test.step('Run: the progress count moves, the box’s log streams in, the study ends Done', async () => {
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await expect(page.getByRole('tab', { name: 'Run monitor' })).toHaveAttribute('aria-selected', 'true');
@@ -268,7 +274,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       const log = page.getByRole('log', { name: 'Study log lines' });
       const seen = new Set<string>();
       // The launch line names the engine's own command and where it runs.
-      await expect(log).toContainText(new RegExp(`Launching vllm serve ${MODEL.replace('/', '\\/')} .*on ${HOST_LABEL} GPU 0`), { timeout: 120_000 });
+      await expect(log).toContainText(new RegExp(`Launching vllm serve ${escapeRegExp(MODEL)} .*on ${HOST_LABEL} GPU 0`), { timeout: 120_000 });
       // Streamed while the study runs, not read back at its end.
       await expect(page.getByTestId('study-status')).toHaveText('Running');
       seen.add((await progress.textContent()) ?? '');
@@ -283,12 +289,13 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
         )
         .toBe('Done');
       const final = (await progress.textContent()) ?? '';
+      finalProgress = final;
       const [, finished, total] = /^(\d+) of (\d+) trials finished$/.exec(final) ?? [];
       expect(Number(total)).toBeGreaterThanOrEqual(2);
       expect(finished).toBe(total);
       // Seen at least once before the end: the count moved while the study ran.
       expect([...seen].filter((text) => text !== final && /^\d+ of \d+ trials finished$/.test(text)).length, [...seen].join(' | ')).toBeGreaterThan(0);
-      await expect(log).toContainText(new RegExp(`Launching python3 -m sglang\\.launch_server --model-path ${MODEL.replace('/', '\\/')} .*on ${HOST_LABEL} GPU 0`));
+      await expect(log).toContainText(new RegExp(`Launching python3 -m sglang\\.launch_server --model-path ${escapeRegExp(MODEL)} .*on ${HOST_LABEL} GPU 0`));
       // The benchmark client's own output, streamed from the box.
       await expect(log).toContainText('Serving Benchmark Result');
       const notice = page.getByRole('status').filter({ hasText: `Study “${studyName}” finished.` });
@@ -303,6 +310,9 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
     const project = await readProject(projectPath);
     expect(project.state.status).toBe('done');
     const trialCount = project.state.trials.length;
+    // Every trial ran to its end on the box, and the monitor counted them all.
+    expect(project.state.trials.map((tr) => `${tr.id}: ${tr.status}`).filter((line) => !line.endsWith(': done'))).toEqual([]);
+    expect(finalProgress).toBe(`${trialCount} of ${trialCount} trials finished`);
     const primary = project.study.workloads.primary.id;
     const engineTrial = (engine: string) => {
       const trial = project.state.trials.find((tr) => tr.stageId === 'engine' && tr.engine === engine && tr.workloadId === primary && tr.status === 'done');
@@ -319,7 +329,9 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       recommended = (await card.getByTestId('recommended-command').textContent()) ?? '';
       expect(recommended).toBe(project.state.recommendation?.command);
       expect(recommended).toMatch(/^(vllm serve|python3 -m sglang\.launch_server) /);
-      await expect(card.getByRole('list', { name: 'Stage decisions' }).getByRole('listitem').first()).toBeVisible();
+      // The engine selection and the kept stage, each decided.
+      expect(project.state.decisions).toHaveLength(2);
+      await expect(card.getByRole('list', { name: 'Stage decisions' }).getByRole('listitem')).toHaveCount(2);
       await screenshotBothThemes(page, 'ssh-study-recommendation', { height: 1000 });
     });
 
@@ -338,7 +350,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       const sglangColumn = `${sglangTrial.label} · ${primary}`;
       // The study's baseline (its first engine) is what the deltas are measured against.
       await expect(page.getByLabel('Baseline', { exact: true })).toHaveValue(vllmTrial.id);
-      await expect(table.getByRole('columnheader', { name: new RegExp(`^${vllmColumn.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+baseline$`) })).toBeVisible();
+      await expect(table.getByRole('columnheader', { name: new RegExp(`^${escapeRegExp(vllmColumn)}\\s+baseline$`) })).toBeVisible();
       const baseIndex = (await columnIndex(table, vllmColumn)) - 1;
       const otherIndex = (await columnIndex(table, sglangColumn)) - 1;
 

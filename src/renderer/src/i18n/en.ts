@@ -912,6 +912,7 @@ const en = {
   'wizard.hardware.demoCount': 'Simulated GPU count',
   'wizard.hardware.simulatedGpu': 'GPU {index} · {name} (simulated)',
   'wizard.hardware.gpuIndex': 'GPU {index}',
+  'wizard.hardware.gpuSimulated': '{gpu} (simulated)',
   'wizard.hardware.gpusOf': 'GPUs of {host}',
   'wizard.hardware.noGpus': 'This host lists no GPUs.',
   'wizard.hardware.inventoryLoading': 'Reading the GPUs…',

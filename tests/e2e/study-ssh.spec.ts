@@ -178,8 +178,8 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
 
       await expect(heading).toHaveText('Step 2 of 8 · Hardware');
       await wizard.getByRole('checkbox', { name: new RegExp(`^${HOST_LABEL}`) }).check();
-      // The GPU list is the box's inventory, read over SSH, not the demo lab's simulated choice.
-      await expect(wizard.getByRole('checkbox', { name: `GPU 0 · ${GPU_LINE}` })).toBeChecked({ timeout: 30_000 });
+      // The GPU list is the box's inventory, read over SSH (not the demo lab's GPU choice), marked as the simulated box's.
+      await expect(wizard.getByRole('checkbox', { name: `GPU 0 · ${GPU_LINE} (simulated)` })).toBeChecked({ timeout: 30_000 });
       await expect(wizard.getByLabel('Simulated GPU', { exact: true })).toHaveCount(0);
       await expect(wizard.getByRole('checkbox', { name: /^Demo lab/ })).not.toBeChecked();
       await screenshotBothThemes(page, 'ssh-wizard-2-hardware');

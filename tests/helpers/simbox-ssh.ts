@@ -1,13 +1,12 @@
 // A real sshd whose test user has the simulated GPU box first on PATH, and a box transport to it: the set-up of
 // every suite that runs engines, benchmarks or studies over SSH.
-import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { expect } from 'vitest';
 import { startTestSshd, type TestSshd } from './sshd';
-import { repoRoot } from './repo';
+import { installSimboxHome } from './simbox-home';
 import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
 import { openSshClient } from '../../src/main/ssh/connect';
 import type { SshTarget } from '../../src/main/ssh/ssh-target';
@@ -29,13 +28,7 @@ export interface SimboxOverSsh {
 export async function startSimboxOverSsh(opts: { hostId?: string; timeScale?: number; gpu?: string; extraProfile?: string } = {}): Promise<SimboxOverSsh> {
   const sshd = await startTestSshd({ nvidiaSmi: false });
   const scratch = await mkdtemp(join(tmpdir(), 'servelab-simbox-ssh-'));
-  // The simulated box lives in the test user's home, so it can read it whoever owns the repository.
-  await cp(join(repoRoot, 'resources', 'simbox'), join(sshd.homeDir, 'simbox'), { recursive: true });
-  await appendFile(
-    join(sshd.homeDir, '.profile'),
-    `PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="$HOME/.servelab-simbox"\nexport SERVELAB_SIMBOX_TIME_SCALE=${opts.timeScale ?? 0.0005}\n${opts.extraProfile ?? ''}`,
-  );
-  if (sshd.dedicatedUser) spawnSync('chown', ['-R', `${sshd.user}:`, sshd.homeDir]);
+  await installSimboxHome(sshd, { timeScale: opts.timeScale, extraProfile: opts.extraProfile });
 
   const knownHosts = new KnownHostsStore({ appFile: join(scratch, 'known_hosts'), readOnlyFiles: [] });
   const publicKey = (await readFile(join(sshd.dir, 'ssh_host_ed25519_key.pub'), 'utf8')).split(' ')[1] as string;

@@ -237,7 +237,7 @@ export const STUDY_A_RECOMMENDED =
   'python3 -m sglang.launch_server --model Qwen/Qwen3-8B-FP8 --speculative-algorithm EAGLE3 --speculative-draft-model-path Tengyunw/qwen3_8b_eagle3 --speculative-num-steps 4 --speculative-eagle-topk 4 --speculative-num-draft-tokens 16';
 
 export function studyAProject(): ProjectFile {
-  const box: Box = { gpu: { model: 'NVIDIA H100 80GB HBM3', count: 1, driver: '570.133.20', cuda: '12.8' }, simulated: true, host: 'demo' };
+  const box: Box = { gpu: { model: 'NVIDIA H100 80GB HBM3', count: 1, driver: '570.133.20', cuda: '12.8' }, simulated: true, host: 'demo-lab' };
   const [c1, c2, c4, c8] = ['sharegpt-c1', 'sharegpt-c2', 'sharegpt-c4', 'sharegpt-c8'].map(preset) as [Workload, Workload, Workload, Workload];
   const workloads = [c1, c2, c4, c8];
   const sgl = (s: Omit<TrialSpec, 'engine' | 'version' | 'workload'> & { workload?: string }): TrialSpec => ({ engine: 'sglang', version: '0.5.3.post3', workload: c4.id, ...s });
@@ -282,7 +282,7 @@ export function studyAProject(): ProjectFile {
     study: {
       name: 'Qwen3-8B latency on H100',
       model: { id: A_MODEL, variants: [{ id: 'fp8', model: 'Qwen/Qwen3-8B-FP8', precision: 'fp8', fp8BlockScaled: true }] },
-      hosts: [{ hostId: 'demo' }],
+      hosts: [{ hostId: 'demo-lab' }],
       demoLab: { gpu: 'h100', count: 1 },
       goal: { kind: 'latency', slos: [{ metric: 'p99_ttft_ms', max: 500 }], marginPct: 1 },
       engines: [

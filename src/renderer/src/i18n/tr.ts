@@ -785,6 +785,8 @@ const tr: Messages = {
   'studies.status.failed': 'Başarısız',
   'studies.status.cancelled': 'İptal edildi',
   'studies.status.interrupted': 'Yarıda kesildi',
+  'studies.simulated': 'Simüle',
+  'studies.simulatedTitle': 'Simüle bir GPU makinesinde ölçüldü: bu sayılar gerçek ölçüm değil, simülasyondur.',
   'studies.resumeNote.interrupted':
     'Bu çalışma çalışırken yarıda kesildi. Sürdür, tamamlanan denemeleri korur ve kalanları yeniden çalıştırır.',
   'studies.resumeNote.stopped': 'Bu çalışma bitmeden durdu. Sürdür, tamamlanan denemeleri korur ve kalanları çalıştırır.',
@@ -964,6 +966,7 @@ const tr: Messages = {
   'wizard.hardware.demoCount': 'Simüle GPU sayısı',
   'wizard.hardware.simulatedGpu': 'GPU {index} · {name} (simüle)',
   'wizard.hardware.gpuIndex': 'GPU {index}',
+  'wizard.hardware.gpuSimulated': '{gpu} (simüle)',
   'wizard.hardware.gpusOf': 'GPU’lar: {host}',
   'wizard.hardware.noGpus': 'Bu ana makinede listelenmiş GPU yok.',
   'wizard.hardware.inventoryLoading': 'GPU’lar okunuyor…',

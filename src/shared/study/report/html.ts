@@ -56,7 +56,7 @@ function htmlOf(m: ReportModel, repeats: number): string {
   const body: string[] = [];
   body.push(`<header><h1>${h(m.title)}</h1><p class="muted">Study: <strong>${h(m.studyName)}</strong>${m.description ? ` — ${h(m.description)}` : ''}</p></header>`);
   if (m.simulated) {
-    body.push('<div class="callout simulated" role="note"><strong>Simulated results.</strong> These numbers come from the simulated GPU box of the demo lab: they are simulations, not measurements.</div>');
+    body.push(`<div class="callout simulated" role="note"><strong>Simulated results.</strong> These numbers come from ${h(m.simulatedSource ?? 'the simulated GPU box')}: they are simulations, not measurements.</div>`);
   }
   if (m.status.text) body.push(`<div class="callout info" role="status"><strong>Incomplete study.</strong> ${h(m.status.text)}</div>`);
 

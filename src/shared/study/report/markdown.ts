@@ -25,7 +25,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
 
   p(`# ${text(m.title)}`);
   p(`Study: **${text(m.studyName)}**${m.description ? ` — ${text(m.description)}` : ''}`);
-  if (m.simulated) p('> **Simulated results.** These numbers come from the simulated GPU box of the demo lab: they are simulations, not measurements.');
+  if (m.simulated) p(`> **Simulated results.** These numbers come from ${text(m.simulatedSource ?? 'the simulated GPU box')}: they are simulations, not measurements.`);
   if (m.status.text) p(`> **${m.status.complete ? 'Note' : 'Incomplete study.'}** ${text(m.status.text)}`);
 
   p('## Recommendation');

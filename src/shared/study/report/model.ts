@@ -2,6 +2,7 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { describeWorkload, type Workload } from '../../bench/workload';
+import { DEMO_LAB_HOST_ID } from '../../model/host';
 import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
 
 /**
@@ -118,6 +119,8 @@ export interface ReportModel {
   goalPhrase: string;
   objective: Objective;
   simulated: boolean;
+  /** Where the simulated numbers come from, as words that follow "from" (null when none is simulated). */
+  simulatedSource: string | null;
   status: {
     study: ProjectFile['state']['status'];
     complete: boolean;
@@ -327,6 +330,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   // Provenance: what the measured trials say about the hardware and the client.
   const provenances = state.trials.map((t) => t.result?.result.provenance).filter((p) => p !== undefined);
   const simulated = provenances.some((p) => p.simulated === true);
+  const simulatedSource = simulatedSourceOf(state.trials);
   const gpuModel = mostCommon(provenances.map((p) => (p.gpu?.model ? `${p.gpu.count ?? 1}× ${p.gpu.model}` : undefined)));
   const gpu = gpuModel ?? (study.demoLab ? `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()} (simulated GPU box)` : `the GPUs of ${study.hosts.map((h) => h.hostId).join(', ')}`);
   const clientProv = provenances.find((p) => p.client?.name !== undefined || p.client?.version !== undefined)?.client;
@@ -402,7 +406,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
           ? 'No recommendation yet: the study is still running.'
           : `No recommendation: the study stopped before the end (${state.status}).`;
 
-  const notes = buildNotes(project, { simulated, counts, objective });
+  const notes = buildNotes(project, { simulatedSource, counts, objective });
   const model = study.model.id;
   const goalPhrase = GOAL_PHRASES[study.goal.kind];
   return {
@@ -414,6 +418,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
     goalPhrase,
     objective,
     simulated,
+    simulatedSource,
     status: { study: state.status, complete, text: statusText, counts, total: state.trials.length },
     recommendation,
     noRecommendation,
@@ -452,13 +457,25 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   };
 }
 
-function buildNotes(project: ProjectFile, facts: { simulated: boolean; counts: Record<TrialStatus, number>; objective: Objective }): ReportNote[] {
+/**
+ * The box the simulated numbers come from: the demo lab, or the hosts (by the label they had when measured) whose
+ * box said it is the simulated one, as a test box reached over SSH does.
+ */
+function simulatedSourceOf(trials: readonly Trial[]): string | null {
+  const simulated = trials.filter((t) => t.result?.result.provenance?.simulated === true);
+  if (simulated.length === 0) return null;
+  if (simulated.every((t) => t.hostId === DEMO_LAB_HOST_ID)) return 'the simulated GPU box of the demo lab';
+  const hosts = [...new Set(simulated.map((t) => (t.hostId === DEMO_LAB_HOST_ID ? 'the demo lab' : (t.result?.result.provenance?.host ?? t.hostId ?? 'an unnamed host'))))];
+  return `the simulated GPU box on ${hosts.join(', ')}`;
+}
+
+function buildNotes(project: ProjectFile, facts: { simulatedSource: string | null; counts: Record<TrialStatus, number>; objective: Objective }): ReportNote[] {
   const { study, state } = project;
   const notes: ReportNote[] = [];
-  if (facts.simulated) {
+  if (facts.simulatedSource) {
     notes.push({
       kind: 'simulated',
-      text: 'These results come from the simulated GPU box of the demo lab. They are simulations, not measurements: never quote them as real numbers.',
+      text: `These results come from ${facts.simulatedSource}. They are simulations, not measurements: never quote them as real numbers.`,
     });
   }
   notes.push(

@@ -112,11 +112,32 @@ describe('Markdown report', () => {
     const md = renderMarkdown(studyAProject());
     expect(md).toContain(STUDY_A_RECOMMENDED);
     expect(md).toContain('Peak output token throughput can therefore read below the mean output throughput, and mean ITL above mean TPOT');
-    expect(md).toContain('> **Simulated results.**');
-    expect(md).toContain('they are simulations, not measurements');
+    expect(md).toContain('> **Simulated results.** These numbers come from the simulated GPU box of the demo lab: they are simulations, not measurements.');
     expect(md).not.toContain('REGRESSION');
     expect(md).toContain('| Speculative decoding (EAGLE3) | EAGLE3 Tengyunw/qwen3_8b_eagle3, steps 4, top-k 4, draft tokens 16 | 1.28 | 0.77 | +66.2% |');
     expect(md).toContain('| ShareGPT, 100 prompts, concurrency 1 | 1.66 | 0.62 | −62.7% | 2.68x | recommended |');
+  });
+
+  it('names the host of a simulated box reached over SSH instead of the demo lab', () => {
+    const project = studyAProject();
+    const { demoLab: _demo, ...study } = project.study;
+    const onSsh: ProjectFile = {
+      ...project,
+      study: { ...study, hosts: [{ hostId: 'host-1' }] },
+      state: {
+        ...project.state,
+        trials: project.state.trials.map((t) =>
+          t.result ? { ...t, hostId: 'host-1', result: { ...t.result, result: { ...t.result.result, provenance: { ...t.result.result.provenance, host: 'sim <h100>' } } } } : t,
+        ),
+      },
+    };
+    const md = renderMarkdown(onSsh);
+    expect(md).toContain('> **Simulated results.** These numbers come from the simulated GPU box on sim \\<h100\\>: they are simulations, not measurements.');
+    expect(md).toContain('These results come from the simulated GPU box on sim \\<h100\\>.');
+    expect(md).not.toContain('demo lab');
+    const html = renderHtml(onSsh);
+    expect(html).toContain('These numbers come from the simulated GPU box on sim &lt;h100&gt;: they are simulations');
+    expect(html).not.toContain('demo lab');
   });
 
   it('says which search was used for a grid study', () => {

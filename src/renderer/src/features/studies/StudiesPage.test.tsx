@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BENCH_RESULT_SCHEMA_VERSION } from '../../../../shared/results/bench-result';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyState, type Trial } from '../../../../shared/study/study';
 import { App } from '../../App';
 import { createAppStore, syncStoreWithCore } from '../../store';
@@ -295,6 +296,31 @@ describe('Studies page', () => {
     const view = screen.getByRole('region', { name: 'Comparison' });
     expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('engine/sglang');
     expect(within(view).getAllByRole('columnheader').map((h) => h.textContent).join('|')).toMatch(/SGLang \+ FP8.*\|SGLang 0\.5\.3\.post3/);
+  });
+
+  it('marks a study whose numbers come from the simulated box, and only such a study', async () => {
+    const measured = (simulated: boolean): Trial['result'] => ({
+      id: 'res-1-0123abcd',
+      kind: 'measured',
+      status: 'ok',
+      addedAt: at(60),
+      title: 'ShareGPT c4',
+      result: { schemaVersion: BENCH_RESULT_SCHEMA_VERSION, metrics: { mean_ttft_ms: 40 }, extra: {}, provenance: { host: 'sim-h100', ...(simulated ? { simulated: true } : {}) } },
+    });
+    const withResult = (simulated: boolean) => project({ status: 'done', trials: [trial({ id: 'engine/vllm', status: 'done', result: measured(simulated) })], decisions: [] });
+    const api = studiesApi(withResult(true));
+    await renderPage(api);
+    await openFromRecent();
+    const heading = await screen.findByRole('heading', { level: 1, name: new RegExp(STUDY.name) });
+    const badge = within(heading).getByText('Simulated');
+    expect(badge.getAttribute('title')).toBe('Measured on a simulated GPU box: these numbers are a simulation, not real measurements.');
+    cleanup();
+
+    await renderPage(studiesApi(withResult(false)));
+    await openFromRecent();
+    const real = await screen.findByRole('heading', { level: 1, name: new RegExp(STUDY.name) });
+    expect(within(real).getByTestId('study-status').textContent).toBe('Done');
+    expect(within(real).queryByText('Simulated')).toBeNull();
   });
 
   it('exports in a browser by downloading the report text', async () => {

@@ -129,6 +129,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   // The report is read again whenever the state changes, so its preview follows the run.
   const revision = `${state.status}:${state.trials.filter((tr) => tr.finishedAt).length}:${state.decisions.length}`;
   const statusLabel = state.status === 'running' && !live ? t('studies.status.interrupted') : t(`studies.status.${state.status}`);
+  // Numbers from the simulated box (the demo lab, or a test box over SSH) are never to be read as real ones.
+  const simulated = state.trials.some((tr) => tr.result?.result.provenance?.simulated === true);
 
   return (
     <div className="page study-page">
@@ -143,6 +145,11 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
             <Badge tone={state.status === 'running' && !live ? 'warning' : STATUS_TONE[state.status]} dot>
               <span data-testid="study-status">{statusLabel}</span>
             </Badge>
+            {simulated && (
+              <Badge tone="warning" title={t('studies.simulatedTitle')}>
+                {t('studies.simulated')}
+              </Badge>
+            )}
           </h1>
           <p className="page-subtitle mono study-path-line" title={path}>
             {path}

@@ -97,7 +97,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
   );
 }
 
-function PlanPanel({ plan, currentJson }: { plan: PlanView; currentJson: string | null }) {
+function PlanPanel({ plan, currentJson, hostLabel }: { plan: PlanView; currentJson: string | null; hostLabel: (id: string) => string }) {
   if (plan.status === 'idle') return null;
   if (plan.status === 'saving' || plan.status === 'planning') {
     return (
@@ -154,7 +154,7 @@ function PlanPanel({ plan, currentJson }: { plan: PlanView; currentJson: string 
       </dl>
       <p className="field-hint">{t('wizard.review.planNote')}</p>
       {gpus.length > 0 && (
-        <p className="field-hint">{t('wizard.review.planGpus', { gpus: gpus.map((g) => `${g.hostId} GPU ${g.index} · ${g.name}${g.computeCapability ? ` (sm ${g.computeCapability})` : ''}`).join('; ') })}</p>
+        <p className="field-hint">{t('wizard.review.planGpus', { gpus: gpus.map((g) => `${hostLabel(g.hostId)} GPU ${g.index} · ${g.name}${g.computeCapability ? ` (sm ${g.computeCapability})` : ''}`).join('; ') })}</p>
       )}
       {rejections.size > 0 && (
         <div className="wizard-rejections">
@@ -259,7 +259,7 @@ export function ReviewStep({
           {t('wizard.review.create')}
         </button>
       </div>
-      <PlanPanel plan={plan} currentJson={currentJson} />
+      <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} />
     </div>
   );
 }

@@ -290,6 +290,16 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(textOf(screen.getByTestId('wizard-install-sglang'))).toContain('Will be installed on h200-box, Demo lab');
   });
 
+  it('names the GPUs of a host whose box says it is the simulated one as simulated', async () => {
+    const api = makeApi();
+    api.handle('hosts:inventory', () => ({ ...H200_INVENTORY, simulated: true }));
+    renderWizard(api);
+    await modelStep();
+    await screen.findByRole('checkbox', { name: 'h200-box' });
+    tick('h200-box');
+    expect(isChecked(await screen.findByRole('checkbox', { name: 'GPU 0 · NVIDIA H200 · 143771 MiB · sm 9.0 (simulated)' }))).toBe(true);
+  });
+
   it('prefills the METHOD.md stages for SGLang and the latency goal', async () => {
     renderWizard();
     type('Model', 'Qwen/Qwen3-8B');
@@ -393,6 +403,8 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(textOf(within(plan).getByTestId('plan-launches'))).toContain('1');
     expect(textOf(within(plan).getByTestId('plan-gpu-time'))).toContain('1 h 05 min');
     expect(textOf(within(plan).getByTestId('plan-rejected'))).toContain('2');
+    // The GPUs are named by their host's label, not its id.
+    expect(within(plan).getByText('GPUs: Demo lab GPU 0 · NVIDIA A100-SXM4-80GB (sm 8.0)')).toBeTruthy();
     const rejections = within(plan).getByRole('list', { name: 'Pre-flight rejections' });
     // Two repeats of one refused configuration are one reason.
     expect(within(rejections).getAllByRole('listitem')).toHaveLength(1);

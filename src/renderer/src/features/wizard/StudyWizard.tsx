@@ -121,7 +121,7 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
       if (isDemoHost(hostId)) continue;
       api.call('hosts:inventory', { hostId }).then(
         (inventory) => {
-          setInventories((s) => ({ ...s, [hostId]: { status: 'ok', gpus: inventory.gpus } }));
+          setInventories((s) => ({ ...s, [hostId]: { status: 'ok', gpus: inventory.gpus, simulated: inventory.simulated } }));
           const all = inventory.gpus.map((g) => String(g.index));
           setDraft((d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === hostId && h.allGpus === null ? { ...h, gpus: all, allGpus: all } : h)) }));
         },

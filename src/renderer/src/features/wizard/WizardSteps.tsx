@@ -126,6 +126,8 @@ export function ModelStep({ draft, change, error }: StepProps) {
 export interface InventoryState {
   status: 'loading' | 'ok' | 'failed';
   gpus: Gpu[];
+  /** The box said it is the simulated GPU box (a test box reached over SSH): its GPUs are named as simulated. */
+  simulated?: boolean;
   message?: string;
 }
 
@@ -207,7 +209,10 @@ export function HardwareStep({ draft, change, error, hosts, inventories }: StepP
                     {inventory?.status === 'ok' && (
                       <GpuChecks
                         hostLabel={host.label}
-                        gpus={inventory.gpus.map((g) => ({ index: String(g.index), text: `${t('wizard.hardware.gpuIndex', { index: g.index })} · ${formatGpuSummary(g)}` }))}
+                        gpus={inventory.gpus.map((g) => {
+                          const gpu = `${t('wizard.hardware.gpuIndex', { index: g.index })} · ${formatGpuSummary(g)}`;
+                          return { index: String(g.index), text: inventory.simulated ? t('wizard.hardware.gpuSimulated', { gpu }) : gpu };
+                        })}
                         chosen={chosen}
                         onChange={(gpus) => setHost(host.id, (h) => ({ ...h, gpus }))}
                         error={error(`hosts.${host.id}.gpus`)}

@@ -551,6 +551,8 @@ class StudyRun {
       }),
     };
     if (!updated) return;
+    // A finished trial's benchmark output is on disk before anyone is told it finished, for studies:trialLogs.
+    if (updated.status === 'done' || updated.status === 'failed') await this.logFiles.flush();
     await this.save({ event: 'trial', id, status: updated.status, ...(updated.serverId ? { serverId: updated.serverId } : {}), ...(updated.error ? { error: updated.error } : {}) });
     this.emit({ kind: 'trial', trial: updated });
   }

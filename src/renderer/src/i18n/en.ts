@@ -824,6 +824,7 @@ const en = {
   'studies.monitor.logsOf': 'Logs of {label}',
   'studies.monitor.noTrial': 'Select a trial (in the list or on the timeline) to see its server log and benchmark output.',
   'studies.monitor.following': 'Following the newest running trial.',
+  'studies.monitor.latest': 'Showing the trial that started last.',
   'studies.monitor.follow': 'Follow the running trial',
   'studies.monitor.serverLog': 'Server log',
   'studies.monitor.serverLogLabel': 'Server log lines',

@@ -216,6 +216,8 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
         const trial = study.project.state.trials.find((t) => t.id === trialId);
         const status = study.trialLogs[trialId]?.status;
         if (!trial || status === 'loading' || status === 'loaded' || streaming(study, trialId)) return;
+        // A trial that never started has no logs to read.
+        if (trial.startedAt === undefined && trial.serverId === undefined) return;
         updateOpen(path, (o) => ({ ...o, trialLogs: { ...o.trialLogs, [trialId]: { status: 'loading', truncated: false, error: null } } }));
         try {
           const read = await api.call('studies:trialLogs', { path, trialId });

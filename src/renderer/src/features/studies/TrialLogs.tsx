@@ -31,25 +31,26 @@ export function TrialLogs({ study, trial, following, onFollow }: { study: OpenSt
         <h3 id={titleId} className="section-title">
           {trial ? t('studies.monitor.logsOf', { label: trial.label }) : t('studies.monitor.title')}
         </h3>
-        {trial && (following ? (
-          <span className="muted study-trial-logs-note">{t('studies.monitor.following')}</span>
-        ) : (
-          <button type="button" className="btn btn-ghost btn-small" onClick={onFollow}>
-            {t('studies.monitor.follow')}
-          </button>
-        ))}
+        <p className="study-trial-logs-status muted" role="status">
+          {load?.status === 'loading'
+            ? t('studies.monitor.loading')
+            : load?.status === 'failed'
+              ? t('studies.monitor.loadFailed', { message: load.error?.message ?? '' })
+              : load?.truncated
+                ? t('studies.monitor.truncated')
+                : trial
+                  ? ''
+                  : t('studies.monitor.noTrial')}
+        </p>
+        {trial &&
+          (following ? (
+            <span className="muted study-trial-logs-note">{trial.status === 'running' ? t('studies.monitor.following') : t('studies.monitor.latest')}</span>
+          ) : (
+            <button type="button" className="btn btn-ghost btn-small" onClick={onFollow}>
+              {t('studies.monitor.follow')}
+            </button>
+          ))}
       </header>
-      <p className="study-trial-logs-status muted" role="status">
-        {load?.status === 'loading'
-          ? t('studies.monitor.loading')
-          : load?.status === 'failed'
-            ? t('studies.monitor.loadFailed', { message: load.error?.message ?? '' })
-            : load?.truncated
-              ? t('studies.monitor.truncated')
-              : trial
-                ? '\u00a0'
-                : t('studies.monitor.noTrial')}
-      </p>
       <div className="study-trial-logs-panes">
         <LineLog lines={serverLines} title={t('studies.monitor.serverLog')} label={t('studies.monitor.serverLogLabel')} />
         <LineLog lines={benchLines} title={t('studies.monitor.benchLog')} label={t('studies.monitor.benchLogLabel')} />

@@ -76,6 +76,13 @@ test.describe('Studies against the real core on the demo lab', () => {
       const [, finished, total] = /^(\d+) of (\d+)/.exec(progress) ?? [];
       expect(finished).toBe(total);
       await expect(page.getByRole('region', { name: 'Engine selection' })).toContainText(/SGLang 0\.5\.3\.post3 is best/);
+      // A finished trial chosen in the list shows its server log and benchmark output, read from the project.
+      const engineStage = page.getByRole('region', { name: 'Engine selection' });
+      await engineStage.getByRole('button', { name: /vLLM 0\.11\.0/ }).first().click();
+      await expect(page.getByRole('heading', { name: /^Logs of vLLM 0\.11\.0/ })).toBeVisible();
+      await expect(page.getByRole('log', { name: 'Benchmark output lines' })).toContainText('Serving Benchmark Result');
+      await expect(page.getByRole('log', { name: 'Server log lines' })).toContainText(/startup complete/i);
+      await expect(page.getByRole('figure', { name: /^GPU memory · / })).toBeVisible();
       await page.getByLabel('Search the log').fill('sglang');
       await expect(log.locator('mark').first()).toBeVisible();
       await screenshotBothThemes(page, 'studies-run-done', { height: 1600 });

@@ -53,6 +53,8 @@ function handlers(overrides: Partial<CallHandlers> = {}): CallHandlers {
     'studies:examples': unused,
     'studies:fromExample': unused,
     'studies:recent': unused,
+    'studies:trialLogs': unused,
+    'studies:gpuMemory': unused,
     'dialogs:saveFile': unused,
     'dialogs:openFile': unused,
     ...overrides,

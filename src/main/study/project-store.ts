@@ -22,7 +22,8 @@ export function projectDataDir(path: string): string {
 /**
  * One study on disk: the `.servelab` file (definition + state, written atomically with the previous version kept as
  * `.bak`) and its data folder: `journal.jsonl` (every trial event, flushed one by one), `runs/` (each benchmark's
- * fetched JSON), `logs/`. A damaged or newer file is refused with the field or version named, and left untouched.
+ * fetched JSON), `logs/` (server logs and benchmark output), `gpu-memory.jsonl` (GPU memory samples). A damaged or
+ * newer file is refused with the field or version named, and left untouched.
  */
 export class StudyProject {
   private current: ProjectFile;
@@ -71,6 +72,15 @@ export class StudyProject {
 
   get journalPath(): string {
     return join(this.dataDir, 'journal.jsonl');
+  }
+
+  /** Each server's log and each trial's benchmark output (`trial-log-files.ts`). */
+  get logsDir(): string {
+    return join(this.dataDir, 'logs');
+  }
+
+  get gpuMemoryPath(): string {
+    return join(this.dataDir, 'gpu-memory.jsonl');
   }
 
   /** Writes the state: temp + fsync + rename, after copying the previous file to `<file>.bak`. */

@@ -7,7 +7,9 @@ import { ProjectFileSchema } from '../../shared/study/study';
 import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
-import { StudyProject } from './project-store';
+import { projectDataDir, StudyProject } from './project-store';
+import { readTail, TrialLogFiles } from './trial-log-files';
+import { readGpuMemorySamples } from './gpu-memory-file';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 
@@ -31,6 +33,8 @@ type StudyCalls = Pick<
   | 'studies:examples'
   | 'studies:fromExample'
   | 'studies:recent'
+  | 'studies:trialLogs'
+  | 'studies:gpuMemory'
 >;
 
 const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
@@ -80,7 +84,15 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
         onEvent: (event) => {
           if (event.kind === 'state') deps.events.emit('studies:state', { path, state: event.state });
           else if (event.kind === 'phase') deps.events.emit('studies:phase', { path, text: event.text });
-          else if (event.kind === 'log') deps.events.emit('studies:log', { path, text: event.text });
+          else if (event.kind === 'log') {
+            deps.events.emit('studies:log', {
+              path,
+              text: event.text,
+              source: event.source ?? 'study',
+              ...(event.serverId !== undefined ? { serverId: event.serverId } : {}),
+              ...(event.trialId !== undefined ? { trialId: event.trialId } : {}),
+            });
+          } else if (event.kind === 'gpu') deps.events.emit('studies:gpu', { path, ...event.sample });
           else if (event.kind === 'decision') deps.events.emit('studies:decision', { path, decision: event.decision });
         },
       })
@@ -136,5 +148,17 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:recent': async () => deps.recent.list(),
+
+    'studies:trialLogs': async ({ path, trialId }) => {
+      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+      const trial = read.data.state.trials.find((t) => t.id === trialId);
+      if (!trial) throw new ServelabError('NOT_FOUND', `The study has no trial "${trialId}".`);
+      const files = new TrialLogFiles(join(projectDataDir(path), 'logs'));
+      const [server, bench] = await Promise.all([trial.serverId ? readTail(files.serverLogPath(trial.serverId)) : null, readTail(files.benchLogPath(trial.id))]);
+      return { server: server?.text ?? null, bench: bench?.text ?? null, truncated: Boolean(server?.truncated || bench?.truncated) };
+    },
+
+    'studies:gpuMemory': async ({ path }) => readGpuMemorySamples(join(projectDataDir(path), 'gpu-memory.jsonl')),
   };
 }

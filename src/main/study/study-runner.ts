@@ -18,6 +18,10 @@ import type { StudyProject } from './project-store';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
+import { TrialLogFiles } from './trial-log-files';
+import { GpuMemoryFile } from './gpu-memory-file';
+import { GpuMemorySampler } from './gpu-memory-sampler';
+import type { GpuMemorySample } from '../../shared/study/gpu-memory';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -69,13 +73,20 @@ export interface StudyRunnerDeps {
   resolveSecret?: (secretRef: string) => Promise<string | null>;
   /** Each measured trial's entry, for the results library. */
   onResult?: (entry: ResultEntry) => void;
+  /** How often each host's GPU memory is sampled while the study runs (default 2 s). */
+  gpuSampleIntervalMs?: number;
 }
+
+/** Whose words a log line is: the runner's (installs, launches), a server's own log, or a benchmark's output. */
+export type StudyLogSource = 'study' | 'server' | 'bench';
 
 export type StudyEvent =
   | { kind: 'phase'; text: string }
   | { kind: 'trial'; trial: Trial }
   | { kind: 'decision'; decision: StageDecision }
-  | { kind: 'log'; text: string }
+  /** Server lines carry the server (its trials are those with that `serverId`); bench lines the trial measured. */
+  | { kind: 'log'; text: string; source?: StudyLogSource; serverId?: string; trialId?: string }
+  | { kind: 'gpu'; sample: GpuMemorySample }
   | { kind: 'state'; state: StudyState };
 
 export interface RunStudyOptions {
@@ -105,6 +116,9 @@ class StudyRun {
   private pool: SlotPool | undefined;
   /** Each host's inventory, read once per run for the results' provenance. */
   private readonly inventories = new Map<string, Promise<ProbeInventory | null>>();
+  private readonly logFiles: TrialLogFiles;
+  private readonly gpuFile: GpuMemoryFile;
+  private sampler: GpuMemorySampler | undefined;
 
   constructor(
     private readonly project: StudyProject,
@@ -113,6 +127,8 @@ class StudyRun {
   ) {
     this.study = project.file.study;
     this.state = structuredClone(project.file.state);
+    this.logFiles = new TrialLogFiles(project.logsDir, (file, error) => this.emit({ kind: 'log', text: `Could not write ${file}: ${error.message}\n` }));
+    this.gpuFile = new GpuMemoryFile(project.gpuMemoryPath, (error) => this.emit({ kind: 'log', text: `Could not write ${project.gpuMemoryPath}: ${error.message}\n` }));
   }
 
   private emit(event: StudyEvent): void {
@@ -142,6 +158,7 @@ class StudyRun {
       delete this.state.message;
       await this.save({ event: 'study-started' });
       await this.setUpHosts();
+      this.startGpuSampler();
       await this.cleanUpInterrupted(resuming);
       if (this.study.strategy === 'grid') await this.runGrid();
       else await this.runGreedy();
@@ -153,15 +170,47 @@ class StudyRun {
     } finally {
       this.opts.signal?.removeEventListener('abort', onAbort);
       await Promise.all([...this.live].map((s) => s.stop().catch(() => {})));
+      await this.stopMonitoring();
       for (const box of this.boxes.values()) box.release();
     }
   }
 
   private async finish(status: StudyState['status'], message?: string): Promise<StudyState> {
+    // Logs and samples are on disk before the final state says the study ended, so a reader finds them complete.
+    await this.stopMonitoring();
     const trials = this.state.trials.map((t) => (t.status === 'running' || (status !== 'done' && t.status === 'planned' && this.cancelled) ? { ...t, status: 'cancelled' as const } : t));
     this.state = { ...this.state, trials, status, finishedAt: new Date().toISOString(), ...(message ? { message } : {}) };
     await this.save({ event: 'study-finished', status, ...(message ? { message } : {}) });
     return this.state;
+  }
+
+  // --- monitoring --------------------------------------------------------------------------------------------
+
+  private startGpuSampler(): void {
+    this.sampler = new GpuMemorySampler({
+      hosts: [...this.boxes].map(([hostId, box]) => ({ hostId, box })),
+      ...(this.deps.gpuSampleIntervalMs !== undefined ? { intervalMs: this.deps.gpuSampleIntervalMs } : {}),
+      onSample: (sample) => {
+        this.gpuFile.append(sample);
+        this.emit({ kind: 'gpu', sample });
+      },
+    });
+    this.sampler.start();
+  }
+
+  private async stopMonitoring(): Promise<void> {
+    await this.sampler?.stop();
+    await Promise.all([this.logFiles.flush(), this.gpuFile.flush()]);
+  }
+
+  private serverLog(serverId: string, text: string): void {
+    this.logFiles.appendServer(serverId, text);
+    this.emit({ kind: 'log', text, source: 'server', serverId });
+  }
+
+  private benchLog(trialId: string, serverId: string, text: string): void {
+    this.logFiles.appendBench(trialId, text);
+    this.emit({ kind: 'log', text, source: 'bench', serverId, trialId });
   }
 
   // --- hosts -------------------------------------------------------------------------------------------------
@@ -365,6 +414,13 @@ class StudyRun {
     if (this.cancelled) return;
 
     this.emit({ kind: 'log', text: `Launching ${first.command} on ${where}\n` });
+    // The server's id is known once the launch returns; anything it logs before then waits for it.
+    const launched: { serverId?: string } = {};
+    const early: string[] = [];
+    const onServerLog = (text: string) => {
+      if (launched.serverId === undefined) early.push(text);
+      else this.serverLog(launched.serverId, text);
+    };
     let server: RunningServer;
     try {
       server = await launchServer(box, {
@@ -375,11 +431,14 @@ class StudyRun {
         gpus: slot.gpus,
         owner: this.project.path,
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
+        onLog: onServerLog,
       });
     } catch (error) {
       for (const t of group) await this.updateTrial(t.id, { status: 'failed', error: `launch refused: ${(error as Error).message}`, hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
       return;
     }
+    launched.serverId = server.serverId;
+    for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
     const startedAt = new Date().toISOString();
     for (const t of group) await this.updateTrial(t.id, { status: 'running', hostId: slot.hostId, gpus: slot.gpus, serverId: server.serverId, startedAt });
@@ -426,7 +485,7 @@ class StudyRun {
         runsDir: this.project.runsDir,
         ...(this.opts.signal ? { signal: this.opts.signal } : {}),
         ...(inventory ? { inventory } : {}),
-        onLog: (text) => this.emit({ kind: 'log', text }),
+        onLog: (text) => this.benchLog(trial.id, server.serverId, text),
       });
       const measured = await prepared.run();
       if (this.cancelled) return;
@@ -492,6 +551,8 @@ class StudyRun {
       }),
     };
     if (!updated) return;
+    // A finished trial's benchmark output is on disk before anyone is told it finished, for studies:trialLogs.
+    if (updated.status === 'done' || updated.status === 'failed') await this.logFiles.flush();
     await this.save({ event: 'trial', id, status: updated.status, ...(updated.serverId ? { serverId: updated.serverId } : {}), ...(updated.error ? { error: updated.error } : {}) });
     this.emit({ kind: 'trial', trial: updated });
   }

@@ -48,6 +48,8 @@ export const CALL_NAMES = [
   'studies:examples',
   'studies:fromExample',
   'studies:recent',
+  'studies:trialLogs',
+  'studies:gpuMemory',
   'dialogs:saveFile',
   'dialogs:openFile',
 ] as const;
@@ -73,6 +75,7 @@ export const EVENT_NAMES = [
   'studies:state',
   'studies:phase',
   'studies:log',
+  'studies:gpu',
   'studies:decision',
 ] as const;
 

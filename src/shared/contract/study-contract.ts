@@ -1,6 +1,7 @@
 // The studies part of the contract (merged into CALLS / EVENTS): project files, plans, runs and reports.
 import { z } from 'zod';
 import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema } from '../study/study';
+import { GpuMemorySampleSchema } from '../study/gpu-memory';
 
 /** An absolute path of a `.servelab` project file on this machine. */
 const ProjectPathSchema = z
@@ -89,12 +90,38 @@ export const STUDY_CALLS = {
     input: z.object({}).strict(),
     output: z.array(z.object({ path: z.string(), name: z.string(), openedAt: z.string() })),
   },
+  /**
+   * A trial's server log (shared by every trial of its server) and benchmark output as written beside the project,
+   * the last ~1 MiB of each; null when there is none (the trial never launched, or was not measured yet).
+   */
+  'studies:trialLogs': {
+    input: PathInput.extend({ trialId: z.string().min(1).max(1000) }),
+    output: z.object({ server: z.string().nullable(), bench: z.string().nullable(), truncated: z.boolean() }),
+  },
+  /** The GPU memory samples of the study's runs, oldest first, at most ~2,000 per GPU. */
+  'studies:gpuMemory': {
+    input: PathInput,
+    output: z.array(GpuMemorySampleSchema),
+  },
 } as const;
 
 export const STUDY_EVENTS = {
   /** The study's state after each change (trials, decisions, status). */
   'studies:state': z.object({ path: z.string(), state: StudyStateSchema }),
   'studies:phase': z.object({ path: z.string(), text: z.string() }),
-  'studies:log': z.object({ path: z.string(), text: z.string() }),
+  /**
+   * A log line of the run. `source` says whose: the runner's own (`study`, also when absent), a server's log
+   * (`server`, with its `serverId`: it belongs to every trial of that server) or a benchmark's output (`bench`, with
+   * the `trialId` measured and its `serverId`).
+   */
+  'studies:log': z.object({
+    path: z.string(),
+    text: z.string(),
+    source: z.enum(['study', 'server', 'bench']).optional(),
+    serverId: z.string().optional(),
+    trialId: z.string().optional(),
+  }),
+  /** One GPU memory sample of one of the study's hosts, taken every ~2 s while the study runs. */
+  'studies:gpu': GpuMemorySampleSchema.extend({ path: z.string() }),
   'studies:decision': z.object({ path: z.string(), decision: StageDecisionSchema }),
 } as const;

@@ -91,6 +91,7 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
         break;
       }
       case 'log':
+      case 'gpu':
         break;
       case 'state':
         break;

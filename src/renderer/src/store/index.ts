@@ -60,6 +60,7 @@ export function syncStoreWithCore(api: ApiClient, store: AppStore): () => void {
     api.on('studies:state', (event) => state().applyStudyState(event)),
     api.on('studies:phase', (event) => state().applyStudyPhase(event)),
     api.on('studies:log', (event) => state().applyStudyLog(event)),
+    api.on('studies:gpu', (event) => state().applyStudyGpu(event)),
     api.on('studies:decision', (event) => state().applyStudyDecision(event)),
   ];
   let wasDown = false;

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
 import type { CallOutput, ErrorInfo, EventPayload } from '../../../shared/contract';
 import type { ProjectFile, StudyState } from '../../../shared/study/study';
+import { GPU_SAMPLES_PER_GPU_LIMIT, type GpuMemorySample } from '../../../shared/study/gpu-memory';
 import type { ApiClient } from '../api/client';
 import { appendBounded } from './engines-slice';
 import { toErrorInfo } from './hosts-slice';
@@ -23,14 +24,29 @@ export interface OpenStudy {
   project: ProjectFile;
   /** The newest studies:phase line. */
   phase: string | null;
-  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
+  /** The runner's own lines (installs, launches, prefetch), oldest first, at most ENGINE_LOG_LIMIT lines. */
   log: string[];
+  /** Each server's own log by serverId (shared by every trial of that server), bounded like `log`. */
+  serverLogs: Record<string, string[]>;
+  /** Each trial's benchmark output by trialId, bounded like `log`. */
+  benchLogs: Record<string, string[]>;
+  /** Per trial, the reading of its logs from the project (studies:trialLogs). */
+  trialLogs: Record<string, TrialLogsLoad>;
+  /** GPU memory samples by host, oldest first, the newest GPU_SAMPLES_PER_GPU_LIMIT of each. */
+  gpuSamples: Record<string, GpuMemorySample[]>;
   /**
    * Whether a run is known to be under way in the core (a state event said so, or it accepted a run). A file that
    * says "running" without that was interrupted: the page offers to resume it.
    */
   live: boolean;
   plan: { status: LoadStatus; data: StudyPlan | null; error: ErrorInfo | null };
+}
+
+export interface TrialLogsLoad {
+  status: LoadStatus;
+  /** The files were longer than what was read: only their ends are shown. */
+  truncated: boolean;
+  error: ErrorInfo | null;
 }
 
 /** A study the user started that has since ended, for the notice in the app shell. */
@@ -57,6 +73,8 @@ export interface StudiesSlice {
   /** Copies the example to `path` and shows the copy; throws the core's ServelabError. */
   createStudyFromExample(path: string, example: string): Promise<void>;
   loadStudyPlan(): Promise<void>;
+  /** Reads a trial's server log and benchmark output from the project, unless they are still streaming in. */
+  loadTrialLogs(trialId: string): Promise<void>;
   /** Starts or resumes the open study; throws the core's ServelabError when it was refused. */
   runOpenStudy(): Promise<void>;
   /** Throws the core's ServelabError when the cancel was refused. */
@@ -66,6 +84,7 @@ export interface StudiesSlice {
   applyStudyPhase(event: EventPayload<'studies:phase'>): void;
   applyStudyLog(event: EventPayload<'studies:log'>): void;
   applyStudyDecision(event: EventPayload<'studies:decision'>): void;
+  applyStudyGpu(event: EventPayload<'studies:gpu'>): void;
 }
 
 const ENDED: readonly StudyStatus[] = ['done', 'failed', 'cancelled'];
@@ -75,7 +94,27 @@ function isEnded(status: StudyStatus): status is StudyNotice['status'] {
 }
 
 function opened(path: string, project: ProjectFile): OpenStudy {
-  return { path, project, phase: null, log: [], live: false, plan: { status: 'idle', data: null, error: null } };
+  return { path, project, phase: null, log: [], serverLogs: {}, benchLogs: {}, trialLogs: {}, gpuSamples: {}, live: false, plan: { status: 'idle', data: null, error: null } };
+}
+
+/** Lines of a log read whole, bounded like the streamed ones. */
+function linesOf(text: string): string[] {
+  return appendBounded([], text);
+}
+
+/** `samples` after `more`, the newest GPU_SAMPLES_PER_GPU_LIMIT per host. */
+function withSamples(byHost: Record<string, GpuMemorySample[]>, more: readonly GpuMemorySample[]): Record<string, GpuMemorySample[]> {
+  const next = { ...byHost };
+  for (const sample of more) {
+    const list = [...(next[sample.hostId] ?? []), sample];
+    next[sample.hostId] = list.length > GPU_SAMPLES_PER_GPU_LIMIT ? list.slice(list.length - GPU_SAMPLES_PER_GPU_LIMIT) : list;
+  }
+  return next;
+}
+
+/** Whether a trial's logs may still grow: its study runs in the core and it is running. */
+function streaming(study: OpenStudy, trialId: string): boolean {
+  return study.live && study.project.state.trials.some((t) => t.id === trialId && t.status === 'running');
 }
 
 /** Number of studies the core last reported as running. */
@@ -89,12 +128,33 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
     const updateOpen = (path: string, change: (study: OpenStudy) => OpenStudy) =>
       set((s) => (s.openStudy && s.openStudy.path === path ? { openStudy: change(s.openStudy) } : {}));
 
-    const show = (path: string, project: ProjectFile) =>
+    const show = (path: string, project: ProjectFile) => {
       set((s) => {
         // Reopening the project already shown keeps its log and phase (they are not in the file).
         const same = s.openStudy?.path === path ? s.openStudy : null;
         return { openStudy: same ? { ...same, project } : opened(path, project) };
       });
+      void loadGpuMemory(path);
+    };
+
+    /** The samples of earlier runs from the project, before those that streamed in since it was opened. */
+    const loadGpuMemory = async (path: string) => {
+      let stored: GpuMemorySample[];
+      try {
+        stored = await api.call('studies:gpuMemory', { path });
+      } catch {
+        // A project without samples (or a core that cannot read them) shows no chart; nothing else depends on it.
+        return;
+      }
+      updateOpen(path, (o) => {
+        const lastStored = new Map<string, string>();
+        for (const sample of stored) if ((lastStored.get(sample.hostId) ?? '') < sample.at) lastStored.set(sample.hostId, sample.at);
+        const streamed = Object.values(o.gpuSamples)
+          .flat()
+          .filter((sample) => sample.at > (lastStored.get(sample.hostId) ?? ''));
+        return { ...o, gpuSamples: withSamples({}, [...stored, ...streamed]) };
+      });
+    };
 
     return {
       studyExamples: { status: 'idle', items: [], error: null },
@@ -149,6 +209,31 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
         }
       },
 
+      async loadTrialLogs(trialId) {
+        const study = get().openStudy;
+        if (!study) return;
+        const { path } = study;
+        const trial = study.project.state.trials.find((t) => t.id === trialId);
+        const status = study.trialLogs[trialId]?.status;
+        if (!trial || status === 'loading' || status === 'loaded' || streaming(study, trialId)) return;
+        // A trial that never started has no logs to read.
+        if (trial.startedAt === undefined && trial.serverId === undefined) return;
+        updateOpen(path, (o) => ({ ...o, trialLogs: { ...o.trialLogs, [trialId]: { status: 'loading', truncated: false, error: null } } }));
+        try {
+          const read = await api.call('studies:trialLogs', { path, trialId });
+          updateOpen(path, (o) => {
+            const serverId = trial.serverId;
+            // A server shared with a trial still running keeps streaming: its lines are kept as they arrive.
+            const serverStreams = serverId !== undefined && o.live && o.project.state.trials.some((t) => t.serverId === serverId && t.status === 'running');
+            const serverLogs = serverId !== undefined && read.server !== null && !(serverStreams && (o.serverLogs[serverId]?.length ?? 0) > 0) ? { ...o.serverLogs, [serverId]: linesOf(read.server) } : o.serverLogs;
+            const benchLogs = read.bench !== null ? { ...o.benchLogs, [trialId]: linesOf(read.bench) } : o.benchLogs;
+            return { ...o, serverLogs, benchLogs, trialLogs: { ...o.trialLogs, [trialId]: { status: 'loaded', truncated: read.truncated, error: null } } };
+          });
+        } catch (e) {
+          updateOpen(path, (o) => ({ ...o, trialLogs: { ...o.trialLogs, [trialId]: { status: 'failed', truncated: false, error: toErrorInfo(e) } } }));
+        }
+      },
+
       async runOpenStudy() {
         const study = get().openStudy;
         if (!study) return;
@@ -200,8 +285,16 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
         updateOpen(path, (o) => ({ ...o, phase: text }));
       },
 
-      applyStudyLog({ path, text }) {
-        updateOpen(path, (o) => ({ ...o, log: appendBounded(o.log, text) }));
+      applyStudyLog({ path, text, source, serverId, trialId }) {
+        updateOpen(path, (o) => {
+          if (source === 'server' && serverId !== undefined) return { ...o, serverLogs: { ...o.serverLogs, [serverId]: appendBounded(o.serverLogs[serverId] ?? [], text) } };
+          if (source === 'bench' && trialId !== undefined) return { ...o, benchLogs: { ...o.benchLogs, [trialId]: appendBounded(o.benchLogs[trialId] ?? [], text) } };
+          return { ...o, log: appendBounded(o.log, text) };
+        });
+      },
+
+      applyStudyGpu({ path, ...sample }) {
+        updateOpen(path, (o) => ({ ...o, gpuSamples: withSamples(o.gpuSamples, [sample]) }));
       },
 
       applyStudyDecision({ path, decision }) {

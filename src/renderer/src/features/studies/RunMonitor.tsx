@@ -5,6 +5,9 @@ import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { StudyLog } from './StudyLog';
+import { GpuMemoryCharts } from './GpuMemoryCharts';
+import { TrialLogs } from './TrialLogs';
+import { selectedTrial } from './trial-selection';
 import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
 
 export const TRIAL_TONE: Record<Trial['status'], BadgeTone> = {
@@ -27,7 +30,12 @@ function useNow(ticking: boolean): number {
   return now;
 }
 
-function TimelineView({ timeline }: { timeline: Timeline }) {
+interface Selection {
+  selectedId: string | null;
+  onSelect: (trialId: string) => void;
+}
+
+function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline } & Selection) {
   return (
     <figure className="study-timeline" aria-label={t('studies.timeline.label')}>
       <div className="study-timeline-scale" aria-hidden="true">
@@ -41,14 +49,23 @@ function TimelineView({ timeline }: { timeline: Timeline }) {
             <ul className="study-timeline-track" aria-label={row.label}>
               {row.bars.map(({ trial, left, width }) => {
                 const text = t('studies.timeline.bar', { label: trial.label, status: t(`studies.trial.${trial.status}`) });
+                const selected = trial.id === selectedId;
                 return (
                   <li
                     key={trial.id}
-                    className={`study-bar is-${trial.status}`}
+                    className={`study-bar is-${trial.status}${selected ? ' is-selected' : ''}`}
                     style={{ left: `${left}%`, width: `${width}%` }}
                     title={`${text}${trial.startedAt ? ` · ${formatClock(trial.startedAt)}` : ''}${trial.finishedAt ? `–${formatClock(trial.finishedAt)}` : ''}`}
                     aria-label={text}
-                  />
+                  >
+                    <button
+                      type="button"
+                      className="study-bar-select"
+                      aria-label={t('studies.timeline.select', { label: trial.label })}
+                      aria-pressed={selected}
+                      onClick={() => onSelect(trial.id)}
+                    />
+                  </li>
                 );
               })}
             </ul>
@@ -67,26 +84,32 @@ function TimelineView({ timeline }: { timeline: Timeline }) {
   );
 }
 
-function TrialRow({ trial }: { trial: Trial }) {
+function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boolean; onSelect: (trialId: string) => void }) {
   const detail = trial.status === 'rejected' ? trial.rejectReason : trial.status === 'failed' ? trial.error : null;
   return (
-    <li className="study-trial">
-      <Badge tone={TRIAL_TONE[trial.status]} dot>
-        {t(`studies.trial.${trial.status}`)}
-      </Badge>
-      <span className="study-trial-label">{trial.label}</span>
-      <span className="study-trial-meta muted">
-        {engineName(trial.engine)} {trial.version} · {trial.workloadId}
-        {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
-      </span>
-      {detail && <span className="study-trial-detail">{detail}</span>}
+    <li className={`study-trial${selected ? ' is-selected' : ''}`}>
+      <button type="button" className="study-trial-select" aria-pressed={selected} onClick={() => onSelect(trial.id)}>
+        <Badge tone={TRIAL_TONE[trial.status]} dot>
+          {t(`studies.trial.${trial.status}`)}
+        </Badge>
+        <span className="study-trial-label">{trial.label}</span>
+        <span className="study-trial-meta muted">
+          {engineName(trial.engine)} {trial.version} · {trial.workloadId}
+          {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
+        </span>
+        {detail && <span className="study-trial-detail">{detail}</span>}
+      </button>
     </li>
   );
 }
 
-/** Progress, the current phase, the timeline per GPU slot, the trials by stage and the study's log. */
+/**
+ * Progress, the current phase, the timeline per GPU slot, the trials by stage, the selected trial's server log and
+ * benchmark output (the newest running trial unless one is chosen), GPU memory per slot and the study's log.
+ */
 export function RunMonitor({ study }: { study: OpenStudy }) {
   const hosts = useAppStore((s) => s.hosts);
+  const [chosenId, setChosenId] = useState<string | null>(null);
   const { state } = study.project;
   const now = useNow(state.status === 'running');
   const progress = progressOf(state, now);
@@ -94,6 +117,9 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
   const timeline = timelineOf(state, hostLabel, now);
   const groups = groupByStage(study.project);
   const percent = progress.total > 0 ? Math.round((progress.finished / progress.total) * 100) : 0;
+  const selected = selectedTrial(state.trials, chosenId);
+  const following = chosenId === null || !state.trials.some((tr) => tr.id === chosenId);
+  const selectedId = selected?.id ?? null;
 
   return (
     <div className="study-run">
@@ -124,7 +150,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
 
       <section className="study-section">
         <h3 className="section-title">{t('studies.timeline.title')}</h3>
-        {timeline ? <TimelineView timeline={timeline} /> : <p className="empty-line">{t('studies.timeline.empty')}</p>}
+        {timeline ? <TimelineView timeline={timeline} selectedId={selectedId} onSelect={setChosenId} /> : <p className="empty-line">{t('studies.timeline.empty')}</p>}
       </section>
 
       <section className="study-section">
@@ -147,7 +173,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 )}
                 <ul className="study-trials">
                   {group.trials.map((trial) => (
-                    <TrialRow key={trial.id} trial={trial} />
+                    <TrialRow key={trial.id} trial={trial} selected={trial.id === selectedId} onSelect={setChosenId} />
                   ))}
                 </ul>
               </section>
@@ -155,6 +181,10 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
           </div>
         )}
       </section>
+
+      <TrialLogs study={study} trial={selected} following={following} onFollow={() => setChosenId(null)} />
+
+      <GpuMemoryCharts study={study} hostLabel={hostLabel} />
 
       <StudyLog lines={study.log} />
     </div>

@@ -1,0 +1,57 @@
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { downsampleGpuSamples, GpuMemorySampleSchema, type GpuMemorySample } from '../../shared/study/gpu-memory';
+
+/**
+ * `<name>.servelab-data/gpu-memory.jsonl`: one sample per line, appended in order. A line cut short by a crash or
+ * otherwise unreadable is skipped when read.
+ */
+export class GpuMemoryFile {
+  private queue: Promise<void> = Promise.resolve();
+  private reported = false;
+
+  constructor(
+    readonly path: string,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {}
+
+  append(sample: GpuMemorySample): void {
+    const line = `${JSON.stringify(sample)}\n`;
+    this.queue = this.queue
+      .then(async () => {
+        await mkdir(dirname(this.path), { recursive: true });
+        await appendFile(this.path, line, { encoding: 'utf8', mode: 0o644 });
+      })
+      .catch((error: unknown) => {
+        if (this.reported) return;
+        this.reported = true;
+        this.onError(error as Error);
+      });
+  }
+
+  flush(): Promise<void> {
+    return this.queue;
+  }
+}
+
+/** Every readable sample of the file (none when it does not exist), thinned to at most `limit` per GPU. */
+export async function readGpuMemorySamples(path: string, limit?: number): Promise<GpuMemorySample[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const samples: GpuMemorySample[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const parsed = GpuMemorySampleSchema.safeParse(JSON.parse(line));
+      if (parsed.success) samples.push(parsed.data);
+    } catch {
+      // A torn last line after a crash.
+    }
+  }
+  return downsampleGpuSamples(samples, limit);
+}

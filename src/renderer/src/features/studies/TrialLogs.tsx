@@ -1,0 +1,60 @@
+import { useEffect, useId } from 'react';
+import type { Trial } from '../../../../shared/study/study';
+import { t } from '../../i18n';
+import { useAppStore, type OpenStudy } from '../../store';
+import { LineLog } from '../engines/LineLog';
+
+const NO_LINES: string[] = [];
+
+/**
+ * The selected trial's server log (the log of its server, shared by every trial of that server) and benchmark
+ * output, side by side in fixed-height panes. Lines stream in from the run; a trial that is not streaming (finished,
+ * or of a study opened from disk) has its logs read from the project once.
+ */
+export function TrialLogs({ study, trial, following, onFollow }: { study: OpenStudy; trial: Trial | null; following: boolean; onFollow: () => void }) {
+  const loadTrialLogs = useAppStore((s) => s.loadTrialLogs);
+  const titleId = useId();
+  const trialId = trial?.id ?? null;
+  const running = trial?.status === 'running' && study.live;
+
+  useEffect(() => {
+    if (trialId !== null && !running) void loadTrialLogs(trialId);
+  }, [trialId, running, loadTrialLogs]);
+
+  const load = trialId !== null ? study.trialLogs[trialId] : undefined;
+  const serverLines = trial?.serverId !== undefined ? (study.serverLogs[trial.serverId] ?? NO_LINES) : NO_LINES;
+  const benchLines = trialId !== null ? (study.benchLogs[trialId] ?? NO_LINES) : NO_LINES;
+
+  return (
+    <section className="study-section study-trial-logs" aria-labelledby={titleId}>
+      <header className="study-trial-logs-head">
+        <h3 id={titleId} className="section-title">
+          {trial ? t('studies.monitor.logsOf', { label: trial.label }) : t('studies.monitor.title')}
+        </h3>
+        <p className="study-trial-logs-status muted" role="status">
+          {load?.status === 'loading'
+            ? t('studies.monitor.loading')
+            : load?.status === 'failed'
+              ? t('studies.monitor.loadFailed', { message: load.error?.message ?? '' })
+              : load?.truncated
+                ? t('studies.monitor.truncated')
+                : trial
+                  ? ''
+                  : t('studies.monitor.noTrial')}
+        </p>
+        {trial &&
+          (following ? (
+            <span className="muted study-trial-logs-note">{trial.status === 'running' ? t('studies.monitor.following') : t('studies.monitor.latest')}</span>
+          ) : (
+            <button type="button" className="btn btn-ghost btn-small" onClick={onFollow}>
+              {t('studies.monitor.follow')}
+            </button>
+          ))}
+      </header>
+      <div className="study-trial-logs-panes">
+        <LineLog lines={serverLines} title={t('studies.monitor.serverLog')} label={t('studies.monitor.serverLogLabel')} />
+        <LineLog lines={benchLines} title={t('studies.monitor.benchLog')} label={t('studies.monitor.benchLogLabel')} />
+      </div>
+    </section>
+  );
+}

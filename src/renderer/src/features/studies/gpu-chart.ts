@@ -1,0 +1,105 @@
+// The run monitor's GPU memory chart: one chart per GPU slot, one line per GPU of the slot (MiB used over time) and
+// the GPUs' total memory as a dashed line that is also the axis's top. Pure: texts and formats come from the caller.
+import type { EChartsCoreOption } from 'echarts/core';
+import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
+import type { StudyState } from '../../../../shared/study/study';
+import type { ChartTheme } from '../compare/EChart';
+
+export interface GpuChartTexts {
+  title: string;
+  xName: string;
+  yName: string;
+  total: string;
+  gpu: (index: number) => string;
+  /** A time on the axis and in the tooltip. */
+  time: (ms: number) => string;
+  /** A MiB amount ("73,864 MiB"). */
+  mib: (value: number) => string;
+}
+
+/** A chart's worth of GPUs: the GPUs a trial ran on (a slot), or a host's GPUs before any trial has a slot. */
+export interface GpuSlotChart {
+  key: string;
+  hostId: string;
+  gpus: number[];
+}
+
+/** The slots trials ran on, host by host; hosts with samples but no slot yet get one chart of all their GPUs. */
+export function gpuChartsOf(state: StudyState, samples: Record<string, GpuMemorySample[]>): GpuSlotChart[] {
+  const charts = new Map<string, GpuSlotChart>();
+  for (const trial of state.trials) {
+    if (!trial.hostId || !trial.gpus || trial.gpus.length === 0) continue;
+    const gpus = trial.gpus.map(Number).filter((n) => Number.isInteger(n));
+    if (gpus.length === 0) continue;
+    const key = `${trial.hostId}|${gpus.join(',')}`;
+    if (!charts.has(key)) charts.set(key, { key, hostId: trial.hostId, gpus });
+  }
+  const slotted = new Set([...charts.values()].map((c) => c.hostId));
+  for (const [hostId, list] of Object.entries(samples)) {
+    if (slotted.has(hostId) || list.length === 0) continue;
+    const gpus = [...new Set(list.flatMap((s) => s.gpus.map((g) => g.index)))].sort((a, b) => a - b);
+    charts.set(hostId, { key: hostId, hostId, gpus });
+  }
+  return [...charts.values()].sort((a, b) => a.key.localeCompare(b.key));
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+interface AxisParam {
+  seriesName: string;
+  marker: string;
+  value: [number, number];
+}
+
+/** The option for one slot's chart from its host's samples. */
+export function gpuMemoryOption(theme: ChartTheme, texts: GpuChartTexts, samples: readonly GpuMemorySample[], gpus: readonly number[]): EChartsCoreOption {
+  const points = (index: number) =>
+    samples.flatMap((s) => {
+      const gpu = s.gpus.find((g) => g.index === index);
+      return gpu ? [[Date.parse(s.at), gpu.usedMiB] as [number, number]] : [];
+    });
+  const totals = samples.flatMap((s) => {
+    const shown = s.gpus.filter((g) => gpus.includes(g.index));
+    return shown.length > 0 ? [[Date.parse(s.at), Math.max(...shown.map((g) => g.totalMiB))] as [number, number]] : [];
+  });
+  const maxTotal = totals.length > 0 ? Math.max(...totals.map(([, total]) => total)) : undefined;
+  const axis = {
+    nameLocation: 'middle' as const,
+    nameTextStyle: { color: theme.muted, fontSize: 12 },
+    axisLine: { lineStyle: { color: theme.border } },
+    axisTick: { lineStyle: { color: theme.border } },
+    axisLabel: { color: theme.muted },
+    splitLine: { lineStyle: { color: theme.border } },
+  };
+  return {
+    backgroundColor: 'transparent',
+    color: theme.palette,
+    // Samples arrive every 2 s: redrawing without animation keeps the chart still while it grows.
+    animation: false,
+    textStyle: { color: theme.text, fontFamily: 'inherit' },
+    title: { text: texts.title, left: 8, top: 4, textStyle: { color: theme.text, fontSize: 13, fontWeight: 600 } },
+    legend: { type: 'scroll', bottom: 4, textStyle: { color: theme.muted }, pageTextStyle: { color: theme.muted } },
+    tooltip: {
+      trigger: 'axis',
+      confine: true,
+      backgroundColor: theme.background,
+      borderColor: theme.border,
+      textStyle: { color: theme.text },
+      formatter: (params: AxisParam[]) => {
+        const first = params[0];
+        if (!first) return '';
+        const lines = params.map((p) => `${p.marker}${escapeHtml(p.seriesName)}: ${escapeHtml(texts.mib(p.value[1]))}`);
+        return [escapeHtml(texts.time(first.value[0])), ...lines].join('<br/>');
+      },
+    },
+    grid: { left: 76, right: 24, top: 40, bottom: 64, containLabel: false },
+    xAxis: { ...axis, type: 'time', name: texts.xName, nameGap: 28, axisLabel: { ...axis.axisLabel, formatter: (value: number) => texts.time(value), hideOverlap: true }, splitLine: { show: false } },
+    yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 60, min: 0, ...(maxTotal !== undefined ? { max: maxTotal } : {}) },
+    series: [
+      ...gpus.map((index) => ({ type: 'line', name: texts.gpu(index), data: points(index), showSymbol: false, lineStyle: { width: 2 } })),
+      { type: 'line', name: texts.total, data: totals, showSymbol: false, lineStyle: { type: 'dashed', width: 1.5, color: theme.muted }, itemStyle: { color: theme.muted } },
+    ],
+  };
+}

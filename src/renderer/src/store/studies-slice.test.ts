@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile } from '../../../shared/study/study';
+import { GPU_SAMPLES_PER_GPU_LIMIT } from '../../../shared/study/gpu-memory';
+import { createFakeApi } from '../testing/fake-api';
+import { createAppStore, ENGINE_LOG_LIMIT } from './index';
+
+const PATH = '/data/s.servelab';
+const PROJECT: ProjectFile = {
+  schemaVersion: PROJECT_SCHEMA_VERSION,
+  study: StudyDefinitionSchema.parse({
+    name: 'S',
+    model: { id: 'Qwen/Qwen3-8B' },
+    hosts: [{ hostId: 'demo-lab' }],
+    goal: { kind: 'latency' },
+    engines: [{ engine: 'vllm', version: '0.11.0' }],
+    workloads: { primary: { id: 'w', dataset: { kind: 'random', inputLen: 128, outputLen: 16 }, numPrompts: 10 } },
+  }),
+  state: { status: 'draft', trials: [], decisions: [] },
+};
+const at = (s: number) => new Date(Date.UTC(2026, 1, 1) + s * 1000).toISOString();
+const sample = (s: number, used: number) => ({ hostId: 'demo-lab', at: at(s), gpus: [{ index: 0, usedMiB: used, totalMiB: 81559 }] });
+
+async function openStore(stored: ReturnType<typeof sample>[] | Error) {
+  const api = createFakeApi({
+    'studies:open': () => PROJECT,
+    'studies:gpuMemory': () => {
+      if (stored instanceof Error) throw stored;
+      return stored;
+    },
+  });
+  const store = createAppStore(api, { storage: null, prefersDark: false });
+  await store.getState().openStudyProject(PATH);
+  await new Promise((r) => setTimeout(r, 0));
+  return store;
+}
+
+describe('the open study’s monitor data', () => {
+  it('keeps server and bench lines bounded per server and per trial', async () => {
+    const store = await openStore([]);
+    for (let i = 0; i < ENGINE_LOG_LIMIT + 20; i++) store.getState().applyStudyLog({ path: PATH, text: `s${i}\n`, source: 'server', serverId: 'srv-a' });
+    store.getState().applyStudyLog({ path: PATH, text: 'b1\nb2\n', source: 'bench', serverId: 'srv-a', trialId: 't1' });
+    store.getState().applyStudyLog({ path: '/other.servelab', text: 'elsewhere\n', source: 'bench', trialId: 't1' });
+    const open = store.getState().openStudy!;
+    expect(open.serverLogs['srv-a']).toHaveLength(ENGINE_LOG_LIMIT);
+    expect(open.serverLogs['srv-a']!.at(-1)).toBe(`s${ENGINE_LOG_LIMIT + 19}`);
+    expect(open.benchLogs).toEqual({ t1: ['b1', 'b2'] });
+    expect(open.log).toEqual([]);
+  });
+
+  it('puts the stored samples before those streamed in meanwhile, without doubles, and keeps the newest per host', async () => {
+    const store = await openStore([sample(0, 1), sample(2, 2)]);
+    store.getState().applyStudyGpu({ path: PATH, ...sample(2, 2) });
+    store.getState().applyStudyGpu({ path: PATH, ...sample(4, 3) });
+    // Opening again (the same project) reads the file again and keeps what streamed after it.
+    await store.getState().openStudyProject(PATH);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(store.getState().openStudy!.gpuSamples['demo-lab']!.map((s) => s.gpus[0]!.usedMiB)).toEqual([1, 2, 3]);
+    for (let i = 0; i < GPU_SAMPLES_PER_GPU_LIMIT + 5; i++) store.getState().applyStudyGpu({ path: PATH, ...sample(10 + i, i) });
+    const kept = store.getState().openStudy!.gpuSamples['demo-lab']!;
+    expect(kept).toHaveLength(GPU_SAMPLES_PER_GPU_LIMIT);
+    expect(kept.at(-1)!.gpus[0]!.usedMiB).toBe(GPU_SAMPLES_PER_GPU_LIMIT + 4);
+  });
+
+  it('opens a project whose samples cannot be read, with none', async () => {
+    const store = await openStore(new Error('unreadable'));
+    expect(store.getState().openStudy!.gpuSamples).toEqual({});
+  });
+});

@@ -9,6 +9,9 @@ import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
 import { StudiesPage } from './features/studies/StudiesPage';
+import { UnsavedChangesDialog } from './features/shell/UnsavedChangesDialog';
+import { useUnloadGuard } from './features/shell/use-unload-guard';
+import { windowTitle } from './features/shell/window-title';
 import { t } from './i18n';
 import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
@@ -89,6 +92,7 @@ function StudyNoticeBanner() {
   const dismiss = useAppStore((s) => s.dismissStudyNotice);
   const openStudyProject = useAppStore((s) => s.openStudyProject);
   const showPage = useAppStore((s) => s.showPage);
+  const leaveWizardThen = useAppStore((s) => s.leaveWizardThen);
   if (!notice) return null;
   const tone = notice.status === 'done' ? 'banner-success' : notice.status === 'failed' ? 'banner-danger' : 'banner-warning';
   return (
@@ -103,8 +107,8 @@ function StudyNoticeBanner() {
         className="btn btn-ghost btn-small"
         onClick={() => {
           showPage('studies');
-          void openStudyProject(notice.path).catch(() => {});
           dismiss();
+          leaveWizardThen(() => void openStudyProject(notice.path).catch(() => {}));
         }}
       >
         {t('studies.notice.show')}
@@ -114,6 +118,14 @@ function StudyNoticeBanner() {
       </button>
     </div>
   );
+}
+
+/** The one place that sets the window's title. */
+function useWindowTitle(): void {
+  const title = useAppStore(windowTitle);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
 }
 
 const PAGES: readonly PageId[] = ['hosts', 'engines', 'studies', 'results'];
@@ -135,6 +147,8 @@ function Shell() {
   const page = useAppStore((s) => s.page);
   const showPage = useAppStore((s) => s.showPage);
   const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
+  useWindowTitle();
+  useUnloadGuard();
   return (
     <div className="app">
       <aside className="sidebar">
@@ -158,6 +172,7 @@ function Shell() {
         <CurrentPage page={page} />
       </main>
       <PromptDialog />
+      <UnsavedChangesDialog />
     </div>
   );
 }

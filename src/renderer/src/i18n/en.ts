@@ -7,6 +7,7 @@ const en = {
   'app.name': 'Servelab',
   'app.tagline': 'LLM serving lab',
   'app.version': 'v{version}',
+  'app.windowTitle.unsaved': '• {title}',
 
   'nav.label': 'Main',
   'nav.hosts': 'Hosts',
@@ -1054,6 +1055,13 @@ const en = {
   'wizard.discard.body': 'What you entered in the wizard will be lost.',
   'wizard.discard.keep': 'Keep editing',
   'wizard.discard.confirm': 'Discard',
+  'wizard.leave.title': 'Save the study draft first?',
+  'wizard.leave.body': 'The study in the wizard has changes that are not saved to its file yet.',
+  'wizard.leave.save': 'Save draft',
+  'wizard.leave.discard': 'Discard changes',
+  'wizard.leave.cancel': 'Cancel',
+  'wizard.leave.saveFailed': 'The draft could not be saved: {reason}',
+  'wizard.leave.fixFirst': 'The draft has problems to fix before it can be saved: cancel and fix them, or discard the changes.',
 } as const;
 
 export default en;

@@ -13,6 +13,7 @@ import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { ResultEntry } from '../../../shared/results/result-entry';
 import type { StudiesSlice } from './studies-slice';
+import type { WizardSlice } from './wizard-slice';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
@@ -302,5 +303,6 @@ export interface BenchSlice {
   applyBenchDone(event: EventPayload<'bench:done'>): void;
 }
 
-export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice & StudiesSlice;
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice & StudiesSlice & WizardSlice;
 export type { LoadedList, OpenStudy, RecentStudy, StudiesSlice, StudyExample, StudyNotice, StudyPlan, StudyStatus } from './studies-slice';
+export type { LeaveChoice, WizardSession, WizardSlice } from './wizard-slice';

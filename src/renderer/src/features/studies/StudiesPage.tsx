@@ -267,24 +267,27 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
 export function StudiesPage() {
   const openStudy = useAppStore((s) => s.openStudy);
   const openStudyProject = useAppStore((s) => s.openStudyProject);
-  const [creating, setCreating] = useState(false);
+  // The wizard's session is in the store: it is still here after a visit to another page.
+  const wizardOpen = useAppStore((s) => s.wizard !== null);
+  const startWizard = useAppStore((s) => s.startWizard);
+  const closeWizard = useAppStore((s) => s.closeWizard);
   const [createdError, setCreatedError] = useState<string | null>(null);
 
-  if (openStudy) return <StudyProjectView key={openStudy.path} study={openStudy} />;
-  if (creating) {
+  if (wizardOpen) {
     return (
       <div className="page study-page">
         <StudyWizard
           onCreated={(path) => {
-            setCreating(false);
+            closeWizard();
             setCreatedError(null);
             openStudyProject(path).catch((e: unknown) => setCreatedError(errorText(e)));
           }}
-          onCancel={() => setCreating(false)}
+          onCancel={closeWizard}
         />
       </div>
     );
   }
+  if (openStudy) return <StudyProjectView key={openStudy.path} study={openStudy} />;
   return (
     <>
       {createdError && (
@@ -292,7 +295,7 @@ export function StudiesPage() {
           {createdError}
         </p>
       )}
-      <Landing onNewStudy={() => setCreating(true)} />
+      <Landing onNewStudy={() => startWizard()} />
     </>
   );
 }

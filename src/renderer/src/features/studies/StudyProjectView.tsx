@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
 import { Modal } from '../../components/Modal';
@@ -88,14 +88,6 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const { state } = project;
   const name = project.study.name;
   const action = runAction(state, live);
-
-  useEffect(() => {
-    const previous = document.title;
-    document.title = t('studies.windowTitle', { name });
-    return () => {
-      document.title = previous;
-    };
-  }, [name]);
 
   async function start() {
     setStarting(true);

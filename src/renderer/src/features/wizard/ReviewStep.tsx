@@ -2,22 +2,13 @@ import { TextField } from '../../components/Field';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { describeWorkload, WorkloadSchema } from '../../../../shared/bench/workload';
-import type { CallOutput } from '../../../../shared/contract';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
 import { WizardTextArea } from './wizard-fields';
 import type { StepProps } from './WizardSteps';
-import { WIZARD_STEPS, type WizardIssue, type WizardStep } from './wizard-model';
+import { WIZARD_STEPS, type PlanView, type WizardIssue, type WizardStep } from './wizard-model';
 
-type Plan = CallOutput<'studies:plan'>;
-
-export type PlanView =
-  | { status: 'idle' }
-  | { status: 'saving' }
-  | { status: 'planning' }
-  | { status: 'failed'; message: string }
-  | { status: 'ready'; plan: Plan; json: string }
-  | { status: 'planFailed'; message: string; json: string };
+export type { PlanView } from './wizard-model';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {

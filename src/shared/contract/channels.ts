@@ -48,6 +48,7 @@ export const CALL_NAMES = [
   'studies:examples',
   'studies:fromExample',
   'studies:recent',
+  'studies:saveAs',
   'dialogs:saveFile',
   'dialogs:openFile',
 ] as const;
@@ -74,6 +75,7 @@ export const EVENT_NAMES = [
   'studies:phase',
   'studies:log',
   'studies:decision',
+  'app:command',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

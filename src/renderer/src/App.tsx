@@ -9,7 +9,12 @@ import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
 import { StudiesPage } from './features/studies/StudiesPage';
+import { CommandsContext } from './features/shell/commands-context';
+import { StatusBar } from './features/shell/StatusBar';
 import { UnsavedChangesDialog } from './features/shell/UnsavedChangesDialog';
+import { useAppCommands } from './features/shell/use-app-commands';
+import { useShellCommands } from './features/shell/use-shell-commands';
+import { useStudyNotification } from './features/shell/use-study-notification';
 import { useUnloadGuard } from './features/shell/use-unload-guard';
 import { windowTitle } from './features/shell/window-title';
 import { t } from './i18n';
@@ -35,23 +40,6 @@ function ThemeToggle() {
     >
       <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
     </button>
-  );
-}
-
-function ConnectionInfo() {
-  const api = useApi();
-  const status = useSyncExternalStore(api.onStatus, api.status);
-  const version = useAppStore((s) => s.appInfo?.version ?? null);
-  const label = api.kind === 'ipc' ? t('connection.ipc') : t('connection.websocket');
-  return (
-    <div className="connection">
-      <span className={`status-dot status-${status}`} aria-hidden="true" />
-      <span className="connection-text">
-        <span className="visually-hidden">{t('connection.status', { status: t(`connection.state.${status}`) })} </span>
-        {label}
-        {version && <span className="connection-version">{t('app.version', { version })}</span>}
-      </span>
-    </div>
   );
 }
 
@@ -149,7 +137,11 @@ function Shell() {
   const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
   useWindowTitle();
   useUnloadGuard();
+  useStudyNotification();
+  const commands = useShellCommands();
+  useAppCommands(commands.run);
   return (
+    <CommandsContext.Provider value={commands.run}>
     <div className="app">
       <aside className="sidebar">
         <div className="brand">
@@ -161,7 +153,6 @@ function Shell() {
         </div>
         <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
         <div className="sidebar-footer">
-          <ConnectionInfo />
           <ThemeToggle />
         </div>
       </aside>
@@ -169,11 +160,23 @@ function Shell() {
         <ConnectionBanner />
         <ProblemsBanner />
         <StudyNoticeBanner />
+        {commands.error && (
+          <div className="banner banner-warning" role="alert">
+            <Icon name="alert" size={14} />
+            <p className="study-notice-text">{commands.error}</p>
+            <button type="button" className="btn btn-ghost btn-small" onClick={commands.dismissError}>
+              {t('studies.notice.dismiss')}
+            </button>
+          </div>
+        )}
         <CurrentPage page={page} />
       </main>
+      <StatusBar />
       <PromptDialog />
       <UnsavedChangesDialog />
+      {commands.dialogs}
     </div>
+    </CommandsContext.Provider>
   );
 }
 

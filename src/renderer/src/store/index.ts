@@ -110,5 +110,5 @@ export type * from './types';
 export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
 export { ENGINE_LOG_LIMIT } from './engines-slice';
-export { runningStudyCount } from './studies-slice';
+export { canEditStudy, runningStudyCount } from './studies-slice';
 export { assembledOf, effectivePathOf, hasUnsavedChanges, sessionIsDemoHost, wizardDirty } from './wizard-slice';

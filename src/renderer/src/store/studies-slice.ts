@@ -56,6 +56,10 @@ export interface StudiesSlice {
   closeStudyProject(): void;
   /** Copies the example to `path` and shows the copy; throws the core's ServelabError. */
   createStudyFromExample(path: string, example: string): Promise<void>;
+  /** Copies the open project (file and data folder) to `out` and shows the copy; throws the core's ServelabError. */
+  saveOpenStudyAs(out: string): Promise<void>;
+  /** Opens the wizard on the open project's definition, saving back to the same file (a study that has not run). */
+  editOpenStudy(): void;
   loadStudyPlan(): Promise<void>;
   /** Starts or resumes the open study; throws the core's ServelabError when it was refused. */
   runOpenStudy(): Promise<void>;
@@ -76,6 +80,11 @@ function isEnded(status: StudyStatus): status is StudyNotice['status'] {
 
 function opened(path: string, project: ProjectFile): OpenStudy {
   return { path, project, phase: null, log: [], live: false, plan: { status: 'idle', data: null, error: null } };
+}
+
+/** A study can go back to the wizard until it has run: a draft with no finished trial. */
+export function canEditStudy(project: ProjectFile): boolean {
+  return project.state.status === 'draft' && !project.state.trials.some((t) => t.finishedAt || t.status === 'done' || t.status === 'failed');
 }
 
 /** Number of studies the core last reported as running. */
@@ -135,6 +144,18 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
       async createStudyFromExample(path, example) {
         const project = await api.call('studies:fromExample', { path, example });
         show(path, project);
+      },
+
+      async saveOpenStudyAs(out) {
+        const path = get().openStudy?.path;
+        if (!path) return;
+        const project = await api.call('studies:saveAs', { path, out });
+        show(out, project);
+      },
+
+      editOpenStudy() {
+        const study = get().openStudy;
+        if (study && canEditStudy(study.project)) get().startWizard({ path: study.path, study: study.project.study });
       },
 
       async loadStudyPlan() {

@@ -139,7 +139,15 @@ export interface UiSlice {
   toggleTheme(): void;
   page: PageId;
   showPage(page: PageId): void;
+  /** A tab of the open project asked for from outside it (Export report… opens the report); seq tells repeats apart. */
+  studyTabRequest: { tab: StudyTabId; seq: number } | null;
+  requestStudyTab(tab: StudyTabId): void;
+  /** The open project took the request. */
+  clearStudyTabRequest(): void;
 }
+
+/** The tabs of an open project. */
+export type StudyTabId = 'plan' | 'run' | 'results' | 'recommendation' | 'report';
 
 export type InstalledEngine = CallOutput<'engines:list'>[number];
 export type InstallPhase = EventPayload<'engines:progress'>['phase'];

@@ -37,6 +37,7 @@ export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean
       // See initialTheme.
     }
   };
+  let tabRequests = 0;
   return (set, get) => ({
     theme: initialTheme(storage, prefersDark),
     setTheme(theme) {
@@ -49,6 +50,14 @@ export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean
     page: 'hosts',
     showPage(page) {
       set({ page });
+    },
+    studyTabRequest: null,
+    requestStudyTab(tab) {
+      tabRequests += 1;
+      set({ studyTabRequest: { tab, seq: tabRequests } });
+    },
+    clearStudyTabRequest() {
+      set({ studyTabRequest: null });
     },
   });
 }

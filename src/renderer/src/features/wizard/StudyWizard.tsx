@@ -218,7 +218,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
     <section className="wizard" aria-labelledby="wizard-title" onKeyDown={onKeyDown}>
       <header className="wizard-header">
         <h1 id="wizard-title" className="page-title">
-          {t('wizard.title')}
+          {session.editing ? t('wizard.title.edit') : t('wizard.title')}
         </h1>
         <button type="button" className="btn btn-ghost" onClick={requestCancel}>
           {t('wizard.cancel')}

@@ -53,7 +53,6 @@ const en = {
   'shortcuts.command.page:studies': 'Go to Studies',
   'shortcuts.command.page:results': 'Go to Results',
   'shortcuts.command.shortcuts': 'Show the keyboard shortcuts',
-  'commands.failed': '{reason}',
   'commands.nothingOpen': 'Open a project first: {action} works on the open project.',
 
   'notConnected.title': 'Not connected to a Servelab core',

@@ -57,7 +57,8 @@ async function openRecent() {
 
 const statusBar = () => screen.getByRole('status', { name: 'Status' });
 
-describe('app commands', () => {
+// The whole app renders in each test; the first one also pays for loading it, which a busy machine makes slow.
+describe('app commands', { timeout: 30_000 }, () => {
   it('maps keys to commands: Ctrl or ⌘ with a letter or digit, ? only outside a text field', () => {
     const key = (k: string, over: Partial<KeyboardEvent> = {}) => commandForKey({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, target: document.body, ...over });
     expect(key('n', { ctrlKey: true })).toBe('newStudy');

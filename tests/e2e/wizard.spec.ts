@@ -23,7 +23,7 @@ test.describe('The study wizard against the real core', () => {
     });
 
     await test.step('1. Model: a Qwen3 id, with its -FP8 and -AWQ checkpoints suggested', async () => {
-      await expect(page).toHaveTitle('Servelab');
+      await expect(page).toHaveTitle('Servelab — New study');
       await wizard.getByLabel('Model', { exact: true }).fill('Qwen/Qwen3-8B');
       // Unsaved changes show in the window title and, for screen readers, in the status bar.
       await expect(page).toHaveTitle('• Servelab — New study');

@@ -1070,6 +1070,7 @@ const en = {
   'wizard.review.saveTitle': 'Save the study',
   'wizard.review.saveDraft': 'Save draft',
   'wizard.review.create': 'Create',
+  'wizard.review.saveAndOpen': 'Save and open',
   'wizard.review.saving': 'Saving the study…',
   'wizard.review.planning': 'Planning the trials…',
   'wizard.review.saveFailed': 'Could not save the study: {message}',

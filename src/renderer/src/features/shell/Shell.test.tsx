@@ -179,6 +179,11 @@ describe('app commands', { timeout: 30_000 }, () => {
     expect(save?.input).toMatchObject({ path: PATH, study: { ...EXAMPLE.study, name: 'Renamed study' } });
     expect(hasUnsavedChanges(store.getState())).toBe(false);
     expect(document.title).toBe('Servelab — Renamed study');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save and open' }));
+    });
+    expect(screen.queryByRole('region', { name: 'Edit study' })).toBeNull();
+    expect(store.getState().openStudy?.path).toBe(PATH);
   });
 
   it('offers no Edit for a study that has run', async () => {

@@ -181,6 +181,7 @@ export function ReviewStep({
   currentJson,
   onSaveDraft,
   onCreate,
+  editing = false,
   onGoToStep,
 }: StepProps & {
   definition: StudyDefinitionInput;
@@ -194,6 +195,8 @@ export function ReviewStep({
   currentJson: string | null;
   onSaveDraft: () => void;
   onCreate: () => void;
+  /** The study exists already (a draft opened again): the last button saves it and opens it. */
+  editing?: boolean;
   onGoToStep: (step: WizardStep) => void;
 }) {
   const busy = plan.status === 'saving' || plan.status === 'planning';
@@ -247,7 +250,7 @@ export function ReviewStep({
           {t('wizard.review.saveDraft')}
         </button>
         <button type="button" className="btn btn-primary" disabled={blocked} onClick={onCreate}>
-          {t('wizard.review.create')}
+          {editing ? t('wizard.review.saveAndOpen') : t('wizard.review.create')}
         </button>
       </div>
       <PlanPanel plan={plan} currentJson={currentJson} />

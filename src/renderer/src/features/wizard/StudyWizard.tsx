@@ -298,6 +298,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
                 currentJson={assembled.parsed ? JSON.stringify(assembled.parsed) : null}
                 onSaveDraft={() => void saveWizard()}
                 onCreate={() => void create()}
+                editing={session.editing !== null}
                 onGoToStep={(s) => goTo(WIZARD_STEPS.indexOf(s))}
               />
             )}

@@ -47,6 +47,7 @@ test.describe('The study wizard against the real core', () => {
       await page.getByRole('button', { name: 'Hosts' }).click();
       await expect(wizard).toBeHidden();
       await expect(page).toHaveTitle('• Servelab — New study');
+      await screenshotBothThemes(page, 'wizard-unsaved-elsewhere');
       await page.getByRole('button', { name: 'Studies' }).click();
       await expect(heading).toHaveText('Step 2 of 8 · Hardware');
       await expect(wizard.getByRole('checkbox', { name: /^Demo lab/ })).toBeChecked();
@@ -133,6 +134,17 @@ test.describe('The study wizard against the real core', () => {
       await expect(page.getByRole('heading', { level: 1, name: new RegExp(NAME) })).toBeVisible();
       await expect(page.getByText(projectPath, { exact: true })).toBeVisible();
       await expect(page).toHaveTitle(`Servelab — ${NAME}`);
+    });
+
+    await test.step('? lists the keyboard shortcuts; Ctrl+1 goes to Hosts', async () => {
+      await page.locator('body').press('?');
+      const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await expect(dialog.getByRole('cell', { name: 'Save the open project as a copy' })).toBeVisible();
+      await screenshotBothThemes(page, 'shortcuts-dialog');
+      await page.keyboard.press('Escape');
+      await expect(dialog).toBeHidden();
+      await page.keyboard.press('Control+1');
+      await expect(page.getByRole('heading', { level: 1, name: /^Hosts/ })).toBeVisible();
     });
 
     expect(errors).toEqual([]);

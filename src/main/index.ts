@@ -1,6 +1,6 @@
 // Composition root of the desktop app: everything Electron-specific lives in this file and src/main/electron;
 // the core it wires up is the same one the CLI and the WebSocket host run without Electron.
-import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createCore, type Core } from './core/core';
@@ -14,6 +14,9 @@ import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
 import { resolveSimboxBinDir } from './box/simbox-path';
 import { resolveExamplesDir } from './study/examples-path';
 import { electronFileDialogs } from './electron/file-dialogs';
+import { guardUnload } from './electron/unload-guard';
+import { appCommandSender } from './electron/app-command-sender';
+import { studyNotifier } from './electron/study-notifier';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererIndex = join(here, '../renderer/index.html');
@@ -31,6 +34,7 @@ function log(line: string): void {
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(mainWindowOptions(preloadPath, false));
   win.once('ready-to-show', () => win.show());
+  guardUnload(win, dialog);
   if (devServerUrl) void win.loadURL(devServerUrl);
   else void win.loadFile(rendererIndex);
   return win;
@@ -44,7 +48,11 @@ async function start(): Promise<void> {
       if (isSafeExternalUrl(url)) void shell.openExternal(url);
     });
   });
-  Menu.setApplicationMenu(Menu.buildFromTemplate(buildMenuTemplate({ isMac: process.platform === 'darwin', isDev: !!devServerUrl, appName: app.name })));
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      buildMenuTemplate({ isMac: process.platform === 'darwin', isDev: !!devServerUrl, appName: app.name, send: appCommandSender(() => BrowserWindow.getFocusedWindow()) }),
+    ),
+  );
 
   const dataDir = app.getPath('userData');
   const core: Core = await createCore({
@@ -62,6 +70,20 @@ async function start(): Promise<void> {
       if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, message);
     }
   });
+  core.events.subscribe(
+    studyNotifier({
+      isSupported: () => Notification.isSupported(),
+      create: (options) => new Notification(options),
+      anyWindowFocused: () => BrowserWindow.getFocusedWindow() !== null,
+      showWindow: () => {
+        const win = BrowserWindow.getAllWindows()[0];
+        if (!win) return;
+        if (win.isMinimized()) win.restore();
+        win.show();
+        win.focus();
+      },
+    }),
+  );
 
   createWindow();
   app.on('activate', () => {

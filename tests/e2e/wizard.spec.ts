@@ -23,7 +23,11 @@ test.describe('The study wizard against the real core', () => {
     });
 
     await test.step('1. Model: a Qwen3 id, with its -FP8 and -AWQ checkpoints suggested', async () => {
+      await expect(page).toHaveTitle('Servelab — New study');
       await wizard.getByLabel('Model', { exact: true }).fill('Qwen/Qwen3-8B');
+      // Unsaved changes show in the window title and, for screen readers, in the status bar.
+      await expect(page).toHaveTitle('• Servelab — New study');
+      await expect(page.getByRole('status', { name: 'Status' })).toContainText('unsaved changes');
       await expect(wizard.getByRole('button', { name: 'Add Qwen/Qwen3-8B-FP8' })).toBeVisible();
       await expect(wizard.getByRole('button', { name: 'Add Qwen/Qwen3-8B-AWQ' })).toBeVisible();
       await screenshotBothThemes(page, 'wizard-1-model');
@@ -37,6 +41,20 @@ test.describe('The study wizard against the real core', () => {
       await expect(wizard.getByLabel('Simulated GPU', { exact: true })).toHaveValue('h100');
       await expect(wizard.getByRole('checkbox', { name: 'GPU 0 · H100 (simulated)' })).toBeChecked();
       await screenshotBothThemes(page, 'wizard-2-hardware');
+    });
+
+    await test.step('Going to Hosts and back keeps the draft and its step', async () => {
+      await page.getByRole('button', { name: 'Hosts' }).click();
+      await expect(wizard).toBeHidden();
+      await expect(page).toHaveTitle('• Servelab — New study');
+      await screenshotBothThemes(page, 'wizard-unsaved-elsewhere');
+      await page.getByRole('button', { name: 'Studies' }).click();
+      await expect(heading).toHaveText('Step 2 of 8 · Hardware');
+      await expect(wizard.getByRole('checkbox', { name: /^Demo lab/ })).toBeChecked();
+      await wizard.getByRole('button', { name: 'Back' }).click();
+      await expect(wizard.getByLabel('Model', { exact: true })).toHaveValue('Qwen/Qwen3-8B');
+      await next.click();
+      await expect(heading).toHaveText('Step 2 of 8 · Hardware');
       await next.click();
     });
 
@@ -105,6 +123,8 @@ test.describe('The study wizard against the real core', () => {
       await expect(plan.getByTestId('plan-rejected')).toHaveText('0');
       await expect(plan).toContainText(/GPU 0 · NVIDIA H100/);
       await access(projectPath);
+      // Saved: the title loses its mark.
+      await expect(page).toHaveTitle('Servelab — New study');
       await screenshotBothThemes(page, 'wizard-8-review', { height: 1400 });
     });
 
@@ -113,6 +133,18 @@ test.describe('The study wizard against the real core', () => {
       await expect(wizard).toBeHidden();
       await expect(page.getByRole('heading', { level: 1, name: new RegExp(NAME) })).toBeVisible();
       await expect(page.getByText(projectPath, { exact: true })).toBeVisible();
+      await expect(page).toHaveTitle(`Servelab — ${NAME}`);
+    });
+
+    await test.step('? lists the keyboard shortcuts; Ctrl+1 goes to Hosts', async () => {
+      await page.locator('body').press('?');
+      const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+      await expect(dialog.getByRole('cell', { name: 'Save the open project as a copy' })).toBeVisible();
+      await screenshotBothThemes(page, 'shortcuts-dialog');
+      await page.keyboard.press('Escape');
+      await expect(dialog).toBeHidden();
+      await page.keyboard.press('Control+1');
+      await expect(page.getByRole('heading', { level: 1, name: /^Hosts/ })).toBeVisible();
     });
 
     expect(errors).toEqual([]);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CALL_NAMES } from '../../shared/contract';
+import { CALL_NAMES, EVENT_CHANNEL } from '../../shared/contract';
 
 const state = vi.hoisted(() => ({
   windows: [] as Array<{ options: Record<string, unknown>; loadFile: string[]; loadURL: string[] }>,
@@ -17,6 +17,10 @@ const state = vi.hoisted(() => ({
   opened: [] as string[],
   userData: '',
   saveDialogs: [] as Array<Record<string, unknown>>,
+  menuTemplate: [] as Array<{ label?: string; submenu?: Array<{ label?: string; click?: () => void }> }>,
+  focused: null as unknown,
+  messageBoxes: [] as Array<Record<string, unknown>>,
+  messageBoxChoice: 1,
 }));
 
 vi.mock('electron', () => {
@@ -26,10 +30,14 @@ vi.mock('electron', () => {
       return BrowserWindow.all;
     }
     static getFocusedWindow() {
-      return null;
+      return state.focused;
     }
     record: { options: Record<string, unknown>; loadFile: string[]; loadURL: string[] };
-    webContents = { send: vi.fn() };
+    contentsListeners = new Map<string, (event: { preventDefault(): void }) => void>();
+    webContents = {
+      send: vi.fn(),
+      on: (name: string, listener: (event: { preventDefault(): void }) => void) => this.contentsListeners.set(name, listener),
+    };
     constructor(options: Record<string, unknown>) {
       this.record = { options, loadFile: [], loadURL: [] };
       state.windows.push(this.record);
@@ -65,7 +73,18 @@ vi.mock('electron', () => {
       handle: (channel: string, listener: (event: unknown, input: unknown) => Promise<unknown>) => state.handlers.set(channel, listener),
       removeHandler: (channel: string) => state.handlers.delete(channel),
     },
-    Menu: { setApplicationMenu: () => {}, buildFromTemplate: (t: unknown) => t },
+    Menu: {
+      setApplicationMenu: () => {},
+      buildFromTemplate: (t: typeof state.menuTemplate) => {
+        state.menuTemplate = t;
+        return t;
+      },
+    },
+    Notification: class {
+      static isSupported() {
+        return true;
+      }
+    },
     safeStorage: { isEncryptionAvailable: () => false, encryptString: () => Buffer.from(''), decryptString: () => '' },
     session: {
       defaultSession: {
@@ -84,6 +103,10 @@ vi.mock('electron', () => {
         return { canceled: false, filePath: '/home/u/report.html' };
       },
       showOpenDialog: async () => ({ canceled: true, filePaths: [] }),
+      showMessageBoxSync: (_win: unknown, options: Record<string, unknown>) => {
+        state.messageBoxes.push(options);
+        return state.messageBoxChoice;
+      },
     },
   };
 });
@@ -194,5 +217,34 @@ describe('Electron main process', () => {
     expect(saved).toEqual({ ok: true, data: { path: '/home/u/report.html' } });
     expect(state.saveDialogs.at(-1)).toMatchObject({ title: 'Export report', defaultPath: 'study.html', filters: [{ extensions: ['html'] }] });
     expect(await state.handlers.get('dialogs:openFile')!(own, { title: 'Open project', extensions: ['servelab'] })).toEqual({ ok: true, data: { path: null } });
+  });
+
+  it('asks natively before a page with unsaved changes unloads: Leave lets it go, Stay keeps it', async () => {
+    const { BrowserWindow } = await import('electron');
+    const win = (BrowserWindow as unknown as { all: Array<{ contentsListeners: Map<string, (event: { preventDefault(): void }) => void> }> }).all[0]!;
+    const listener = win.contentsListeners.get('will-prevent-unload')!;
+    expect(listener).toBeTypeOf('function');
+    let prevented = 0;
+    const event = { preventDefault: () => void (prevented += 1) };
+    state.messageBoxChoice = 1;
+    listener(event);
+    expect(prevented).toBe(0);
+    state.messageBoxChoice = 0;
+    listener(event);
+    expect(prevented).toBe(1);
+    expect(state.messageBoxes.at(-1)).toMatchObject({ buttons: ['Leave', 'Stay'], cancelId: 1 });
+  });
+
+  it('sends a menu command to the focused window as app:command, and nowhere without one', async () => {
+    const { BrowserWindow } = await import('electron');
+    const win = (BrowserWindow as unknown as { all: Array<{ webContents: { send: ReturnType<typeof vi.fn> } }> }).all[0]!;
+    const saveAs = state.menuTemplate.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Save as…')!;
+    state.focused = null;
+    saveAs.click!();
+    expect(win.webContents.send).not.toHaveBeenCalledWith(EVENT_CHANNEL, expect.objectContaining({ name: 'app:command' }));
+    state.focused = win;
+    saveAs.click!();
+    expect(win.webContents.send).toHaveBeenCalledWith(EVENT_CHANNEL, { name: 'app:command', payload: { command: 'saveAs' } });
+    state.focused = null;
   });
 });

@@ -10,6 +10,7 @@ import { readVersionedFile } from '../util/versioned-file';
 import { projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
+import { saveProjectAs } from './save-as';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 
@@ -35,6 +36,7 @@ type StudyCalls = Pick<
   | 'studies:recent'
   | 'studies:trialLogs'
   | 'studies:gpuMemory'
+  | 'studies:saveAs'
 >;
 
 const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
@@ -67,6 +69,14 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       const next = { ...project.file, study };
       await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
       return (await StudyProject.open(path)).file;
+    },
+
+    'studies:saveAs': async ({ path, out }) => {
+      // A running study is still writing its journal and runs: a copy now would catch it half-way.
+      if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; wait for it to end or cancel it before saving a copy.');
+      const file = await saveProjectAs(path, out);
+      await deps.recent.touch(out, file.study.name).catch(() => {});
+      return file;
     },
 
     'studies:plan': async ({ path }) => {

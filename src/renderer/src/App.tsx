@@ -10,6 +10,14 @@ import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { ResultsPage } from './features/results/ResultsPage';
 import { StudiesPage } from './features/studies/StudiesPage';
+import { CommandsContext } from './features/shell/commands-context';
+import { StatusBar } from './features/shell/StatusBar';
+import { UnsavedChangesDialog } from './features/shell/UnsavedChangesDialog';
+import { useAppCommands } from './features/shell/use-app-commands';
+import { useShellCommands } from './features/shell/use-shell-commands';
+import { useStudyNotification } from './features/shell/use-study-notification';
+import { useUnloadGuard } from './features/shell/use-unload-guard';
+import { windowTitle } from './features/shell/window-title';
 import { getLocale, setLocale, t } from './i18n';
 import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
 
@@ -65,23 +73,6 @@ function ThemeToggle() {
   );
 }
 
-function ConnectionInfo() {
-  const api = useApi();
-  const status = useSyncExternalStore(api.onStatus, api.status);
-  const version = useAppStore((s) => s.appInfo?.version ?? null);
-  const label = api.kind === 'ipc' ? t('connection.ipc') : t('connection.websocket');
-  return (
-    <div className="connection">
-      <span className={`status-dot status-${status}`} aria-hidden="true" />
-      <span className="connection-text">
-        <span className="visually-hidden">{t('connection.status', { status: t(`connection.state.${status}`) })} </span>
-        {label}
-        {version && <span className="connection-version">{t('app.version', { version })}</span>}
-      </span>
-    </div>
-  );
-}
-
 /** Things the core found wrong and left for the user to fix (a damaged hosts.json, say): shown until fixed. */
 function ProblemsBanner() {
   const problems = useAppStore((s) => s.appInfo?.problems);
@@ -119,6 +110,7 @@ function StudyNoticeBanner() {
   const dismiss = useAppStore((s) => s.dismissStudyNotice);
   const openStudyProject = useAppStore((s) => s.openStudyProject);
   const showPage = useAppStore((s) => s.showPage);
+  const leaveWizardThen = useAppStore((s) => s.leaveWizardThen);
   if (!notice) return null;
   const tone = notice.status === 'done' ? 'banner-success' : notice.status === 'failed' ? 'banner-danger' : 'banner-warning';
   return (
@@ -133,8 +125,8 @@ function StudyNoticeBanner() {
         className="btn btn-ghost btn-small"
         onClick={() => {
           showPage('studies');
-          void openStudyProject(notice.path).catch(() => {});
           dismiss();
+          leaveWizardThen(() => void openStudyProject(notice.path).catch(() => {}));
         }}
       >
         {t('studies.notice.show')}
@@ -144,6 +136,14 @@ function StudyNoticeBanner() {
       </button>
     </div>
   );
+}
+
+/** The one place that sets the window's title. */
+function useWindowTitle(): void {
+  const title = useAppStore(windowTitle);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
 }
 
 const PAGES: readonly PageId[] = ['hosts', 'engines', 'studies', 'results'];
@@ -165,33 +165,51 @@ function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> 
   const page = useAppStore((s) => s.page);
   const showPage = useAppStore((s) => s.showPage);
   const runningStudies = useAppStore((s) => runningStudyCount(s.studyStatusByPath));
+  useWindowTitle();
+  useUnloadGuard();
+  useStudyNotification();
+  const commands = useShellCommands();
+  useAppCommands(commands.run);
   return (
-    <div className="app">
-      <aside className="sidebar">
-        <div className="brand">
-          <LogoMark />
-          <div className="brand-text">
-            <span className="brand-name">{t('app.name')}</span>
-            <span className="brand-tagline">{t('app.tagline')}</span>
+    <CommandsContext.Provider value={commands.run}>
+      <div className="app">
+        <aside className="sidebar">
+          <div className="brand">
+            <LogoMark />
+            <div className="brand-text">
+              <span className="brand-name">{t('app.name')}</span>
+              <span className="brand-tagline">{t('app.tagline')}</span>
+            </div>
           </div>
-        </div>
-        <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
-        <div className="sidebar-footer">
-          <ConnectionInfo />
-          <div className="sidebar-settings">
-            <LocaleChooser refocusRef={refocusLanguageRef} />
-            <ThemeToggle />
+          <NavRail active={page} runningStudies={runningStudies} onNavigate={(id) => showPage(PAGES.find((p) => p === id) ?? 'hosts')} />
+          <div className="sidebar-footer">
+            <div className="sidebar-settings">
+              <LocaleChooser refocusRef={refocusLanguageRef} />
+              <ThemeToggle />
+            </div>
           </div>
-        </div>
-      </aside>
-      <main className="content">
-        <ConnectionBanner />
-        <ProblemsBanner />
-        <StudyNoticeBanner />
-        <CurrentPage page={page} />
-      </main>
-      <PromptDialog />
-    </div>
+        </aside>
+        <main className="content">
+          <ConnectionBanner />
+          <ProblemsBanner />
+          <StudyNoticeBanner />
+          {commands.error && (
+            <div className="banner banner-warning" role="alert">
+              <Icon name="alert" size={14} />
+              <p className="study-notice-text">{commands.error}</p>
+              <button type="button" className="btn btn-ghost btn-small" onClick={commands.dismissError}>
+                {t('studies.notice.dismiss')}
+              </button>
+            </div>
+          )}
+          <CurrentPage page={page} />
+        </main>
+        <StatusBar />
+        <PromptDialog />
+        <UnsavedChangesDialog />
+        {commands.dialogs}
+      </div>
+    </CommandsContext.Provider>
   );
 }
 

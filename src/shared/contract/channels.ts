@@ -50,6 +50,7 @@ export const CALL_NAMES = [
   'studies:recent',
   'studies:trialLogs',
   'studies:gpuMemory',
+  'studies:saveAs',
   'dialogs:saveFile',
   'dialogs:openFile',
 ] as const;
@@ -77,6 +78,7 @@ export const EVENT_NAMES = [
   'studies:log',
   'studies:gpu',
   'studies:decision',
+  'app:command',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

@@ -14,6 +14,18 @@ describe('contract', () => {
     expect(Object.keys(EVENTS).sort()).toEqual([...EVENT_NAMES].sort());
   });
 
+  it('accepts only the app shell’s own commands in app:command', () => {
+    expect(EVENTS['app:command'].safeParse({ command: 'saveAs' }).success).toBe(true);
+    expect(EVENTS['app:command'].safeParse({ command: 'page:hosts' }).success).toBe(true);
+    expect(EVENTS['app:command'].safeParse({ command: 'rm -rf' }).success).toBe(false);
+  });
+
+  it('takes a .servelab target for studies:saveAs', () => {
+    expect(CALLS['studies:saveAs'].input.safeParse({ path: '/a/x.servelab', out: '/b/y.servelab' }).success).toBe(true);
+    const bad = CALLS['studies:saveAs'].input.safeParse({ path: '/a/x.servelab', out: '/b/y.json' });
+    expect(bad.error!.issues.map((i) => i.path.join('.'))).toEqual(['out']);
+  });
+
   it('names every call domain:action', () => {
     for (const name of CALL_NAMES) {
       expect(name).toMatch(/^[a-z]+:[a-zA-Z]+$/);

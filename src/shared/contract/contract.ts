@@ -17,6 +17,7 @@ import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../mod
 import { LOG_CLASSES } from '../engines/classify-log';
 import { BENCH_CALLS, BENCH_EVENTS } from './bench-contract';
 import { STUDY_CALLS, STUDY_EVENTS } from './study-contract';
+import { APP_EVENTS } from './app-commands';
 
 const HostIdInput = z.object({ hostId: z.string().min(1, 'is required') });
 const Fingerprint = z.string().regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'is not a SHA256 fingerprint');
@@ -231,6 +232,7 @@ export const EVENTS = {
   'models:done': z.object({ hostId: z.string(), jobId: z.string(), ok: z.boolean(), message: z.string(), localPath: z.string().optional() }),
   ...BENCH_EVENTS,
   ...STUDY_EVENTS,
+  ...APP_EVENTS,
 } as const satisfies Record<EventName, z.ZodType>;
 
 export type CallInput<N extends CallName> = z.input<(typeof CALLS)[N]['input']>;

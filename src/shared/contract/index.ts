@@ -3,3 +3,4 @@ export * from './contract';
 export * from './errors';
 export * from './wire';
 export type * from './bridge';
+export * from './app-commands';

@@ -40,6 +40,14 @@ export const STUDY_CALLS = {
     input: PathInput.extend({ study: StudyDefinitionSchema }),
     output: ProjectFileSchema,
   },
+  /**
+   * Copies the project file and its `<name>.servelab-data/` folder (journal, runs, logs) to `out`; refuses an
+   * existing file or folder there, and a study that is running. The copy is added to recent projects.
+   */
+  'studies:saveAs': {
+    input: PathInput.extend({ out: ProjectPathSchema }),
+    output: ProjectFileSchema,
+  },
   /** The trials the study would run first (the engine stage, or the whole grid) with pre-flight verdicts and an estimate. */
   'studies:plan': {
     input: PathInput,

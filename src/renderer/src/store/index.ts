@@ -8,6 +8,7 @@ import { createHostsSlice } from './hosts-slice';
 import { createPromptsSlice } from './prompts-slice';
 import { createResultsSlice } from './results-slice';
 import { createStudiesSlice } from './studies-slice';
+import { createWizardSlice } from './wizard-slice';
 import { browserStorage, createUiSlice, systemPrefersDark, type ThemeStorage } from './ui-slice';
 import type { AppState } from './types';
 
@@ -30,6 +31,7 @@ export function createAppStore(api: ApiClient, options: AppStoreOptions = {}): A
     ...createResultsSlice(api)(...args),
     ...createBenchSlice(api)(...args),
     ...createStudiesSlice(api)(...args),
+    ...createWizardSlice(api)(...args),
     ...createUiSlice(storage, prefersDark)(...args),
   }));
 }
@@ -109,4 +111,5 @@ export type * from './types';
 export { initialLocale, initialTheme, browserStorage, systemPrefersDark, LOCALE_STORAGE_KEY, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
 export { ENGINE_LOG_LIMIT } from './engines-slice';
-export { runningStudyCount } from './studies-slice';
+export { canEditStudy, runningStudyCount } from './studies-slice';
+export { assembledOf, effectivePathOf, hasUnsavedChanges, sessionIsDemoHost, wizardDirty } from './wizard-slice';

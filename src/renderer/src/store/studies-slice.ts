@@ -72,6 +72,10 @@ export interface StudiesSlice {
   closeStudyProject(): void;
   /** Copies the example to `path` and shows the copy; throws the core's ServelabError. */
   createStudyFromExample(path: string, example: string): Promise<void>;
+  /** Copies the open project (file and data folder) to `out` and shows the copy; throws the core's ServelabError. */
+  saveOpenStudyAs(out: string): Promise<void>;
+  /** Opens the wizard on the open project's definition, saving back to the same file (a study that has not run). */
+  editOpenStudy(): void;
   loadStudyPlan(): Promise<void>;
   /** Reads a trial's server log and benchmark output from the project, unless they are still streaming in. */
   loadTrialLogs(trialId: string): Promise<void>;
@@ -115,6 +119,11 @@ function withSamples(byHost: Record<string, GpuMemorySample[]>, more: readonly G
 /** Whether a trial's logs may still grow: its study runs in the core and it is running. */
 function streaming(study: OpenStudy, trialId: string): boolean {
   return study.live && study.project.state.trials.some((t) => t.id === trialId && t.status === 'running');
+}
+
+/** A study can go back to the wizard until it has run: a draft with no finished trial. */
+export function canEditStudy(project: ProjectFile): boolean {
+  return project.state.status === 'draft' && !project.state.trials.some((t) => t.finishedAt || t.status === 'done' || t.status === 'failed');
 }
 
 /** Number of studies the core last reported as running. */
@@ -195,6 +204,18 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
       async createStudyFromExample(path, example) {
         const project = await api.call('studies:fromExample', { path, example });
         show(path, project);
+      },
+
+      async saveOpenStudyAs(out) {
+        const path = get().openStudy?.path;
+        if (!path) return;
+        const project = await api.call('studies:saveAs', { path, out });
+        show(out, project);
+      },
+
+      editOpenStudy() {
+        const study = get().openStudy;
+        if (study && canEditStudy(study.project)) get().startWizard({ path: study.path, study: study.project.study });
       },
 
       async loadStudyPlan() {

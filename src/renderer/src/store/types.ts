@@ -13,6 +13,7 @@ import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { ResultEntry } from '../../../shared/results/result-entry';
 import type { StudiesSlice } from './studies-slice';
+import type { WizardSlice } from './wizard-slice';
 
 export type LoadStatus = 'idle' | 'loading' | 'loaded' | 'failed';
 
@@ -141,7 +142,15 @@ export interface UiSlice {
   setLocale(locale: string): void;
   page: PageId;
   showPage(page: PageId): void;
+  /** A tab of the open project asked for from outside it (Export report… opens the report); seq tells repeats apart. */
+  studyTabRequest: { tab: StudyTabId; seq: number } | null;
+  requestStudyTab(tab: StudyTabId): void;
+  /** The open project took the request. */
+  clearStudyTabRequest(): void;
 }
+
+/** The tabs of an open project. */
+export type StudyTabId = 'plan' | 'run' | 'results' | 'recommendation' | 'report';
 
 export type InstalledEngine = CallOutput<'engines:list'>[number];
 export type InstallPhase = EventPayload<'engines:progress'>['phase'];
@@ -305,5 +314,6 @@ export interface BenchSlice {
   applyBenchDone(event: EventPayload<'bench:done'>): void;
 }
 
-export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice & StudiesSlice;
+export type AppState = HostsSlice & PromptsSlice & AppSlice & UiSlice & EnginesSlice & ResultsSlice & BenchSlice & StudiesSlice & WizardSlice;
 export type { LoadedList, OpenStudy, RecentStudy, StudiesSlice, StudyExample, StudyNotice, StudyPlan, StudyStatus } from './studies-slice';
+export type { LeaveChoice, WizardSession, WizardSlice } from './wizard-slice';

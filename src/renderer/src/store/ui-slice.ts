@@ -52,6 +52,7 @@ export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean
   };
   // `t` reads the language from the i18n module, so it is set there before anything renders with this store.
   setMessagesLocale(initialLocale(storage));
+  let tabRequests = 0;
   return (set, get) => ({
     theme: initialTheme(storage, prefersDark),
     setTheme(theme) {
@@ -71,6 +72,14 @@ export function createUiSlice(storage: ThemeStorage | null, prefersDark: boolean
     page: 'hosts',
     showPage(page) {
       set({ page });
+    },
+    studyTabRequest: null,
+    requestStudyTab(tab) {
+      tabRequests += 1;
+      set({ studyTabRequest: { tab, seq: tabRequests } });
+    },
+    clearStudyTabRequest() {
+      set({ studyTabRequest: null });
     },
   });
 }

@@ -6,6 +6,7 @@ import { App } from '../../App';
 import { createAppStore, syncStoreWithCore } from '../../store';
 import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
+import { windowTitle } from '../shell/window-title';
 import { StudiesPage } from './StudiesPage';
 
 // jsdom has no canvas or ResizeObserver: charts are stand-ins that show their title.
@@ -111,7 +112,7 @@ describe('Studies page', () => {
 
   it('copies an example to the path typed in a browser and opens it, with its plan', async () => {
     const api = studiesApi();
-    await renderPage(api);
+    const { store } = await renderPage(api);
     expect(await screen.findByText('METHOD.md Study A on the demo lab.')).toBeTruthy();
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: `New from example: ${STUDY.name}` }));
@@ -124,7 +125,8 @@ describe('Studies page', () => {
     });
     expect(api.calls.find((c) => c.name === 'studies:fromExample')?.input).toEqual({ path: PATH, example: 'qwen3-8b-latency-h100.servelab' });
     expect(await screen.findByRole('heading', { level: 1, name: new RegExp(STUDY.name) })).toBeTruthy();
-    expect(document.title).toBe(`Servelab — ${STUDY.name}`);
+    // The shell sets the window title from this.
+    expect(windowTitle(store.getState())).toBe(`Servelab — ${STUDY.name}`);
     expect(screen.getByRole('tab', { name: 'Plan' }).getAttribute('aria-selected')).toBe('true');
     expect(await screen.findByText('2 min 30 s')).toBeTruthy();
     const table = screen.getByRole('table', { name: 'Planned trials' });
@@ -426,5 +428,42 @@ describe('Studies in the app shell', () => {
     await waitFor(() => expect(screen.getByText(`Study “${STUDY.name}” finished.`)).toBeTruthy());
     fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
     expect(screen.queryByText(`Study “${STUDY.name}” finished.`)).toBeNull();
+  });
+
+  it('keeps the wizard’s draft and step across a visit to another page, and still asks before discarding it', async () => {
+    const api = studiesApi();
+    const store = createAppStore(api, { storage: null, prefersDark: false });
+    await act(async () => {
+      render(<App api={api} store={store} />);
+    });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
+    });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'New study' }));
+    });
+    fireEvent.change(screen.getByLabelText('Model', { exact: true }), { target: { value: 'Qwen/Qwen3-8B' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Next' }));
+    });
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Step 2 of 8 · Hardware');
+    expect(document.title).toBe('• Servelab — New study');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Hosts' }));
+    expect(screen.queryByRole('region', { name: 'New study' })).toBeNull();
+    expect(document.title).toBe('• Servelab — New study');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
+    });
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Step 2 of 8 · Hardware');
+    fireEvent.click(screen.getByRole('button', { name: 'Back' }));
+    expect((screen.getByLabelText('Model', { exact: true }) as HTMLInputElement).value).toBe('Qwen/Qwen3-8B');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    const dialog = screen.getByRole('dialog', { name: 'Discard this study?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Discard' }));
+    expect(screen.getByRole('button', { name: 'New study' })).toBeTruthy();
+    expect(store.getState().wizard).toBeNull();
+    expect(document.title).toBe('Servelab');
   });
 });

@@ -1,88 +1,14 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useApi } from '../../api/context';
-import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
-import { Modal } from '../../components/Modal';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type StudyExample } from '../../store';
 import { StudyWizard } from '../wizard/StudyWizard';
 import { errorText, isNotSupported } from './study-errors';
 import { baseName, formatOpenedAt } from './study-format';
+import { defaultProjectPath, PathDialog } from './PathDialog';
 import { StudyProjectView } from './StudyProjectView';
-
-/** Where a copied example goes by default: the app's data folder, under studies/. */
-function defaultProjectPath(dataDir: string | undefined, fileName: string): string {
-  if (!dataDir) return '';
-  const sep = dataDir.includes('\\') && !dataDir.includes('/') ? '\\' : '/';
-  return `${dataDir.replace(/[\\/]+$/, '')}${sep}studies${sep}${fileName}`;
-}
-
-/** A path typed by hand: the browser has no native file dialog, and the core reads paths on its own machine. */
-function PathDialog({
-  title,
-  intro,
-  submitLabel,
-  initialPath,
-  onSubmit,
-  onClose,
-}: {
-  title: string;
-  intro: string;
-  submitLabel: string;
-  initialPath: string;
-  onSubmit: (path: string) => Promise<void>;
-  onClose: () => void;
-}) {
-  const [path, setPath] = useState(initialPath);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const formId = 'study-path-form';
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const trimmed = path.trim();
-    if (!trimmed) {
-      setError(t('studies.path.required'));
-      return;
-    }
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onSubmit(trimmed);
-      onClose();
-    } catch (e) {
-      setError(errorText(e));
-      setBusy(false);
-    }
-  }
-
-  return (
-    <Modal
-      title={title}
-      size="wide"
-      onClose={() => {
-        if (!busy) onClose();
-      }}
-      footer={
-        <>
-          <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            {t('studies.dialog.cancel')}
-          </button>
-          <button type="submit" form={formId} className="btn btn-primary" disabled={busy}>
-            {busy && <Spinner />}
-            {submitLabel}
-          </button>
-        </>
-      }
-    >
-      <form id={formId} className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <p className="muted">{intro}</p>
-        <TextField label={t('studies.path.label')} value={path} onValueChange={setPath} error={error} hint={t('studies.path.hint')} className="mono" spellCheck={false} autoComplete="off" />
-      </form>
-    </Modal>
-  );
-}
 
 type PathRequest = { kind: 'open' } | { kind: 'example'; example: StudyExample };
 
@@ -267,24 +193,27 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
 export function StudiesPage() {
   const openStudy = useAppStore((s) => s.openStudy);
   const openStudyProject = useAppStore((s) => s.openStudyProject);
-  const [creating, setCreating] = useState(false);
+  // The wizard's session is in the store: it is still here after a visit to another page.
+  const wizardOpen = useAppStore((s) => s.wizard !== null);
+  const startWizard = useAppStore((s) => s.startWizard);
+  const closeWizard = useAppStore((s) => s.closeWizard);
   const [createdError, setCreatedError] = useState<string | null>(null);
 
-  if (openStudy) return <StudyProjectView key={openStudy.path} study={openStudy} />;
-  if (creating) {
+  if (wizardOpen) {
     return (
       <div className="page study-page">
         <StudyWizard
           onCreated={(path) => {
-            setCreating(false);
+            closeWizard();
             setCreatedError(null);
             openStudyProject(path).catch((e: unknown) => setCreatedError(errorText(e)));
           }}
-          onCancel={() => setCreating(false)}
+          onCancel={closeWizard}
         />
       </div>
     );
   }
+  if (openStudy) return <StudyProjectView key={openStudy.path} study={openStudy} />;
   return (
     <>
       {createdError && (
@@ -292,7 +221,7 @@ export function StudiesPage() {
           {createdError}
         </p>
       )}
-      <Landing onNewStudy={() => setCreating(true)} />
+      <Landing onNewStudy={() => startWizard()} />
     </>
   );
 }

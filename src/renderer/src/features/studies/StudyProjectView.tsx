@@ -4,7 +4,8 @@ import { Icon } from '../../components/Icon';
 import { Modal } from '../../components/Modal';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { useAppStore, type OpenStudy, type StudyStatus } from '../../store';
+import { canEditStudy, useAppStore, type OpenStudy, type StudyStatus } from '../../store';
+import { useRunCommand } from '../shell/commands-context';
 import { StudyResults } from '../compare/StudyResults';
 import { PlanPanel } from './PlanPanel';
 import { RecommendationCard } from './RecommendationCard';
@@ -78,7 +79,11 @@ function CancelDialog({ name, onClose }: { name: string; onClose: () => void }) 
 export function StudyProjectView({ study }: { study: OpenStudy }) {
   const closeStudyProject = useAppStore((s) => s.closeStudyProject);
   const runOpenStudy = useAppStore((s) => s.runOpenStudy);
-  const [tab, setTab] = useState<TabId>(() => initialTab(study));
+  const editOpenStudy = useAppStore((s) => s.editOpenStudy);
+  const tabRequest = useAppStore((s) => s.studyTabRequest);
+  const runCommand = useRunCommand();
+  const clearStudyTabRequest = useAppStore((s) => s.clearStudyTabRequest);
+  const [tab, setTab] = useState<TabId>(() => tabRequest?.tab ?? initialTab(study));
   // Set by "Compare the top two" on the recommendation: the Results tab then opens with them compared.
   const [compareTopTwo, setCompareTopTwo] = useState(0);
   const [confirmingCancel, setConfirmingCancel] = useState(false);
@@ -90,14 +95,20 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const { state } = project;
   const name = project.study.name;
   const action = runAction(state, live);
+  const editable = canEditStudy(project) && !live;
 
+  // Export report… from the menu or its shortcut shows the report, where the exports are.
+  const [seenRequest, setSeenRequest] = useState(tabRequest?.seq ?? 0);
+  if (tabRequest && tabRequest.seq !== seenRequest) {
+    setSeenRequest(tabRequest.seq);
+    setCompareTopTwo(0);
+    setTab(tabRequest.tab);
+  }
   useEffect(() => {
-    const previous = document.title;
-    document.title = t('studies.windowTitle', { name });
-    return () => {
-      document.title = previous;
-    };
-  }, [name]);
+    if (!tabRequest) return;
+    tabRefs.current[tabRequest.tab]?.focus();
+    clearStudyTabRequest();
+  }, [tabRequest, clearStudyTabRequest]);
 
   async function start() {
     setStarting(true);
@@ -157,6 +168,17 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
           {project.study.description && <p className="study-description">{project.study.description}</p>}
         </div>
         <div className="page-actions">
+          {editable && (
+            <button type="button" className="btn btn-secondary" onClick={editOpenStudy}>
+              <Icon name="pencil" size={14} />
+              {t('studies.edit')}
+            </button>
+          )}
+          {runCommand && (
+            <button type="button" className="btn btn-secondary" onClick={() => runCommand('saveAs')} disabled={live}>
+              {t('studies.saveAs')}
+            </button>
+          )}
           {action && (
             <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={starting}>
               {starting ? <Spinner /> : <Icon name={action === 'resume' ? 'refresh' : 'power'} size={14} />}

@@ -2,22 +2,13 @@ import { TextField } from '../../components/Field';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { describeWorkload, WorkloadSchema } from '../../../../shared/bench/workload';
-import type { CallOutput } from '../../../../shared/contract';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
 import { WizardTextArea } from './wizard-fields';
 import type { StepProps } from './WizardSteps';
-import { WIZARD_STEPS, type WizardIssue, type WizardStep } from './wizard-model';
+import { WIZARD_STEPS, type PlanView, type WizardIssue, type WizardStep } from './wizard-model';
 
-type Plan = CallOutput<'studies:plan'>;
-
-export type PlanView =
-  | { status: 'idle' }
-  | { status: 'saving' }
-  | { status: 'planning' }
-  | { status: 'failed'; message: string }
-  | { status: 'ready'; plan: Plan; json: string }
-  | { status: 'planFailed'; message: string; json: string };
+export type { PlanView } from './wizard-model';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {
@@ -190,6 +181,7 @@ export function ReviewStep({
   currentJson,
   onSaveDraft,
   onCreate,
+  editing = false,
   onGoToStep,
 }: StepProps & {
   definition: StudyDefinitionInput;
@@ -203,6 +195,8 @@ export function ReviewStep({
   currentJson: string | null;
   onSaveDraft: () => void;
   onCreate: () => void;
+  /** The study exists already (a draft opened again): the last button saves it and opens it. */
+  editing?: boolean;
   onGoToStep: (step: WizardStep) => void;
 }) {
   const busy = plan.status === 'saving' || plan.status === 'planning';
@@ -256,7 +250,7 @@ export function ReviewStep({
           {t('wizard.review.saveDraft')}
         </button>
         <button type="button" className="btn btn-primary" disabled={blocked} onClick={onCreate}>
-          {t('wizard.review.create')}
+          {editing ? t('wizard.review.saveAndOpen') : t('wizard.review.create')}
         </button>
       </div>
       <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} />

@@ -2,22 +2,17 @@ import { useEffect, useMemo, useRef, useState, type JSX, type KeyboardEvent } fr
 import { useApi } from '../../api';
 import { Modal } from '../../components/Modal';
 import { t, type PlainMessageKey } from '../../i18n';
-import { toErrorInfo } from '../../store';
-import type { CallOutput } from '../../../../shared/contract';
+import { assembledOf, effectivePathOf, sessionIsDemoHost, toErrorInfo, useAppStore, wizardDirty, type WizardSession } from '../../store';
 import type { Host } from '../../../../shared/model/host';
 import { EnginesStep, GoalStep, HardwareStep, ModelStep, StagesStep, StrategyStep, WorkloadsStep, type InstalledByHost, type InventoryState, type StepProps } from './WizardSteps';
-import { ReviewStep, type PlanView } from './ReviewStep';
+import { ReviewStep } from './ReviewStep';
 import {
   WIZARD_STEPS,
-  assemble,
   demoGpuName,
-  initialDraft,
-  locateCoreIssue,
   slugOf,
   suggestedName,
   withFreshStages,
   type WizardDraft,
-  type WizardIssue,
   type WizardStep,
 } from './wizard-model';
 
@@ -51,40 +46,48 @@ const STEP_INTROS: Record<WizardStep, PlainMessageKey> = {
 
 const STAGES_INDEX = WIZARD_STEPS.indexOf('stages');
 
-function joinPath(dir: string, ...parts: string[]): string {
-  const sep = dir.includes('\\') && !dir.includes('/') ? '\\' : '/';
-  return [dir.replace(/[\\/]+$/, ''), ...parts].join(sep);
-}
 
 /** Guides the user from a model to a complete study definition, saves it and shows what it would run. */
-export function StudyWizard(props: StudyWizardProps): JSX.Element {
-  const { onCreated, onCancel } = props;
+export function StudyWizard(props: StudyWizardProps): JSX.Element | null {
+  const session = useAppStore((s) => s.wizard);
+  const startWizard = useAppStore((s) => s.startWizard);
+  // The session lives in the store; one is started when the wizard is shown without one.
+  useEffect(() => {
+    if (!session) startWizard();
+  }, [session, startWizard]);
+  if (!session) return null;
+  return <WizardView {...props} session={session} />;
+}
+
+function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { session: WizardSession }): JSX.Element {
   const api = useApi();
-  const [initial] = useState<WizardDraft>(initialDraft);
-  const [draft, setDraft] = useState<WizardDraft>(initial);
-  const [stepIndex, setStepIndex] = useState(0);
-  const [reached, setReached] = useState(0);
-  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
-  // Steps whose every error shows, untouched fields included (after Enter on an invalid step or a failed save).
-  const [revealed, setRevealed] = useState<ReadonlySet<WizardStep>>(new Set());
-  const [coreIssues, setCoreIssues] = useState<WizardIssue[]>([]);
+  const updateWizard = useAppStore((s) => s.updateWizard);
+  const saveWizard = useAppStore((s) => s.saveWizard);
+  const set =
+    <K extends keyof WizardSession>(key: K) =>
+    (value: WizardSession[K] | ((previous: WizardSession[K]) => WizardSession[K])) =>
+      updateWizard(key, value);
+  const setDraft = set('draft');
+  const setStepIndex = set('stepIndex');
+  const setReached = set('reached');
+  const setTouched = set('touched');
+  const setRevealed = set('revealed');
+  const setCoreIssues = set('coreIssues');
+  const setPath = set('path');
+  const setPathTouched = set('pathTouched');
+  const { draft, stepIndex, reached, touched, revealed, coreIssues, plan, saved } = session;
   const [confirmCancel, setConfirmCancel] = useState(false);
   const [hosts, setHosts] = useState<Host[] | null>(null);
   const [hostsError, setHostsError] = useState<string | null>(null);
   const [inventories, setInventories] = useState<Record<string, InventoryState>>({});
   const [installed, setInstalled] = useState<InstalledByHost>({});
-  const [dataDir, setDataDir] = useState<string | null>(null);
-  const [path, setPath] = useState('');
-  const [pathTouched, setPathTouched] = useState(false);
-  const [saved, setSaved] = useState<{ path: string; json: string } | null>(null);
-  const [plan, setPlan] = useState<PlanView>({ status: 'idle' });
   const headingRef = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
   const requested = useRef(new Set<string>());
 
   const step = WIZARD_STEPS[stepIndex]!;
-  const isDemoHost = (hostId: string) => hosts?.some((h) => h.id === hostId && h.kind === 'demo') ?? hostId === 'demo-lab';
-  const assembled = useMemo(() => assemble(draft, isDemoHost), [draft, hosts]); // eslint-disable-line react-hooks/exhaustive-deps
+  const isDemoHost = sessionIsDemoHost(session);
+  const assembled = assembledOf(session);
   const issues = useMemo(() => [...assembled.issues, ...coreIssues.filter((c) => !assembled.issues.some((i) => i.field === c.field))], [assembled, coreIssues]);
   const stepIssues = issues.filter((i) => i.step === step);
   const stepValid = stepIssues.length === 0;
@@ -92,7 +95,11 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
   useEffect(() => {
     let live = true;
     api.call('hosts:list', {}).then(
-      (list) => live && setHosts(list),
+      (list) => {
+        if (!live) return;
+        setHosts(list);
+        updateWizard('demoHostIds', list.filter((h) => h.kind === 'demo').map((h) => h.id));
+      },
       (e: unknown) => {
         if (!live) return;
         setHosts([]);
@@ -100,13 +107,13 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
       },
     );
     api.call('app:info', {}).then(
-      (info) => live && setDataDir(info.dataDir),
+      (info) => live && updateWizard('dataDir', info.dataDir),
       () => undefined,
     );
     return () => {
       live = false;
     };
-  }, [api]);
+  }, [api, updateWizard]);
 
   // Each chosen host's GPUs and installed engines, asked for once per host.
   useEffect(() => {
@@ -123,7 +130,8 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
         (inventory) => {
           setInventories((s) => ({ ...s, [hostId]: { status: 'ok', gpus: inventory.gpus, simulated: inventory.simulated } }));
           const all = inventory.gpus.map((g) => String(g.index));
-          setDraft((d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === hostId && h.allGpus === null ? { ...h, gpus: all, allGpus: all } : h)) }));
+          // A subset already chosen (a saved draft opened again) stays chosen.
+          setDraft((d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === hostId && h.allGpus === null ? { ...h, gpus: h.gpus ?? all, allGpus: all } : h)) }));
         },
         (e: unknown) => setInventories((s) => ({ ...s, [hostId]: { status: 'failed', gpus: [], message: toErrorInfo(e).message } })),
       );
@@ -145,8 +153,6 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
     const gpu = inventories[first.hostId]?.gpus[0];
     return gpu ? gpu.name.replace(/^NVIDIA\s+/, '').split(/\s+/)[0]! : null;
   };
-
-  const defaultPath = (name: string) => (dataDir ? joinPath(dataDir, 'studies', `${slugOf(name)}.servelab`) : '');
 
   const change: StepProps['change'] = (field, update) => {
     setDraft((d) => update(d));
@@ -179,7 +185,7 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
     if (stepIndex < WIZARD_STEPS.length - 1) goTo(stepIndex + 1);
   };
 
-  const dirty = JSON.stringify(draft) !== JSON.stringify(initial);
+  const dirty = wizardDirty(session);
   const requestCancel = () => (dirty ? setConfirmCancel(true) : onCancel());
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
@@ -196,47 +202,12 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
     next();
   };
 
-  const effectivePath = pathTouched ? path : path || defaultPath(draft.name);
-
-  /** Writes the definition (create, or save over this wizard's own draft) and asks the core for its plan. */
-  const saveAndPlan = async (): Promise<boolean> => {
-    const study = assembled.parsed;
-    if (!study) {
-      setRevealed(new Set(WIZARD_STEPS));
-      return false;
-    }
-    const target = effectivePath.trim();
-    const json = JSON.stringify(study);
-    setPlan({ status: 'saving' });
-    try {
-      if (saved?.path === target) await api.call('studies:save', { path: target, study });
-      else await api.call('studies:create', { path: target, study });
-      setSaved({ path: target, json });
-    } catch (e) {
-      const info = toErrorInfo(e);
-      const mapped = (info.issues ?? []).map((issue) => {
-        const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length);
-        return { step: located.step, field: located.field, message: `${located.label} ${issue.message}` };
-      });
-      setCoreIssues(mapped);
-      setRevealed(new Set(WIZARD_STEPS));
-      setPlan({ status: 'failed', message: info.message });
-      return false;
-    }
-    setPlan({ status: 'planning' });
-    try {
-      const result: CallOutput<'studies:plan'> = await api.call('studies:plan', { path: target });
-      setPlan({ status: 'ready', plan: result, json });
-    } catch (e) {
-      setPlan({ status: 'planFailed', message: toErrorInfo(e).message, json });
-    }
-    return true;
-  };
+  const effectivePath = effectivePathOf(session);
 
   const create = async () => {
     const target = effectivePath.trim();
     const upToDate = saved !== null && saved.path === target && saved.json === JSON.stringify(assembled.parsed);
-    if (upToDate || (await saveAndPlan())) onCreated(target);
+    if (upToDate || (await saveWizard())) onCreated(target);
   };
 
   const hostLabel = (id: string) => hosts?.find((h) => h.id === id)?.label ?? id;
@@ -247,7 +218,7 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
     <section className="wizard" aria-labelledby="wizard-title" onKeyDown={onKeyDown}>
       <header className="wizard-header">
         <h1 id="wizard-title" className="page-title">
-          {t('wizard.title')}
+          {session.editing ? t('wizard.title.edit') : t('wizard.title')}
         </h1>
         <button type="button" className="btn btn-ghost" onClick={requestCancel}>
           {t('wizard.cancel')}
@@ -325,8 +296,9 @@ export function StudyWizard(props: StudyWizardProps): JSX.Element {
                 }}
                 plan={plan}
                 currentJson={assembled.parsed ? JSON.stringify(assembled.parsed) : null}
-                onSaveDraft={() => void saveAndPlan()}
+                onSaveDraft={() => void saveWizard()}
                 onCreate={() => void create()}
+                editing={session.editing !== null}
                 onGoToStep={(s) => goTo(WIZARD_STEPS.indexOf(s))}
               />
             )}

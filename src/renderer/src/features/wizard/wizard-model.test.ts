@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import latencyExampleText from '../../../../../examples/qwen3-8b-latency-h100.servelab?raw';
 import throughputExampleText from '../../../../../examples/qwen3-32b-throughput-a100.servelab?raw';
 import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
 import { StudyDefinitionSchema } from '../../../../shared/study/study';
 import {
   assemble,
+  draftFromDefinition,
   initialDraft,
   mergedDefaultStages,
   plainMessage,
@@ -95,6 +97,48 @@ describe('wizard model', () => {
       { step: 'review', field: 'name', message: 'Study name is required' },
       { step: 'hardware', field: 'demoCount', message: 'Simulated GPU count must be at least 1' },
     ]);
+  });
+
+  it('reads a saved definition back into a draft that assembles to the same definition', () => {
+    const examples = [latencyExampleText, throughputExampleText].map((t) => StudyDefinitionSchema.parse((JSON.parse(t) as { study: unknown }).study));
+    const made = assemble(
+      withFreshStages(
+        draftFor({
+          name: 'Two hosts, a subset of GPUs',
+          description: 'made in the wizard',
+          modelId: 'Qwen/Qwen3-8B',
+          variants: suggestedVariants('Qwen/Qwen3-8B').map((v) => ({ key: rowKey(), ...v })),
+          hosts: [
+            { hostId: 'demo-lab', gpus: ['0', '2'], allGpus: ['0', '1', '2', '3'] },
+            { hostId: 'h200', gpus: ['1'], allGpus: ['0', '1'] },
+          ],
+          demoCount: '4',
+          slos: [{ key: rowKey(), metric: 'p99_ttft_ms', bound: 'max', value: '250' }],
+          engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine !== 'trtllm', maxModelLen: e.engine === 'vllm' ? '8192' : '', settings: e.engine === 'sglang' ? '{"chunkedPrefill": true}' : '' })),
+          tuned: ['vllm', 'sglang'],
+          generalisationPresets: ['random-128-4'],
+          generalisationCustom: [{ ...workloadDraft(undefined), id: 'mine', kind: 'random', inputLen: '64', outputLen: '8', numPrompts: '20', seed: '7' }],
+          strategy: 'grid',
+          repeats: '2',
+          parallelism: '2',
+        }),
+      ),
+      isDemo,
+    );
+    expect(made.issues).toEqual([]);
+    const wizardMade = made.parsed;
+    expect(wizardMade).not.toBeNull();
+    for (const study of [...examples, wizardMade!]) {
+      const draft = draftFromDefinition(study);
+      const back = assemble(draft, isDemo);
+      expect(back.issues).toEqual([]);
+      expect(back.parsed).toEqual(study);
+      // The file's stages are kept as they are, not regenerated when a step is visited.
+      expect(withFreshStages(draft)).toBe(draft);
+    }
+    const throughput = draftFromDefinition(examples[1]!);
+    expect(throughput.engines.filter((e) => e.enabled).map((e) => e.engine)).toEqual(examples[1]!.engines.map((e) => e.engine));
+    expect(draftFromDefinition(wizardMade!).generalisationPresets).toEqual(['random-128-4']);
   });
 
   it('says zod’s generic messages the way the schema’s own are said', () => {

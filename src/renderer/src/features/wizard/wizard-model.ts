@@ -1,3 +1,4 @@
+import type { CallOutput } from '../../../../shared/contract';
 import { WORKLOAD_PRESETS, describeWorkload, type Workload, type WorkloadInput } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../../../../shared/engines/types';
@@ -200,6 +201,100 @@ export function initialDraft(): WizardDraft {
   };
 }
 
+function demoIndexList(count: number): string[] {
+  return Array.from({ length: Math.min(8, Math.max(1, count)) }, (_, i) => String(i));
+}
+
+const text = (value: number | undefined): string => (value === undefined ? '' : String(value));
+
+/** A workload as the wizard's rows hold it; its own label is kept, so it assembles back to itself. */
+function workloadDraftOf(w: WorkloadInput): WorkloadDraft {
+  const d = w.dataset;
+  return {
+    key: rowKey(),
+    presetId: WORKLOAD_PRESETS.some((p) => p.id === w.id) ? w.id : '',
+    id: w.id,
+    label: w.label ?? '',
+    kind: d.kind,
+    path: d.kind !== 'random' ? (d.path ?? '') : '',
+    inputLen: d.kind === 'random' ? String(d.inputLen) : '',
+    outputLen: text(d.outputLen),
+    numPrompts: String(w.numPrompts),
+    maxConcurrency: text(w.maxConcurrency),
+    requestRate: text(w.requestRate),
+    seed: text(w.seed),
+  };
+}
+
+/**
+ * The inverse of `assemble`: a saved definition as the wizard's draft, so a study that has not run can be edited
+ * again. Its stages count as edited (they are the file's, not regenerated), and the scenarios that are presets, in
+ * the presets' order, are ticked as presets; any other scenario is a row of its own.
+ */
+export function draftFromDefinition(study: StudyDefinition): WizardDraft {
+  const base = initialDraft();
+  const chosen = study.engines.map((e) => e.engine);
+  const engines = [...chosen, ...ENGINE_IDS.filter((id) => !chosen.includes(id))].map((engine): EngineDraft => {
+    const choice = study.engines.find((e) => e.engine === engine);
+    if (!choice) return base.engines.find((e) => e.engine === engine)!;
+    const { maxModelLen, ...settings } = choice.config;
+    return {
+      engine,
+      enabled: true,
+      version: choice.version,
+      mode: choice.mode,
+      maxModelLen: text(maxModelLen),
+      settings: Object.keys(settings).length > 0 ? JSON.stringify(settings) : '',
+    };
+  });
+  // Presets are listed first and in their own order when assembled: only such a leading run can be ticked.
+  const generalisation = study.workloads.generalisation;
+  let presetIndex = -1;
+  let ticked = 0;
+  for (const w of generalisation) {
+    const index = WORKLOAD_PRESETS.findIndex((p) => sameJson(p, w));
+    if (index <= presetIndex) break;
+    presetIndex = index;
+    ticked += 1;
+  }
+  const demo = study.demoLab;
+  const draft: WizardDraft = {
+    ...base,
+    modelId: study.model.id,
+    precision: study.model.precision ?? '',
+    variants: study.model.variants.map((v) => ({ key: rowKey(), id: v.id, model: v.model, label: v.label ?? '', precision: v.precision ?? '', fp8BlockScaled: v.fp8BlockScaled ?? false })),
+    hosts: study.hosts.map((h) => {
+      if (demo && h.hostId === 'demo-lab') {
+        const all = demoIndexList(demo.count);
+        return { hostId: h.hostId, gpus: h.gpus ? [...h.gpus] : all, allGpus: all };
+      }
+      // The host's own GPU list arrives with its inventory; until then a subset stands as chosen.
+      return { hostId: h.hostId, gpus: h.gpus ? [...h.gpus] : null, allGpus: null };
+    }),
+    gpusPerTrial: String(study.gpusPerTrial),
+    demoGpu: demo?.gpu ?? base.demoGpu,
+    demoCount: demo ? String(demo.count) : base.demoCount,
+    goal: study.goal.kind,
+    slos: study.goal.slos.map((slo) => ({ key: rowKey(), metric: slo.metric, bound: slo.max !== undefined ? 'max' : 'min', value: text(slo.max ?? slo.min) })),
+    marginPct: String(study.goal.marginPct),
+    engines,
+    tuned: [],
+    stages: stageDrafts(study.stages),
+    stagesEdited: true,
+    primary: workloadDraftOf(study.workloads.primary),
+    generalisationPresets: generalisation.slice(0, ticked).map((w) => w.id),
+    generalisationCustom: generalisation.slice(ticked).map(workloadDraftOf),
+    strategy: study.strategy,
+    repeats: String(study.repeats),
+    parallelism: text(study.parallelism),
+    clientVersion: study.clientVersion,
+    readinessTimeout: String(study.readinessTimeoutSeconds),
+    name: study.name,
+    description: study.description ?? '',
+  };
+  return { ...draft, stagesSource: stagesSourceOf(draft) };
+}
+
 /** `-FP8` and `-AWQ` checkpoints Qwen publishes for each Qwen3 model; nothing for other ids. */
 export function suggestedVariants(modelId: string): Omit<VariantDraft, 'key'>[] {
   const id = modelId.trim();
@@ -292,6 +387,15 @@ export function demoGpuName(gpu: DemoGpu): string {
 }
 
 // ---------- Assembly and validation ----------
+
+/** Where the wizard's save-and-plan stands: the json is the definition the plan was made for. */
+export type PlanView =
+  | { status: 'idle' }
+  | { status: 'saving' }
+  | { status: 'planning' }
+  | { status: 'failed'; message: string }
+  | { status: 'ready'; plan: CallOutput<'studies:plan'>; json: string }
+  | { status: 'planFailed'; message: string; json: string };
 
 /** A problem with the draft, placed on the step and the field (a key the step's controls use) it belongs to. */
 export interface WizardIssue {
@@ -477,7 +581,8 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
       variants: d.variants.map(variantOf),
     },
     hosts: d.hosts.map((h) => {
-      const subset = h.gpus !== null && h.allGpus !== null && !(h.gpus.length === h.allGpus.length && h.allGpus.every((g) => h.gpus!.includes(g)));
+      // Without the host's full list (its inventory not read yet) a ticked list stands as a subset.
+      const subset = h.gpus !== null && (h.allGpus === null || !(h.gpus.length === h.allGpus.length && h.allGpus.every((g) => h.gpus!.includes(g))));
       return { hostId: h.hostId, ...(subset ? { gpus: [...h.gpus!].sort((x, y) => Number(x) - Number(y)) } : {}) };
     }),
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),

@@ -1,0 +1,147 @@
+import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { useApi } from '../../api/context';
+import { t } from '../../i18n';
+import { useAppStoreApi, type PageId } from '../../store';
+import type { AppCommand } from '../../../../shared/contract';
+import { PathDialog } from '../studies/PathDialog';
+import { errorText, isNotSupported } from '../studies/study-errors';
+import { baseName } from '../studies/study-format';
+import { ShortcutsDialog } from './ShortcutsDialog';
+
+type PathRequest = 'open' | 'saveAs';
+
+const PAGE_COMMANDS: Partial<Record<AppCommand, PageId>> = {
+  'page:hosts': 'hosts',
+  'page:engines': 'engines',
+  'page:studies': 'studies',
+  'page:results': 'results',
+};
+
+/** `<dir>/<name>-copy.servelab` beside the project. */
+function copyPath(path: string): string {
+  return path.replace(/\.servelab$/, '-copy.servelab');
+}
+
+/**
+ * What each app command does, whether it came from a key, the desktop menu or a button; and the dialogs they open
+ * (a typed path where there is no native file dialog, the shortcuts list). Leaving the wizard asks first when it
+ * holds unsaved changes.
+ */
+export function useShellCommands(): { run: (command: AppCommand) => void; dialogs: ReactNode; error: string | null; dismissError: () => void } {
+  const api = useApi();
+  const store = useAppStoreApi();
+  const [pathRequest, setPathRequest] = useState<PathRequest | null>(null);
+  const [shortcuts, setShortcuts] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  // Learned from the first dialog call: a browser answers NOT_SUPPORTED, and then paths are typed.
+  const dialogs = useRef<boolean | null>(null);
+
+  const nativeDialog = useCallback(async <T,>(ask: () => Promise<T>): Promise<T | undefined> => {
+    if (dialogs.current === false) return undefined;
+    try {
+      const answer = await ask();
+      dialogs.current = true;
+      return answer;
+    } catch (e) {
+      if (!isNotSupported(e)) throw e;
+      dialogs.current = false;
+      return undefined;
+    }
+  }, []);
+
+  const attempt = useCallback((work: () => Promise<void>) => {
+    setError(null);
+    work().catch((e: unknown) => setError(errorText(e)));
+  }, []);
+
+  const run = useCallback(
+    (command: AppCommand) => {
+      const state = store.getState();
+      const page = PAGE_COMMANDS[command];
+      if (page) {
+        state.showPage(page);
+        return;
+      }
+      const openProject = state.wizard ? null : state.openStudy;
+      switch (command) {
+        case 'shortcuts':
+          setShortcuts(true);
+          return;
+        case 'newStudy':
+          state.leaveWizardThen(() => {
+            store.getState().showPage('studies');
+            store.getState().startWizard();
+          });
+          return;
+        case 'open':
+          state.leaveWizardThen(() =>
+            attempt(async () => {
+              store.getState().showPage('studies');
+              const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: ['servelab'] }));
+              if (answer === undefined) setPathRequest('open');
+              else if (answer.path) await store.getState().openStudyProject(answer.path);
+            }),
+          );
+          return;
+        case 'save':
+          // A project's own file is written as it runs; only the wizard holds something to save.
+          if (state.wizard) {
+            state.showPage('studies');
+            void state.saveWizard();
+          }
+          return;
+        case 'saveAs':
+          if (!openProject) {
+            setError(t('commands.nothingOpen', { action: t('studies.saveAs') }));
+            return;
+          }
+          attempt(async () => {
+            store.getState().showPage('studies');
+            const answer = await nativeDialog(() =>
+              api.call('dialogs:saveFile', { title: t('studies.saveAs.dialogTitle'), defaultName: baseName(copyPath(openProject.path)), extensions: ['servelab'] }),
+            );
+            if (answer === undefined) setPathRequest('saveAs');
+            else if (answer.path) await store.getState().saveOpenStudyAs(answer.path);
+          });
+          return;
+        case 'export':
+          if (!openProject) {
+            setError(t('commands.nothingOpen', { action: t('studies.report.exportLabel') }));
+            return;
+          }
+          state.showPage('studies');
+          state.requestStudyTab('report');
+          return;
+      }
+    },
+    [api, store, attempt, nativeDialog],
+  );
+
+  const openPath = store.getState().openStudy?.path ?? '';
+  const dialogsNode = (
+    <>
+      {shortcuts && <ShortcutsDialog onClose={() => setShortcuts(false)} />}
+      {pathRequest === 'open' && (
+        <PathDialog
+          title={t('studies.open.title')}
+          intro={t('studies.open.intro')}
+          submitLabel={t('studies.open.submit')}
+          initialPath=""
+          onSubmit={(path) => store.getState().openStudyProject(path)}
+          onClose={() => setPathRequest(null)}
+        />
+      )}
+      {pathRequest === 'saveAs' && (
+        <PathDialog
+          title={t('studies.saveAs.title')}
+          intro={t('studies.saveAs.intro')}
+          submitLabel={t('studies.saveAs.submit')}
+          initialPath={copyPath(openPath)}
+          onSubmit={(path) => store.getState().saveOpenStudyAs(path)}
+          onClose={() => setPathRequest(null)}
+        />
+      )}
+    </>
+  );
+  return { run, dialogs: dialogsNode, error, dismissError: () => setError(null) };
+}

@@ -1,0 +1,22 @@
+// Commands of the app shell that the desktop menu sends to the renderer (`app:command`); the renderer's own
+// keyboard shortcuts run the same commands, so both builds behave alike.
+import { z } from 'zod';
+
+export const APP_COMMANDS = [
+  'newStudy',
+  'open',
+  'save',
+  'saveAs',
+  'export',
+  'page:hosts',
+  'page:engines',
+  'page:studies',
+  'page:results',
+  'shortcuts',
+] as const;
+export type AppCommand = (typeof APP_COMMANDS)[number];
+
+export const APP_EVENTS = {
+  /** A menu item was chosen in the desktop app; sent from main to the focused window only. */
+  'app:command': z.object({ command: z.enum(APP_COMMANDS) }),
+} as const;

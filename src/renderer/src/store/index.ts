@@ -107,5 +107,4 @@ export * from './selectors';
 export type * from './types';
 export { initialTheme, browserStorage, systemPrefersDark, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
-export { ENGINE_LOG_LIMIT } from './engines-slice';
 export { runningStudyCount } from './studies-slice';

@@ -2,7 +2,7 @@ import type { StateCreator } from 'zustand';
 import type { CallOutput, ErrorInfo, EventPayload } from '../../../shared/contract';
 import type { ProjectFile, StudyState } from '../../../shared/study/study';
 import type { ApiClient } from '../api/client';
-import { appendBounded } from './engines-slice';
+import { LogBuffer } from '../logs/log-buffer';
 import { toErrorInfo } from './hosts-slice';
 import type { AppState, LoadStatus } from './types';
 
@@ -23,8 +23,8 @@ export interface OpenStudy {
   project: ProjectFile;
   /** The newest studies:phase line. */
   phase: string | null;
-  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
-  log: string[];
+  /** The study's streamed log, appended in place as studies:log events arrive (not part of the file). */
+  log: LogBuffer;
   /**
    * Whether a run is known to be under way in the core (a state event said so, or it accepted a run). A file that
    * says "running" without that was interrupted: the page offers to resume it.
@@ -75,7 +75,7 @@ function isEnded(status: StudyStatus): status is StudyNotice['status'] {
 }
 
 function opened(path: string, project: ProjectFile): OpenStudy {
-  return { path, project, phase: null, log: [], live: false, plan: { status: 'idle', data: null, error: null } };
+  return { path, project, phase: null, log: new LogBuffer(), live: false, plan: { status: 'idle', data: null, error: null } };
 }
 
 /** Number of studies the core last reported as running. */
@@ -201,7 +201,8 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
       },
 
       applyStudyLog({ path, text }) {
-        updateOpen(path, (o) => ({ ...o, log: appendBounded(o.log, text) }));
+        const open = get().openStudy;
+        if (open?.path === path) open.log.append(text);
       },
 
       applyStudyDecision({ path, decision }) {

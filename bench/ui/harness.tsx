@@ -27,7 +27,18 @@ export interface FrameStats {
   longTaskMs: number;
 }
 
+export interface IngestOptions {
+  /** Per pane. */
+  linesPerSecond: number;
+  seconds: number;
+  intervalMs: number;
+  /** Server log panes streaming at once. */
+  panes: number;
+}
+
 export interface IngestResult {
+  panes: number;
+  /** Over all panes. */
   linesFed: number;
   linesHeld: number;
   droppedByBuffer: number;
@@ -35,7 +46,8 @@ export interface IngestResult {
   events: number;
   seconds: number;
   lastLineFed: string;
-  lastLineShown: string;
+  /** Per pane. */
+  lastLinesShown: string[];
   rowsInDom: number;
   frames: FrameStats;
 }
@@ -58,7 +70,7 @@ export interface ChartResult {
 declare global {
   interface Window {
     servelabBench: {
-      logIngest(options: { linesPerSecond: number; seconds: number; intervalMs: number }): Promise<IngestResult>;
+      logIngest(options: IngestOptions): Promise<IngestResult>;
       resultsTable(options: { trials: number; scrollFrames: number }): Promise<TableResult>;
       chart(options: { points: number }): Promise<ChartResult>;
     };
@@ -166,15 +178,17 @@ function ServerLogPane({ serverId }: { serverId: string }) {
   return run ? <LogView buffer={run.log} title="Server log" label="Server log lines" /> : <p>waiting</p>;
 }
 
-async function logIngest({ linesPerSecond, seconds, intervalMs }: { linesPerSecond: number; seconds: number; intervalMs: number }): Promise<IngestResult> {
+async function logIngest({ linesPerSecond, seconds, intervalMs, panes }: IngestOptions): Promise<IngestResult> {
   const api = benchApi();
   const store: AppStore = createAppStore(api, { storage: null, prefersDark: false });
   syncStoreWithCore(api, store);
-  const serverId = 'bench-server';
+  const serverIds = Array.from({ length: panes }, (_, i) => `bench-server-${i}`);
   mount(
     <StoreProvider store={store}>
-      <main style={{ padding: 16 }}>
-        <ServerLogPane serverId={serverId} />
+      <main style={{ padding: 16, display: 'grid', gap: 12 }}>
+        {serverIds.map((id) => (
+          <ServerLogPane key={id} serverId={id} />
+        ))}
       </main>
     </StoreProvider>,
   );
@@ -190,8 +204,8 @@ async function logIngest({ linesPerSecond, seconds, intervalMs }: { linesPerSeco
     for (let i = 0; i < perChunk; i++) text += `${logLine(index * perChunk + i)}\n`;
     const cut = index === chunks - 1 ? text.length : text.length - 9;
     carry = text.slice(cut);
-    api.emit('servers:log', { serverId, text: text.slice(0, cut) });
-    events++;
+    for (const serverId of serverIds) api.emit('servers:log', { serverId, text: text.slice(0, cut) });
+    events += serverIds.length;
   };
   await nextFrame();
   const frames = recordFrames();
@@ -209,18 +223,20 @@ async function logIngest({ linesPerSecond, seconds, intervalMs }: { linesPerSeco
   await nextFrame();
   await nextFrame();
   const stats = frames.stop();
-  const buffer = store.getState().servers[serverId]!.log;
-  const rows = [...document.querySelectorAll<HTMLElement>('[role="log"] .log-line')];
+  const buffers = serverIds.map((id) => store.getState().servers[id]!.log);
+  const held = buffers.reduce((n, b) => n + b.length, 0);
+  const logs = [...document.querySelectorAll<HTMLElement>('[role="log"]')];
   return {
-    linesFed: total,
-    linesHeld: buffer.length,
-    droppedByBuffer: buffer.dropped,
-    lostLines: total - buffer.length,
+    panes,
+    linesFed: total * panes,
+    linesHeld: held,
+    droppedByBuffer: buffers.reduce((n, b) => n + b.dropped, 0),
+    lostLines: total * panes - held,
     events,
     seconds: elapsed,
     lastLineFed: stripAnsi(logLine(total - 1)),
-    lastLineShown: rows.at(-1)?.textContent ?? '',
-    rowsInDom: rows.length,
+    lastLinesShown: logs.map((log) => [...log.querySelectorAll('.log-line')].at(-1)?.textContent ?? ''),
+    rowsInDom: document.querySelectorAll('[role="log"] .log-line').length,
     frames: stats,
   };
 }

@@ -314,39 +314,6 @@ export function LogView({ buffer, title, label, emptyText, searchable = true, he
           </span>
         </Heading>
         <div className="conn-log-tools log-view-tools">
-          {searchable && (
-            <div className="log-view-search" role="search">
-              <label className="visually-hidden" htmlFor={searchId}>
-                {t('logView.search')}
-              </label>
-              <input
-                id={searchId}
-                type="search"
-                className="input log-view-search-input"
-                placeholder={t('logView.searchPlaceholder')}
-                value={query}
-                onChange={(event) => changeQuery(event.target.value)}
-                onKeyDown={(event) => {
-                  if (event.key !== 'Enter') return;
-                  event.preventDefault();
-                  step(event.shiftKey ? -1 : 1);
-                }}
-              />
-              <button type="button" className="btn btn-ghost btn-small log-view-step" aria-label={t('logView.previousMatch')} title={t('logView.previousMatchHint')} disabled={matches.count === 0} onClick={() => step(-1)}>
-                <span aria-hidden="true">↑</span>
-              </button>
-              <button type="button" className="btn btn-ghost btn-small log-view-step" aria-label={t('logView.nextMatch')} title={t('logView.nextMatchHint')} disabled={matches.count === 0} onClick={() => step(1)}>
-                <span aria-hidden="true">↓</span>
-              </button>
-              <span className="log-view-matches" aria-live="polite">
-                {matchText}
-              </span>
-              <label className="conn-log-follow" htmlFor={onlyId}>
-                <input id={onlyId} type="checkbox" checked={onlyMatches} disabled={!needle} onChange={(event) => toggleOnlyMatches(event.target.checked)} />
-                {t('logView.onlyMatches')}
-              </label>
-            </div>
-          )}
           <label className="conn-log-follow" htmlFor={followId}>
             <input id={followId} type="checkbox" checked={follow} onChange={(event) => setFollow(event.target.checked)} />
             {t('logView.follow')}
@@ -363,6 +330,39 @@ export function LogView({ buffer, title, label, emptyText, searchable = true, he
           </button>
         </div>
       </header>
+      {searchable && (
+        <div className="log-view-search" role="search">
+          <label className="visually-hidden" htmlFor={searchId}>
+            {t('logView.search')}
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            className="input log-view-search-input"
+            placeholder={t('logView.searchPlaceholder')}
+            value={query}
+            onChange={(event) => changeQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key !== 'Enter') return;
+              event.preventDefault();
+              step(event.shiftKey ? -1 : 1);
+            }}
+          />
+          <button type="button" className="btn btn-ghost btn-small log-view-step" aria-label={t('logView.previousMatch')} title={t('logView.previousMatchHint')} disabled={matches.count === 0} onClick={() => step(-1)}>
+            <span aria-hidden="true">↑</span>
+          </button>
+          <button type="button" className="btn btn-ghost btn-small log-view-step" aria-label={t('logView.nextMatch')} title={t('logView.nextMatchHint')} disabled={matches.count === 0} onClick={() => step(1)}>
+            <span aria-hidden="true">↓</span>
+          </button>
+          <span className="log-view-matches" aria-live="polite">
+            {matchText}
+          </span>
+          <label className="conn-log-follow" htmlFor={onlyId}>
+            <input id={onlyId} type="checkbox" checked={onlyMatches} disabled={!needle} onChange={(event) => toggleOnlyMatches(event.target.checked)} />
+            {t('logView.onlyMatches')}
+          </label>
+        </div>
+      )}
       <div className="log-view-body">
         {/* aria-live off: a log streaming thousands of lines a second must not be read out line by line. */}
         <div

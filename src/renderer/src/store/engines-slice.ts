@@ -19,6 +19,10 @@ export function withLog<T extends { log: LogBuffer }>(record: T, text: string): 
   return record;
 }
 
+function endsWithLine(log: LogBuffer, line: string): boolean {
+  return log.length > 0 && log.plainLine(log.length - 1).trim() === line.trim();
+}
+
 /** After a launch or a stop: reads the box's servers again, but only for a list somebody has opened. */
 function refreshServersOnBox(get: () => AppState, hostId: string): void {
   if (hostId && get().serversOnBox[hostId]) void get().loadServersOnBox(hostId);
@@ -101,7 +105,8 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
     applyInstallProgress(event: EventPayload<'engines:progress'>) {
       set((s) => {
         const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
-        if (event.line) job.log.appendLine(event.line);
+        // A progress line usually repeats the last line the log already streamed; only news goes in.
+        if (event.line && !endsWithLine(job.log, event.line)) job.log.appendLine(event.line);
         return { installJobs: { ...s.installJobs, [event.jobId]: { ...job, phase: event.phase, percent: event.percent ?? job.percent } } };
       });
     },

@@ -360,6 +360,12 @@ describe('streamed logs', () => {
     const job = store.getState().installJobs['job-1']!;
     expect(job.phase).toBe('downloading');
     expect(lines(job.log)).toEqual(['Resolved 142 packages', 'Downloading torch', 'Downloading torch (800 MiB)']);
+    // Progress lines that repeat what the log just streamed are not added again.
+    api.emit('engines:log', { hostId: 'h', jobId: 'job-1', text: 'servelab: verifying the import\n' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'verifying', line: 'servelab: verifying the import' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'verifying', line: 'servelab: verifying the import' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'done', percent: 100, line: 'Installed vLLM 0.11.0.' });
+    expect(lines(job.log).slice(3)).toEqual(['servelab: verifying the import', 'Installed vLLM 0.11.0.']);
 
     api.emit('bench:log', { runId: 'run-1', text: '  5%|5         | 1/20\r' });
     api.emit('bench:log', { runId: 'run-1', text: ' 50%|#####     | 10/20' });

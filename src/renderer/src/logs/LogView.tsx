@@ -44,8 +44,13 @@ export interface LogViewProps {
   headingLevel?: 3 | 4;
 }
 
+let countFormat: { locale: string; format: Intl.NumberFormat } | null = null;
+
+/** Counts change every frame while a log streams: one NumberFormat per locale, not one per call. */
 function formatCount(n: number): string {
-  return n.toLocaleString(formattingLocale());
+  const locale = formattingLocale();
+  if (countFormat?.locale !== locale) countFormat = { locale, format: new Intl.NumberFormat(locale) };
+  return countFormat.format.format(n);
 }
 
 function escapeRegExp(text: string): string {

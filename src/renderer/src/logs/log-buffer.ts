@@ -127,13 +127,13 @@ export class LogBuffer {
     if (text === '') return;
     const n = text.length;
     let i = 0;
+    // indexOf is native and fast; most logs have no \r at all, so its position is looked up again only when passed.
+    let cr = text.indexOf('\r');
     while (i < n) {
-      let j = i;
-      while (j < n) {
-        const c = text.charCodeAt(j);
-        if (c === 10 || c === 13) break;
-        j++;
-      }
+      if (cr !== -1 && cr < i) cr = text.indexOf('\r', i);
+      const nl = text.indexOf('\n', i);
+      let j = nl === -1 ? n : nl;
+      if (cr !== -1 && cr < j) j = cr;
       if (j > i) this.write(text.slice(i, j));
       if (j === n) break;
       if (text.charCodeAt(j) === 10) {

@@ -1,4 +1,5 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { Profiler } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LogBuffer } from './log-buffer';
 import { LOG_ROW_HEIGHT, LogView } from './LogView';
@@ -52,6 +53,26 @@ describe('LogView', () => {
     expect(rows().at(-1)!.textContent).toBe('twel');
     buffer.append('ve\n');
     await vi.waitFor(() => expect(rows().at(-1)!.textContent).toBe('twelve'));
+  });
+
+  it('renders once per frame for chunks that arrive as separate events within it', async () => {
+    const frames: (() => void)[] = [];
+    const buffer = new LogBuffer({ schedule: (callback) => (frames.push(callback), () => {}) });
+    const onRender = vi.fn();
+    render(
+      <Profiler id="log" onRender={onRender}>
+        <LogView buffer={buffer} title="Server log" label="Server log lines" height={HEIGHT} />
+      </Profiler>,
+    );
+    const before = onRender.mock.calls.length;
+    for (let i = 0; i < 20; i++) {
+      await act(async () => buffer.append(`chunk ${i}\n`));
+    }
+    expect(onRender.mock.calls.length).toBe(before);
+    expect(frames).toHaveLength(1);
+    act(() => frames.shift()!());
+    expect(onRender.mock.calls.length - before).toBe(1);
+    expect(screen.getByRole('log', { name: 'Server log lines' }).querySelector('.log-line:last-child')!.textContent).toBe('chunk 19');
   });
 
   it('pauses following when scrolled up, counts the new lines and jumps back to the end', () => {

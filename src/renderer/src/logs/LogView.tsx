@@ -130,6 +130,8 @@ export function LogView({ buffer, title, label, emptyText, searchable = true, he
   /** A scroll position a handler asked for, applied to the element after the render that makes room for it. */
   const pendingTop = useRef<number | null>(null);
   const seenDropped = useRef(0);
+  /** A match was just made current: bring it into view sideways too once it is drawn. */
+  const revealMatch = useRef(false);
 
   const titleId = useId();
   const followId = useId();
@@ -167,6 +169,14 @@ export function LogView({ buffer, title, label, emptyText, searchable = true, he
     } else if (droppedSince > 0 && !filtered) {
       // Paused on some lines while older ones were dropped: keep those lines in view instead of sliding on.
       element.scrollTop = Math.max(0, element.scrollTop - droppedSince * LOG_ROW_HEIGHT);
+    }
+    if (revealMatch.current) {
+      revealMatch.current = false;
+      const mark = element.querySelector<HTMLElement>('mark.is-current');
+      // offsetLeft is within the rows block, which starts at the left edge of the scrolled content.
+      if (mark && (mark.offsetLeft < element.scrollLeft || mark.offsetLeft + mark.offsetWidth > element.scrollLeft + element.clientWidth)) {
+        element.scrollLeft = Math.max(0, mark.offsetLeft - 48);
+      }
     }
     // Every render: a handler's pending position must land even when nothing else changed.
   });
@@ -231,6 +241,7 @@ export function LogView({ buffer, title, label, emptyText, searchable = true, he
     const index = ((k % list.count) + list.count) % list.count;
     const line = list.at(index);
     setCurrentLine(line);
+    revealMatch.current = true;
     const row = rows.filtered ? index : line - dropped;
     const rowTop = row * LOG_ROW_HEIGHT;
     const visible = rowTop >= top && rowTop + LOG_ROW_HEIGHT <= top + height;

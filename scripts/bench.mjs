@@ -5,7 +5,10 @@
 //      `servelab run`; the 8-GPU box should take about an eighth of the time (every free slot kept busy). The
 //      simulated GPU time dominates (time scale 0.2); what is left is this machine's own work per trial (process
 //      starts, SSH-less shell scripts), which a small machine runs only a few at a time.
-//   2. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
+//   2. UI (scripts/bench-ui.mjs): the renderer's real components in Chromium — a log pane ingesting 10,000
+//      lines/s for 10 s (frame times, lines lost), a 10,000-trial results table (first render, scroll frames) and
+//      a 2,000-point chart (render time).
+//   3. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
 //      to finish in about two minutes).
 //
 // Needs the built CLI (`npm run build`, which `npm run bench` does first).
@@ -14,6 +17,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, copyFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runUiBench } from './bench-ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'servelab.js');
@@ -86,6 +90,8 @@ try {
   }
   const speedup = results[1].stagesSeconds / results[8].stagesSeconds;
   console.log(`  speed-up of 8 GPUs over 1 on the grid: ${speedup.toFixed(2)}× (ideal 8×)`);
+
+  await runUiBench(root, work);
 
   if (process.argv.includes('--examples')) {
     console.log('Example studies on the demo lab at the default time scale');

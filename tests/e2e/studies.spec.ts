@@ -66,7 +66,7 @@ test.describe('Studies against the real core on the demo lab', () => {
       await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('status')).toHaveText('1 study running');
       await expect(page.getByTestId('study-progress')).toHaveText(/^\d+ of \d+ trials finished$/);
       const log = page.getByRole('log', { name: 'Study log lines' });
-      await expect(log.locator('.study-log-line').first()).toBeVisible({ timeout: 60_000 });
+      await expect(log.locator('.log-line').first()).toBeVisible({ timeout: 60_000 });
       await expect(page.getByRole('figure', { name: 'Trials over time, one row per GPU slot' })).toBeVisible({ timeout: 60_000 });
       await screenshotBothThemes(page, 'studies-run', { height: 1400 });
       await expect(page.getByTestId('study-status')).toHaveText('Done', { timeout: 180_000 });
@@ -83,7 +83,7 @@ test.describe('Studies against the real core on the demo lab', () => {
       await expect(page.getByRole('log', { name: 'Benchmark output lines' })).toContainText('Serving Benchmark Result');
       await expect(page.getByRole('log', { name: 'Server log lines' })).toContainText(/startup complete/i);
       await expect(page.getByRole('figure', { name: /^GPU memory · / })).toBeVisible();
-      await page.getByLabel('Search the log').fill('sglang');
+      await page.getByLabel('Search Study log').fill('sglang');
       await expect(log.locator('mark').first()).toBeVisible();
       await screenshotBothThemes(page, 'studies-run-done', { height: 1600 });
     });

@@ -1,11 +1,12 @@
 import type { StateCreator } from 'zustand';
 import { describeWorkload } from '../../../shared/bench/workload';
 import type { ApiClient } from '../api/client';
-import { appendBounded } from './engines-slice';
+import { LogBuffer } from '../logs/log-buffer';
+import { withLog } from './engines-slice';
 import type { AppState, BenchRun, BenchSlice } from './types';
 
 function emptyRun(runId: string): BenchRun {
-  return { runId, hostId: '', serverId: '', workload: '', done: 0, total: null, log: [], cancelling: false, outcome: null };
+  return { runId, hostId: '', serverId: '', workload: '', done: 0, total: null, log: new LogBuffer(), cancelling: false, outcome: null };
 }
 
 /** Benchmark runs against launched servers, mirrored from bench:* events. */
@@ -43,7 +44,10 @@ export function createBenchSlice(api: ApiClient): StateCreator<AppState, [], [],
     },
 
     applyBenchLog(event) {
-      update(set, event.runId, (run) => ({ log: appendBounded(run.log, event.text) }));
+      // Appended in place: no store update per log event.
+      const run = get().benchRuns[event.runId];
+      if (run) run.log.append(event.text);
+      else set((s) => ({ benchRuns: { ...s.benchRuns, [event.runId]: withLog(emptyRun(event.runId), event.text) } }));
     },
 
     applyBenchDone(event) {

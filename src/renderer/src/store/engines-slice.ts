@@ -1,25 +1,26 @@
 import type { StateCreator } from 'zustand';
 import type { CallInput, EventPayload } from '../../../shared/contract';
 import type { ApiClient } from '../api/client';
+import { LogBuffer } from '../logs/log-buffer';
 import { toErrorInfo } from './hosts-slice';
 import type { AppState, EnginesSlice, InstallJob, PrefetchJob, ServerRun } from './types';
 
-/** Lines kept per install log and per server log. */
-export const ENGINE_LOG_LIMIT = 500;
-
-export function appendBounded(lines: string[], text: string): string[] {
-  const added = text.split(/\r?\n/).filter((line, i, all) => line !== '' || i < all.length - 1);
-  if (added.length === 0) return lines;
-  const next = [...lines, ...added];
-  return next.length > ENGINE_LOG_LIMIT ? next.slice(next.length - ENGINE_LOG_LIMIT) : next;
-}
-
 function emptyJob(hostId: string, jobId: string): InstallJob {
-  return { jobId, hostId, engine: null, version: null, phase: null, percent: null, log: [], done: null };
+  return { jobId, hostId, engine: null, version: null, phase: null, percent: null, log: new LogBuffer(), done: null };
 }
 
 function emptyPrefetch(hostId: string, jobId: string): PrefetchJob {
   return { jobId, hostId, model: null, done: 0, total: null, line: null, outcome: null };
+}
+
+/** `record` with `text` already in its log: for a log event that arrives before the record it belongs to. */
+export function withLog<T extends { log: LogBuffer }>(record: T, text: string): T {
+  record.log.append(text);
+  return record;
+}
+
+function endsWithLine(log: LogBuffer, line: string): boolean {
+  return log.length > 0 && log.plainLine(log.length - 1).trim() === line.trim();
 }
 
 /** After a launch or a stop: reads the box's servers again, but only for a list somebody has opened. */
@@ -28,7 +29,7 @@ function refreshServersOnBox(get: () => AppState, hostId: string): void {
 }
 
 function emptyServer(serverId: string): ServerRun {
-  return { serverId, hostId: '', engine: 'vllm', version: '', port: 0, command: '', state: 'starting', classification: null, log: [], stop: null, stopping: false, stopError: null };
+  return { serverId, hostId: '', engine: 'vllm', version: '', port: 0, command: '', state: 'starting', classification: null, log: new LogBuffer(), stop: null, stopping: false, stopError: null };
 }
 
 /**
@@ -104,25 +105,17 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
     applyInstallProgress(event: EventPayload<'engines:progress'>) {
       set((s) => {
         const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
-        return {
-          installJobs: {
-            ...s.installJobs,
-            [event.jobId]: {
-              ...job,
-              phase: event.phase,
-              percent: event.percent ?? job.percent,
-              log: event.line ? appendBounded(job.log, event.line) : job.log,
-            },
-          },
-        };
+        // A progress line usually repeats the last line the log already streamed; only news goes in.
+        if (event.line && !endsWithLine(job.log, event.line)) job.log.appendLine(event.line);
+        return { installJobs: { ...s.installJobs, [event.jobId]: { ...job, phase: event.phase, percent: event.percent ?? job.percent } } };
       });
     },
 
     applyInstallLog(event: EventPayload<'engines:log'>) {
-      set((s) => {
-        const job = s.installJobs[event.jobId] ?? emptyJob(event.hostId, event.jobId);
-        return { installJobs: { ...s.installJobs, [event.jobId]: { ...job, log: appendBounded(job.log, event.text) } } };
-      });
+      // The buffer is appended in place: no store update (and no re-render of the page) per log event.
+      const job = get().installJobs[event.jobId];
+      if (job) job.log.append(event.text);
+      else set((s) => ({ installJobs: { ...s.installJobs, [event.jobId]: withLog(emptyJob(event.hostId, event.jobId), event.text) } }));
     },
 
     applyInstallDone(event: EventPayload<'engines:done'>) {
@@ -135,10 +128,9 @@ export function createEnginesSlice(api: ApiClient): StateCreator<AppState, [], [
     },
 
     applyServerLog(event: EventPayload<'servers:log'>) {
-      set((s) => {
-        const run = s.servers[event.serverId] ?? emptyServer(event.serverId);
-        return { servers: { ...s.servers, [event.serverId]: { ...run, log: appendBounded(run.log, event.text) } } };
-      });
+      const run = get().servers[event.serverId];
+      if (run) run.log.append(event.text);
+      else set((s) => ({ servers: { ...s.servers, [event.serverId]: withLog(emptyServer(event.serverId), event.text) } }));
     },
 
     applyServerState(event: EventPayload<'servers:state'>) {

@@ -110,6 +110,5 @@ export * from './selectors';
 export type * from './types';
 export { initialLocale, initialTheme, browserStorage, systemPrefersDark, LOCALE_STORAGE_KEY, THEME_STORAGE_KEY } from './ui-slice';
 export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
-export { ENGINE_LOG_LIMIT } from './engines-slice';
 export { canEditStudy, runningStudyCount } from './studies-slice';
 export { assembledOf, effectivePathOf, hasUnsavedChanges, sessionIsDemoHost, wizardDirty } from './wizard-slice';

@@ -327,6 +327,69 @@ describe('prompts slice', () => {
   });
 });
 
+describe('streamed logs', () => {
+  const lines = (buffer: { length: number; line(i: number): string }) => Array.from({ length: buffer.length }, (_, i) => buffer.line(i));
+
+  it('keeps a server log in one buffer, appended in place without a store update per event', () => {
+    const api = createFakeApi();
+    const store = createAppStore(api, { storage: null });
+    const off = syncStoreWithCore(api, store);
+    api.emit('servers:log', { serverId: 'srv-1', text: 'INFO Started server process\nINFO Waiting for app' });
+    const servers = store.getState().servers;
+    const log = servers['srv-1']!.log;
+    let updates = 0;
+    const unsubscribe = store.subscribe(() => updates++);
+    for (let i = 0; i < 1000; i++) api.emit('servers:log', { serverId: 'srv-1', text: i === 0 ? 'lication startup.\n' : `line ${i}\n` });
+    expect(updates).toBe(0);
+    expect(store.getState().servers).toBe(servers);
+    expect(log.length).toBe(1001);
+    expect(lines(log).slice(0, 3)).toEqual(['INFO Started server process', 'INFO Waiting for application startup.', 'line 1']);
+    expect(log.dropped).toBe(0);
+    api.emit('servers:state', { serverId: 'srv-1', state: 'ready' });
+    expect(store.getState().servers['srv-1']!.log).toBe(log);
+    unsubscribe();
+    off();
+  });
+
+  it('keeps install logs with the progress lines, and a bench log per run', () => {
+    const api = createFakeApi();
+    const store = createAppStore(api, { storage: null });
+    const off = syncStoreWithCore(api, store);
+    api.emit('engines:log', { hostId: 'h', jobId: 'job-1', text: 'Resolved 142 packages\nDownloading tor' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'downloading', percent: 40, line: 'Downloading torch' });
+    api.emit('engines:log', { hostId: 'h', jobId: 'job-1', text: 'ch (800 MiB)\n' });
+    const job = store.getState().installJobs['job-1']!;
+    expect(job.phase).toBe('downloading');
+    expect(lines(job.log)).toEqual(['Resolved 142 packages', 'Downloading torch', 'Downloading torch (800 MiB)']);
+    // Progress lines that repeat what the log just streamed are not added again.
+    api.emit('engines:log', { hostId: 'h', jobId: 'job-1', text: 'servelab: verifying the import\n' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'verifying', line: 'servelab: verifying the import' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'verifying', line: 'servelab: verifying the import' });
+    api.emit('engines:progress', { hostId: 'h', jobId: 'job-1', phase: 'done', percent: 100, line: 'Installed vLLM 0.11.0.' });
+    expect(lines(job.log).slice(3)).toEqual(['servelab: verifying the import', 'Installed vLLM 0.11.0.']);
+
+    api.emit('bench:log', { runId: 'run-1', text: '  5%|5         | 1/20\r' });
+    api.emit('bench:log', { runId: 'run-1', text: ' 50%|#####     | 10/20' });
+    api.emit('bench:log', { runId: 'run-2', text: 'other\n' });
+    expect(lines(store.getState().benchRuns['run-1']!.log)).toEqual([' 50%|#####     | 10/20']);
+    expect(lines(store.getState().benchRuns['run-2']!.log)).toEqual(['other']);
+    off();
+  });
+
+  it('keeps the open study’s log across reopening it and ignores another project’s', async () => {
+    const project = { schemaVersion: 1, study: { name: 'S' }, state: { status: 'running', trials: [], decisions: [] } } as never;
+    const api = createFakeApi({ 'studies:open': () => project, 'studies:examples': () => [], 'studies:recent': () => [] });
+    const store = createAppStore(api, { storage: null });
+    const off = syncStoreWithCore(api, store);
+    await store.getState().openStudyProject('/p/a.servelab');
+    api.emit('studies:log', { path: '/p/a.servelab', text: 'Launching vllm serve\n' });
+    api.emit('studies:log', { path: '/p/other.servelab', text: 'not this one\n' });
+    await store.getState().openStudyProject('/p/a.servelab');
+    expect(lines(store.getState().openStudy!.log)).toEqual(['Launching vllm serve']);
+    off();
+  });
+});
+
 describe('ui slice', () => {
   it('persists the theme and restores it', () => {
     const storage = memoryStorage();

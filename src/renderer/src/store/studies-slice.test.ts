@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile } from '../../../shared/study/study';
 import { GPU_SAMPLES_PER_GPU_LIMIT } from '../../../shared/study/gpu-memory';
 import { createFakeApi } from '../testing/fake-api';
-import { createAppStore, ENGINE_LOG_LIMIT } from './index';
+import { createAppStore } from './index';
+import type { LogBuffer } from '../logs/log-buffer';
+
+const linesOf = (buffer: LogBuffer | undefined) => (buffer ? Array.from({ length: buffer.length }, (_, i) => buffer.line(i)) : []);
 
 const PATH = '/data/s.servelab';
 const PROJECT: ProjectFile = {
@@ -35,16 +38,21 @@ async function openStore(stored: ReturnType<typeof sample>[] | Error) {
 }
 
 describe('the open study’s monitor data', () => {
-  it('keeps server and bench lines bounded per server and per trial', async () => {
+  it('keeps server lines per server and bench lines per trial, appending in place after the first', async () => {
     const store = await openStore([]);
-    for (let i = 0; i < ENGINE_LOG_LIMIT + 20; i++) store.getState().applyStudyLog({ path: PATH, text: `s${i}\n`, source: 'server', serverId: 'srv-a' });
+    for (let i = 0; i < 520; i++) store.getState().applyStudyLog({ path: PATH, text: `s${i}\n`, source: 'server', serverId: 'srv-a' });
+    const first = store.getState().openStudy!.serverLogs['srv-a'];
     store.getState().applyStudyLog({ path: PATH, text: 'b1\nb2\n', source: 'bench', serverId: 'srv-a', trialId: 't1' });
     store.getState().applyStudyLog({ path: '/other.servelab', text: 'elsewhere\n', source: 'bench', trialId: 't1' });
+    store.getState().applyStudyLog({ path: PATH, text: 'installing vllm\n', source: 'study' });
     const open = store.getState().openStudy!;
-    expect(open.serverLogs['srv-a']).toHaveLength(ENGINE_LOG_LIMIT);
-    expect(open.serverLogs['srv-a']!.at(-1)).toBe(`s${ENGINE_LOG_LIMIT + 19}`);
-    expect(open.benchLogs).toEqual({ t1: ['b1', 'b2'] });
-    expect(open.log).toEqual([]);
+    // Nothing is dropped (the pane holds 200,000 lines), and the same buffer keeps growing.
+    expect(open.serverLogs['srv-a']).toBe(first);
+    expect(open.serverLogs['srv-a']!.length).toBe(520);
+    expect(open.serverLogs['srv-a']!.line(519)).toBe('s519');
+    expect(Object.keys(open.benchLogs)).toEqual(['t1']);
+    expect(linesOf(open.benchLogs.t1)).toEqual(['b1', 'b2']);
+    expect(linesOf(open.log)).toEqual(['installing vllm']);
   });
 
   it('puts the stored samples before those streamed in meanwhile, without doubles, and keeps the newest per host', async () => {

@@ -3,7 +3,7 @@ import type { CallOutput, ErrorInfo, EventPayload } from '../../../shared/contra
 import type { ProjectFile, StudyState } from '../../../shared/study/study';
 import { GPU_SAMPLES_PER_GPU_LIMIT, type GpuMemorySample } from '../../../shared/study/gpu-memory';
 import type { ApiClient } from '../api/client';
-import { appendBounded } from './engines-slice';
+import { LogBuffer } from '../logs/log-buffer';
 import { toErrorInfo } from './hosts-slice';
 import type { AppState, LoadStatus } from './types';
 
@@ -24,12 +24,12 @@ export interface OpenStudy {
   project: ProjectFile;
   /** The newest studies:phase line. */
   phase: string | null;
-  /** The runner's own lines (installs, launches, prefetch), oldest first, at most ENGINE_LOG_LIMIT lines. */
-  log: string[];
-  /** Each server's own log by serverId (shared by every trial of that server), bounded like `log`. */
-  serverLogs: Record<string, string[]>;
-  /** Each trial's benchmark output by trialId, bounded like `log`. */
-  benchLogs: Record<string, string[]>;
+  /** The runner's own lines (installs, launches, prefetch), appended in place as studies:log events arrive. */
+  log: LogBuffer;
+  /** Each server's own log by serverId (shared by every trial of that server). */
+  serverLogs: Record<string, LogBuffer>;
+  /** Each trial's benchmark output by trialId. */
+  benchLogs: Record<string, LogBuffer>;
   /** Per trial, the reading of its logs from the project (studies:trialLogs). */
   trialLogs: Record<string, TrialLogsLoad>;
   /** GPU memory samples by host, oldest first, the newest GPU_SAMPLES_PER_GPU_LIMIT of each. */
@@ -98,12 +98,12 @@ function isEnded(status: StudyStatus): status is StudyNotice['status'] {
 }
 
 function opened(path: string, project: ProjectFile): OpenStudy {
-  return { path, project, phase: null, log: [], serverLogs: {}, benchLogs: {}, trialLogs: {}, gpuSamples: {}, live: false, plan: { status: 'idle', data: null, error: null } };
+  return { path, project, phase: null, log: new LogBuffer(), serverLogs: {}, benchLogs: {}, trialLogs: {}, gpuSamples: {}, live: false, plan: { status: 'idle', data: null, error: null } };
 }
 
-/** Lines of a log read whole, bounded like the streamed ones. */
-function linesOf(text: string): string[] {
-  return appendBounded([], text);
+/** A log read whole from the project, or a first chunk streamed in, as a buffer the same panes show. */
+function bufferOf(text: string): LogBuffer {
+  return LogBuffer.fromText(text);
 }
 
 /** `samples` after `more`, the newest GPU_SAMPLES_PER_GPU_LIMIT per host. */
@@ -246,8 +246,8 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
             const serverId = trial.serverId;
             // A server shared with a trial still running keeps streaming: its lines are kept as they arrive.
             const serverStreams = serverId !== undefined && o.live && o.project.state.trials.some((t) => t.serverId === serverId && t.status === 'running');
-            const serverLogs = serverId !== undefined && read.server !== null && !(serverStreams && (o.serverLogs[serverId]?.length ?? 0) > 0) ? { ...o.serverLogs, [serverId]: linesOf(read.server) } : o.serverLogs;
-            const benchLogs = read.bench !== null ? { ...o.benchLogs, [trialId]: linesOf(read.bench) } : o.benchLogs;
+            const serverLogs = serverId !== undefined && read.server !== null && !(serverStreams && (o.serverLogs[serverId]?.length ?? 0) > 0) ? { ...o.serverLogs, [serverId]: bufferOf(read.server) } : o.serverLogs;
+            const benchLogs = read.bench !== null ? { ...o.benchLogs, [trialId]: bufferOf(read.bench) } : o.benchLogs;
             return { ...o, serverLogs, benchLogs, trialLogs: { ...o.trialLogs, [trialId]: { status: 'loaded', truncated: read.truncated, error: null } } };
           });
         } catch (e) {
@@ -307,11 +307,20 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
       },
 
       applyStudyLog({ path, text, source, serverId, trialId }) {
-        updateOpen(path, (o) => {
-          if (source === 'server' && serverId !== undefined) return { ...o, serverLogs: { ...o.serverLogs, [serverId]: appendBounded(o.serverLogs[serverId] ?? [], text) } };
-          if (source === 'bench' && trialId !== undefined) return { ...o, benchLogs: { ...o.benchLogs, [trialId]: appendBounded(o.benchLogs[trialId] ?? [], text) } };
-          return { ...o, log: appendBounded(o.log, text) };
-        });
+        const open = get().openStudy;
+        if (open?.path !== path) return;
+        // Lines go into the buffer in place; the store changes only when a server's or a trial's first line arrives.
+        if (source === 'server' && serverId !== undefined) {
+          const buffer = open.serverLogs[serverId];
+          if (buffer) buffer.append(text);
+          else updateOpen(path, (o) => ({ ...o, serverLogs: { ...o.serverLogs, [serverId]: bufferOf(text) } }));
+        } else if (source === 'bench' && trialId !== undefined) {
+          const buffer = open.benchLogs[trialId];
+          if (buffer) buffer.append(text);
+          else updateOpen(path, (o) => ({ ...o, benchLogs: { ...o.benchLogs, [trialId]: bufferOf(text) } }));
+        } else {
+          open.log.append(text);
+        }
       },
 
       applyStudyGpu({ path, ...sample }) {

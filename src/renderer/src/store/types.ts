@@ -12,6 +12,7 @@ import type {
 import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { ResultEntry } from '../../../shared/results/result-entry';
+import type { LogBuffer } from '../logs/log-buffer';
 import type { StudiesSlice } from './studies-slice';
 import type { WizardSlice } from './wizard-slice';
 
@@ -172,8 +173,8 @@ export interface InstallJob {
   version: string | null;
   phase: InstallPhase | null;
   percent: number | null;
-  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
-  log: string[];
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
   done: { ok: boolean; skipped: boolean; message: string } | null;
 }
 
@@ -187,8 +188,8 @@ export interface ServerRun {
   command: string;
   state: ServerState;
   classification: LogVerdictView | null;
-  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
-  log: string[];
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
   stop: StopResult | null;
   stopping: boolean;
   stopError: ErrorInfo | null;
@@ -296,8 +297,8 @@ export interface BenchRun {
   workload: string;
   done: number;
   total: number | null;
-  /** Oldest first, at most ENGINE_LOG_LIMIT lines. */
-  log: string[];
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
   cancelling: boolean;
   outcome: { ok: boolean; message: string; entryId: string | null } | null;
 }

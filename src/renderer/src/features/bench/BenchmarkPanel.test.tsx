@@ -84,7 +84,8 @@ describe('Benchmark panel', () => {
     act(() => api.emit('bench:log', { runId: 'run-1', text: 'Starting main benchmark run...\n' }));
     act(() => api.emit('bench:log', { runId: 'other-run', text: 'not this one\n' }));
     const log = within(panel).getByRole('log', { name: 'Benchmark log lines' });
-    expect(log.textContent).toContain('Starting main benchmark run...');
+    // The pane renders what arrived at the next frame.
+    await waitFor(() => expect(log.textContent).toContain('Starting main benchmark run...'));
     expect(log.textContent).not.toContain('not this one');
 
     await act(async () => api.emit('bench:done', { runId: 'run-1', ok: true, message: 'done', entryId: ENTRY.id }));

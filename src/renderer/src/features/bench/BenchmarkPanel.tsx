@@ -6,8 +6,8 @@ import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t, type PlainMessageKey } from '../../i18n';
+import { LogView } from '../../logs/LogView';
 import { toErrorInfo, useAppStore } from '../../store';
-import { LineLog } from '../engines/LineLog';
 import { SelectField } from '../engines/SelectField';
 import { formatMetric } from '../results/format';
 
@@ -128,7 +128,7 @@ function RunView({ runId }: { runId: string }) {
         </p>
       )}
       {run.outcome?.entryId && <ResultSummary entry={entry} onShow={() => showResult(run.outcome!.entryId!)} />}
-      <LineLog lines={run.log} title={t('bench.logTitle')} label={t('bench.logLabel')} />
+      <LogView buffer={run.log} title={t('bench.logTitle')} label={t('bench.logLabel')} />
     </div>
   );
 }

@@ -72,7 +72,8 @@ describe('Engines page', () => {
     act(() => api.emit('engines:log', { hostId: 'demo-lab', jobId: 'job-1', text: 'Resolved 142 packages\n' }));
     const log = within(panel).getByRole('log', { name: 'Install log lines' });
     expect(log.textContent).toContain('Downloading torch');
-    expect(log.textContent).toContain('Resolved 142 packages');
+    // The pane renders what arrived at the next frame.
+    await waitFor(() => expect(log.textContent).toContain('Resolved 142 packages'));
 
     api.handle('engines:list', () => [VLLM]);
     act(() => api.emit('engines:done', { hostId: 'demo-lab', jobId: 'job-1', ok: true, skipped: false, message: 'installed' }));

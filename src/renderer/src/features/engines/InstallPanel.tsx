@@ -6,7 +6,7 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore, type EngineMode } from '../../store';
-import { LineLog } from './LineLog';
+import { LogView } from '../../logs/LogView';
 import { ModeChoice } from './ModeChoice';
 import { SelectField } from './SelectField';
 
@@ -49,7 +49,7 @@ function InstallProgress({ jobId }: { jobId: string }) {
         <Icon name="chevron" size={12} className={showLog ? 'chevron-open' : undefined} />
         {showLog ? t('engines.install.hideLog') : t('engines.install.showLog')}
       </button>
-      {showLog && <LineLog lines={job.log} title={t('engines.install.logTitle')} label={t('engines.install.logLabel')} />}
+      {showLog && <LogView buffer={job.log} title={t('engines.install.logTitle')} label={t('engines.install.logLabel')} height={240} />}
     </div>
   );
 }

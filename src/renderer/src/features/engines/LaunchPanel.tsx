@@ -13,7 +13,7 @@ import { toErrorInfo, useAppStore, type EngineMode, type InstalledEngine, type S
 import { HfTokenControl, useHfToken } from './HfTokenControl';
 import { engineOptions } from './InstallPanel';
 import { emptyLaunchForm, planLaunch, type LaunchForm } from './launch-model';
-import { LineLog } from './LineLog';
+import { LogView } from '../../logs/LogView';
 import { ENGINE_MODES, ModeChoice } from './ModeChoice';
 import { PrefetchPanel, PrefetchState, type PrefetchStart } from './PrefetchPanel';
 import { SelectField } from './SelectField';
@@ -80,7 +80,7 @@ function ServerView({ serverId }: { serverId: string }) {
         </p>
       )}
       {run.stop && <StopChecks result={run.stop} title={t('engines.stop.title')} />}
-      <LineLog lines={run.log} title={t('engines.server.logTitle')} label={t('engines.server.logLabel')} />
+      <LogView buffer={run.log} title={t('engines.server.logTitle')} label={t('engines.server.logLabel')} />
       {run.state === 'ready' && <BenchmarkPanel hostId={run.hostId} serverId={serverId} />}
     </section>
   );

@@ -1,11 +1,12 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ResultProvenance } from '../../../../shared/results/bench-result';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
-import { LineLog } from '../engines/LineLog';
+import { LogBuffer } from '../../logs/log-buffer';
+import { LogView } from '../../logs/LogView';
 import { engineLabel, formatDateTime, formatMetric, gpuLabel, shellJoin } from './format';
 
 type Fact = [label: string, value: ReactNode];
@@ -14,6 +15,12 @@ function requestRate(rate: NonNullable<ResultProvenance['workload']>['requestRat
   if (rate === 'inf') return t('results.prov.requestRateInf');
   if (rate === 'trace') return t('results.prov.requestRateTrace');
   return t('results.prov.requestRateValue', { rate: String(rate) });
+}
+
+/** The stored tail of a run's client log, in the same pane as live logs. */
+function LogTail({ text }: { text: string }) {
+  const buffer = useMemo(() => LogBuffer.fromText(text), [text]);
+  return <LogView buffer={buffer} title={t('results.details.logTail')} label={t('results.details.logLabel')} height={240} />;
 }
 
 /** Every provenance field the entry has, in reading order; absent ones are left out. */
@@ -208,7 +215,7 @@ export function ResultDetails({ entry, onClose, onRemove }: { entry: ResultEntry
               <Icon name="chevron" size={12} className={showLog ? 'chevron-open' : undefined} />
               {showLog ? t('results.details.hideLog') : t('results.details.showLog')}
             </button>
-            {showLog && <LineLog lines={entry.logTail.split(/\r?\n/)} title={t('results.details.logTail')} label={t('results.details.logLabel')} />}
+            {showLog && <LogTail text={entry.logTail} />}
           </div>
         )}
       </div>

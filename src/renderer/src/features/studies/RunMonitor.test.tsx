@@ -89,6 +89,8 @@ async function renderMonitor(fake: FakeApi, { live }: { live: boolean }) {
 
 const serverPane = () => screen.getByRole('log', { name: 'Server log lines' });
 const benchPane = () => screen.getByRole('log', { name: 'Benchmark output lines' });
+/** The lines a pane draws, one per row. */
+const linesIn = (pane: HTMLElement) => [...pane.querySelectorAll('.log-line')].map((row) => row.textContent).join('\n');
 
 describe('RunMonitor trial logs', () => {
   it('follows the newest running trial and puts tagged lines in its panes, untagged ones in the study log', async () => {
@@ -127,7 +129,7 @@ describe('RunMonitor trial logs', () => {
     expect(screen.getByRole('button', { name: /^Done\s*vLLM 0\.11\.0/ }).getAttribute('aria-pressed')).toBe('true');
     expect(screen.getByRole('heading', { name: 'Logs of vLLM 0.11.0' })).toBeTruthy();
     expect(fake.calls.filter((c) => c.name === 'studies:trialLogs').map((c) => c.input)).toEqual([{ path: PATH, trialId: VLLM.id }]);
-    expect(serverPane().textContent).toBe('INFO vllm loading\nINFO Application startup complete.');
+    expect(linesIn(serverPane())).toBe('INFO vllm loading\nINFO Application startup complete.');
     expect(benchPane().textContent).toContain('Successful requests: 10');
     expect(screen.getByText('These logs are long: the last part of each is shown.')).toBeTruthy();
 
@@ -141,7 +143,7 @@ describe('RunMonitor trial logs', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Follow the running trial' }));
     });
     expect(screen.getByRole('heading', { name: 'Logs of SGLang 0.5.3.post3' })).toBeTruthy();
-    expect(serverPane().textContent).toBe('sglang line\nsglang second line');
+    expect(linesIn(serverPane())).toBe('sglang line\nsglang second line');
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: /^Done\s*vLLM 0\.11\.0/, pressed: false }));
     });

@@ -3,8 +3,8 @@ import type { Trial } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
+import { LogView } from '../../logs/LogView';
 import { useAppStore, type OpenStudy } from '../../store';
-import { StudyLog } from './StudyLog';
 import { GpuMemoryCharts } from './GpuMemoryCharts';
 import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
@@ -186,7 +186,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
 
       <GpuMemoryCharts study={study} hostLabel={hostLabel} />
 
-      <StudyLog lines={study.log} />
+      <LogView buffer={study.log} title={t('studies.log.title')} label={t('studies.log.label')} emptyText={t('studies.log.empty')} headingLevel={3} />
     </div>
   );
 }

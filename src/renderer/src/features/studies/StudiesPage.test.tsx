@@ -168,7 +168,7 @@ describe('Studies page', () => {
     const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU slot' });
     const track = within(timeline).getByRole('list', { name: 'demo-lab · GPU 0' });
     expect(within(track).getAllByRole('listitem').map((bar) => bar.getAttribute('aria-label'))).toEqual(['vLLM 0.11.0: Done', 'SGLang 0.5.3.post3: Running']);
-    expect(screen.getByRole('log', { name: 'Study log lines' }).textContent).toContain('server ready');
+    await waitFor(() => expect(screen.getByRole('log', { name: 'Study log lines' }).textContent).toContain('server ready'));
 
     act(() => {
       api.emit('studies:decision', {
@@ -187,11 +187,13 @@ describe('Studies page', () => {
     act(() => {
       api.emit('studies:log', { path: PATH, text: 'alpha line\nbeta line\nALPHA again' });
     });
-    fireEvent.change(screen.getByLabelText('Search the log'), { target: { value: 'alpha' } });
     const log = screen.getByRole('log', { name: 'Study log lines' });
+    await waitFor(() => expect(log.textContent).toContain('ALPHA again'));
+    fireEvent.change(screen.getByLabelText('Search Study log'), { target: { value: 'alpha' } });
     expect([...log.querySelectorAll('mark')].map((m) => m.textContent)).toEqual(['alpha', 'ALPHA']);
-    expect(screen.getByText('2 matching lines')).toBeTruthy();
-    fireEvent.click(screen.getByLabelText('Only matches'));
+    const pane = within(log.closest('section')!);
+    expect(pane.getByText('1 of 2 matching lines')).toBeTruthy();
+    fireEvent.click(pane.getByLabelText('Only matching lines'));
     expect(log.textContent).not.toContain('beta');
   });
 

@@ -2,9 +2,11 @@ import { useEffect, useId } from 'react';
 import type { Trial } from '../../../../shared/study/study';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
-import { LineLog } from '../engines/LineLog';
+import { LogBuffer } from '../../logs/log-buffer';
+import { LogView } from '../../logs/LogView';
 
-const NO_LINES: string[] = [];
+/** What a pane shows before its first line: never appended to. */
+const NO_LINES = new LogBuffer();
 
 /**
  * The selected trial's server log (the log of its server, shared by every trial of that server) and benchmark
@@ -52,8 +54,8 @@ export function TrialLogs({ study, trial, following, onFollow }: { study: OpenSt
           ))}
       </header>
       <div className="study-trial-logs-panes">
-        <LineLog lines={serverLines} title={t('studies.monitor.serverLog')} label={t('studies.monitor.serverLogLabel')} />
-        <LineLog lines={benchLines} title={t('studies.monitor.benchLog')} label={t('studies.monitor.benchLogLabel')} />
+        <LogView key={`server:${trial?.serverId ?? ''}`} buffer={serverLines} title={t('studies.monitor.serverLog')} label={t('studies.monitor.serverLogLabel')} height={260} />
+        <LogView key={`bench:${trialId ?? ''}`} buffer={benchLines} title={t('studies.monitor.benchLog')} label={t('studies.monitor.benchLogLabel')} height={260} />
       </div>
     </section>
   );

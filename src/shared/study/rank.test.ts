@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bestConfigOf, planEngineStage, planStage, type PlanContext } from './planner';
 import { parseServerConfig } from '../engines/server-config';
-import { rankConfigs } from './rank';
+import { rankConfigs, topTwoConfigs } from './rank';
 import { StudyDefinitionSchema, type StudyDefinition, type Trial } from './study';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
@@ -76,5 +76,25 @@ describe('rankConfigs', () => {
     const ranked = rankConfigs(s, [...trials, again]);
     expect(ranked[0]?.objective).toBe(1.2);
     expect(ranked.find((r) => r.serverKey === vllm.serverKey)?.trialId).toBe(vllm.id);
+  });
+});
+
+describe('topTwoConfigs', () => {
+  it('puts the recommendation first even when a candidate within the margin measured a little better', () => {
+    const s = study('latency');
+    const trials = measuredTrials(s, 'mean_latency_s', { vllm: [1.68], sglang: [1.61], fp8: [1.2] });
+    const sglang = trials.find((t) => t.engine === 'sglang' && t.stageId === 'engine')!;
+    const fp8 = trials.find((t) => t.stageId === 'quantization')!;
+    expect(topTwoConfigs(s, trials, sglang.serverKey).map((r) => r.serverKey)).toEqual([sglang.serverKey, fp8.serverKey]);
+    expect(topTwoConfigs(s, trials, fp8.serverKey).map((r) => r.serverKey)).toEqual([fp8.serverKey, sglang.serverKey]);
+  });
+
+  it('without a recommendation, or one without a valid result, gives the two best', () => {
+    const s = study('latency');
+    const trials = measuredTrials(s, 'mean_latency_s', { vllm: [1.68], sglang: [1.61], fp8: [1.2] });
+    const best = rankConfigs(s, trials).slice(0, 2).map((r) => r.serverKey);
+    expect(topTwoConfigs(s, trials, undefined).map((r) => r.serverKey)).toEqual(best);
+    const trt = trials.find((t) => t.engine === 'trtllm')!;
+    expect(topTwoConfigs(s, trials, trt.serverKey).map((r) => r.serverKey)).toEqual(best);
   });
 });

@@ -34,3 +34,16 @@ export function rankConfigs(study: StudyDefinition, trials: readonly Trial[]): R
   const sign = objectiveOf(study.goal.kind).better === 'lower' ? 1 : -1;
   return ranked.sort((a, b) => sign * (a.objective - b.objective));
 }
+
+/**
+ * The two configurations a reader compares first: the recommended one (when it has a valid result) against the best
+ * other, else the two best by the objective. A candidate within the study's margin can edge past the recommendation
+ * without being kept; the recommendation still leads, since it is what the study decided.
+ */
+export function topTwoConfigs(study: StudyDefinition, trials: readonly Trial[], recommendedServerKey: string | undefined): RankedConfig[] {
+  const ranked = rankConfigs(study, trials);
+  const recommended = ranked.find((r) => r.serverKey === recommendedServerKey);
+  if (!recommended) return ranked.slice(0, 2);
+  const other = ranked.find((r) => r !== recommended);
+  return other ? [recommended, other] : [recommended];
+}

@@ -11,7 +11,7 @@ import { formatMetric } from '../results/format';
 import { curveOption, paretoOption } from './charts';
 import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
 import { CompareView } from './CompareView';
-import { rankConfigs } from '../../../../shared/study/rank';
+import { topTwoConfigs } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from './EChart';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
@@ -257,7 +257,7 @@ function StudyCharts({ project }: { project: ProjectFile }) {
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
 export function StudyResults(props: { project: ProjectFile; /** Opens with the study's two best configurations compared. */ compareTopTwo?: boolean }): JSX.Element {
   const { study, state } = props.project;
-  const topTwo = useMemo(() => rankConfigs(study, state.trials).slice(0, 2), [study, state.trials]);
+  const topTwo = useMemo(() => topTwoConfigs(study, state.trials, state.recommendation?.serverKey), [study, state.trials, state.recommendation]);
   const startTopTwo = props.compareTopTwo === true && topTwo.length === 2;
   const [filter, setFilter] = useState<TrialFilter>({ text: '', status: 'all', engine: 'all', workload: 'all' });
   const [order, setOrder] = useState<SortOrder>({ key: null, direction: 'ascending' });

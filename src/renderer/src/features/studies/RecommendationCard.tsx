@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { rankConfigs } from '../../../../shared/study/rank';
+import { topTwoConfigs } from '../../../../shared/study/rank';
 import type { ProjectFile } from '../../../../shared/study/study';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
@@ -10,7 +10,7 @@ import { engineName, stageLabel } from './study-format';
 export function RecommendationCard({ project, onCompareTopTwo }: { project: ProjectFile; /** Shows the two best configurations side by side. */ onCompareTopTwo?: () => void }) {
   const [copied, setCopied] = useState(false);
   const { recommendation, decisions, status } = project.state;
-  const canCompare = useMemo(() => rankConfigs(project.study, project.state.trials).length >= 2, [project]);
+  const canCompare = useMemo(() => topTwoConfigs(project.study, project.state.trials, project.state.recommendation?.serverKey).length >= 2, [project]);
 
   return (
     <section className="card study-recommendation" aria-label={t('studies.rec.label')}>

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expectAccessibleInBothThemes } from './a11y';
 import { expect, screenshotBothThemes, test } from './fixtures';
 
 const EXAMPLE_NAME = 'Qwen3-8B, lowest latency on one H100';
@@ -27,7 +28,10 @@ test.describe('Studies against the real core on the demo lab', () => {
 
     await test.step('the Studies page lists the examples and an empty Recent list', async () => {
       await page.goto(core.pageUrl);
-      await page.getByRole('button', { name: 'Studies' }).click();
+      // A newcomer starts on Hosts, where the guide's one button leads to the example studies.
+      const guide = page.getByRole('region', { name: 'Getting started' });
+      await expect(guide).toContainText('simulated H100 box');
+      await guide.getByRole('button', { name: 'Try the example study' }).click();
       await expect(page.getByRole('heading', { level: 1, name: 'Studies' })).toBeVisible();
       await expect(page.getByRole('heading', { name: EXAMPLE_NAME })).toBeVisible();
       await expect(page.getByText('No project opened yet.')).toBeVisible();
@@ -101,6 +105,23 @@ test.describe('Studies against the real core on the demo lab', () => {
       await expect(card.getByText('SGLang 0.5.3.post3', { exact: true })).toBeVisible();
       await expect(card.getByRole('list', { name: 'Stage decisions' }).getByRole('listitem').first()).toBeVisible();
       await screenshotBothThemes(page, 'studies-recommendation', { height: 1000 });
+      await expectAccessibleInBothThemes(page, 'Recommendation');
+    });
+
+    await test.step('Compare the top two: the recommendation against the best other configuration', async () => {
+      await page.getByRole('region', { name: 'Recommendation' }).getByRole('button', { name: 'Compare the top two' }).click();
+      await expect(page.getByRole('tab', { name: 'Results' })).toHaveAttribute('aria-selected', 'true');
+      const view = page.getByRole('region', { name: 'Comparison' });
+      const table = view.getByRole('table', { name: 'Comparison' });
+      await expect(table).toBeVisible();
+      // Metric, the recommended configuration, the runner-up (the baseline the change is measured against).
+      await expect(table.getByRole('columnheader')).toHaveCount(3);
+      await expect(table.getByRole('columnheader').nth(2)).toContainText('baseline');
+      await expect(table.getByRole('rowheader', { name: /^Mean E2EL/ })).toBeVisible();
+      // The recommendation's column gives each metric's change against the runner-up, in percent.
+      await expect(table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^Mean E2EL/ }) })).toContainText('%');
+      await screenshotBothThemes(page, 'studies-compare-top-two', { height: 1400 });
+      await expectAccessibleInBothThemes(page, 'Results with the top two compared');
     });
 
     await test.step('Results and Report views', async () => {
@@ -109,6 +130,21 @@ test.describe('Studies against the real core on the demo lab', () => {
       await page.getByRole('tab', { name: 'Report' }).click();
       await expect(page.getByLabel('Report preview (Markdown)')).toContainText(recommended);
       await screenshotBothThemes(page, 'studies-report', { height: 1200 });
+      await expectAccessibleInBothThemes(page, 'Report');
+    });
+
+    await test.step('Export Markdown and HTML download the report with the recommended command', async () => {
+      for (const [button, file] of [
+        ['Export Markdown', 'qwen3-8b-latency-h100.md'],
+        ['Export HTML', 'qwen3-8b-latency-h100.html'],
+      ] as const) {
+        const downloading = page.waitForEvent('download');
+        await page.getByRole('button', { name: button }).click();
+        const download = await downloading;
+        expect(download.suggestedFilename()).toBe(file);
+        const text = await readFile((await download.path())!, 'utf8');
+        expect(text).toContain(file.endsWith('.html') ? recommended.replaceAll('&', '&amp;').replaceAll('<', '&lt;') : recommended);
+      }
     });
 
     await test.step('Export CSV downloads a header and one row per trial', async () => {

@@ -5,7 +5,7 @@ import { SelectField } from '../engines/SelectField';
 import { formatMetric } from '../results/format';
 import { metricBarsOption, spreadOption } from './charts';
 import { compareTrials, configDiff, LATENCY_NAMES, percentileSpread, SAME_WITHIN_PCT, type CompareCell, type CompareColumn, type CompareRow, type LatencyName } from './compare-model';
-import { formatDelta } from './compare-format';
+import { formatDelta, metricTitle } from './compare-format';
 import { EChart, type ChartTheme } from './EChart';
 
 export type { CompareColumn } from './compare-model';
@@ -134,7 +134,8 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
   const headingId = useId();
   const [chosenBaseline, setBaseline] = useState(defaultBaselineId);
   const baselineId = columns.some((c) => c.id === chosenBaseline) ? chosenBaseline! : columns[0]?.id;
-  const rows = useMemo(() => compareTrials(columns, baselineId), [columns, baselineId]);
+  // Metric names in the UI's language; the maths stays language-free.
+  const rows = useMemo(() => compareTrials(columns, baselineId).map((row) => ({ ...row, metric: { ...row.metric, title: metricTitle(row.metric) } })), [columns, baselineId]);
   const labels = useMemo(() => new Map(columns.map((c) => [c.id, c.label])), [columns]);
 
   return (

@@ -195,7 +195,7 @@ function latencyLine(latencyName: string, latencyKey: string, value: number): st
 function StudyCharts({ project }: { project: ProjectFile }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
-  const latencyName = latencyKey === 'mean_ttft_ms' ? 'Mean TTFT' : 'Mean TPOT';
+  const latencyName = t('metric.mean', { latency: latencyKey === 'mean_ttft_ms' ? 'TTFT' : 'TPOT' });
   const workloads = useMemo(() => [study.workloads.primary, ...study.workloads.generalisation], [study.workloads]);
   const curves = useMemo(() => concurrencyCurves(state.trials, workloads, latencyKey), [state.trials, workloads, latencyKey]);
   const points = useMemo(() => configPoints(state.trials, study.workloads.primary.id, latencyKey), [state.trials, study.workloads.primary.id, latencyKey]);
@@ -241,8 +241,8 @@ function StudyCharts({ project }: { project: ProjectFile }) {
         label={t('compare.chart.latencySelect')}
         value={latencyKey}
         options={[
-          { value: 'mean_ttft_ms', label: 'Mean TTFT' },
-          { value: 'mean_tpot_ms', label: 'Mean TPOT' },
+          { value: 'mean_ttft_ms', label: t('metric.mean', { latency: 'TTFT' }) },
+          { value: 'mean_tpot_ms', label: t('metric.mean', { latency: 'TPOT' }) },
         ]}
         onValueChange={(v) => setLatencyKey(v as 'mean_ttft_ms' | 'mean_tpot_ms')}
       />

@@ -1,4 +1,5 @@
-import { formattingLocale } from '../../i18n';
+import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
+import type { MetricInfo } from './compare-model';
 
 const formats = new Map<string, Intl.NumberFormat>();
 function fixed(digits: number): Intl.NumberFormat {
@@ -22,4 +23,21 @@ export function formatSigned(value: number, digits = 2): string {
 /** "+1.25 (+2.0%)"; the percentage is left out when there is none (a baseline of 0). */
 export function formatDelta(delta: number, deltaPct: number | null): string {
   return deltaPct === null ? formatSigned(delta) : `${formatSigned(delta)} (${formatSigned(deltaPct, 1)}%)`;
+}
+
+const METRIC_TITLES: Readonly<Record<string, PlainMessageKey>> = {
+  total_token_throughput: 'metric.totalTokenThroughput',
+  output_throughput: 'metric.outputThroughput',
+  request_throughput: 'metric.requestThroughput',
+  mean_latency_s: 'metric.meanLatency',
+};
+const STAT_PATTERN = /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/;
+
+/** A metric's name in the UI's language; percentiles and latency names (P99 TTFT) are the same in every language. */
+export function metricTitle(metric: MetricInfo): string {
+  const key = METRIC_TITLES[metric.key];
+  if (key) return t(key);
+  const stat = STAT_PATTERN.exec(metric.key);
+  if (stat) return t(stat[1] === 'mean' ? 'metric.mean' : 'metric.median', { latency: stat[2]!.toUpperCase() });
+  return metric.title;
 }

@@ -1,10 +1,11 @@
-import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useState, type ReactNode } from 'react';
 import { useApi } from '../../api/context';
 import { t } from '../../i18n';
 import { useAppStoreApi, type PageId } from '../../store';
 import type { AppCommand } from '../../../../shared/contract';
 import { PathDialog } from '../studies/PathDialog';
-import { errorText, isNotSupported } from '../studies/study-errors';
+import { errorText } from '../studies/study-errors';
+import { useNativeDialog } from '../studies/use-native-dialog';
 import { baseName } from '../studies/study-format';
 import { ShortcutsDialog } from './ShortcutsDialog';
 
@@ -33,21 +34,7 @@ export function useShellCommands(): { run: (command: AppCommand) => void; dialog
   const [pathRequest, setPathRequest] = useState<PathRequest | null>(null);
   const [shortcuts, setShortcuts] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  // Learned from the first dialog call: a browser answers NOT_SUPPORTED, and then paths are typed.
-  const dialogs = useRef<boolean | null>(null);
-
-  const nativeDialog = useCallback(async <T,>(ask: () => Promise<T>): Promise<T | undefined> => {
-    if (dialogs.current === false) return undefined;
-    try {
-      const answer = await ask();
-      dialogs.current = true;
-      return answer;
-    } catch (e) {
-      if (!isNotSupported(e)) throw e;
-      dialogs.current = false;
-      return undefined;
-    }
-  }, []);
+  const nativeDialog = useNativeDialog();
 
   const attempt = useCallback((work: () => Promise<void>) => {
     setError(null);

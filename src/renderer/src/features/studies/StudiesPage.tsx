@@ -1,11 +1,12 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useApi } from '../../api/context';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type StudyExample } from '../../store';
 import { StudyWizard } from '../wizard/StudyWizard';
-import { errorText, isNotSupported } from './study-errors';
+import { errorText } from './study-errors';
+import { useNativeDialog } from './use-native-dialog';
 import { baseName, formatOpenedAt } from './study-format';
 import { defaultProjectPath, PathDialog } from './PathDialog';
 import { StudyProjectView } from './StudyProjectView';
@@ -23,8 +24,7 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
   const [pathRequest, setPathRequest] = useState<PathRequest | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  // Learned from the first dialog call: a browser answers NOT_SUPPORTED, and then paths are typed.
-  const dialogs = useRef<boolean | null>(null);
+  const nativeDialog = useNativeDialog();
 
   useEffect(() => {
     void loadStudyLists();
@@ -39,20 +39,6 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
       setError(errorText(e));
     } finally {
       setBusy(null);
-    }
-  }
-
-  /** The native dialog's answer; `undefined` when there is none here, so the caller asks for a typed path. */
-  async function nativeDialog<T>(ask: () => Promise<T>): Promise<T | undefined> {
-    if (dialogs.current === false) return undefined;
-    try {
-      const answer = await ask();
-      dialogs.current = true;
-      return answer;
-    } catch (e) {
-      if (!isNotSupported(e)) throw e;
-      dialogs.current = false;
-      return undefined;
     }
   }
 

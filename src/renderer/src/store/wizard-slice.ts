@@ -14,6 +14,7 @@ import {
   type WizardIssue,
   type WizardStep,
 } from '../features/wizard/wizard-model';
+import { issueLine, plainMessage } from '../features/wizard/wizard-messages';
 import { toErrorInfo } from './hosts-slice';
 import type { AppState } from './types';
 
@@ -185,7 +186,7 @@ export function createWizardSlice(api: ApiClient): StateCreator<AppState, [], []
           const { draft } = session;
           const coreIssues = (info.issues ?? []).map((issue) => {
             const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length);
-            return { step: located.step, field: located.field, message: `${located.label} ${issue.message}` };
+            return { step: located.step, field: located.field, message: issueLine(located.label, plainMessage(issue.message)) };
           });
           patch({ coreIssues, revealed: new Set(WIZARD_STEPS), plan: { status: 'failed', message: info.message } });
           return false;

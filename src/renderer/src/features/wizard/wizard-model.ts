@@ -14,7 +14,7 @@ import {
   type StudyDefinitionInput,
 } from '../../../../shared/study/study';
 import { t, type PlainMessageKey } from '../../i18n';
-import { issueLine, issueMessage, plainMessage } from './wizard-messages';
+import { issueLine, issueMessage } from './wizard-messages';
 
 export { plainMessage } from './wizard-messages';
 

@@ -3,7 +3,8 @@ import latencyExampleText from '../../../../examples/qwen3-8b-latency-h100.serve
 import { ProjectFileSchema, StudyDefinitionSchema } from '../../../shared/study/study';
 import { draftFromDefinition } from '../features/wizard/wizard-model';
 import { createFakeApi } from '../testing/fake-api';
-import { createAppStore, hasUnsavedChanges } from './index';
+import { setLocale } from '../i18n';
+import { assembledOf, createAppStore, hasUnsavedChanges } from './index';
 
 const STUDY = StudyDefinitionSchema.parse((JSON.parse(latencyExampleText) as { study: unknown }).study);
 
@@ -18,6 +19,21 @@ function setup() {
 }
 
 describe('wizard session', () => {
+  it('says the draft’s problems again in the language switched to', () => {
+    const { state } = setup();
+    state().startWizard();
+    state().updateWizard('draft', (d) => ({ ...d, repeats: '' }));
+    const repeats = () => assembledOf(state().wizard!).issues.find((i) => i.field === 'repeats')?.message;
+    expect(repeats()).toBe('Repeats is required');
+    try {
+      setLocale('tr');
+      expect(repeats()).toBe('Tekrar sayısı zorunludur');
+    } finally {
+      setLocale('en');
+    }
+    expect(repeats()).toBe('Repeats is required');
+  });
+
   it('has unsaved changes when changed and never saved, or when the definition differs from the one last written', async () => {
     const { api, state } = setup();
     expect(hasUnsavedChanges(state())).toBe(false);

@@ -14,6 +14,8 @@ import {
   type WizardIssue,
   type WizardStep,
 } from '../features/wizard/wizard-model';
+import { issueLine, plainMessage } from '../features/wizard/wizard-messages';
+import { getLocale } from '../i18n';
 import { toErrorInfo } from './hosts-slice';
 import type { AppState } from './types';
 
@@ -71,15 +73,19 @@ export function sessionIsDemoHost(session: Pick<WizardSession, 'demoHostIds'>): 
   return (hostId) => (ids ? ids.includes(hostId) : hostId === 'demo-lab');
 }
 
-const assembledCache = new WeakMap<WizardDraft, { demo: string; result: Assembled }>();
+const assembledCache = new WeakMap<WizardDraft, { demo: string; locale: string; result: Assembled }>();
 
-/** The definition the session's draft assembles to; the same object while the draft and hosts are unchanged. */
+/**
+ * The definition the session's draft assembles to; the same object while the draft, hosts and language are unchanged
+ * (its issues are said in the language, so switching it assembles them again).
+ */
 export function assembledOf(session: Pick<WizardSession, 'draft' | 'demoHostIds'>): Assembled {
   const demo = JSON.stringify(session.demoHostIds);
+  const locale = getLocale();
   const cached = assembledCache.get(session.draft);
-  if (cached && cached.demo === demo) return cached.result;
+  if (cached && cached.demo === demo && cached.locale === locale) return cached.result;
   const result = assemble(session.draft, sessionIsDemoHost(session));
-  assembledCache.set(session.draft, { demo, result });
+  assembledCache.set(session.draft, { demo, locale, result });
   return result;
 }
 
@@ -185,7 +191,7 @@ export function createWizardSlice(api: ApiClient): StateCreator<AppState, [], []
           const { draft } = session;
           const coreIssues = (info.issues ?? []).map((issue) => {
             const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length);
-            return { step: located.step, field: located.field, message: `${located.label} ${issue.message}` };
+            return { step: located.step, field: located.field, message: issueLine(located.label, plainMessage(issue.message)) };
           });
           patch({ coreIssues, revealed: new Set(WIZARD_STEPS), plan: { status: 'failed', message: info.message } });
           return false;

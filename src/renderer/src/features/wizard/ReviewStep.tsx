@@ -12,10 +12,10 @@ export type { PlanView } from './wizard-model';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {
-  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 60) return t('wizard.review.gpuTime.seconds', { s: Math.round(seconds) });
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+  if (minutes < 60) return t('wizard.review.gpuTime.minutes', { m: minutes });
+  return t('wizard.review.gpuTime.hoursMinutes', { h: Math.floor(minutes / 60), mm: String(minutes % 60).padStart(2, '0') });
 }
 
 function workloadText(w: unknown): string {

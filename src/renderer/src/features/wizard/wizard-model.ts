@@ -13,6 +13,10 @@ import {
   type StudyDefinition,
   type StudyDefinitionInput,
 } from '../../../../shared/study/study';
+import { t, type PlainMessageKey } from '../../i18n';
+import { issueLine, issueMessage } from './wizard-messages';
+
+export { plainMessage } from './wizard-messages';
 
 /**
  * The wizard's draft: what the user typed, as typed (numbers stay strings until they are checked), and the one
@@ -404,53 +408,31 @@ export interface WizardIssue {
   message: string;
 }
 
-interface Located {
+export interface Located {
   step: WizardStep;
   field: string;
+  /** The field's name in the reader's language, as a problem's line starts with it. */
   label: string;
-}
-
-/** zod's generic wording, said the way the schema's own messages are ("must be at most 8"). */
-export function plainMessage(message: string): string {
-  const rules: [RegExp, (m: RegExpExecArray) => string][] = [
-    [/^Too big: expected number to be <=(\S+)$/, (m) => `must be at most ${m[1]}`],
-    [/^Too big: expected number to be <(\S+)$/, (m) => `must be below ${m[1]}`],
-    [/^Too small: expected number to be >=(\S+)$/, (m) => `must be at least ${m[1]}`],
-    [/^Too small: expected number to be >(\S+)$/, (m) => `must be above ${m[1]}`],
-    [/^Too small: expected string to have >=1 characters?$/, () => 'is required'],
-    [/^Too big: expected string to have <=(\d+) characters$/, (m) => `is longer than ${m[1]} characters`],
-    [/^Too small: expected array to have >=1 items?$/, () => 'needs at least one'],
-    [/^Too big: expected array to have <=(\d+) items$/, (m) => `has more than ${m[1]} entries`],
-    [/^Invalid input: expected int, received number$/, () => 'must be a whole number'],
-    [/^Invalid input: expected number, received (undefined|NaN)$/, () => 'is required'],
-    [/^Invalid input: expected string, received undefined$/, () => 'is required'],
-    [/^Unrecognized keys?: (.+)$/, (m) => `has no setting ${m[1]}`],
-    [/^Invalid option: expected one of (.+)$/, (m) => `must be one of ${m[1]}`],
-  ];
-  for (const [pattern, say] of rules) {
-    const match = pattern.exec(message);
-    if (match) return say(match);
-  }
-  return message;
 }
 
 class Builder {
   readonly issues: WizardIssue[] = [];
 
-  add(at: Located, message: string): void {
-    this.issues.push({ step: at.step, field: at.field, message: `${at.label} ${plainMessage(message)}` });
+  /** `problem` is said in the reader's language already (`t()`, `issueMessage`). */
+  add(at: Located, problem: string): void {
+    this.issues.push({ step: at.step, field: at.field, message: issueLine(at.label, problem) });
   }
 
   /** '' → undefined (or "is required"); not a number → an issue and undefined. */
   num(at: Located, text: string, required: boolean): number | undefined {
     const trimmed = text.trim();
     if (trimmed === '') {
-      if (required) this.add(at, 'is required');
+      if (required) this.add(at, t('wizard.issue.required'));
       return undefined;
     }
     const value = Number(trimmed);
     if (!Number.isFinite(value)) {
-      this.add(at, 'must be a number');
+      this.add(at, t('wizard.issue.notNumber'));
       return undefined;
     }
     return value;
@@ -464,14 +446,15 @@ class Builder {
     try {
       value = JSON.parse(trimmed);
     } catch {
-      this.add(at, 'is not valid JSON');
+      this.add(at, t('wizard.issue.notJson'));
       return {};
     }
     const parsed = ConfigPatchSchema.safeParse(value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const where = issue.path.map(String).join('.');
-        this.add({ ...at, label: where ? `${at.label}: ${where}` : `${at.label}:` }, issue.message);
+        const label = where ? t('wizard.issue.inSetting', { field: at.label, setting: where }) : t('wizard.issue.inSettings', { field: at.label });
+        this.add({ ...at, label }, issueMessage(issue));
       }
       return {};
     }
@@ -481,19 +464,43 @@ class Builder {
 
 const at = (step: WizardStep, field: string, label: string): Located => ({ step, field, label });
 
-function workloadAt(prefix: string, label: string): (field: string, fieldLabel: string) => Located {
-  return (field, fieldLabel) => at('workloads', `${prefix}.${field}`, `${label} ${fieldLabel}`);
+type WorkloadField = 'id' | 'label' | 'kind' | 'path' | 'numPrompts' | 'maxConcurrency' | 'requestRate' | 'seed' | 'inputLen' | 'outputLen';
+
+const WORKLOAD_FIELD_LABELS: Record<WorkloadField, PlainMessageKey> = {
+  id: 'wizard.field.workload.id',
+  label: 'wizard.field.workload.label',
+  kind: 'wizard.field.workload.kind',
+  path: 'wizard.field.workload.path',
+  numPrompts: 'wizard.field.workload.numPrompts',
+  maxConcurrency: 'wizard.field.workload.maxConcurrency',
+  requestRate: 'wizard.field.workload.requestRate',
+  seed: 'wizard.field.workload.seed',
+  inputLen: 'wizard.field.workload.inputLen',
+  outputLen: 'wizard.field.workload.outputLen',
+};
+
+function isWorkloadField(key: string): key is WorkloadField {
+  return Object.hasOwn(WORKLOAD_FIELD_LABELS, key);
 }
 
-function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: string, label: string) => Located): WorkloadInput {
-  const numPrompts = b.num(locate('numPrompts', 'prompts'), w.numPrompts, true);
-  const maxConcurrency = b.num(locate('maxConcurrency', 'concurrency'), w.maxConcurrency, false);
-  const requestRate = b.num(locate('requestRate', 'request rate'), w.requestRate, false);
-  const seed = b.num(locate('seed', 'seed'), w.seed, false);
-  const outputLen = b.num(locate('outputLen', 'output length'), w.outputLen, w.kind === 'random');
+/** "Primary workload prompts": a workload's field named after the workload; a field it does not know keeps its key. */
+function workloadLabel(workload: string, field: string): string {
+  return t('wizard.field.workloadPart', { workload, part: isWorkloadField(field) ? t(WORKLOAD_FIELD_LABELS[field]) : field });
+}
+
+function workloadAt(prefix: string, label: string): (field: WorkloadField) => Located {
+  return (field) => at('workloads', `${prefix}.${field}`, workloadLabel(label, field));
+}
+
+function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: WorkloadField) => Located): WorkloadInput {
+  const numPrompts = b.num(locate('numPrompts'), w.numPrompts, true);
+  const maxConcurrency = b.num(locate('maxConcurrency'), w.maxConcurrency, false);
+  const requestRate = b.num(locate('requestRate'), w.requestRate, false);
+  const seed = b.num(locate('seed'), w.seed, false);
+  const outputLen = b.num(locate('outputLen'), w.outputLen, w.kind === 'random');
   const dataset =
     w.kind === 'random'
-      ? { kind: 'random' as const, inputLen: b.num(locate('inputLen', 'input length'), w.inputLen, true) as number, outputLen: outputLen as number }
+      ? { kind: 'random' as const, inputLen: b.num(locate('inputLen'), w.inputLen, true) as number, outputLen: outputLen as number }
       : w.kind === 'sharegpt'
         ? { kind: 'sharegpt' as const, ...(w.path.trim() ? { path: w.path.trim() } : {}), ...(outputLen !== undefined ? { outputLen } : {}) }
         : { kind: 'custom' as const, path: w.path.trim(), ...(outputLen !== undefined ? { outputLen } : {}) };
@@ -534,12 +541,12 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   const generalisationPresets = WORKLOAD_PRESETS.filter((p) => d.generalisationPresets.includes(p.id));
 
   const slos = d.slos.map((s, i) => {
-    const value = b.num(at('goal', `slos.${i}.value`, `SLO ${i + 1} value`), s.value, true);
+    const value = b.num(at('goal', `slos.${i}.value`, t('wizard.field.sloValue', { n: i + 1 })), s.value, true);
     return { metric: s.metric, ...(value !== undefined ? { [s.bound]: value } : {}) };
   });
   const engineChoices = engines.map((e) => {
-    const maxModelLen = b.num(at('engines', `engines.${e.engine}.maxModelLen`, `${ENGINE_ADAPTERS[e.engine].displayName} max model length`), e.maxModelLen, false);
-    const settings = b.patch(at('engines', `engines.${e.engine}.settings`, `${ENGINE_ADAPTERS[e.engine].displayName} settings`), e.settings);
+    const maxModelLen = b.num(at('engines', `engines.${e.engine}.maxModelLen`, t('wizard.field.engineMaxModelLen', { engine: ENGINE_ADAPTERS[e.engine].displayName })), e.maxModelLen, false);
+    const settings = b.patch(at('engines', `engines.${e.engine}.settings`, t('wizard.field.engineSettings', { engine: ENGINE_ADAPTERS[e.engine].displayName })), e.settings);
     return { engine: e.engine, version: e.version, mode: e.mode, config: { ...settings, ...(maxModelLen !== undefined ? { maxModelLen } : {}) } };
   });
   const stages = d.stages.map((s, i) => ({
@@ -549,19 +556,19 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     candidates: s.candidates.map((c, j) => ({
       id: c.id.trim(),
       label: c.label.trim(),
-      config: b.patch(at('stages', `stages.${i}.candidates.${j}.config`, `Stage ${i + 1} candidate ${j + 1} settings`), c.config),
+      config: b.patch(at('stages', `stages.${i}.candidates.${j}.config`, t('wizard.field.candidateSettings', { n: i + 1, m: j + 1 })), c.config),
       ...(c.variant ? { variant: c.variant } : {}),
     })),
   }));
   const hasDemo = d.hosts.some((h) => isDemoHost(h.hostId));
-  const demoCount = hasDemo ? b.num(at('hardware', 'demoCount', 'Simulated GPU count'), d.demoCount, true) : undefined;
-  const gpusPerTrial = b.num(at('hardware', 'gpusPerTrial', 'GPUs per trial'), d.gpusPerTrial, true);
+  const demoCount = hasDemo ? b.num(at('hardware', 'demoCount', t('wizard.field.demoCount')), d.demoCount, true) : undefined;
+  const gpusPerTrial = b.num(at('hardware', 'gpusPerTrial', t('wizard.field.gpusPerTrial')), d.gpusPerTrial, true);
   d.hosts.forEach((h) => {
-    if (h.gpus !== null && h.gpus.length === 0) b.add(at('hardware', `hosts.${h.hostId}.gpus`, `GPUs of ${h.hostId}`), 'needs at least one GPU ticked');
+    if (h.gpus !== null && h.gpus.length === 0) b.add(at('hardware', `hosts.${h.hostId}.gpus`, t('wizard.field.hostGpus', { host: h.hostId })), t('wizard.issue.noGpuTicked'));
   });
   const usable = d.hosts.map((h) => (isDemoHost(h.hostId) ? (h.gpus?.length ?? demoCount ?? 1) : (h.gpus?.length ?? Infinity)));
   if (gpusPerTrial !== undefined && usable.length > 0 && usable.every((n) => n < gpusPerTrial)) {
-    b.add(at('hardware', 'gpusPerTrial', 'GPUs per trial'), `is more than any chosen host offers (${Math.max(...usable)})`);
+    b.add(at('hardware', 'gpusPerTrial', t('wizard.field.gpusPerTrial')), t('wizard.issue.moreGpusThanHosts', { n: Math.max(...usable) }));
   }
   if (engines.length > 0 && d.tuned.length === 0 && d.stages.length > 0) {
     // Stages without a tuned engine are still valid; nothing to report.
@@ -569,7 +576,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   const ids = new Map<string, number>();
   [...generalisationPresets.map((p) => p.id), ...d.generalisationCustom.map((w) => w.id.trim())].forEach((id) => ids.set(id, (ids.get(id) ?? 0) + 1));
   d.generalisationCustom.forEach((w, i) => {
-    if (w.id.trim() && (ids.get(w.id.trim()) ?? 0) > 1) b.add(at('workloads', `custom.${i}.id`, `Scenario ${i + 1} id`), `"${w.id.trim()}" is used twice`);
+    if (w.id.trim() && (ids.get(w.id.trim()) ?? 0) > 1) b.add(at('workloads', `custom.${i}.id`, workloadLabel(t('wizard.field.scenario', { n: i + 1 }), 'id')), t('wizard.issue.usedTwice', { id: w.id.trim() }));
   });
 
   const definition: StudyDefinitionInput = {
@@ -586,22 +593,22 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
       return { hostId: h.hostId, ...(subset ? { gpus: [...h.gpus!].sort((x, y) => Number(x) - Number(y)) } : {}) };
     }),
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),
-    goal: { kind: d.goal, slos: slos as StudyDefinitionInput['goal']['slos'], marginPct: b.num(at('goal', 'marginPct', 'Margin'), d.marginPct, true) as number },
+    goal: { kind: d.goal, slos: slos as StudyDefinitionInput['goal']['slos'], marginPct: b.num(at('goal', 'marginPct', t('wizard.field.margin')), d.marginPct, true) as number },
     engines: engineChoices,
     stages,
     workloads: {
-      primary: buildWorkload(b, d.primary, workloadAt('primary', 'Primary workload')),
+      primary: buildWorkload(b, d.primary, workloadAt('primary', t('wizard.field.primary'))),
       generalisation: [
         ...generalisationPresets,
-        ...d.generalisationCustom.map((w, i) => buildWorkload(b, w, workloadAt(`custom.${i}`, `Scenario ${i + 1}`))),
+        ...d.generalisationCustom.map((w, i) => buildWorkload(b, w, workloadAt(`custom.${i}`, t('wizard.field.scenario', { n: i + 1 })))),
       ],
     },
     strategy: d.strategy,
-    repeats: b.num(at('strategy', 'repeats', 'Repeats'), d.repeats, true) as number,
+    repeats: b.num(at('strategy', 'repeats', t('wizard.field.repeats')), d.repeats, true) as number,
     gpusPerTrial: gpusPerTrial as number,
-    ...(d.parallelism.trim() ? { parallelism: b.num(at('strategy', 'parallelism', 'Parallelism'), d.parallelism, false) as number } : {}),
+    ...(d.parallelism.trim() ? { parallelism: b.num(at('strategy', 'parallelism', t('wizard.field.parallelism')), d.parallelism, false) as number } : {}),
     clientVersion: d.clientVersion,
-    readinessTimeoutSeconds: b.num(at('strategy', 'readinessTimeout', 'Readiness timeout'), d.readinessTimeout, true) as number,
+    readinessTimeoutSeconds: b.num(at('strategy', 'readinessTimeout', t('wizard.field.readinessTimeout')), d.readinessTimeout, true) as number,
   };
 
   const result = StudyDefinitionSchema.safeParse(definition);
@@ -610,90 +617,95 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
       const located = locateSchemaPath(issue.path, d, engines, generalisationPresets.length);
       // A field the wizard already reported (an empty number, bad JSON) is not reported twice.
       if (b.issues.some((i) => i.field === located.field)) continue;
-      b.add(located, issue.message);
+      b.add(located, issueMessage(issue));
     }
   }
   return { definition, parsed: result.success && b.issues.length === 0 ? result.data : null, issues: b.issues };
 }
 
-const WORKLOAD_FIELDS: Record<string, [string, string]> = {
-  id: ['id', 'id'],
-  label: ['label', 'label'],
-  numPrompts: ['numPrompts', 'prompts'],
-  maxConcurrency: ['maxConcurrency', 'concurrency'],
-  requestRate: ['requestRate', 'request rate'],
-  seed: ['seed', 'seed'],
-  inputLen: ['inputLen', 'input length'],
-  outputLen: ['outputLen', 'output length'],
-  path: ['path', 'dataset path'],
-};
-
 function locateWorkload(rest: PropertyKey[], prefix: string, label: string): Located {
-  const key = String(rest[0] === 'dataset' ? (rest[1] ?? 'kind') : (rest[0] ?? 'id'));
-  const [field, fieldLabel] = WORKLOAD_FIELDS[key] ?? [key, key];
-  return at('workloads', `${prefix}.${field}`, `${label} ${fieldLabel}`);
+  const field = String(rest[0] === 'dataset' ? (rest[1] ?? 'kind') : (rest[0] ?? 'id'));
+  return at('workloads', `${prefix}.${field}`, workloadLabel(label, field));
 }
 
-/** The step and field a StudyDefinitionSchema issue path belongs to. */
+/** The step and field a StudyDefinitionSchema issue path belongs to, with the field's name as a problem names it. */
 export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: EngineDraft[], presetCount: number): Located {
   const [head, a, b, c, e] = path;
   switch (head) {
     case 'name':
-      return at('review', 'name', 'Study name');
+      return at('review', 'name', t('wizard.field.name'));
     case 'description':
-      return at('review', 'description', 'Description');
+      return at('review', 'description', t('wizard.field.description'));
     case 'model':
       if (a === 'variants' && typeof b === 'number') {
-        const field = c === 'model' ? 'model' : c === 'label' ? 'label' : c === 'precision' ? 'precision' : 'id';
-        return at('model', `variants.${b}.${field}`, `Variant ${b + 1} ${field === 'model' ? 'model' : field}`);
+        const n = b + 1;
+        if (c === 'model') return at('model', `variants.${b}.model`, t('wizard.field.variantModel', { n }));
+        if (c === 'label') return at('model', `variants.${b}.label`, t('wizard.field.variantLabel', { n }));
+        if (c === 'precision') return at('model', `variants.${b}.precision`, t('wizard.field.variantPrecision', { n }));
+        return at('model', `variants.${b}.id`, t('wizard.field.variantId', { n }));
       }
-      if (a === 'precision') return at('model', 'precision', 'Precision');
-      return at('model', 'modelId', 'Model');
+      if (a === 'precision') return at('model', 'precision', t('wizard.field.precision'));
+      return at('model', 'modelId', t('wizard.field.model'));
     case 'hosts':
-      return typeof a === 'number' && d.hosts[a] ? at('hardware', `hosts.${d.hosts[a].hostId}.gpus`, `GPUs of ${d.hosts[a].hostId}`) : at('hardware', 'hosts', 'Hosts');
+      return typeof a === 'number' && d.hosts[a]
+        ? at('hardware', `hosts.${d.hosts[a].hostId}.gpus`, t('wizard.field.hostGpus', { host: d.hosts[a].hostId }))
+        : at('hardware', 'hosts', t('wizard.field.hosts'));
     case 'demoLab':
-      return a === 'gpu' ? at('hardware', 'demoGpu', 'Simulated GPU') : at('hardware', 'demoCount', 'Simulated GPU count');
+      return a === 'gpu' ? at('hardware', 'demoGpu', t('wizard.field.demoGpu')) : at('hardware', 'demoCount', t('wizard.field.demoCount'));
     case 'gpusPerTrial':
-      return at('hardware', 'gpusPerTrial', 'GPUs per trial');
+      return at('hardware', 'gpusPerTrial', t('wizard.field.gpusPerTrial'));
     case 'goal':
-      if (a === 'slos' && typeof b === 'number') return c === 'metric' ? at('goal', `slos.${b}.metric`, `SLO ${b + 1} metric`) : at('goal', `slos.${b}.value`, `SLO ${b + 1} value`);
-      if (a === 'marginPct') return at('goal', 'marginPct', 'Margin');
-      return at('goal', 'goal', 'Goal');
+      if (a === 'slos' && typeof b === 'number') {
+        return c === 'metric'
+          ? at('goal', `slos.${b}.metric`, t('wizard.field.sloMetric', { n: b + 1 }))
+          : at('goal', `slos.${b}.value`, t('wizard.field.sloValue', { n: b + 1 }));
+      }
+      if (a === 'marginPct') return at('goal', 'marginPct', t('wizard.field.margin'));
+      return at('goal', 'goal', t('wizard.field.goal'));
     case 'engines': {
       const engine = typeof a === 'number' ? engines[a] : undefined;
-      if (!engine) return at('engines', 'engines', 'Engines');
+      if (!engine) return at('engines', 'engines', t('wizard.field.engines'));
       const name = ENGINE_ADAPTERS[engine.engine].displayName;
-      if (b === 'version') return at('engines', `engines.${engine.engine}.version`, `${name} version`);
-      if (b === 'config') return c === 'maxModelLen' ? at('engines', `engines.${engine.engine}.maxModelLen`, `${name} max model length`) : at('engines', `engines.${engine.engine}.settings`, `${name} settings`);
+      if (b === 'version') return at('engines', `engines.${engine.engine}.version`, t('wizard.field.engineVersion', { engine: name }));
+      if (b === 'config') {
+        return c === 'maxModelLen'
+          ? at('engines', `engines.${engine.engine}.maxModelLen`, t('wizard.field.engineMaxModelLen', { engine: name }))
+          : at('engines', `engines.${engine.engine}.settings`, t('wizard.field.engineSettings', { engine: name }));
+      }
       return at('engines', `engines.${engine.engine}.version`, name);
     }
     case 'stages': {
-      if (typeof a !== 'number') return at('stages', 'stages', 'Stages');
+      if (typeof a !== 'number') return at('stages', 'stages', t('wizard.field.stages'));
+      const n = a + 1;
       if (b === 'candidates' && typeof c === 'number') {
-        const field = e === 'label' ? 'label' : e === 'variant' ? 'variant' : e === 'config' ? 'config' : 'id';
-        return at('stages', `stages.${a}.candidates.${c}.${field}`, `Stage ${a + 1} candidate ${c + 1} ${field === 'config' ? 'settings' : field}`);
+        const where = `stages.${a}.candidates.${c}`;
+        const m = c + 1;
+        if (e === 'label') return at('stages', `${where}.label`, t('wizard.field.candidateLabel', { n, m }));
+        if (e === 'variant') return at('stages', `${where}.variant`, t('wizard.field.candidateVariant', { n, m }));
+        if (e === 'config') return at('stages', `${where}.config`, t('wizard.field.candidateSettings', { n, m }));
+        return at('stages', `${where}.id`, t('wizard.field.candidateId', { n, m }));
       }
-      if (b === 'candidates') return at('stages', `stages.${a}.candidates`, `Stage ${a + 1}`);
-      return at('stages', `stages.${a}.${b === 'label' ? 'label' : 'id'}`, `Stage ${a + 1} ${b === 'label' ? 'label' : 'id'}`);
+      if (b === 'candidates') return at('stages', `stages.${a}.candidates`, t('wizard.field.stage', { n }));
+      return b === 'label' ? at('stages', `stages.${a}.label`, t('wizard.field.stageLabel', { n })) : at('stages', `stages.${a}.id`, t('wizard.field.stageId', { n }));
     }
     case 'workloads':
-      if (a === 'primary') return locateWorkload(path.slice(2), 'primary', 'Primary workload');
+      if (a === 'primary') return locateWorkload(path.slice(2), 'primary', t('wizard.field.primary'));
       if (a === 'generalisation' && typeof b === 'number' && b >= presetCount) {
-        return locateWorkload(path.slice(3), `custom.${b - presetCount}`, `Scenario ${b - presetCount + 1}`);
+        return locateWorkload(path.slice(3), `custom.${b - presetCount}`, t('wizard.field.scenario', { n: b - presetCount + 1 }));
       }
-      return at('workloads', 'generalisation', 'Scenarios');
+      return at('workloads', 'generalisation', t('wizard.field.scenarios'));
     case 'strategy':
-      return at('strategy', 'strategy', 'Strategy');
+      return at('strategy', 'strategy', t('wizard.field.strategy'));
     case 'repeats':
-      return at('strategy', 'repeats', 'Repeats');
+      return at('strategy', 'repeats', t('wizard.field.repeats'));
     case 'parallelism':
-      return at('strategy', 'parallelism', 'Parallelism');
+      return at('strategy', 'parallelism', t('wizard.field.parallelism'));
     case 'clientVersion':
-      return at('strategy', 'clientVersion', 'Benchmark client version');
+      return at('strategy', 'clientVersion', t('wizard.field.clientVersion'));
     case 'readinessTimeoutSeconds':
-      return at('strategy', 'readinessTimeout', 'Readiness timeout');
+      return at('strategy', 'readinessTimeout', t('wizard.field.readinessTimeout'));
     default:
-      return at('review', 'definition', 'Study');
+      return at('review', 'definition', t('wizard.field.study'));
   }
 }
 
@@ -703,6 +715,6 @@ export function locateCoreIssue(path: string, d: WizardDraft, presetCount: numbe
     .split('.')
     .filter((p) => p !== 'study')
     .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
-  if (parts[0] === 'path') return at('review', 'path', 'File');
+  if (parts[0] === 'path') return at('review', 'path', t('wizard.field.file'));
   return locateSchemaPath(parts, d, d.engines.filter((e) => e.enabled), presetCount);
 }

@@ -296,8 +296,10 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       // Seen at least once before the end: the count moved while the study ran.
       expect([...seen].filter((text) => text !== final && /^\d+ of \d+ trials finished$/.test(text)).length, [...seen].join(' | ')).toBeGreaterThan(0);
       await expect(log).toContainText(new RegExp(`Launching python3 -m sglang\\.launch_server --model-path ${escapeRegExp(MODEL)} .*on ${HOST_LABEL} GPU 0`));
-      // The benchmark client's own output, streamed from the box.
-      await expect(log).toContainText('Serving Benchmark Result');
+      // The benchmark client's own output, streamed from the box into the trial's pane (the pane draws only the
+      // lines in view: its search brings the result block's header there).
+      await page.getByLabel('Search Benchmark output').fill('Serving Benchmark Result');
+      await expect(page.getByRole('log', { name: 'Benchmark output lines' }).locator('mark.is-current')).toHaveText('Serving Benchmark Result');
       const notice = page.getByRole('status').filter({ hasText: `Study “${studyName}” finished.` });
       await expect(notice).toBeVisible();
       // The box said it is the simulated one: the study says so next to its status.

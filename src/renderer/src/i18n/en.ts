@@ -712,7 +712,7 @@ const en = {
   'compare.configDiff.envNote': 'Environment variables are shown by name only.',
   'compare.charts.title': 'Charts',
   'compare.chart.export': 'Export PNG',
-  'compare.chart.exportLabel': 'Export “{title}” as PNG',
+  'compare.chart.exportLabel': 'Export PNG: {title}',
   'compare.chart.metricSelect': 'Metric',
   'compare.chart.latencySelect': 'Latency',
   'compare.chart.bars': '{metric} per run',

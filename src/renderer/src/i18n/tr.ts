@@ -733,7 +733,7 @@ const tr: Messages = {
   'compare.configDiff.envNote': 'Ortam değişkenleri yalnızca adlarıyla gösterilir.',
   'compare.charts.title': 'Grafikler',
   'compare.chart.export': 'PNG olarak dışa aktar',
-  'compare.chart.exportLabel': '“{title}” grafiğini PNG olarak dışa aktar',
+  'compare.chart.exportLabel': 'PNG olarak dışa aktar: {title}',
   'compare.chart.metricSelect': 'Metrik',
   'compare.chart.latencySelect': 'Gecikme',
   'compare.chart.bars': 'Çalıştırma başına {metric}',

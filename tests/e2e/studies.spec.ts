@@ -124,6 +124,10 @@ test.describe('Studies against the real core on the demo lab', () => {
       // The recommendation's column gives each metric's change against the runner-up, in percent.
       await expect(table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^Mean E2EL/ }) })).toContainText('%');
       await screenshotBothThemes(page, 'studies-compare-top-two', { height: 1400 });
+      // The report's before/after: the recommendation against the study's baseline, vLLM at its defaults.
+      await page.getByRole('button', { name: 'Compare with the baseline' }).click();
+      await expect(view.getByRole('table', { name: 'Comparison' }).getByRole('columnheader').nth(2)).toContainText('vLLM 0.11.0');
+      await expect(view.getByRole('table', { name: 'Comparison' }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^Mean latency/ }) })).toContainText('better');
       await expectAccessibleInBothThemes(page, 'Results with the top two compared');
     });
 

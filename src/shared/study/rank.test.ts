@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bestConfigOf, planEngineStage, planStage, type PlanContext } from './planner';
 import { parseServerConfig } from '../engines/server-config';
-import { rankConfigs, topTwoConfigs } from './rank';
+import { rankConfigs, recommendationAndBaseline, topTwoConfigs } from './rank';
 import { StudyDefinitionSchema, type StudyDefinition, type Trial } from './study';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
@@ -96,5 +96,19 @@ describe('topTwoConfigs', () => {
     expect(topTwoConfigs(s, trials, undefined).map((r) => r.serverKey)).toEqual(best);
     const trt = trials.find((t) => t.engine === 'trtllm')!;
     expect(topTwoConfigs(s, trials, trt.serverKey).map((r) => r.serverKey)).toEqual(best);
+  });
+});
+
+describe('recommendationAndBaseline', () => {
+  it('gives the recommendation and the baseline, or nothing when either has no valid result or they are one', () => {
+    const s = study('latency');
+    const trials = measuredTrials(s, 'mean_latency_s', { vllm: [1.68], sglang: [1.61], fp8: [1.2] });
+    const vllm = trials.find((t) => t.engine === 'vllm')!.serverKey;
+    const fp8 = trials.find((t) => t.stageId === 'quantization')!.serverKey;
+    const trt = trials.find((t) => t.engine === 'trtllm')!.serverKey;
+    expect(recommendationAndBaseline(s, trials, fp8, vllm).map((r) => r.serverKey)).toEqual([fp8, vllm]);
+    expect(recommendationAndBaseline(s, trials, fp8, trt)).toEqual([]);
+    expect(recommendationAndBaseline(s, trials, vllm, vllm)).toEqual([]);
+    expect(recommendationAndBaseline(s, trials, undefined, vllm)).toEqual([]);
   });
 });

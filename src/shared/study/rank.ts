@@ -1,5 +1,5 @@
 import { objectiveValue } from './decide';
-import { objectiveOf, type StudyDefinition, type Trial } from './study';
+import { objectiveOf, type StudyDefinition, type StudyState, type Trial } from './study';
 
 /** One measured server configuration of a study, with the trial that stands for it on the primary workload. */
 export interface RankedConfig {
@@ -46,4 +46,27 @@ export function topTwoConfigs(study: StudyDefinition, trials: readonly Trial[], 
   if (!recommended) return ranked.slice(0, 2);
   const other = ranked.find((r) => r !== recommended);
   return other ? [recommended, other] : [recommended];
+}
+
+/** The recommendation against the study's baseline (the first engine at its defaults), as the report's before/after. */
+export function recommendationAndBaseline(study: StudyDefinition, trials: readonly Trial[], recommendedServerKey: string | undefined, baselineServerKey: string | undefined): RankedConfig[] {
+  if (recommendedServerKey === undefined || baselineServerKey === undefined || recommendedServerKey === baselineServerKey) return [];
+  const ranked = rankConfigs(study, trials);
+  const recommended = ranked.find((r) => r.serverKey === recommendedServerKey);
+  const baseline = ranked.find((r) => r.serverKey === baselineServerKey);
+  return recommended && baseline ? [recommended, baseline] : [];
+}
+
+/** The study's baseline configuration: as the run recorded it, else the first engine's defaults in the engine stage. */
+export function baselineServerKeyOf(study: StudyDefinition, state: Pick<StudyState, 'baselineTrialServerKey' | 'trials'>): string | undefined {
+  const first = study.engines[0];
+  return state.baselineTrialServerKey ?? state.trials.find((t) => t.stageId === 'engine' && t.engine === first?.engine && t.version === first?.version)?.serverKey;
+}
+
+export type PresetComparison = 'topTwo' | 'baseline';
+
+/** The trials a preset comparison shows, in column order; the last is the baseline the changes are measured against. */
+export function presetComparison(kind: PresetComparison, study: StudyDefinition, state: StudyState): RankedConfig[] {
+  const recommended = state.recommendation?.serverKey;
+  return kind === 'topTwo' ? topTwoConfigs(study, state.trials, recommended) : recommendationAndBaseline(study, state.trials, recommended, baselineServerKeyOf(study, state));
 }

@@ -128,13 +128,27 @@ describe('StudyResults', { timeout: 20_000 }, () => {
     expect(screen.getByRole('checkbox', { name: 'Select vLLM defaults · sharegpt-c4 · 1' })).toHaveProperty('checked', false);
   });
 
+  it('compares the recommendation with the study baseline, the baseline in the second column', () => {
+    const withLatency = (tr: Trial, s: number) => ({ ...tr, result: result({ ...(tr.result?.result.metrics as Record<string, number>), mean_latency_s: s }) });
+    const third = trial('kv/bf16', { stageId: 'kv', label: 'BF16 KV cache', serverKey: 'bf16', result: result({ mean_ttft_ms: 90, mean_latency_s: 1.5 }) });
+    const recommendation = { engine: 'vllm' as const, version: '0.11.0', mode: 'env' as const, config: FP8.config, command: FP8.command, path: ['vllm', 'fp8'], serverKey: 'fp8' };
+    render(<StudyResults project={project([withLatency(BASE, 1.68), withLatency(FP8, 1.2), third], { baselineTrialServerKey: 'vllm-defaults', recommendation })} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Compare with the baseline' }));
+    const view = screen.getByRole('region', { name: 'Comparison' });
+    expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('vllm-defaults');
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 0).textContent).toContain('−20.00 (−20.0%) better');
+    // The top two are the recommendation and the runner-up by mean latency: the BF16 candidate.
+    fireEvent.click(screen.getByRole('button', { name: 'Compare the top two' }));
+    expect((within(screen.getByRole('region', { name: 'Comparison' })).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('kv/bf16');
+  });
+
   it('opens with the top two compared when asked, and cannot offer them without two valid results', () => {
     const only = [{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, FAILED];
-    const { unmount } = render(<StudyResults project={project(only)} compareTopTwo />);
+    const { unmount } = render(<StudyResults project={project(only)} initialComparison="topTwo" />);
     expect(screen.queryByRole('region', { name: 'Comparison' })).toBeNull();
     expect((screen.getByRole('button', { name: 'Compare the top two' }) as HTMLButtonElement).disabled).toBe(true);
     unmount();
-    render(<StudyResults project={project([{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, { ...FP8, result: result({ mean_latency_s: 1.2 }) }])} compareTopTwo />);
+    render(<StudyResults project={project([{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, { ...FP8, result: result({ mean_latency_s: 1.2 }) }])} initialComparison="topTwo" />);
     expect(screen.getByRole('region', { name: 'Comparison' })).toBeTruthy();
   });
 

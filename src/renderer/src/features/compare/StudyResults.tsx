@@ -11,7 +11,7 @@ import { formatMetric } from '../results/format';
 import { curveOption, paretoOption } from './charts';
 import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
 import { CompareView } from './CompareView';
-import { topTwoConfigs } from '../../../../shared/study/rank';
+import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from './EChart';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
@@ -255,22 +255,25 @@ function StudyCharts({ project }: { project: ProjectFile }) {
 }
 
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
-export function StudyResults(props: { project: ProjectFile; /** Opens with the study's two best configurations compared. */ compareTopTwo?: boolean }): JSX.Element {
+export function StudyResults(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
   const { study, state } = props.project;
-  const topTwo = useMemo(() => topTwoConfigs(study, state.trials, state.recommendation?.serverKey), [study, state.trials, state.recommendation]);
-  const startTopTwo = props.compareTopTwo === true && topTwo.length === 2;
+  const topTwo = useMemo(() => presetComparison('topTwo', study, state), [study, state]);
+  const withBaseline = useMemo(() => presetComparison('baseline', study, state), [study, state]);
+  const initial = props.initialComparison === 'topTwo' ? topTwo : props.initialComparison === 'baseline' ? withBaseline : [];
+  const initialIds = initial.length === 2 ? initial.map((r) => r.trialId) : null;
   const [filter, setFilter] = useState<TrialFilter>({ text: '', status: 'all', engine: 'all', workload: 'all' });
   const [order, setOrder] = useState<SortOrder>({ key: null, direction: 'ascending' });
-  const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(startTopTwo ? topTwo.map((r) => r.trialId) : []));
-  const [comparing, setComparing] = useState<string[] | null>(() => (startTopTwo ? topTwo.map((r) => r.trialId) : null));
-  // The top two are compared as the winner against the runner-up; otherwise against the study's baseline.
-  const [comparingBaseline, setComparingBaseline] = useState<string | undefined>(() => (startTopTwo ? topTwo[1]?.trialId : undefined));
+  const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set(initialIds ?? []));
+  const [comparing, setComparing] = useState<string[] | null>(initialIds);
+  // A preset comparison measures its first column against its last (the runner-up, or the study's baseline);
+  // otherwise the study's baseline is the default.
+  const [comparingBaseline, setComparingBaseline] = useState<string | undefined>(() => initialIds?.[1]);
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(FALLBACK_VIEWPORT);
   const scrollRef = useRef<HTMLDivElement>(null);
   const compareRef = useRef<HTMLDivElement>(null);
 
-  const baselineKey = state.baselineTrialServerKey ?? state.trials.find((tr) => tr.stageId === ENGINE_STAGE && tr.engine === study.engines[0]?.engine && tr.version === study.engines[0]?.version)?.serverKey;
+  const baselineKey = baselineServerKeyOf(study, state);
   const rec = state.recommendation;
   const isRecommended = (tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command);
 
@@ -345,8 +348,8 @@ export function StudyResults(props: { project: ProjectFile; /** Opens with the s
   const columns = useMemo(() => compared.map(trialColumn), [compared]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
-  function compareTopTwoNow() {
-    const ids = topTwo.map((r) => r.trialId);
+  function comparePreset(configs: readonly RankedConfig[]) {
+    const ids = configs.map((r) => r.trialId);
     setChecked(new Set(ids));
     setComparingBaseline(ids[1]);
     setComparing(ids);
@@ -383,9 +386,18 @@ export function StudyResults(props: { project: ProjectFile; /** Opens with the s
             className="btn btn-secondary"
             disabled={topTwo.length < 2}
             title={topTwo.length < 2 ? t('compare.study.topTwoUnavailable') : t('compare.study.topTwoHint', { first: topTwo[0]!.label, second: topTwo[1]!.label })}
-            onClick={compareTopTwoNow}
+            onClick={() => comparePreset(topTwo)}
           >
             {t('compare.study.topTwo')}
+          </button>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            disabled={withBaseline.length < 2}
+            title={withBaseline.length < 2 ? t('compare.study.withBaselineUnavailable') : t('compare.study.withBaselineHint', { first: withBaseline[0]!.label, second: withBaseline[1]!.label })}
+            onClick={() => comparePreset(withBaseline)}
+          >
+            {t('compare.study.withBaseline')}
           </button>
           <button
             type="button"

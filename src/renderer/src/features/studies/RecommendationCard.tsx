@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { topTwoConfigs } from '../../../../shared/study/rank';
+import { presetComparison, type PresetComparison } from '../../../../shared/study/rank';
 import type { ProjectFile } from '../../../../shared/study/study';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
@@ -7,10 +7,13 @@ import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
-export function RecommendationCard({ project, onCompareTopTwo }: { project: ProjectFile; /** Shows the two best configurations side by side. */ onCompareTopTwo?: () => void }) {
+export function RecommendationCard({ project, onCompare }: { project: ProjectFile; /** Shows a preset comparison in the Results tab. */ onCompare?: (kind: PresetComparison) => void }) {
   const [copied, setCopied] = useState(false);
   const { recommendation, decisions, status } = project.state;
-  const canCompare = useMemo(() => topTwoConfigs(project.study, project.state.trials, project.state.recommendation?.serverKey).length >= 2, [project]);
+  const canCompare = useMemo(
+    () => ({ topTwo: presetComparison('topTwo', project.study, project.state).length === 2, baseline: presetComparison('baseline', project.study, project.state).length === 2 }),
+    [project],
+  );
 
   return (
     <section className="card study-recommendation" aria-label={t('studies.rec.label')}>
@@ -61,12 +64,20 @@ export function RecommendationCard({ project, onCompareTopTwo }: { project: Proj
               </dd>
             </div>
           </dl>
-          {onCompareTopTwo && canCompare && (
+          {onCompare && (canCompare.topTwo || canCompare.baseline) && (
             <div className="study-rec-actions">
-              <button type="button" className="btn btn-secondary btn-small" onClick={onCompareTopTwo}>
-                <Icon name="chart" size={13} />
-                {t('compare.study.topTwo')}
-              </button>
+              {canCompare.topTwo && (
+                <button type="button" className="btn btn-secondary btn-small" onClick={() => onCompare('topTwo')}>
+                  <Icon name="chart" size={13} />
+                  {t('compare.study.topTwo')}
+                </button>
+              )}
+              {canCompare.baseline && (
+                <button type="button" className="btn btn-secondary btn-small" onClick={() => onCompare('baseline')}>
+                  <Icon name="chart" size={13} />
+                  {t('compare.study.withBaseline')}
+                </button>
+              )}
               <span className="field-hint">{t('studies.rec.compareHint')}</span>
             </div>
           )}

@@ -7,6 +7,7 @@ import { t } from '../../i18n';
 import { canEditStudy, useAppStore, type OpenStudy, type StudyStatus } from '../../store';
 import { useRunCommand } from '../shell/commands-context';
 import { StudyResults } from '../compare/StudyResults';
+import type { PresetComparison } from '../../../../shared/study/rank';
 import { PlanPanel } from './PlanPanel';
 import { RecommendationCard } from './RecommendationCard';
 import { ReportPanel } from './ReportPanel';
@@ -84,8 +85,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const runCommand = useRunCommand();
   const clearStudyTabRequest = useAppStore((s) => s.clearStudyTabRequest);
   const [tab, setTab] = useState<TabId>(() => tabRequest?.tab ?? initialTab(study));
-  // Set by "Compare the top two" on the recommendation: the Results tab then opens with them compared.
-  const [compareTopTwo, setCompareTopTwo] = useState(0);
+  // Set by the recommendation's compare buttons: the Results tab then opens with that comparison shown.
+  const [comparison, setComparison] = useState<{ kind: PresetComparison; seq: number } | null>(null);
   const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [starting, setStarting] = useState(false);
   const [runError, setRunError] = useState<string | null>(null);
@@ -101,7 +102,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const [seenRequest, setSeenRequest] = useState(tabRequest?.seq ?? 0);
   if (tabRequest && tabRequest.seq !== seenRequest) {
     setSeenRequest(tabRequest.seq);
-    setCompareTopTwo(0);
+    setComparison(null);
     setTab(tabRequest.tab);
   }
   useEffect(() => {
@@ -132,7 +133,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
     else if (event.key === 'End') next = TABS[TABS.length - 1];
     if (!next) return;
     event.preventDefault();
-    setCompareTopTwo(0);
+    setComparison(null);
     setTab(next);
     tabRefs.current[next]?.focus();
   }
@@ -222,7 +223,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
             tabIndex={tab === id ? 0 : -1}
             className={`study-tab${tab === id ? ' is-active' : ''}`}
             onClick={() => {
-              if (id !== tab) setCompareTopTwo(0);
+              if (id !== tab) setComparison(null);
               setTab(id);
             }}
           >
@@ -233,12 +234,12 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
       <div className="study-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`}>
         {tab === 'plan' && <PlanPanel study={study} />}
         {tab === 'run' && <RunMonitor study={study} />}
-        {tab === 'results' && <StudyResults key={compareTopTwo} project={project} compareTopTwo={compareTopTwo > 0} />}
+        {tab === 'results' && <StudyResults key={comparison?.seq ?? 0} project={project} {...(comparison ? { initialComparison: comparison.kind } : {})} />}
         {tab === 'recommendation' && (
           <RecommendationCard
             project={project}
-            onCompareTopTwo={() => {
-              setCompareTopTwo((n) => n + 1);
+            onCompare={(kind) => {
+              setComparison((c) => ({ kind, seq: (c?.seq ?? 0) + 1 }));
               setTab('results');
             }}
           />

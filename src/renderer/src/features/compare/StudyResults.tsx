@@ -5,7 +5,7 @@ import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialSt
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { foldForSearch } from '../../components/search-text';
-import { t, type PlainMessageKey } from '../../i18n';
+import { t, type MessageKey, type PlainMessageKey } from '../../i18n';
 import { SelectField } from '../engines/SelectField';
 import { formatMetric } from '../results/format';
 import { curveOption, paretoOption } from './charts';
@@ -254,6 +254,12 @@ function StudyCharts({ project }: { project: ProjectFile }) {
   );
 }
 
+/** The comparisons a reader makes first, one button each. */
+const PRESETS = [
+  { kind: 'topTwo', label: 'compare.study.topTwo', hint: 'compare.study.topTwoHint', unavailable: 'compare.study.topTwoUnavailable' },
+  { kind: 'baseline', label: 'compare.study.withBaseline', hint: 'compare.study.withBaselineHint', unavailable: 'compare.study.withBaselineUnavailable' },
+] as const satisfies readonly { kind: PresetComparison; label: PlainMessageKey; hint: MessageKey; unavailable: PlainMessageKey }[];
+
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
 export function StudyResults(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
   const { study, state } = props.project;
@@ -381,24 +387,21 @@ export function StudyResults(props: { project: ProjectFile; /** Opens with this 
           <button type="button" className="btn btn-ghost btn-small" disabled={selected.length === 0} onClick={() => setChecked(new Set())}>
             {t('compare.study.clear')}
           </button>
-          <button
-            type="button"
-            className="btn btn-secondary"
-            disabled={topTwo.length < 2}
-            title={topTwo.length < 2 ? t('compare.study.topTwoUnavailable') : t('compare.study.topTwoHint', { first: topTwo[0]!.label, second: topTwo[1]!.label })}
-            onClick={() => comparePreset(topTwo)}
-          >
-            {t('compare.study.topTwo')}
-          </button>
-          <button
-            type="button"
-            className="btn btn-secondary"
-            disabled={withBaseline.length < 2}
-            title={withBaseline.length < 2 ? t('compare.study.withBaselineUnavailable') : t('compare.study.withBaselineHint', { first: withBaseline[0]!.label, second: withBaseline[1]!.label })}
-            onClick={() => comparePreset(withBaseline)}
-          >
-            {t('compare.study.withBaseline')}
-          </button>
+          {PRESETS.map(({ kind, label, hint, unavailable }) => {
+            const configs = kind === 'topTwo' ? topTwo : withBaseline;
+            return (
+              <button
+                key={kind}
+                type="button"
+                className="btn btn-secondary"
+                disabled={configs.length < 2}
+                title={configs.length < 2 ? t(unavailable) : t(hint, { first: configs[0]!.label, second: configs[1]!.label })}
+                onClick={() => comparePreset(configs)}
+              >
+                {t(label)}
+              </button>
+            );
+          })}
           <button
             type="button"
             className="btn btn-primary"

@@ -20,8 +20,9 @@ function htmlLines(lines: readonly string[]): string {
   return lines.map(escapeHtml).join('<br/>');
 }
 
-function base(theme: ChartTheme, texts: ChartTexts) {
-  const axis = {
+/** Every chart's axes in the theme's colours, the name centred along the axis. */
+export function themedAxis(theme: ChartTheme) {
+  return {
     nameLocation: 'middle' as const,
     nameTextStyle: { color: theme.muted, fontSize: 12 },
     axisLine: { lineStyle: { color: theme.border } },
@@ -29,6 +30,10 @@ function base(theme: ChartTheme, texts: ChartTexts) {
     axisLabel: { color: theme.muted },
     splitLine: { lineStyle: { color: theme.border } },
   };
+}
+
+function base(theme: ChartTheme, texts: ChartTexts) {
+  const axis = themedAxis(theme);
   return {
     option: {
       backgroundColor: 'transparent',

@@ -3,6 +3,7 @@
 import type { EChartsCoreOption } from 'echarts/core';
 import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import type { StudyState } from '../../../../shared/study/study';
+import { themedAxis } from '../compare/charts';
 import type { ChartTheme } from '../compare/EChart';
 
 export interface GpuChartTexts {
@@ -65,14 +66,7 @@ export function gpuMemoryOption(theme: ChartTheme, texts: GpuChartTexts, samples
     return shown.length > 0 ? [[Date.parse(s.at), Math.max(...shown.map((g) => g.totalMiB))] as [number, number]] : [];
   });
   const maxTotal = totals.length > 0 ? Math.max(...totals.map(([, total]) => total)) : undefined;
-  const axis = {
-    nameLocation: 'middle' as const,
-    nameTextStyle: { color: theme.muted, fontSize: 12 },
-    axisLine: { lineStyle: { color: theme.border } },
-    axisTick: { lineStyle: { color: theme.border } },
-    axisLabel: { color: theme.muted },
-    splitLine: { lineStyle: { color: theme.border } },
-  };
+  const axis = themedAxis(theme);
   return {
     backgroundColor: 'transparent',
     color: theme.palette,

@@ -140,6 +140,30 @@ describe('server lifecycle', () => {
     }
   }, 30_000);
 
+  it('confirms a healthy server at once, and waits to see a crashed one end so its cause is named', async () => {
+    await simbox('fault crash-after on 2');
+    try {
+      const server = await launchServer(box, { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-0.6B' } });
+      try {
+        await server.waitReady(30_000);
+        expect(await server.confirmServing()).toBe(true);
+        const complete = () =>
+          box
+            .httpRequest(server.port, { method: 'POST', path: '/v1/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'Qwen/Qwen3-0.6B', prompt: 'hi', max_tokens: 4 }), timeoutMs: 10_000 })
+            .catch((error: unknown) => error);
+        await Promise.all([complete(), complete()]);
+        // Asked right after the failures, before the log stream has necessarily reported the end.
+        expect(await server.confirmServing()).toBe(false);
+        expect(server.state).toBe('failed');
+        expect(server.classification?.evidence).toMatch(/illegal memory access|EngineDead/);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await simbox('fault crash-after off');
+    }
+  }, 60_000);
+
   it('classifies TensorRT-LLM with an FP8 checkpoint on an A100 as unsupported-sm-fp8', async () => {
     await simbox('config --gpu a100 --count 1');
     try {

@@ -170,6 +170,21 @@ export class RunningServer {
   }
 
   /**
+   * Whether the server still serves, asked after a workload saw failed requests. The process's end reaches us through
+   * its log stream a moment after the port closes, so an unhealthy server is given `graceMs` to be seen ending; then
+   * `state` and `classification` name the cause instead of the workload reporting bare failed requests.
+   */
+  async confirmServing(graceMs = 10_000): Promise<boolean> {
+    if (this.state !== 'ready') return false;
+    const readiness = getAdapter(this.record.engine).readiness;
+    if (await this.healthReady(readiness).catch(() => false)) return this.state === 'ready';
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    return this.state === 'ready';
+  }
+
+  /**
    * SIGTERM to the process group, then SIGKILL after the engine's grace time; then checks that the port is closed and
    * that no process of the server holds GPU memory. Whatever is left is reported, never ignored.
    */

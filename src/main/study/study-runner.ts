@@ -22,6 +22,7 @@ import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
 import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
+import type { LogVerdict } from '../../shared/engines/classify-log';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -456,7 +457,7 @@ class StudyRun {
         if (this.cancelled) return;
         if (server.state !== 'ready') {
           const verdict = server.classification;
-          await this.updateTrial(t.id, { status: 'failed', error: `the server died before this workload: ${verdict ? `${verdict.class} — ${verdict.evidence}` : 'process ended'}`, finishedAt: new Date().toISOString() });
+          await this.updateTrial(t.id, { status: 'failed', error: `the server died before this workload: ${deathCause(verdict)}`, finishedAt: new Date().toISOString() });
           continue;
         }
         await this.measure(t, box, server, slot.hostId);
@@ -499,8 +500,9 @@ class StudyRun {
         return;
       }
       // A run where requests failed does not measure the config: it is a failure, with the server's own cause.
+      await server.confirmServing();
       const verdict = server.state === 'failed' ? server.classification : undefined;
-      const cause = verdict ? ` — the server died: ${verdict.class}${verdict.evidence ? ` (${verdict.evidence})` : ''}` : '';
+      const cause = verdict ? ` — the server died: ${deathCause(verdict)}` : '';
       const error = measured.status === 'ok' ? `${lost} of ${workload.numPrompts} requests failed${cause}` : `${measured.error ?? 'no result'}${cause}`;
       await this.updateTrial(trial.id, { status: 'failed', result, error, finishedAt: now });
     } catch (error) {
@@ -562,4 +564,11 @@ class StudyRun {
     await this.project.save(this.state);
     this.emit({ kind: 'state', state: this.state });
   }
+}
+
+/** What killed a server, for a trial's error: the log's class when it has one, and the line that says so. */
+function deathCause(verdict: LogVerdict | undefined): string {
+  if (!verdict) return 'process ended';
+  if (verdict.class === 'unknown') return verdict.evidence || 'process ended';
+  return verdict.evidence ? `${verdict.class} — ${verdict.evidence}` : verdict.class;
 }

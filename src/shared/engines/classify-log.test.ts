@@ -66,6 +66,21 @@ describe('classifyLog', () => {
     expect(classifyLog([READY, 'ValueError: prompt too long'].join('\n'), { engine: 'vllm' }).class).toBe('unknown');
   });
 
+  it('names a CUDA fault after the ready line as the cause, though in-flight requests were answered after it', () => {
+    const vllm = [
+      READY,
+      '(EngineCore_DP0 pid=7) ERROR 12-01 22:09:54 [core.py] EngineCore encountered a fatal error.',
+      '(EngineCore_DP0 pid=7) ERROR 12-01 22:09:54 [core.py] RuntimeError: CUDA error: an illegal memory access was encountered',
+      '(APIServer pid=7) vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.',
+      '(APIServer pid=7) INFO:     127.0.0.1:40636 - "POST /v1/completions HTTP/1.1" 200 OK',
+    ].join('\n');
+    expect(classifyLog(vllm, { engine: 'vllm' })).toMatchObject({ class: 'unknown', line: 3, evidence: 'RuntimeError: CUDA error: an illegal memory access was encountered' });
+    expect(classifyLog(vllm, { engine: 'vllm' }).hint).toMatch(/GPU kernel failed while serving \(an illegal memory access was encountered\)/);
+    // Without the root cause, the wrapper still says the engine died.
+    const wrapperOnly = [READY, '(APIServer pid=7) vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.'].join('\n');
+    expect(classifyLog(wrapperOnly, { engine: 'vllm' }).hint).toMatch(/engine core died while serving/);
+  });
+
   it('ignores informational and warning lines that only mention a failure string', () => {
     const log = ["(APIServer pid=1) WARNING 10-01 12:00:00 [x.py:1] ModuleNotFoundError: No module named 'flash_attn'", '(APIServer pid=1) INFO 10-01 12:00:00 [x.py:1] retry after CUDA out of memory'].join('\n');
     expect(classifyLog(log, { engine: 'vllm' }).class).toBe('unknown');

@@ -417,6 +417,14 @@ const SIGNATURES: readonly Signature[] = [
     hint: () => 'vLLM reports that its engine core failed to start; the cause is printed before this line, and this log does not hold a recognised one. Look at the first error above it (or the full log).',
   },
   {
+    // vllm/v1/engine/exceptions.py: raised to requests once the engine core process has died.
+    id: 'vllm-engine-dead',
+    tier: 'wrapper',
+    class: 'unknown',
+    re: /EngineDeadError: EngineCore encountered an issue/,
+    hint: () => "vLLM's engine core died while serving; the cause is printed above this line (a CUDA fault, an assertion). Look at the first error before it.",
+  },
+  {
     id: 'sglang-warmup-failed',
     tier: 'wrapper',
     class: 'unknown',
@@ -459,6 +467,15 @@ const SIGNATURES: readonly Signature[] = [
     class: 'unknown',
     re: /Error: Invalid value for '([^']+)'/,
     hint: (ctx) => `trtllm-serve rejected the value of ${ctx.found.match[1]}: fix that value (see trtllm-serve --help).`,
+  },
+  {
+    // CUDA's own error strings (cudaGetErrorString), raised by PyTorch as RuntimeError mid-run.
+    id: 'cuda-fault',
+    tier: 'error',
+    class: 'unknown',
+    re: /CUDA error: (an illegal memory access was encountered|an illegal instruction was encountered|device-side assert triggered|unspecified launch failure)/,
+    hint: (ctx) =>
+      `A GPU kernel failed while serving (${ctx.found.match[1]}). This is an engine or driver fault, not a config the engine refused: try the engine's previous or next pinned version, turn off the newest feature in this config (speculative decoding, FP8 KV cache, CUDA graphs), and check nvidia-smi for Xid errors.`,
   },
   {
     id: 'native-crash',

@@ -24,6 +24,8 @@ export default defineConfig({
           name: 'renderer',
           environment: 'jsdom',
           include: ['src/renderer/**/*.test.{ts,tsx}'],
+          setupFiles: ['tests/setup/renderer.ts'],
+          testTimeout: 20_000,
         },
       },
     ],

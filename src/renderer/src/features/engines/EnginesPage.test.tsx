@@ -65,7 +65,8 @@ describe('Engines page', () => {
 
     act(() => api.emit('engines:progress', { hostId: 'demo-lab', jobId: 'job-1', phase: 'downloading', percent: 42, line: 'Downloading torch' }));
     const bar = await within(panel).findByRole('progressbar');
-    expect(bar.getAttribute('aria-valuenow')).toBe('42');
+    // The bar can be on screen a render before the progress reaches it: read it once settled.
+    await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe('42'));
     expect(within(panel).getByText('Downloading')).toBeTruthy();
 
     fireEvent.click(within(panel).getByRole('button', { name: 'Show install log' }));
@@ -299,10 +300,11 @@ describe('Engines page: Hugging Face token', () => {
     fireEvent.change(input, { target: { value: TOKEN } });
     fireEvent.click(within(group).getByRole('button', { name: 'Save token' }));
     await waitFor(() => expect(within(group).getByTestId('hf-token-state').textContent).toBe('Set'));
+    // The editor closes once the save has returned, a moment after the list says "Set".
+    expect(await within(group).findByRole('button', { name: 'Replace token' })).toBeTruthy();
     expect(api.calls.find((c) => c.name === 'secrets:set')?.input).toEqual({ ref: 'hf-token', value: TOKEN });
     expect(document.body.textContent).not.toContain(TOKEN);
     expect([...document.querySelectorAll('input')].some((el) => el.value === TOKEN)).toBe(false);
-    expect(within(group).getByRole('button', { name: 'Replace token' })).toBeTruthy();
 
     expect(pass.disabled).toBe(false);
     fireEvent.click(pass);
@@ -356,7 +358,8 @@ describe('Engines page: prefetch', () => {
 
     act(() => api.emit('models:progress', { hostId: 'demo-lab', jobId: 'pf-1', done: 5, total: 12, line: 'model-00001-of-00005.safetensors' }));
     const bar = within(panel).getByRole('progressbar', { name: 'Prefetch progress' });
-    expect(bar.getAttribute('aria-valuenow')).toBe('5');
+    // The bar can be on screen a render before the progress reaches it: read it once settled.
+    await waitFor(() => expect(bar.getAttribute('aria-valuenow')).toBe('5'));
     expect(bar.getAttribute('aria-valuemax')).toBe('12');
     expect(within(panel).getByText('5 of 12 files')).toBeTruthy();
     expect(within(panel).getByText('model-00001-of-00005.safetensors')).toBeTruthy();

@@ -2,8 +2,8 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from './App';
 import { setLocale } from './i18n';
-import { createAppStore } from './store';
 import { createFakeApi } from './testing/fake-api';
+import { renderApp } from './testing/render';
 
 afterEach(() => {
   cleanup();
@@ -15,17 +15,13 @@ function memoryStorage() {
   return { getItem: (k: string) => data.get(k) ?? null, setItem: (k: string, v: string) => void data.set(k, v), data };
 }
 
-async function renderApp(problems: string[] = [], storage = memoryStorage()) {
+async function renderAppWith(problems: string[] = [], storage = memoryStorage()) {
   const api = createFakeApi({
     'hosts:list': () => [],
     'prompts:pending': () => [],
     'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/tmp/d', problems }),
   });
-  const store = createAppStore(api, { storage, prefersDark: false });
-  await act(async () => {
-    render(<App api={api} store={store} />);
-  });
-  return { api, store, storage };
+  return { ...(await renderApp(api, storage)), storage };
 }
 
 describe('App', () => {
@@ -35,7 +31,7 @@ describe('App', () => {
   });
 
   it('shows Hosts as the current page, and Studies as a page of its own', async () => {
-    const { api } = await renderApp();
+    const { api } = await renderAppWith();
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(nav).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Hosts' }).getAttribute('aria-current')).toBe('page');
@@ -50,7 +46,7 @@ describe('App', () => {
   });
 
   it('opens the Engines page from the navigation', async () => {
-    await renderApp();
+    await renderAppWith();
     fireEvent.click(screen.getByRole('button', { name: 'Engines' }));
     expect(screen.getByRole('button', { name: 'Engines' }).getAttribute('aria-current')).toBe('page');
     expect(screen.getByRole('heading', { name: 'Engines', level: 1 })).toBeTruthy();
@@ -59,7 +55,7 @@ describe('App', () => {
   });
 
   it('opens the Results page from the navigation', async () => {
-    const { api } = await renderApp();
+    const { api } = await renderAppWith();
     api.handle('results:list', () => []);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Results' }));
@@ -70,7 +66,7 @@ describe('App', () => {
   });
 
   it('toggles the theme, applies it to the document and remembers it', async () => {
-    const { storage } = await renderApp();
+    const { storage } = await renderAppWith();
     expect(document.documentElement.dataset.theme).toBe('light');
     fireEvent.click(screen.getByRole('button', { name: 'Switch to dark theme' }));
     expect(document.documentElement.dataset.theme).toBe('dark');
@@ -79,7 +75,7 @@ describe('App', () => {
   });
 
   it('switches the whole UI to Turkish from the language picker, and starts in Turkish next time', async () => {
-    const { storage } = await renderApp();
+    const { storage } = await renderAppWith();
     const picker = screen.getByRole('combobox', { name: 'Language' });
     expect(screen.getByRole('option', { name: 'English' })).toBeTruthy();
     expect(screen.getByRole('option', { name: 'Türkçe' })).toBeTruthy();
@@ -99,7 +95,7 @@ describe('App', () => {
 
     cleanup();
     setLocale('en');
-    await renderApp([], storage);
+    await renderAppWith([], storage);
     expect(screen.getByRole('button', { name: 'Ana makineler' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Hosts' })).toBeNull();
     expect(document.documentElement.lang).toBe('tr');
@@ -113,12 +109,12 @@ describe('App', () => {
   it('ignores a stored language that has no file', async () => {
     const storage = memoryStorage();
     storage.setItem('servelab.locale', 'xx');
-    await renderApp([], storage);
+    await renderAppWith([], storage);
     expect(screen.getByRole('button', { name: 'Hosts' })).toBeTruthy();
   });
 
   it('shows the core version and warns while reconnecting', async () => {
-    const { api } = await renderApp();
+    const { api } = await renderAppWith();
     expect(screen.getByText('v0.1.0')).toBeTruthy();
     act(() => api.setStatus('reconnecting'));
     expect(screen.getByText('Lost the connection to the Servelab core. Reconnecting…')).toBeTruthy();
@@ -127,14 +123,14 @@ describe('App', () => {
   });
 
   it('shows the problems the core left for the user in a banner', async () => {
-    await renderApp(['hosts.json is not valid JSON; it was left untouched and no hosts are loaded. Fix or move /tmp/d/hosts.json.']);
+    await renderAppWith(['hosts.json is not valid JSON; it was left untouched and no hosts are loaded. Fix or move /tmp/d/hosts.json.']);
     const banner = screen.getByRole('alert');
     expect(banner.textContent).toContain('Servelab found a problem it left for you to fix');
     expect(banner.textContent).toContain('hosts.json is not valid JSON');
   });
 
   it('shows no problems banner when there are none', async () => {
-    await renderApp();
+    await renderAppWith();
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type { Host, SshConfigAliasView } from '../../../shared/model/host';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { Inventory } from '../../../shared/model/inventory';
+import type { Trial } from '../../../shared/study/study';
 
 // Values from the real H200 capture in tests/fixtures/nvidia-smi/h200-1gpu.
 export const H200_INVENTORY: Inventory = {
@@ -100,5 +101,24 @@ export function makePrompt(overrides: Partial<PromptRequestView> = {}): PromptRe
     allowRemember: true,
     expiresAt: null,
     ...overrides,
+  };
+}
+
+/** A trial of a Qwen3-8B vLLM 0.11.0 server, finished; each test sets what it looks at. */
+export function makeTrial(over: Partial<Trial> & Pick<Trial, 'id'>): Trial {
+  return {
+    stageId: 'engine',
+    candidateId: over.id,
+    label: over.id,
+    engine: 'vllm',
+    version: '0.11.0',
+    mode: 'env',
+    config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {} },
+    serverKey: over.id,
+    command: 'vllm serve Qwen/Qwen3-8B',
+    workloadId: 'sharegpt-c4',
+    repeat: 1,
+    status: 'done',
+    ...over,
   };
 }

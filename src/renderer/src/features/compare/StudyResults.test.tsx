@@ -5,6 +5,7 @@ import type { ProjectFile, Trial } from '../../../../shared/study/study';
 import { CompareView } from './CompareView';
 import { entryColumn } from './compare-model';
 import { ROW_HEIGHT, StudyResults } from './StudyResults';
+import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas: the charts are stand-ins that show their title; the numbers are what is checked.
 vi.mock('./EChart', () => ({
@@ -18,24 +19,7 @@ function result(metrics: Record<string, number>): ResultEntry {
   return { id: 'res-t-00000000', kind: 'measured', status: 'ok', addedAt: '2026-01-01T00:00:00.000Z', title: 'r', result: { schemaVersion: 1, metrics, extra: {} } };
 }
 
-function trial(id: string, over: Partial<Trial> = {}): Trial {
-  return {
-    id,
-    stageId: 'engine',
-    candidateId: id,
-    label: id,
-    engine: 'vllm',
-    version: '0.11.0',
-    mode: 'env',
-    config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {} },
-    serverKey: id,
-    command: `vllm serve Qwen/Qwen3-8B # ${id}`,
-    workloadId: 'sharegpt-c4',
-    repeat: 1,
-    status: 'done',
-    ...over,
-  };
-}
+const trial = (id: string, over: Partial<Trial> = {}): Trial => makeTrial({ id, command: `vllm serve Qwen/Qwen3-8B # ${id}`, ...over });
 
 function project(trials: Trial[], state: Partial<ProjectFile['state']> = {}): ProjectFile {
   return {

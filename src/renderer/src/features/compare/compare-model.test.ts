@@ -15,26 +15,11 @@ import {
   verdictOf,
   type CompareColumn,
 } from './compare-model';
+import { makeTrial } from '../../testing/fixtures';
 
 const column = (id: string, metrics: CompareColumn['metrics'], config?: CompareColumn['config']): CompareColumn => ({ id, label: id.toUpperCase(), metrics, ...(config ? { config } : {}) });
 
-function trial(over: Partial<Trial> & Pick<Trial, 'id'>): Trial {
-  return {
-    stageId: 'engine',
-    candidateId: 'c',
-    label: over.id,
-    engine: 'vllm',
-    version: '0.11.0',
-    mode: 'env',
-    config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {} },
-    serverKey: over.id,
-    command: 'vllm serve Qwen/Qwen3-8B',
-    workloadId: 'sharegpt-c4',
-    repeat: 1,
-    status: 'done',
-    ...over,
-  };
-}
+const trial = (over: Partial<Trial> & Pick<Trial, 'id'>): Trial => makeTrial({ candidateId: 'c', ...over });
 
 function withMetrics(metrics: Record<string, number>) {
   return {

@@ -1,11 +1,11 @@
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import latencyExampleText from '../../../../../examples/qwen3-8b-latency-h100.servelab?raw';
 import { ProjectFileSchema, type ProjectFile } from '../../../../shared/study/study';
-import { App } from '../../App';
-import { createAppStore, hasUnsavedChanges } from '../../store';
+import { hasUnsavedChanges } from '../../store';
 import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { makeHost } from '../../testing/fixtures';
+import { renderApp } from '../../testing/render';
 import { commandForKey } from './use-app-commands';
 
 afterEach(cleanup);
@@ -32,13 +32,7 @@ function shellApi(): FakeApi {
   });
 }
 
-async function renderShell(api = shellApi()) {
-  const store = createAppStore(api, { storage: null, prefersDark: false });
-  await act(async () => {
-    render(<App api={api} store={store} />);
-  });
-  return { api, store };
-}
+const renderShell = (api = shellApi()) => renderApp(api);
 
 async function press(key: string, mods: { ctrl?: boolean; shift?: boolean } = {}, target: Element = document.body) {
   await act(async () => {

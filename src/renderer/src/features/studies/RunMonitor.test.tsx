@@ -8,6 +8,7 @@ import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
 import type { ChartTheme } from '../compare/EChart';
 import { RunMonitor } from './RunMonitor';
+import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas: the chart is a stand-in that keeps the option it was given, which is what is checked.
 const charts = vi.hoisted(() => new Map<string, (theme: ChartTheme) => EChartsCoreOption>());
@@ -36,22 +37,7 @@ const STUDY = StudyDefinitionSchema.parse({
 const T0 = Date.parse('2026-02-01T10:00:00.000Z');
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
-function trial(overrides: Partial<Trial> & Pick<Trial, 'id' | 'label'>): Trial {
-  return {
-    stageId: 'engine',
-    candidateId: overrides.id,
-    engine: 'vllm',
-    version: '0.11.0',
-    mode: 'env',
-    config: { model: 'Qwen/Qwen3-8B' },
-    serverKey: `key-${overrides.id}`,
-    command: 'vllm serve Qwen/Qwen3-8B',
-    workloadId: 'c4',
-    repeat: 1,
-    status: 'planned',
-    ...overrides,
-  } as Trial;
-}
+const trial = (over: Partial<Trial> & Pick<Trial, 'id' | 'label'>): Trial => makeTrial({ serverKey: `key-${over.id}`, workloadId: 'c4', status: 'planned', ...over });
 
 const VLLM = trial({ id: 'engine/vllm/c4/r1', label: 'vLLM 0.11.0', status: 'done', hostId: 'demo-lab', gpus: ['0'], serverId: 'srv-a', startedAt: at(0), finishedAt: at(40) });
 const SGLANG = trial({ id: 'engine/sglang/c4/r1', label: 'SGLang 0.5.3.post3', engine: 'sglang', status: 'running', hostId: 'demo-lab', gpus: ['0'], serverId: 'srv-b', startedAt: at(40) });

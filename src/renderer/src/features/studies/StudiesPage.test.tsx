@@ -1,13 +1,13 @@
-import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BENCH_RESULT_SCHEMA_VERSION } from '../../../../shared/results/bench-result';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyState, type Trial } from '../../../../shared/study/study';
-import { App } from '../../App';
-import { createAppStore, syncStoreWithCore } from '../../store';
+import { syncStoreWithCore } from '../../store';
 import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
-import { renderWithStore } from '../../testing/render';
+import { renderApp, renderWithStore } from '../../testing/render';
 import { windowTitle } from '../shell/window-title';
 import { StudiesPage } from './StudiesPage';
+import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas or ResizeObserver: charts are stand-ins that show their title.
 vi.mock('../compare/EChart', () => ({
@@ -35,23 +35,7 @@ const STUDY = StudyDefinitionSchema.parse({
   workloads: { primary: { id: 'sharegpt-c4', label: 'ShareGPT c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4 } },
 });
 
-function trial(overrides: Partial<Trial> & Pick<Trial, 'id'>): Trial {
-  return {
-    stageId: 'engine',
-    candidateId: overrides.id,
-    label: overrides.id,
-    engine: 'vllm',
-    version: '0.11.0',
-    mode: 'env',
-    config: { model: 'Qwen/Qwen3-8B' },
-    serverKey: `key-${overrides.id}`,
-    command: 'vllm serve Qwen/Qwen3-8B',
-    workloadId: 'sharegpt-c4',
-    repeat: 1,
-    status: 'planned',
-    ...overrides,
-  } as Trial;
-}
+const trial = (over: Partial<Trial> & Pick<Trial, 'id'>): Trial => makeTrial({ serverKey: `key-${over.id}`, status: 'planned', ...over });
 
 function project(state: Partial<StudyState> = {}): ProjectFile {
   return { schemaVersion: PROJECT_SCHEMA_VERSION, study: STUDY, state: { status: 'draft', trials: [], decisions: [], ...state } };
@@ -410,10 +394,7 @@ describe('Studies page', () => {
 describe('Studies in the app shell', () => {
   it('says a study runs in the navigation, and announces its end', async () => {
     const api = studiesApi();
-    const store = createAppStore(api, { storage: null, prefersDark: false });
-    await act(async () => {
-      render(<App api={api} store={store} />);
-    });
+    await renderApp(api);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
     });
@@ -434,10 +415,7 @@ describe('Studies in the app shell', () => {
 
   it('keeps the wizard’s draft and step across a visit to another page, and still asks before discarding it', async () => {
     const api = studiesApi();
-    const store = createAppStore(api, { storage: null, prefersDark: false });
-    await act(async () => {
-      render(<App api={api} store={store} />);
-    });
+    const { store } = await renderApp(api);
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Studies' }));
     });

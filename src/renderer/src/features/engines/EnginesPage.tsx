@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { getAdapter } from '../../../../shared/engines';
 import { Icon } from '../../components/Icon';
-import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
+import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore, type InstalledEngine } from '../../store';
@@ -18,7 +18,7 @@ function RemoveEngineDialog({ hostId, item, onClose }: { hostId: string; item: I
   const removeEngine = useAppStore((s) => s.removeEngine);
   const name = getAdapter(item.engine).displayName;
   return (
-    <ConfirmRemoveDialog
+    <ConfirmDangerDialog
       title={t('engines.remove.title', { engine: name, version: item.version })}
       cancelLabel={t('engines.remove.cancel')}
       confirmLabel={t('engines.remove.confirm')}
@@ -27,7 +27,7 @@ function RemoveEngineDialog({ hostId, item, onClose }: { hostId: string; item: I
       onClose={onClose}
     >
       <p>{t('engines.remove.body', { dir: item.dir })}</p>
-    </ConfirmRemoveDialog>
+    </ConfirmDangerDialog>
   );
 }
 

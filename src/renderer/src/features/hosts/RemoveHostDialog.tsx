@@ -1,12 +1,12 @@
 import type { Host } from '../../../../shared/model/host';
-import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
+import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
 
 export function RemoveHostDialog({ host, onClose }: { host: Host; onClose: () => void }) {
   const removeHost = useAppStore((s) => s.removeHost);
   return (
-    <ConfirmRemoveDialog
+    <ConfirmDangerDialog
       title={t('removeHost.title', { label: host.label })}
       cancelLabel={t('removeHost.cancel')}
       confirmLabel={t('removeHost.confirm')}
@@ -22,6 +22,6 @@ export function RemoveHostDialog({ host, onClose }: { host: Host; onClose: () =>
           <p className="muted">{t('removeHost.kept')}</p>
         </>
       )}
-    </ConfirmRemoveDialog>
+    </ConfirmDangerDialog>
   );
 }

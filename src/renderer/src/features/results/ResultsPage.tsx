@@ -1,7 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
-import { ConfirmRemoveDialog } from '../../components/ConfirmRemoveDialog';
+import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
@@ -102,7 +102,7 @@ function Cell({ column, entry }: { column: Column; entry: ResultEntry }) {
 function RemoveResultsDialog({ ids, onClose }: { ids: string[]; onClose: () => void }) {
   const removeResults = useAppStore((s) => s.removeResults);
   return (
-    <ConfirmRemoveDialog
+    <ConfirmDangerDialog
       title={ids.length === 1 ? t('results.remove.titleOne') : t('results.remove.title', { count: ids.length })}
       cancelLabel={t('results.remove.cancel')}
       confirmLabel={t('results.remove.confirm')}
@@ -111,7 +111,7 @@ function RemoveResultsDialog({ ids, onClose }: { ids: string[]; onClose: () => v
       onClose={onClose}
     >
       <p>{t('results.remove.body')}</p>
-    </ConfirmRemoveDialog>
+    </ConfirmDangerDialog>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
-import { Modal } from '../../components/Modal';
+import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { canEditStudy, useAppStore, type OpenStudy, type StudyStatus } from '../../store';
@@ -29,50 +29,18 @@ function initialTab(study: OpenStudy): TabId {
 
 function CancelDialog({ name, onClose }: { name: string; onClose: () => void }) {
   const cancelOpenStudy = useAppStore((s) => s.cancelOpenStudy);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const keepRef = useRef<HTMLButtonElement>(null);
-
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await cancelOpenStudy();
-      onClose();
-    } catch (e) {
-      setError(errorText(e));
-      setBusy(false);
-    }
-  }
-
   return (
-    <Modal
+    <ConfirmDangerDialog
       title={t('studies.cancel.title')}
-      tone="danger"
-      icon={<Icon name="alert" size={18} />}
-      initialFocus={keepRef}
-      onClose={() => {
-        if (!busy) onClose();
-      }}
-      footer={
-        <>
-          <button ref={keepRef} type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
-            {t('studies.cancel.keep')}
-          </button>
-          <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy}>
-            {busy && <Spinner />}
-            {t('studies.cancel.confirm')}
-          </button>
-        </>
-      }
+      icon="alert"
+      cancelLabel={t('studies.cancel.keep')}
+      confirmLabel={t('studies.cancel.confirm')}
+      failureMessage={errorText}
+      onConfirm={cancelOpenStudy}
+      onClose={onClose}
     >
       <p>{t('studies.cancel.body', { name })}</p>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-    </Modal>
+    </ConfirmDangerDialog>
   );
 }
 

@@ -1,14 +1,15 @@
 import { useRef, useState, type ReactNode } from 'react';
-import { Icon } from './Icon';
+import { Icon, type IconName } from './Icon';
 import { Modal } from './Modal';
 import { Spinner } from './Spinner';
 
 /**
- * The confirmation before anything is removed: Cancel has the focus, the dialog cannot be closed while the
- * removal runs, and a failure stays in the dialog with the core's reason so the user can try again.
+ * The confirmation before anything is removed or stopped: the safe choice has the focus, the dialog cannot be
+ * closed while the action runs, and a failure stays in the dialog with the core's reason so the user can try again.
  */
-export function ConfirmRemoveDialog({
+export function ConfirmDangerDialog({
   title,
+  icon = 'trash',
   cancelLabel,
   confirmLabel,
   failureMessage,
@@ -17,6 +18,7 @@ export function ConfirmRemoveDialog({
   children,
 }: {
   title: string;
+  icon?: IconName;
   cancelLabel: string;
   confirmLabel: string;
   /** Turns the failure into the sentence shown in the dialog. */
@@ -45,7 +47,7 @@ export function ConfirmRemoveDialog({
     <Modal
       title={title}
       tone="danger"
-      icon={<Icon name="trash" size={18} />}
+      icon={<Icon name={icon} size={18} />}
       onClose={() => {
         if (!busy) onClose();
       }}

@@ -6,6 +6,16 @@ import type { ServerConfigInput } from '../../src/shared/engines/server-config';
 import { WORKLOAD_PRESETS, type Workload } from '../../src/shared/bench/workload';
 import { ProjectFileSchema, PROJECT_SCHEMA_VERSION, type GoalKind, type ProjectFile, type TrialStatus } from '../../src/shared/study/study';
 
+/** The smallest study a project file takes: one engine, one workload, on the demo lab (defaults fill the rest). */
+export const SMALL_STUDY = {
+  name: 'Qwen3-8B latency',
+  model: { id: 'Qwen/Qwen3-8B' },
+  hosts: [{ hostId: 'demo-lab' }],
+  goal: { kind: 'latency' as const },
+  engines: [{ engine: 'vllm' as const, version: '0.11.0' }],
+  workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, maxConcurrency: 4 } },
+};
+
 /** Values that must never appear in a report: a plain env value (env values may be credentials). */
 export const PLAIN_ENV_VALUE = 'plain-env-value-7f3a9c';
 

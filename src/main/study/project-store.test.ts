@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectDataDir, StudyProject } from './project-store';
 import { ProjectFileSchema } from '../../shared/study/study';
+import { SMALL_STUDY as study } from '../../../tests/helpers/study-projects';
 
 let dir: string;
 beforeEach(async () => {
@@ -11,14 +12,6 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const study = {
-  name: 'Qwen3-8B latency',
-  model: { id: 'Qwen/Qwen3-8B' },
-  hosts: [{ hostId: 'demo-lab' }],
-  goal: { kind: 'latency' as const },
-  engines: [{ engine: 'vllm' as const, version: '0.11.0' }],
-  workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, maxConcurrency: 4 } },
-};
 
 describe('StudyProject', () => {
   it('creates a project, refuses to overwrite it, and reopens the same content', async () => {

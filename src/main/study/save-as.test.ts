@@ -9,6 +9,7 @@ import { projectDataDir, StudyProject } from './project-store';
 import { RecentProjects } from './recent-projects';
 import { studyHandlers } from './study-handlers';
 import type { StudyRunnerDeps } from './study-runner';
+import { SMALL_STUDY as study } from '../../../tests/helpers/study-projects';
 
 let dir: string;
 beforeEach(async () => {
@@ -16,14 +17,6 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const study = {
-  name: 'Qwen3-8B latency',
-  model: { id: 'Qwen/Qwen3-8B' },
-  hosts: [{ hostId: 'demo-lab' }],
-  goal: { kind: 'latency' as const },
-  engines: [{ engine: 'vllm' as const, version: '0.11.0' }],
-  workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, maxConcurrency: 4 } },
-};
 
 /** A runner whose hosts answer only when the test lets them (with a failure), so a run stays under way meanwhile. */
 function heldRunner() {

@@ -90,7 +90,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/**/*.ts'],
+    files: ['src/main/**/*.ts', 'src/core/**/*.ts', 'src/cli/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

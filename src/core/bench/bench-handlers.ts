@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
-import type { CallHandlers } from '../core/dispatcher';
-import type { EventBus } from '../core/event-bus';
+import type { CallHandlers } from '../dispatch/dispatcher';
+import type { EventBus } from '../dispatch/event-bus';
 import type { BoxTransport } from '../box/box-transport';
 import { importResults, formatProblem } from '../../shared/results';
 import type { ResultsLibrary } from '../results/results-library';

@@ -5,17 +5,17 @@ import { join, resolve } from 'node:path';
 import type { Client } from 'ssh2';
 import type { CliIo } from './cli-io';
 import { UsageError } from './command-line';
-import { ServelabError } from '../../shared/contract';
-import { HostAddressSchema, PortSchema, SshUserSchema } from '../../shared/model/host';
-import { KnownHostsStore, knownHostsName } from '../ssh/known-hosts';
-import { keyTypeLabel } from '../ssh/fingerprint';
-import { openSshClient } from '../ssh/connect';
-import { resolveTarget, type HostSpec, type ResolvedSshTarget } from '../ssh/ssh-target';
-import { SshBoxTransport } from '../box/ssh-box-transport';
-import { demoLabPaths, demoLabTransport, prepareDemoBox } from '../box/demo-lab';
-import type { BoxTransport } from '../box/box-transport';
-import { resolveSimboxBinDir } from '../box/simbox-path';
-import { defaultDataDir, expandHome } from '../util/paths';
+import { ServelabError } from '../shared/contract';
+import { HostAddressSchema, PortSchema, SshUserSchema } from '../shared/model/host';
+import { KnownHostsStore, knownHostsName } from '../core/ssh/known-hosts';
+import { keyTypeLabel } from '../core/ssh/fingerprint';
+import { openSshClient } from '../core/ssh/connect';
+import { resolveTarget, type HostSpec, type ResolvedSshTarget } from '../core/ssh/ssh-target';
+import { SshBoxTransport } from '../core/box/ssh-box-transport';
+import { demoLabPaths, demoLabTransport, prepareDemoBox } from '../core/box/demo-lab';
+import type { BoxTransport } from '../core/box/box-transport';
+import { resolveSimboxBinDir } from '../core/box/simbox-path';
+import { defaultDataDir, expandHome } from '../core/util/paths';
 
 /** parseArgs options every box command accepts. */
 export const BOX_OPTIONS = {

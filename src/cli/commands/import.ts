@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../cli-io';
 import { UsageError } from '../command-line';
-import { importResultFiles, MAX_RESULT_FILE_BYTES } from '../../results/import-files';
-import { formatProblem, type BenchResult } from '../../../shared/results';
+import { importResultFiles, MAX_RESULT_FILE_BYTES } from '../../core/results/import-files';
+import { formatProblem, type BenchResult } from '../../shared/results';
 
 export const IMPORT_USAGE = `Usage: servelab import <file | folder>... [--json | --jsonl]
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
-import type { CallHandlers } from '../core/dispatcher';
-import type { EventBus } from '../core/event-bus';
+import type { CallHandlers } from '../dispatch/dispatcher';
+import type { EventBus } from '../dispatch/event-bus';
 import type { EngineBox } from './engine-box';
 import { EngineInstaller } from './engine-installer';
 import { launchServer, readServerRecord, stopRecordedServer, type RunningServer } from './server-launcher';

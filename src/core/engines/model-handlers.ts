@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { CallHandlers } from '../core/dispatcher';
-import type { EventBus } from '../core/event-bus';
+import type { CallHandlers } from '../dispatch/dispatcher';
+import type { EventBus } from '../dispatch/event-bus';
 import { HF_TOKEN_REF } from '../../shared/model/model-prefetch';
 import type { ReleasableBox } from './engine-handlers';
 import { prefetchModel } from './model-prefetch';

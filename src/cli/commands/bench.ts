@@ -4,14 +4,14 @@ import { join, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
 import { UsageError } from '../command-line';
 import { BOX_OPTIONS, BOX_OPTIONS_USAGE, openCliBox, type CliBox } from '../box-options';
-import { ServelabError } from '../../../shared/contract';
-import { WORKLOAD_PRESETS, describeWorkload, parseWorkload, workloadPreset, type Workload } from '../../../shared/bench/workload';
-import type { ResultEntry } from '../../../shared/results/result-entry';
-import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../../bench/dataset-store';
-import { newRunId } from '../../bench/bench-handlers';
-import { DEFAULT_CLIENT_VERSION, prepareMeasurement, type ShareGptSource } from '../../bench/measure';
-import { ResultsLibrary } from '../../results/results-library';
-import { defaultDataDir } from '../../util/paths';
+import { ServelabError } from '../../shared/contract';
+import { WORKLOAD_PRESETS, describeWorkload, parseWorkload, workloadPreset, type Workload } from '../../shared/bench/workload';
+import type { ResultEntry } from '../../shared/results/result-entry';
+import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../../core/bench/dataset-store';
+import { newRunId } from '../../core/bench/bench-handlers';
+import { DEFAULT_CLIENT_VERSION, prepareMeasurement, type ShareGptSource } from '../../core/bench/measure';
+import { ResultsLibrary } from '../../core/results/results-library';
+import { defaultDataDir } from '../../core/util/paths';
 
 export const BENCH_USAGE = `Usage: servelab bench <run|presets|datasets|fetch-sharegpt> … (--demo | --host [user@]host [options])
 

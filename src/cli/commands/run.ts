@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
-import { ServelabError } from '../../../shared/contract';
-import { objectiveOf, type Trial } from '../../../shared/study/study';
-import { createCore } from '../../core/core';
-import { resolveSimboxBinDir } from '../../box/simbox-path';
-import { defaultDataDir } from '../../util/paths';
-import { StudyProject } from '../../study/project-store';
-import { runStudy, type StudyEvent } from '../../study/study-runner';
+import { ServelabError } from '../../shared/contract';
+import { objectiveOf, type Trial } from '../../shared/study/study';
+import { createCore } from '../../core/create-core';
+import { resolveSimboxBinDir } from '../../core/box/simbox-path';
+import { defaultDataDir } from '../../core/util/paths';
+import { StudyProject } from '../../core/study/project-store';
+import { runStudy, type StudyEvent } from '../../core/study/study-runner';
 
 export const RUN_USAGE = `Usage: servelab run <project.servelab> [--data-dir DIR] [--quiet]
 

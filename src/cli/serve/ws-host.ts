@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_PATH, WireCallSchema, type WireServerMessage } from '../../shared/contract';
-import type { Core } from '../core/core';
+import type { Core } from '../../core/create-core';
 import { readStaticFile } from './static-files';
 
 export const RENDERER_CSP =

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventBus } from '../core/event-bus';
+import { EventBus } from '../dispatch/event-bus';
 import { projectDataDir, StudyProject } from './project-store';
 import { RecentProjects } from './recent-projects';
 import { studyHandlers } from './study-handlers';

@@ -1,36 +1,36 @@
 import { join } from 'node:path';
 import { homedir, userInfo } from 'node:os';
-import { EventBus } from './event-bus';
-import { createDispatcher, type CallHandlers, type Dispatch } from './dispatcher';
-import { HostStore, type NewHost } from '../hosts/host-store';
-import { MemorySecretStore, type SecretStore } from '../secrets/secret-store';
-import { KnownHostsStore } from '../ssh/known-hosts';
-import { SshConnectionPool, type ConnectionStateEvent, type ReconnectPolicy } from '../ssh/connection-pool';
-import { PromptBroker } from '../ssh/prompt-broker';
-import { ConnectionLog } from '../ssh/connection-log';
-import type { AuthSecrets, RememberedSecret } from '../ssh/auth-plan';
-import { resolveTarget, type HostSpec, type ResolvedSshTarget } from '../ssh/ssh-target';
-import { listSshConfigAliases } from '../ssh/ssh-config';
-import { collectInventory } from '../inventory/collect';
-import { boxCommandRunner } from '../inventory/collect-over-ssh';
-import { JobRegistry } from '../jobs/job-registry';
-import type { BoxTransport } from '../box/box-transport';
-import { SshBoxTransport } from '../box/ssh-box-transport';
-import { DEMO_LAB_LABEL, demoLabHost, demoLabPaths, demoLabTransport, prepareDemoBox } from '../box/demo-lab';
-import type { LocalBoxTransport } from '../box/local-box-transport';
-import { ServelabError, type CallName } from '../../shared/contract';
-import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo, type HostStateEvent } from '../../shared/model/host';
-import { APP_NAME, APP_VERSION } from './app-identity';
-import { engineHandlers } from '../engines/engine-handlers';
-import { modelHandlers } from '../engines/model-handlers';
-import { namedSecretKey, secretHandlers } from '../secrets/secret-handlers';
-import { SecretRefIndex } from '../secrets/secret-ref-index';
-import { ResultsLibrary } from '../results/results-library';
-import { benchHandlers } from '../bench/bench-handlers';
-import type { StudyBox, StudyRunnerDeps } from '../study/study-runner';
-import { studyHandlers } from '../study/study-handlers';
-import { RecentProjects } from '../study/recent-projects';
-import { resolveExamplesDir } from '../study/examples-path';
+import { EventBus } from './dispatch/event-bus';
+import { createDispatcher, type CallHandlers, type Dispatch } from './dispatch/dispatcher';
+import { HostStore, type NewHost } from './hosts/host-store';
+import { MemorySecretStore, type SecretStore } from './secrets/secret-store';
+import { KnownHostsStore } from './ssh/known-hosts';
+import { SshConnectionPool, type ConnectionStateEvent, type ReconnectPolicy } from './ssh/connection-pool';
+import { PromptBroker } from './ssh/prompt-broker';
+import { ConnectionLog } from './ssh/connection-log';
+import type { AuthSecrets, RememberedSecret } from './ssh/auth-plan';
+import { resolveTarget, type HostSpec, type ResolvedSshTarget } from './ssh/ssh-target';
+import { listSshConfigAliases } from './ssh/ssh-config';
+import { collectInventory } from './inventory/collect';
+import { boxCommandRunner } from './inventory/collect-over-ssh';
+import { JobRegistry } from './jobs/job-registry';
+import type { BoxTransport } from './box/box-transport';
+import { SshBoxTransport } from './box/ssh-box-transport';
+import { DEMO_LAB_LABEL, demoLabHost, demoLabPaths, demoLabTransport, prepareDemoBox } from './box/demo-lab';
+import type { LocalBoxTransport } from './box/local-box-transport';
+import { ServelabError, type CallName } from '../shared/contract';
+import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo, type HostStateEvent } from '../shared/model/host';
+import { APP_NAME, APP_VERSION } from './dispatch/app-identity';
+import { engineHandlers } from './engines/engine-handlers';
+import { modelHandlers } from './engines/model-handlers';
+import { namedSecretKey, secretHandlers } from './secrets/secret-handlers';
+import { SecretRefIndex } from './secrets/secret-ref-index';
+import { ResultsLibrary } from './results/results-library';
+import { benchHandlers } from './bench/bench-handlers';
+import type { StudyBox, StudyRunnerDeps } from './study/study-runner';
+import { studyHandlers } from './study/study-handlers';
+import { RecentProjects } from './study/recent-projects';
+import { resolveExamplesDir } from './study/examples-path';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -54,7 +54,7 @@ export interface CoreOptions {
   promptTimeoutMs?: number | null;
   reconnect?: Partial<ReconnectPolicy>;
   /**
-   * The simulated GPU box's `bin/` folder (see resolveSimboxBinDir in src/main/box/simbox-path.ts). When set, the
+   * The simulated GPU box's `bin/` folder (see resolveSimboxBinDir in src/core/box/simbox-path.ts). When set, the
    * built-in demo lab is offered: present on first start, restorable after the user removed it.
    */
   simboxBinDir?: string | null;

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import type { CallHandlers } from '../core/dispatcher';
-import type { EventBus } from '../core/event-bus';
+import type { CallHandlers } from '../dispatch/dispatcher';
+import type { EventBus } from '../dispatch/event-bus';
 import { ProjectFileSchema } from '../../shared/study/study';
 import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';

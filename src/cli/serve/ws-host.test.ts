@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { createCore, type Core } from '../core/core';
+import { createCore, type Core } from '../../core/create-core';
 import { startWsHost, type WsHost } from './ws-host';
 import { resolveStaticPath } from './static-files';
 

@@ -1,11 +1,11 @@
 import { extname, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
-import { readVersionedFile } from '../../util/versioned-file';
-import { writeFileAtomic } from '../../util/atomic-write';
-import { ServelabError } from '../../../shared/contract';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../../shared/study/study';
-import { renderCsv, renderHtml, renderMarkdown } from '../../../shared/study/report';
+import { readVersionedFile } from '../../core/util/versioned-file';
+import { writeFileAtomic } from '../../core/util/atomic-write';
+import { ServelabError } from '../../shared/contract';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
 
 export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--out FILE]
 

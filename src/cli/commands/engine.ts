@@ -4,13 +4,13 @@ import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli-io';
 import { UsageError } from '../command-line';
 import { BOX_OPTIONS, BOX_OPTIONS_USAGE, openCliBox } from '../box-options';
-import { ServelabError } from '../../../shared/contract';
-import type { ServerConfigInput } from '../../../shared/engines';
-import { EngineInstaller } from '../../engines/engine-installer';
-import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../engines/server-launcher';
-import type { ReleasableBox } from '../../engines/engine-handlers';
-import { prefetchModel } from '../../engines/model-prefetch';
-import { HF_TOKEN_REF } from '../../../shared/model/model-prefetch';
+import { ServelabError } from '../../shared/contract';
+import type { ServerConfigInput } from '../../shared/engines';
+import { EngineInstaller } from '../../core/engines/engine-installer';
+import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../core/engines/server-launcher';
+import type { ReleasableBox } from '../../core/engines/engine-handlers';
+import { prefetchModel } from '../../core/engines/model-prefetch';
+import { HF_TOKEN_REF } from '../../shared/model/model-prefetch';
 
 export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|stop|prefetch> … (--demo | --host [user@]host [options])
 

@@ -2,10 +2,10 @@ import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCore } from '../../core/core';
-import { startWsHost } from '../../transport/ws-host';
-import { defaultDataDir } from '../../util/paths';
-import { resolveSimboxBinDir } from '../../box/simbox-path';
+import { createCore } from '../../core/create-core';
+import { startWsHost } from '../serve/ws-host';
+import { defaultDataDir } from '../../core/util/paths';
+import { resolveSimboxBinDir } from '../../core/box/simbox-path';
 import type { CliIo } from '../cli-io';
 
 export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]

@@ -2,18 +2,18 @@ import { parseSinglePositional, UsageError } from '../command-line';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
-import { ServelabError, type ErrorCode } from '../../../shared/contract';
-import { HostAddressSchema, PortSchema, SshUserSchema } from '../../../shared/model/host';
-import { formatGpuSummary, type Inventory } from '../../../shared/model/inventory';
-import { KnownHostsStore, knownHostsName } from '../../ssh/known-hosts';
-import { keyTypeLabel } from '../../ssh/fingerprint';
-import { connectionKey, parseJumpHop, resolveTarget, targetAddress, targetLabel, type HostSpec, type ResolvedSshTarget } from '../../ssh/ssh-target';
-import type { OpenSshClientOptions } from '../../ssh/connect';
-import type { AuthSecrets } from '../../ssh/auth-plan';
-import type { ConnectionLogLevel, ConnectionLogWriter } from '../../ssh/connection-log';
-import { PromptBroker, attachTtyPrompts, type TtyPromptOptions } from '../../ssh/prompt-broker';
-import { collectInventoryOverSsh } from '../../inventory/collect-over-ssh';
-import { defaultDataDir, expandHome } from '../../util/paths';
+import { ServelabError, type ErrorCode } from '../../shared/contract';
+import { HostAddressSchema, PortSchema, SshUserSchema } from '../../shared/model/host';
+import { formatGpuSummary, type Inventory } from '../../shared/model/inventory';
+import { KnownHostsStore, knownHostsName } from '../../core/ssh/known-hosts';
+import { keyTypeLabel } from '../../core/ssh/fingerprint';
+import { connectionKey, parseJumpHop, resolveTarget, targetAddress, targetLabel, type HostSpec, type ResolvedSshTarget } from '../../core/ssh/ssh-target';
+import type { OpenSshClientOptions } from '../../core/ssh/connect';
+import type { AuthSecrets } from '../../core/ssh/auth-plan';
+import type { ConnectionLogLevel, ConnectionLogWriter } from '../../core/ssh/connection-log';
+import { PromptBroker, attachTtyPrompts, type TtyPromptOptions } from '../../core/ssh/prompt-broker';
+import { collectInventoryOverSsh } from '../../core/inventory/collect-over-ssh';
+import { defaultDataDir, expandHome } from '../../core/util/paths';
 
 export const INVENTORY_USAGE = `Usage: servelab inventory <[user@]host | ssh-config alias> [options]
 

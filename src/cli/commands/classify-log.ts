@@ -2,7 +2,7 @@ import { parseSinglePositional, UsageError } from '../command-line';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
-import { classifyLog, ENGINE_IDS, isEngineId, LOG_CLASSES, type EngineId, type LogClass, type LogVerdict } from '../../../shared/engines';
+import { classifyLog, ENGINE_IDS, isEngineId, LOG_CLASSES, type EngineId, type LogClass, type LogVerdict } from '../../shared/engines';
 
 export const CLASSIFY_LOG_USAGE = `Usage: servelab classify-log <file | -> [--engine vllm|sglang|trtllm] [--json]
 

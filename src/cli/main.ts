@@ -10,7 +10,7 @@ import { runBench } from './commands/bench';
 import { runRun } from './commands/run';
 import { runReport } from './commands/report';
 import type { CliIo } from './cli-io';
-import { APP_NAME, APP_VERSION } from '../core/app-identity';
+import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
 
 export const USAGE = `${APP_NAME} ${APP_VERSION}: find the fastest way to serve an LLM on your own GPU boxes.
 

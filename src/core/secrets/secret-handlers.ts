@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import type { CallHandlers } from '../core/dispatcher';
+import type { CallHandlers } from '../dispatch/dispatcher';
 import type { SecretStore } from './secret-store';
 import type { SecretRefIndex } from './secret-ref-index';
 

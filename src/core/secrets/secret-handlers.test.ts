@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDispatcher, type CallHandlers, type Dispatch } from '../core/dispatcher';
+import { createDispatcher, type CallHandlers, type Dispatch } from '../dispatch/dispatcher';
 import { MemorySecretStore, type SecretStore } from './secret-store';
 import { SecretRefIndex } from './secret-ref-index';
 import { namedSecretKey, secretHandlers } from './secret-handlers';

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runClassifyLog, type LogInput } from '../../src/cli/commands/classify-log';
 import { runCaptured, type CliRun } from '../helpers/cli';
-import { loadLogCorpus, LOG_CORPUS_DIR } from '../../src/core/engines/log-corpus';
+import { loadLogCorpus, LOG_CORPUS_DIR } from '../helpers/log-corpus';
 
 const corpus = loadLogCorpus();
 

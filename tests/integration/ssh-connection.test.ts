@@ -15,7 +15,9 @@ import { openSshClient, type OpenSshClientOptions } from '../../src/core/ssh/con
 import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
-import { PromptBroker, ScriptedPrompts, attachTtyPrompts } from '../../src/core/ssh/prompt-broker';
+import { PromptBroker } from '../../src/core/ssh/prompt-broker';
+import { attachTtyPrompts } from '../../src/cli/tty-prompts';
+import { ScriptedPrompts } from '../helpers/scripted-prompts';
 import type { RememberedSecret } from '../../src/core/ssh/auth-plan';
 import { ServelabError } from '../../src/shared/contract';
 

@@ -12,7 +12,8 @@ import { openSshClient } from '../../src/core/ssh/connect';
 import { execCollect } from '../../src/core/ssh/exec';
 import { resolveTarget, type SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
-import { PromptBroker, ScriptedPrompts } from '../../src/core/ssh/prompt-broker';
+import { PromptBroker } from '../../src/core/ssh/prompt-broker';
+import { ScriptedPrompts } from '../helpers/scripted-prompts';
 import { SshConnectionPool, type ConnectionStateEvent } from '../../src/core/ssh/connection-pool';
 import { ServelabError } from '../../src/shared/contract';
 

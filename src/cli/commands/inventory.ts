@@ -11,7 +11,8 @@ import { connectionKey, parseJumpHop, resolveTarget, targetAddress, targetLabel,
 import type { OpenSshClientOptions } from '../../core/ssh/connect';
 import type { AuthSecrets } from '../../core/ssh/auth-plan';
 import type { ConnectionLogLevel, ConnectionLogWriter } from '../../core/ssh/connection-log';
-import { PromptBroker, attachTtyPrompts, type TtyPromptOptions } from '../../core/ssh/prompt-broker';
+import { PromptBroker } from '../../core/ssh/prompt-broker';
+import { attachTtyPrompts, type TtyPromptOptions } from '../tty-prompts';
 import { collectInventoryOverSsh } from '../../core/inventory/collect-over-ssh';
 import { defaultDataDir, expandHome } from '../../core/util/paths';
 

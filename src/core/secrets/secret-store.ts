@@ -20,5 +20,3 @@ export class MemorySecretStore implements SecretStore {
     this.values.delete(key);
   }
 }
-
-export const hostPasswordKey = (hostId: string): string => `host-password:${hostId}`;

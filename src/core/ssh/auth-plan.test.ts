@@ -6,7 +6,8 @@ import * as ssh2Module from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, KeyboardInteractiveAuthMethod, PasswordAuthMethod } from 'ssh2';
 import { AuthPlan, planAuthSteps, tildify, type AuthPlanOptions } from './auth-plan';
 import { ConnectionLog } from './connection-log';
-import { PromptBroker, ScriptedPrompts } from './prompt-broker';
+import { PromptBroker } from './prompt-broker';
+import { ScriptedPrompts } from '../../../tests/helpers/scripted-prompts';
 import type { SshTarget } from './ssh-target';
 import { ServelabError } from '../../shared/contract';
 

@@ -333,8 +333,3 @@ function globFiles(pattern: string): string[] {
     }
   });
 }
-
-/** ~/.ssh/config of the given home. */
-export function defaultSshConfigPath(home: string): string {
-  return join(home, '.ssh', 'config');
-}

@@ -2,14 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyLog, ENGINE_ADAPTERS, LOG_CLASSES, type EngineId } from '../../shared/engines';
+import { classifyLog, ENGINE_ADAPTERS, LOG_CLASSES, type EngineId } from '../../src/shared/engines';
 import { loadLogCorpus } from './log-corpus';
 
 const corpus = loadLogCorpus();
 
 describe('engine log corpus', () => {
   it('has a log and an expectation for each case, for every class, and most classes for every engine', () => {
-    const dir = join(import.meta.dirname, '../../../tests/fixtures/engine-logs');
+    const dir = join(import.meta.dirname, '../fixtures/engine-logs');
     const files = readdirSync(dir);
     for (const f of files.filter((f) => f.endsWith('.log'))) expect(files, f).toContain(f.replace(/\.log$/, '.json'));
     expect(new Set(corpus.map((c) => c.expect.class))).toEqual(new Set(LOG_CLASSES));

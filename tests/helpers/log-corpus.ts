@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import type { EngineId, LogClass } from '../../shared/engines';
+import type { EngineId, LogClass } from '../../src/shared/engines';
 
 /** What a corpus log must be classified as (the JSON beside it). */
 export interface LogCorpusExpectation {
@@ -24,7 +24,7 @@ export interface LogCorpusCase {
   expect: LogCorpusExpectation;
 }
 
-export const LOG_CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../tests/fixtures/engine-logs');
+export const LOG_CORPUS_DIR = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/engine-logs');
 
 /** The realistic engine logs in tests/fixtures/engine-logs/, each with its expected verdict. */
 export function loadLogCorpus(dir = LOG_CORPUS_DIR): LogCorpusCase[] {

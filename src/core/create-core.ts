@@ -23,7 +23,8 @@ import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo, type HostStateEvent } fr
 import { APP_NAME, APP_VERSION } from './dispatch/app-identity';
 import { engineHandlers } from './engines/engine-handlers';
 import { modelHandlers } from './engines/model-handlers';
-import { namedSecretKey, secretHandlers } from './secrets/secret-handlers';
+import { secretHandlers } from './secrets/secret-handlers';
+import { namedSecretKey, passphraseKey, passwordKey } from './secrets/secret-keys';
 import { SecretRefIndex } from './secrets/secret-ref-index';
 import { ResultsLibrary } from './results/results-library';
 import { benchHandlers } from './bench/bench-handlers';
@@ -87,10 +88,6 @@ export interface Core {
 }
 
 type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed' };
-
-// Keychain entries: keyed by what they unlock, so two hosts behind one address share a remembered password.
-const passwordKey = (s: { user: string; host: string; port: number }) => `ssh-password:${s.user}@${s.host}:${s.port}`;
-const passphraseKey = (identityFile: string) => `ssh-passphrase:${identityFile}`;
 
 function toStateEvent(event: ConnectionStateEvent): HostStateEvent {
   const out: HostStateEvent = { hostId: event.hostId, state: event.state };
@@ -507,7 +504,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     ...engineHandlers({
       events,
       box: (hostId) => core.box(hostId),
-      resolveSecret: (ref) => secrets.get(`server-env:${ref}`),
+      resolveSecret: (ref) => secrets.get(namedSecretKey(ref)),
       checkDockerAllowed: (hostId) => {
         if (isDemo(hostId)) {
           throw new ServelabError('BAD_INPUT', 'The demo lab has no docker: it simulates a box with Python environments only. Use the default mode, or a GPU box over SSH that has docker.', {

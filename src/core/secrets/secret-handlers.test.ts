@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createDispatcher, type CallHandlers, type Dispatch } from '../dispatch/dispatcher';
 import { MemorySecretStore, type SecretStore } from './secret-store';
 import { SecretRefIndex } from './secret-ref-index';
-import { namedSecretKey, secretHandlers } from './secret-handlers';
+import { secretHandlers } from './secret-handlers';
+import { namedSecretKey } from './secret-keys';
 
 const VALUE = 'hf_SuperSecretValue0123456789abcdef';
 

@@ -2,9 +2,7 @@ import { ServelabError } from '../../shared/contract';
 import type { CallHandlers } from '../dispatch/dispatcher';
 import type { SecretStore } from './secret-store';
 import type { SecretRefIndex } from './secret-ref-index';
-
-/** Keychain key of a named secret: its own prefix, so a name can never reach an SSH password or passphrase. */
-export const namedSecretKey = (ref: string): string => `server-env:${ref}`;
+import { namedSecretKey } from './secret-keys';
 
 export interface SecretHandlerDeps {
   secrets: SecretStore;

@@ -21,9 +21,9 @@ Commands:
                      read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
   classify-log <file|-> [--engine vllm|sglang|trtllm] [--json]
                      why an engine's server log failed (or that it became ready), and what to change
-  engine install|list|remove|launch|stop|prefetch … (--demo | --host [user@]host)
+  engine install|list|remove|launch|stop|prefetch … (--demo | --host [user@]host [-p N] [-i FILE] [-J HOPS])
                      install engines side by side, prefetch models, launch a server until ready, stop it cleanly
-  bench run|presets|datasets|fetch-sharegpt … (--demo | --host [user@]host)
+  bench run|presets|datasets|fetch-sharegpt … (--demo | --host [user@]host [-p N] [-i FILE] [-J HOPS])
                      run a vllm bench serve workload against a launched server; results kept with provenance
   run <project.servelab> [--data-dir DIR] [--quiet]
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { homedir, userInfo } from 'node:os';
 import { EventBus } from './dispatch/event-bus';
 import { createDispatcher, type CallHandlers, type Dispatch } from './dispatch/dispatcher';
 import { APP_NAME, APP_VERSION } from './dispatch/app-identity';
@@ -8,12 +7,11 @@ import { HostConnections } from './hosts/host-connections';
 import { hostHandlers, writeDemoLabIntro } from './hosts/host-handlers';
 import { MemorySecretStore, type SecretStore } from './secrets/secret-store';
 import { namedSecretKey, passphraseKey, passwordKey } from './secrets/secret-keys';
-import { KnownHostsStore } from './ssh/known-hosts';
+import { sshSetup } from './ssh/ssh-setup';
 import { SshConnectionPool, type ReconnectPolicy } from './ssh/connection-pool';
 import { PromptBroker } from './ssh/prompt-broker';
 import { ConnectionLog } from './ssh/connection-log';
 import type { AuthSecrets, RememberedSecret } from './ssh/auth-plan';
-import { resolveTarget } from './ssh/ssh-target';
 import { JobRegistry } from './jobs/job-registry';
 import type { BoxTransport } from './box/box-transport';
 import { demoLabHost } from './box/demo-lab';
@@ -88,8 +86,14 @@ export interface Core {
 export async function createCore(options: CoreOptions): Promise<Core> {
   const log = options.log ?? (() => {});
   const env = options.env ?? process.env;
-  const home = env.HOME || homedir();
-  const sshConfigPath = options.sshConfigPath ?? join(home, '.ssh', 'config');
+  const ssh = sshSetup({
+    dataDir: options.dataDir,
+    env,
+    appKnownHostsFile: options.appKnownHostsFile,
+    userKnownHostsFiles: options.userKnownHostsFiles,
+    sshConfigPath: options.sshConfigPath,
+  });
+  const { knownHosts } = ssh;
   const events = new EventBus();
   const secrets = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
@@ -97,10 +101,6 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   if (hosts.problem) log(`hosts: ${hosts.problem}`);
   const simboxBinDir = options.simboxBinDir ?? null;
   if (simboxBinDir) await hosts.ensureBuiltIn(demoLabHost());
-  const knownHosts = new KnownHostsStore({
-    appFile: options.appKnownHostsFile ?? join(options.dataDir, 'known_hosts'),
-    readOnlyFiles: options.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
-  });
   const connectionLog = new ConnectionLog();
   const prompts = new PromptBroker({ timeoutMs: options.promptTimeoutMs === undefined ? 5 * 60_000 : options.promptTimeoutMs, whenNobodyListens: 'wait' });
   const authSecrets: AuthSecrets = {
@@ -123,7 +123,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     pool,
     events,
     secrets,
-    resolveTarget: (spec) => resolveTarget(spec, { configPath: sshConfigPath, env, home, localUser: env.USER || env.LOGNAME || userInfo().username }),
+    resolveTarget: (spec) => ssh.resolve(spec),
     dataDir: options.dataDir,
     simboxBinDir,
   });
@@ -159,7 +159,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       connectionLog,
       secrets,
       events,
-      sshConfigPath,
+      sshConfigPath: ssh.sshConfigPath,
       env,
       hasDemoLab: simboxBinDir !== null,
       log,

@@ -21,10 +21,11 @@ export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|
   list                   the engine environments installed on the box, and the engine images docker has
   remove <engine> <version>
                          delete that environment
-  launch <engine> <version> --model M [--config FILE.json] [--port N] [--tp N] [--max-model-len N]
+  launch <engine> <version> --model M [--config FILE.json] [--server-port N] [--tp N] [--max-model-len N]
          [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [--docker] [-- EXTRA ENGINE ARGS…]
                          start a server from the environment, wait until it is ready, print its port and command,
                          then stream its log; Ctrl+C stops it and checks the port and GPU memory are free;
+                         --server-port: the server's port on the box (default: a free one; -p is the SSH port);
                          --docker: docker run the pulled image (container servelab-<serverId>, port on 127.0.0.1)
   stop <serverId>        stop a server started by an earlier launch (its record is kept on the box)
   prefetch <engine> <version> --model M [--revision R]
@@ -61,7 +62,8 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
         model: { type: 'string' },
         revision: { type: 'string' },
         config: { type: 'string' },
-        port: { type: 'string' },
+        // The server's own port; -p/--port is the SSH port, as in every command that reaches a host.
+        'server-port': { type: 'string' },
         tp: { type: 'string' },
         'max-model-len': { type: 'string' },
         'gpu-memory-fraction': { type: 'string' },
@@ -241,7 +243,7 @@ async function launchConfig(values: Values, extraArgs: string[], io: CliIo): Pro
     }
   }
   if (typeof values.model === 'string') config.model = values.model;
-  if (typeof values.port === 'string') config.port = positiveNumber(values.port, '--port');
+  if (typeof values['server-port'] === 'string') config.port = positiveNumber(values['server-port'], '--server-port');
   if (typeof values.tp === 'string') config.tensorParallelSize = positiveNumber(values.tp, '--tp');
   if (typeof values['max-model-len'] === 'string') config.maxModelLen = positiveNumber(values['max-model-len'], '--max-model-len');
   if (typeof values['gpu-memory-fraction'] === 'string') config.gpuMemoryFraction = positiveNumber(values['gpu-memory-fraction'], '--gpu-memory-fraction');

@@ -1,20 +1,17 @@
 import { parseSinglePositional, UsageError } from '../command-line';
-import { homedir, userInfo } from 'node:os';
-import { join, resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
+import { SSH_OPTIONS, SSH_OPTIONS_USAGE, acceptedKeyWarning, cliSshHost } from '../box-options';
 import { ServelabError, type ErrorCode } from '../../shared/contract';
-import { HostAddressSchema, PortSchema, SshUserSchema } from '../../shared/model/host';
 import { formatGpuSummary, type Inventory } from '../../shared/model/inventory';
-import { KnownHostsStore, knownHostsName } from '../../core/ssh/known-hosts';
-import { keyTypeLabel } from '../../core/ssh/fingerprint';
-import { connectionKey, parseJumpHop, resolveTarget, targetAddress, targetLabel, type HostSpec, type ResolvedSshTarget } from '../../core/ssh/ssh-target';
+import type { KnownHostsStore } from '../../core/ssh/known-hosts';
+import { connectionKey, targetAddress, targetLabel, type ResolvedSshTarget } from '../../core/ssh/ssh-target';
 import type { OpenSshClientOptions } from '../../core/ssh/connect';
 import type { AuthSecrets } from '../../core/ssh/auth-plan';
 import type { ConnectionLogLevel, ConnectionLogWriter } from '../../core/ssh/connection-log';
+import { acceptingNewKeys } from '../../core/ssh/accept-new-keys';
 import { PromptBroker } from '../../core/ssh/prompt-broker';
 import { attachTtyPrompts, type TtyPromptOptions } from '../tty-prompts';
 import { collectInventoryOverSsh } from '../../core/inventory/collect-over-ssh';
-import { defaultDataDir, expandHome } from '../../core/util/paths';
 
 export const INVENTORY_USAGE = `Usage: servelab inventory <[user@]host | ssh-config alias> [options]
 
@@ -23,18 +20,9 @@ The host is resolved as \`ssh\` resolves it: ~/.ssh/config (Host blocks, Include
 IdentityFile/IdentitiesOnly, the ssh-agent (IdentityAgent, else SSH_AUTH_SOCK) and ServerAlive*.
 Run from a terminal, it asks for the passphrases, passwords and other login answers still needed (typed hidden).
 
-  -p, --port N           SSH port (default: from ~/.ssh/config, else 22)
-  -i, --identity FILE    private key, tried before the config's IdentityFile (default: IdentityFile from
-                         ~/.ssh/config, else ~/.ssh/id_rsa, id_ecdsa, id_ecdsa_sk, id_ed25519, id_ed25519_sk)
-  -J, --jump HOPS        go through jump hosts, like ssh -J: [user@]host[:port][,…], outermost first;
-                         replaces the config's ProxyJump ("none" turns it off)
+${SSH_OPTIONS_USAGE}
   --password-env VAR     log in with the password held in environment variable VAR
   --passphrase-env VAR   passphrase of encrypted keys (the box's and its jump hosts'), from environment variable VAR
-  --known-hosts FILE     the one known_hosts file to read and, with --accept-new, write
-                         (default: the app's known_hosts, plus ~/.ssh/known_hosts read-only)
-  --accept-new           trust and store the host key of the box and of each jump host that is not known yet
-                         (never a changed key), like StrictHostKeyChecking=accept-new
-  --ssh-config FILE      OpenSSH client config to read (default: ~/.ssh/config)
   --timeout SECONDS      give up connecting to each hop after this long (default: 20)
   --json                 print the inventory as JSON
   -v, --verbose          print each step of connecting to stderr (-vv: more detail)
@@ -44,7 +32,6 @@ Exit codes: 0 ok, 1 other error, 2 usage, 3 unknown host key (of the box or a ju
 4 changed or revoked host key, 5 authentication failed, 6 connection failed or timed out.`;
 
 const DEFAULT_TIMEOUT_SECONDS = 20;
-
 
 const EXIT_CODES: Partial<Record<ErrorCode, number>> = {
   HOST_KEY_UNKNOWN: 3,
@@ -138,27 +125,12 @@ async function collectAcceptingNewKeys(
   const { knownHosts } = command;
   let target: ResolvedSshTarget = command.target;
   const typed = typedSecrets(command.passphrase);
-  const accepted = new Set<string>();
-  const hops = target.jumps.length + 1;
-  for (;;) {
-    try {
-      return await collectInventoryOverSsh(target, { ...opts, secrets: typed.secrets });
-    } catch (error) {
-      if (!(command.acceptNew && error instanceof ServelabError && error.code === 'HOST_KEY_UNKNOWN')) throw error;
-      const key = error.details as unknown as HostKeyDetails;
-      const name = knownHostsName(key.host, key.port);
-      // Each hop's key is stored once; meeting it as unknown again means it was not kept, so stop rather than loop.
-      if (accepted.has(`${name} ${key.keyType}`) || accepted.size >= hops) throw error;
-      accepted.add(`${name} ${key.keyType}`);
-      await knownHosts.add({ host: key.host, port: key.port, keyType: key.keyType, publicKey: key.publicKey });
-      io.stderr(
-        `Warning: Permanently added '${name}' (${keyTypeLabel(key.keyType)} ${key.fingerprint}) ` +
-          `to the list of known hosts (${knownHosts.writableFile}).\n`,
-      );
-      // The next attempt connects afresh: a hop that now shows another key is reported as changed.
-      target = typed.applyPasswords(target);
-    }
-  }
+  const onAccepted: Parameters<typeof acceptingNewKeys>[2]['onAccepted'] = (key, name) => {
+    io.stderr(acceptedKeyWarning(key, name, knownHosts));
+    // The next attempt connects afresh: a hop that now shows another key is reported as changed.
+    target = typed.applyPasswords(target);
+  };
+  return acceptingNewKeys(target, knownHosts, { acceptNew: command.acceptNew, onAccepted }, () => collectInventoryOverSsh(target, { ...opts, secrets: typed.secrets }));
 }
 
 /**
@@ -220,14 +192,9 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
   const { values, positional, help } = parseSinglePositional(
     args,
     {
-      port: { type: 'string', short: 'p' },
-      identity: { type: 'string', short: 'i' },
-      jump: { type: 'string', short: 'J' },
-      'known-hosts': { type: 'string' },
-      'accept-new': { type: 'boolean' },
+      ...SSH_OPTIONS,
       'password-env': { type: 'string' },
       'passphrase-env': { type: 'string' },
-      'ssh-config': { type: 'string' },
       timeout: { type: 'string' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v', multiple: true },
@@ -238,29 +205,7 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
   if (help) return 'help';
 
   const env = io.env;
-  const home = env.HOME || homedir();
-  const localUser = env.USER || env.LOGNAME || userInfo().username;
-  const path = (value: string) => resolve(io.cwd, expandHome(value, home));
-
-  const spec = positional;
-  const at = spec.lastIndexOf('@');
-  const userPart = at > 0 ? spec.slice(0, at) : undefined;
-  let hostPart = at >= 0 ? spec.slice(at + 1) : spec;
-  if (/^\[.*\]$/.test(hostPart)) hostPart = hostPart.slice(1, -1);
-  const hostCheck = HostAddressSchema.safeParse(hostPart);
-  if (!hostCheck.success) throw new UsageError(`host "${hostPart}" ${hostCheck.error.issues[0]?.message ?? 'is not valid'}.`);
-  if (userPart !== undefined && !SshUserSchema.safeParse(userPart).success) throw new UsageError(`user "${userPart}" is not a valid user name.`);
-
-  // Looked up in the config's Host blocks whether it is an alias or an address, as ssh does.
-  const hostSpec: HostSpec = { alias: hostCheck.data };
-  if (userPart !== undefined) hostSpec.user = userPart;
-  if (values.port !== undefined) {
-    const portCheck = PortSchema.safeParse(/^\d+$/.test(values.port) ? Number(values.port) : NaN);
-    if (!portCheck.success) throw new UsageError(`--port ${values.port}: must be a whole number 1–65535.`);
-    hostSpec.port = portCheck.data;
-  }
-  if (values.identity !== undefined) hostSpec.identityFile = path(values.identity);
-  if (values.jump !== undefined) hostSpec.proxyJump = checkJump(values.jump);
+  const host = cliSshHost(positional, values, io);
 
   let timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
   if (values.timeout !== undefined) {
@@ -270,44 +215,19 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
 
   const password = values['password-env'] !== undefined ? fromEnv(env, values['password-env'], '--password-env') : undefined;
   const passphrase = values['passphrase-env'] !== undefined ? fromEnv(env, values['passphrase-env'], '--passphrase-env') : undefined;
-
-  const sshConfigPath = values['ssh-config'] ? path(values['ssh-config']) : join(home, '.ssh', 'config');
-  const target = resolveTarget(hostSpec, { configPath: sshConfigPath, env, home, localUser });
+  const target = host.ssh.resolve(host.spec);
   // The password belongs to the box itself, not to its jump hosts (ssh -J asks each hop for its own).
   if (password !== undefined) target.password = password;
 
-  const knownHosts = values['known-hosts']
-    ? new KnownHostsStore({ appFile: path(values['known-hosts']), readOnlyFiles: [] })
-    : new KnownHostsStore({ appFile: join(defaultDataDir(env), 'known_hosts'), readOnlyFiles: [join(home, '.ssh', 'known_hosts')] });
-
   return {
     target,
-    knownHosts,
-    acceptNew: values['accept-new'] ?? false,
+    knownHosts: host.ssh.knownHosts,
+    acceptNew: host.acceptNew,
     timeoutSeconds,
     json: values.json ?? false,
     ...(passphrase !== undefined ? { passphrase } : {}),
     verbosity: values.verbose?.length ?? 0,
   };
-}
-
-/** `-J` as ssh takes it: `none`, or `[user@]host[:port]` hops (also `ssh://…`) separated by commas. */
-function checkJump(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed.toLowerCase() === 'none') return 'none';
-  const hops = trimmed.split(',').map((hop) => hop.trim());
-  for (const hop of hops) {
-    let parsed;
-    try {
-      parsed = parseJumpHop(hop, 'the box');
-    } catch (error) {
-      throw new UsageError(`--jump ${value}: ${(error as Error).message}`);
-    }
-    if (!HostAddressSchema.safeParse(parsed.name).success || (parsed.user !== undefined && !SshUserSchema.safeParse(parsed.user).success)) {
-      throw new UsageError(`--jump ${value}: hop "${hop}" is not [user@]host[:port].`);
-    }
-  }
-  return hops.join(',');
 }
 
 function fromEnv(env: NodeJS.ProcessEnv, name: string, option: string): string {

@@ -5,10 +5,9 @@ import type { SecretStore } from '../secrets/secret-store';
 import { passwordKey } from '../secrets/secret-keys';
 import type { ConnectionStateEvent, SshConnectionPool } from '../ssh/connection-pool';
 import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
-import type { JobRegistry } from '../jobs/job-registry';
 import type { BoxTransport } from '../box/box-transport';
-import { SshBoxTransport } from '../box/ssh-box-transport';
-import { demoLabPaths, demoLabTransport, prepareDemoBox } from '../box/demo-lab';
+import { openBox, type BoxHooks } from '../box/open-box';
+import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
 
@@ -17,13 +16,6 @@ export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' |
 
 /** The fields of a host that decide how it is reached over SSH. */
 export type HostSshFields = Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>;
-
-/** What a box handed out for a host reports back, and where its jobs are recorded. */
-export interface TransportExtras {
-  registry?: JobRegistry;
-  onConnectError?: (error: unknown) => void;
-  onRelease?: () => void;
-}
 
 export interface HostConnectionsDeps {
   hosts: HostStore;
@@ -120,26 +112,11 @@ export class HostConnections {
    * How this core reaches the host's box: SSH hosts through the pool (the pooled connection is taken on first use
    * and held until release()), the demo lab through local processes.
    */
-  async transportFor(host: Host, extra: TransportExtras = {}): Promise<BoxTransport> {
+  async transportFor(host: Host, hooks: BoxHooks = {}): Promise<BoxTransport> {
     if (host.kind === 'demo') {
-      const transport = this.demoTransport(extra);
-      try {
-        await this.prepareDemo(transport);
-      } catch (error) {
-        transport.release();
-        throw error;
-      }
-      return transport;
+      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, prepare: (box) => this.prepareDemo(box) }, hooks);
     }
-    return new SshBoxTransport({ hostId: host.id, pool: this.deps.pool, target: await this.targetFor(host), ...extra });
-  }
-
-  private demoTransport(extra: { registry?: JobRegistry; onRelease?: () => void }): LocalBoxTransport {
-    const { simboxBinDir, dataDir } = this.deps;
-    if (!simboxBinDir) {
-      throw new ServelabError('NOT_SUPPORTED', 'The demo lab needs the simulated GPU box shipped with Servelab (resources/simbox), and this installation has none.');
-    }
-    return demoLabTransport({ dataDir, simboxBinDir, ...extra });
+    return openBox({ kind: 'ssh', hostId: host.id, target: await this.targetFor(host), connections: this.deps.pool }, hooks);
   }
 
   /** Sets up the simulated box on first use; concurrent first uses share one setup. */

@@ -13,6 +13,7 @@ import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
 import type { BoxTransport } from '../box/box-transport';
 import { DEMO_LAB_LABEL, demoLabHost } from '../box/demo-lab';
+import { noDemoLabError } from '../box/open-box';
 import type { HostStore, NewHost } from './host-store';
 import type { HostConnections, HostSshFields, PendingKey } from './host-connections';
 
@@ -215,9 +216,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
     },
 
     'hosts:restoreDemoLab': async () => {
-      if (!deps.hasDemoLab) {
-        throw new ServelabError('NOT_SUPPORTED', 'The demo lab needs the simulated GPU box shipped with Servelab (resources/simbox), and this installation has none.');
-      }
+      if (!deps.hasDemoLab) throw noDemoLabError();
       const wasListed = connections.isDemo(DEMO_LAB_HOST_ID);
       const host = await hosts.restoreBuiltIn(demoLabHost());
       if (!wasListed) {

@@ -1,9 +1,8 @@
 import { ServelabError } from '../../shared/contract';
 import { dockerImage, engineOfImage, getAdapter, type EngineId } from '../../shared/engines';
 import { shellCommand } from '../ssh/shell-quote';
-import { boxFacts, inLoginEnv, runChecked, type EngineBox } from './engine-box';
+import { boxFacts, inLoginEnv, runChecked, type EngineBox, type InstallOptions, type InstallResult, type InstallStart, type InstalledEnv } from './engine-box';
 import { DockerPullProgressParser } from './docker-pull-progress';
-import type { InstallOptions, InstallResult, InstallStart, InstalledEnv } from './engine-installer';
 
 /** A pulled engine image as `InstalledEnv` reports it: `dir` is the image reference, the tool is docker. */
 function imageEntry(engine: EngineId, version: string, image: string, createdAt: string): InstalledEnv {

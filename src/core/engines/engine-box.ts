@@ -5,6 +5,7 @@ import type { EngineId } from '../../shared/engines';
 import { isEngineId } from '../../shared/engines';
 import type { RemoteJobHandle, RemoteJobSpec } from '../jobs/remote-job-runner';
 import type { JobRecord } from '../jobs/job-registry';
+import type { InstallProgress } from './install-progress';
 
 export interface EngineBoxRunResult {
   stdout: string;
@@ -22,6 +23,51 @@ export interface EngineBox {
   run(script: string, opts: { stdin?: string; timeoutSeconds: number }): Promise<EngineBoxRunResult>;
   jobs(): EngineBoxJobs;
   httpRequest(port: number, request: { method?: string; path: string; timeoutMs: number }): Promise<{ status: number; body: string; headers: Record<string, string> }>;
+}
+
+// The install vocabulary shared by both ways of installing an engine: an environment (engine-installer.ts) and
+// the engine's docker image (docker-images.ts).
+
+/** The marker written into an environment once the engine imported and reported the expected version. */
+export interface EnvMarker {
+  engine: EngineId;
+  version: string;
+  installedAt: string;
+  verifiedVersion: string;
+  tool: 'uv' | 'pip';
+}
+
+export type EngineMode = 'env' | 'docker';
+
+export interface InstalledEnv extends Omit<EnvMarker, 'tool'> {
+  /** Absolute path of the environment on the box; the image reference in docker mode. */
+  dir: string;
+  tool: 'uv' | 'pip' | 'docker';
+  mode: EngineMode;
+}
+
+export interface InstallOptions {
+  /** `env` (default): a Python environment; `docker`: the engine's official image. */
+  mode?: EngineMode;
+  force?: boolean;
+  onLog?: (text: string) => void;
+  onProgress?: (progress: InstallProgress & { line?: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface InstallResult {
+  ok: boolean;
+  /** Already installed and verified: nothing was done. */
+  skipped: boolean;
+  message: string;
+  env?: InstalledEnv;
+  /** The remote job that ran the install, when one ran. */
+  jobId?: string;
+}
+
+export interface InstallStart {
+  jobId: string | null;
+  done: Promise<InstallResult>;
 }
 
 /** Engine environments live here, relative to the box's HOME. */

@@ -1,51 +1,25 @@
 import { ServelabError } from '../../shared/contract';
 import { getAdapter, type EngineId, type InstallSpec } from '../../shared/engines';
 import { shellCommand, shellQuote } from '../ssh/shell-quote';
-import { boxFacts, checkEngineVersion, ENGINES_ROOT, envName, inLoginEnv, MARKER_FILE, runChecked, type BoxFacts, type EngineBox } from './engine-box';
-import { InstallProgressParser, phasePercent, type InstallProgress } from './install-progress';
+import {
+  boxFacts,
+  checkEngineVersion,
+  ENGINES_ROOT,
+  envName,
+  inLoginEnv,
+  MARKER_FILE,
+  runChecked,
+  type BoxFacts,
+  type EngineBox,
+  type EnvMarker,
+  type EngineMode,
+  type InstalledEnv,
+  type InstallOptions,
+  type InstallResult,
+  type InstallStart,
+} from './engine-box';
+import { InstallProgressParser, phasePercent } from './install-progress';
 import { listEngineImages, pulledImage, startImagePull } from './docker-images';
-
-/** The marker written into an environment once the engine imported and reported the expected version. */
-export interface EnvMarker {
-  engine: EngineId;
-  version: string;
-  installedAt: string;
-  verifiedVersion: string;
-  tool: 'uv' | 'pip';
-}
-
-export type EngineMode = 'env' | 'docker';
-
-export interface InstalledEnv extends Omit<EnvMarker, 'tool'> {
-  /** Absolute path of the environment on the box; the image reference in docker mode. */
-  dir: string;
-  tool: 'uv' | 'pip' | 'docker';
-  mode: EngineMode;
-}
-
-export interface InstallOptions {
-  /** `env` (default): a Python environment; `docker`: the engine's official image. */
-  mode?: EngineMode;
-  force?: boolean;
-  onLog?: (text: string) => void;
-  onProgress?: (progress: InstallProgress & { line?: string }) => void;
-  signal?: AbortSignal;
-}
-
-export interface InstallResult {
-  ok: boolean;
-  /** Already installed and verified: nothing was done. */
-  skipped: boolean;
-  message: string;
-  env?: InstalledEnv;
-  /** The remote job that ran the install, when one ran. */
-  jobId?: string;
-}
-
-export interface InstallStart {
-  jobId: string | null;
-  done: Promise<InstallResult>;
-}
 
 const VERIFY_TIMEOUT_SECONDS = 120;
 

@@ -4,8 +4,8 @@ import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type 
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { httpFailureOf } from '../box/http-request';
 import { shellCommand, shellQuote } from '../ssh/shell-quote';
-import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox } from './engine-box';
-import { EngineInstaller, type EngineMode } from './engine-installer';
+import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
+import { EngineInstaller } from './engine-installer';
 import { pulledImage, requireDocker } from './docker-images';
 
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopping' | 'stopped';

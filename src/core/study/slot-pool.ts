@@ -1,4 +1,4 @@
-import type { GpuFacts } from '../../shared/study/planner';
+import type { GpuFacts } from '../../shared/study/plan-context';
 
 /** A set of GPUs on one host that one trial's server gets to itself. */
 export interface GpuSlot {

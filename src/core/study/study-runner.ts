@@ -1,7 +1,8 @@
 import { ServelabError } from '../../shared/contract';
 import type { Workload } from '../../shared/bench/workload';
 import type { StudyDefinition, StudyState, Trial, StageDecision } from '../../shared/study/study';
-import { estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig, type GpuFacts, type PlanContext, type PlanEstimate } from '../../shared/study/planner';
+import { estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig, type PlanEstimate } from '../../shared/study/planner';
+import type { GpuFacts, PlanContext } from '../../shared/study/plan-context';
 import { decideEngineStage, decideGrid, decideStage, recommendationOf } from '../../shared/study/decide';
 import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
@@ -22,7 +23,7 @@ import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
 import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
-import type { LogVerdict } from '../../shared/engines/classify-log';
+import type { LogVerdict } from '../../shared/engines/types';
 
 export type StudyBox = BoxTransport & { release(): void };
 

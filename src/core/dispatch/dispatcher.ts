@@ -5,6 +5,7 @@ import {
   ServelabError,
   fieldIssues,
   describeIssues,
+  parseOrBadInput,
   type CallName,
   type CallOutput,
   type Envelope,
@@ -31,14 +32,11 @@ export function createDispatcher(handlers: CallHandlers, log: (line: string) => 
       return { ok: false, error: { code: 'UNKNOWN_CALL', message: `There is no call named "${String(name)}".` } };
     }
     const spec = CALLS[name];
-    const parsed = spec.input.safeParse(rawInput ?? {});
-    if (!parsed.success) {
-      const issues = fieldIssues(parsed.error);
-      return { ok: false, error: { code: 'BAD_INPUT', message: `Invalid input for ${name}: ${describeIssues(issues)}`, issues } };
-    }
     try {
+      // A BAD_INPUT here returns before the handler runs.
+      const input = parseOrBadInput(spec.input, rawInput ?? {}, `input for ${name}`);
       const handler = handlers[name] as (input: unknown) => Promise<unknown>;
-      const output = await handler(parsed.data);
+      const output = await handler(input);
       const checked = spec.output.safeParse(output);
       if (!checked.success) {
         log(`internal: ${name} returned output that breaks the contract: ${describeIssues(fieldIssues(checked.error))}`);

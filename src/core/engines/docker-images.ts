@@ -1,7 +1,18 @@
 import { ServelabError } from '../../shared/contract';
 import { dockerImage, engineOfImage, getAdapter, type EngineId } from '../../shared/engines';
 import { shellCommand } from '../ssh/shell-quote';
-import { boxFacts, inLoginEnv, runChecked, type EngineBox, type InstallOptions, type InstallResult, type InstallStart, type InstalledEnv } from './engine-box';
+import {
+  boxFacts,
+  inLoginEnv,
+  runChecked,
+  streamInstallJob,
+  type EngineBox,
+  type InstallOptions,
+  type InstallResult,
+  type InstallStart,
+  type InstalledEnv,
+  type StreamedInstall,
+} from './engine-box';
 import { DockerPullProgressParser } from './docker-pull-progress';
 
 /** A pulled engine image as `InstalledEnv` reports it: `dir` is the image reference, the tool is docker. */
@@ -56,31 +67,16 @@ export async function startImagePull(box: EngineBox, engine: EngineId, version: 
   const facts = await boxFacts(box);
   const handle = await box.jobs().start({ command: inLoginEnv(facts, ['docker', 'pull', image]), label: `docker pull ${image}` });
   const done = (async (): Promise<InstallResult> => {
-    const parser = new DockerPullProgressParser();
-    let lastPhase: string | undefined;
-    let tail = '';
-    let code: number;
+    let streamed: StreamedInstall;
     try {
-      code = await handle.stream(
-        (text) => {
-          tail = (tail + text).slice(-8000);
-          opts.onLog?.(text);
-          const lines = text.trim().split('\n');
-          for (const p of parser.push(text)) {
-            lastPhase = p.phase;
-            opts.onProgress?.({ ...p, line: lines[lines.length - 1]?.slice(0, 500) });
-          }
-        },
-        opts.signal ? { signal: opts.signal } : {},
-      );
+      streamed = await streamInstallJob(handle, new DockerPullProgressParser(), opts);
     } catch (error) {
       return { ok: false, skipped: false, jobId: handle.id, message: `The pull of ${image} was interrupted: ${(error as Error).message}` };
     }
-    if (code !== 0) {
-      const last = tail.trim().split('\n').slice(-3).join(' | ');
-      return { ok: false, skipped: false, jobId: handle.id, message: `docker pull ${image} failed (exit status ${code}): ${last}` };
+    if (streamed.code !== 0) {
+      return { ok: false, skipped: false, jobId: handle.id, message: `docker pull ${image} failed (exit status ${streamed.code}): ${streamed.lastLines}` };
     }
-    if (lastPhase !== 'verifying') opts.onProgress?.({ phase: 'verifying', percent: 95 });
+    if (streamed.lastPhase !== 'verifying') opts.onProgress?.({ phase: 'verifying', percent: 95 });
     const pulled = await pulledImage(box, engine, version);
     if (!pulled) return { ok: false, skipped: false, jobId: handle.id, message: `docker pull ${image} ended, but docker image inspect does not find the image.` };
     const message = `${name} ${version} pulled as the image ${image}.`;

@@ -149,3 +149,43 @@ export async function runChecked(box: EngineBox, what: string, script: string, o
   }
   return result;
 }
+
+/** Reads an install job's log into progress: pip/uv phases, or docker's per-layer lines. */
+export interface InstallProgressReader {
+  push(text: string): InstallProgress[];
+}
+
+export interface StreamedInstall {
+  code: number;
+  /** The last three lines of the log, joined by " | ", for a failure's message. */
+  lastLines: string;
+  /** The phase the log last reached, if any. */
+  lastPhase: InstallProgress['phase'] | undefined;
+}
+
+// Enough of the log's end to hold its last lines, however long the install ran.
+const TAIL_CHARS = 8000;
+
+/**
+ * Follows an install job to its end, as the environment and docker installs both do: the log goes to `onLog` as it
+ * arrives, is read into progress (each with the chunk's last line) and its end kept for the failure message. Throws
+ * when the stream is interrupted (cancelled, or the job lost).
+ */
+export async function streamInstallJob(handle: RemoteJobHandle, reader: InstallProgressReader, opts: Pick<InstallOptions, 'onLog' | 'onProgress' | 'signal'>): Promise<StreamedInstall> {
+  let tail = '';
+  let lastPhase: InstallProgress['phase'] | undefined;
+  const code = await handle.stream(
+    (text) => {
+      tail = (tail + text).slice(-TAIL_CHARS);
+      opts.onLog?.(text);
+      const lines = text.trim().split('\n');
+      const line = lines[lines.length - 1]?.slice(0, 500);
+      for (const p of reader.push(text)) {
+        lastPhase = p.phase;
+        opts.onProgress?.({ ...p, line });
+      }
+    },
+    opts.signal ? { signal: opts.signal } : {},
+  );
+  return { code, lastLines: tail.trim().split('\n').slice(-3).join(' | '), lastPhase };
+}

@@ -9,6 +9,7 @@ import {
   inLoginEnv,
   MARKER_FILE,
   runChecked,
+  streamInstallJob,
   type BoxFacts,
   type EngineBox,
   type EnvMarker,
@@ -17,8 +18,10 @@ import {
   type InstallOptions,
   type InstallResult,
   type InstallStart,
+  type StreamedInstall,
 } from './engine-box';
 import { InstallProgressParser, phasePercent } from './install-progress';
+import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { listEngineImages, pulledImage, startImagePull } from './docker-images';
 
 const VERIFY_TIMEOUT_SECONDS = 120;
@@ -125,7 +128,7 @@ rm -rf -- "$real" && echo removed
   }
 
   private async follow(
-    handle: Awaited<ReturnType<ReturnType<EngineBox['jobs']>['start']>>,
+    handle: RemoteJobHandle,
     engine: EngineId,
     version: string,
     dir: string,
@@ -133,24 +136,14 @@ rm -rf -- "$real" && echo removed
     tool: 'uv' | 'pip',
     opts: InstallOptions,
   ): Promise<InstallResult> {
-    const parser = new InstallProgressParser();
-    let tail = '';
-    let code: number;
+    let streamed: StreamedInstall;
     try {
-      code = await handle.stream(
-        (text) => {
-          tail = (tail + text).slice(-8000);
-          opts.onLog?.(text);
-          for (const p of parser.push(text)) opts.onProgress?.({ ...p, line: lastLineOf(text) });
-        },
-        opts.signal ? { signal: opts.signal } : {},
-      );
+      streamed = await streamInstallJob(handle, new InstallProgressParser(), opts);
     } catch (error) {
       return { ok: false, skipped: false, jobId: handle.id, message: `The install of ${engine} ${version} was interrupted: ${(error as Error).message}` };
     }
-    if (code !== 0) {
-      const last = tail.trim().split('\n').slice(-3).join(' | ');
-      return { ok: false, skipped: false, jobId: handle.id, message: `Installing ${engine} ${version} failed (exit status ${code}): ${last}` };
+    if (streamed.code !== 0) {
+      return { ok: false, skipped: false, jobId: handle.id, message: `Installing ${engine} ${version} failed (exit status ${streamed.code}): ${streamed.lastLines}` };
     }
     opts.onProgress?.({ phase: 'verifying', percent: phasePercent('verifying') });
     const found = await this.verify(dir, spec);
@@ -219,9 +212,4 @@ function parseMarker(line: string): EnvMarker | null {
   } catch {
     return null;
   }
-}
-
-function lastLineOf(text: string): string | undefined {
-  const lines = text.trim().split('\n');
-  return lines[lines.length - 1]?.slice(0, 500);
 }

@@ -1,6 +1,6 @@
 import { copyFile, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ServelabError } from '../../shared/contract';
+import { ServelabError, parseOrBadInput } from '../../shared/contract';
 import {
   PROJECT_SCHEMA_VERSION,
   ProjectFileSchema,
@@ -9,7 +9,6 @@ import {
   type StudyDefinitionInput,
   type StudyState,
 } from '../../shared/study/study';
-import { describeIssues, fieldIssues } from '../../shared/contract';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
 
@@ -47,13 +46,9 @@ export class StudyProject {
 
   /** A new project from a definition; refuses to overwrite an existing file. */
   static async create(path: string, study: StudyDefinitionInput): Promise<StudyProject> {
-    const parsed = StudyDefinitionSchema.safeParse(study);
-    if (!parsed.success) {
-      const issues = fieldIssues(parsed.error);
-      throw new ServelabError('BAD_INPUT', `Invalid study: ${describeIssues(issues)}`, { issues });
-    }
+    const definition = parseOrBadInput(StudyDefinitionSchema, study, 'study');
     if (await stat(path).then(() => true, () => false)) throw new ServelabError('BAD_INPUT', `${path} already exists; open it or choose another name.`);
-    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: parsed.data, state: { status: 'draft', trials: [], decisions: [] } });
+    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [] } });
     await project.save(project.current.state);
     return project;
   }

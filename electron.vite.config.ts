@@ -11,10 +11,11 @@ export default defineConfig({
     define,
     build: {
       rolldownOptions: {
-        // The Electron app and the headless CLI share the core; only index.ts touches Electron.
+        // The Electron app (src/main) and the headless CLI (src/cli) share the core (src/core); only src/main touches
+        // Electron. Both land in out/main, where package.json's main and bin/servelab.js find them.
         input: {
           index: resolve('src/main/index.ts'),
-          cli: resolve('src/main/cli/main.ts'),
+          cli: resolve('src/cli/main.ts'),
         },
       },
     },

@@ -1,5 +1,6 @@
-// Lint, including the process layers: shared is platform-free, the renderer talks only to shared,
-// the preload only to electron and shared, main never reaches into the renderer or preload.
+// Lint, including the process layers: shared is platform-free, the renderer talks only to shared, the preload only
+// to electron and shared; the headless core (src/core) imports no Electron and none of its front doors; the CLI
+// (src/cli) may use the core but not Electron's main process (src/main), and main may use the core but not the CLI.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -7,6 +8,37 @@ import globals from 'globals';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+// The folders of src/ that another layer may not import from, and why.
+const FRONT_DOORS = 'The headless core never imports Electron or a front door (src/main, src/cli, src/renderer, src/preload).';
+const CLI_LAYER = 'The CLI runs without Electron: it may use src/core and src/shared, never electron or src/main.';
+const MAIN_LAYER = 'Electron\'s main process may use electron, src/core and src/shared, never the CLI, the renderer or the preload.';
+const DEEPEST = 6;
+
+/**
+ * Blocks for one folder of src/ that may not import the sibling folders `banned` (nor the `paths`). ESLint sees only
+ * the specifier, so the relative form is matched per depth: from a file d folders below src/, exactly d `../` lead
+ * to a sibling folder, while fewer stay inside the layer, where a file may share a banned name (src/cli/main.ts).
+ */
+function layerBlocks(layer, { banned, message, paths = [] }) {
+  const rule = (climb) => [
+    'error',
+    {
+      paths: paths.map((name) => ({ name, message })),
+      patterns: [
+        { regex: `^${climb}(${banned.join('|')})(/|$)`, message },
+        { regex: `(^|/)src/(${banned.join('|')})(/|$)`, message },
+        ...(paths.length > 0 ? [{ regex: `^(${paths.join('|')})/`, message }] : []),
+      ],
+    },
+  ];
+  // Deeper than DEEPEST: any climb counts (never the case today, but a new deep folder stays covered).
+  const blocks = [{ files: [`src/${layer}/**/*.{ts,tsx}`], rules: { 'no-restricted-imports': rule('(\\.\\./)+') } }];
+  for (let depth = 1; depth <= DEEPEST; depth++) {
+    blocks.push({ files: [`src/${layer}/${'*/'.repeat(depth - 1)}*.{ts,tsx}`], rules: { 'no-restricted-imports': rule(`(\\.\\./){${depth}}`) } });
+  }
+  return blocks;
+}
 
 const sharedGlobalsBanned = [
   'window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'fetch', 'WebSocket',
@@ -40,7 +72,7 @@ export default tseslint.config(
             name,
             message: 'src/shared imports nothing platform-specific (no Electron, Node, DOM or UI libraries).',
           })),
-          patterns: [{ regex: '(^|/)(main|renderer|preload)/', message: 'src/shared must not depend on a process layer.' }],
+          patterns: [{ regex: '(^|/)(core|cli|main|renderer|preload)/', message: 'src/shared must not depend on a process layer.' }],
         },
       ],
     },
@@ -59,8 +91,8 @@ export default tseslint.config(
             message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
           })),
           patterns: [
-            { regex: '^(\\.\\./)+(main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
-            { regex: '(^|/)src/(main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
+            { regex: '^(\\.\\./)+(core|cli|main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
+            { regex: '(^|/)src/(core|cli|main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
           ],
         },
       ],
@@ -83,21 +115,15 @@ export default tseslint.config(
           paths: nodeBuiltins.map((name) => ({ name, message: 'A sandboxed preload cannot load Node modules.' })),
           patterns: [
             { regex: '^(?!electron$|\\.{1,2}/)', message: 'The preload may import only electron and src/shared.' },
-            { regex: '^\\.\\./(main|renderer)(/|$)', message: 'The preload may import only electron and src/shared.' },
+            { regex: '^\\.\\./(core|cli|main|renderer)(/|$)', message: 'The preload may import only electron and src/shared.' },
           ],
         },
       ],
     },
   },
-  {
-    files: ['src/main/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^(\\.\\./)+(renderer|preload)(/|$)', message: 'The core never imports the renderer or the preload.' }] },
-      ],
-    },
-  },
+  ...layerBlocks('core', { banned: ['main', 'cli', 'renderer', 'preload'], paths: ['electron'], message: FRONT_DOORS }),
+  ...layerBlocks('cli', { banned: ['main', 'renderer', 'preload'], paths: ['electron'], message: CLI_LAYER }),
+  ...layerBlocks('main', { banned: ['cli', 'renderer', 'preload'], message: MAIN_LAYER }),
   {
     files: ['src/main/index.ts', 'src/main/electron/security.ts'],
     rules: { 'no-restricted-properties': 'off' },

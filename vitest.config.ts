@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
-// Two projects: everything that runs in Node (main, shared, preload, CLI, cross-process suites) and the
+// Two projects: everything that runs in Node (core, CLI, Electron main, shared, preload, cross-process suites) and the
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
 export default defineConfig({
   test: {
@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
+          include: ['src/core/**/*.test.ts', 'src/cli/**/*.test.ts', 'src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/helpers/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

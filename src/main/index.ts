@@ -3,7 +3,7 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createCore, type Core } from './core/core';
+import { createCore, type Core } from '../core/create-core';
 import { EVENT_CHANNEL } from '../shared/contract/channels';
 import { registerIpcHandlers } from './electron/ipc-adapter';
 import { isAppRendererUrl, isTrustedFrame, type RendererLocation } from './electron/trusted-sender';
@@ -11,8 +11,8 @@ import { denyAllPermissions, isSafeExternalUrl, restrictNavigation } from './ele
 import { mainWindowOptions } from './electron/window';
 import { buildMenuTemplate } from './electron/menu';
 import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
-import { resolveSimboxBinDir } from './box/simbox-path';
-import { resolveExamplesDir } from './study/examples-path';
+import { resolveSimboxBinDir } from '../core/box/simbox-path';
+import { resolveExamplesDir } from '../core/study/examples-path';
 import { electronFileDialogs } from './electron/file-dialogs';
 import { guardUnload } from './electron/unload-guard';
 import { appCommandSender } from './electron/app-command-sender';

@@ -1,4 +1,4 @@
-import type { CliIo } from '../../src/main/cli/cli-io';
+import type { CliIo } from '../../src/cli/cli-io';
 
 export interface CliRun {
   code: number;

@@ -7,12 +7,12 @@ import type { Client } from 'ssh2';
 import { expect } from 'vitest';
 import { startTestSshd, type TestSshd } from './sshd';
 import { installSimboxHome } from './simbox-home';
-import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import type { SshTarget } from '../../src/main/ssh/ssh-target';
-import { SshBoxTransport } from '../../src/main/box/ssh-box-transport';
-import { EngineInstaller } from '../../src/main/engines/engine-installer';
-import { launchServer, type RunningServer } from '../../src/main/engines/server-launcher';
+import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import type { SshTarget } from '../../src/core/ssh/ssh-target';
+import { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
+import { EngineInstaller } from '../../src/core/engines/engine-installer';
+import { launchServer, type RunningServer } from '../../src/core/engines/server-launcher';
 
 export interface SimboxOverSsh {
   sshd: TestSshd;

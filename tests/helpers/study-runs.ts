@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Core } from '../../src/main/core/core';
+import type { Core } from '../../src/core/create-core';
 import type { EventMessage } from '../../src/shared/contract';
 import { ProjectFileSchema, type StudyState, type Trial } from '../../src/shared/study/study';
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { launchReadyVllm, startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
 import { runCaptured } from '../helpers/cli';
 import { repoRoot } from '../helpers/repo';
-import { runBench } from '../../src/main/cli/commands/bench';
-import type { RunningServer } from '../../src/main/engines/server-launcher';
+import { runBench } from '../../src/cli/commands/bench';
+import type { RunningServer } from '../../src/core/engines/server-launcher';
 import { ResultEntrySchema } from '../../src/shared/results/result-entry';
 
 let lab: SimboxOverSsh;

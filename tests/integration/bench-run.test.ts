@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { launchReadyVllm, startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
 import { repoRoot } from '../helpers/repo';
-import type { RunningServer } from '../../src/main/engines/server-launcher';
-import { DatasetStore, SHAREGPT_FILE } from '../../src/main/bench/dataset-store';
-import { runBenchmark, type BenchProgress } from '../../src/main/bench/bench-runner';
+import type { RunningServer } from '../../src/core/engines/server-launcher';
+import { DatasetStore, SHAREGPT_FILE } from '../../src/core/bench/dataset-store';
+import { runBenchmark, type BenchProgress } from '../../src/core/bench/bench-runner';
 import { parseWorkload, workloadPreset } from '../../src/shared/bench/workload';
 import { ServelabError } from '../../src/shared/contract';
-import { measuredEntry } from '../../src/main/bench/measured-result';
+import { measuredEntry } from '../../src/core/bench/measured-result';
 
 const context = {
   host: 'bench-it',

@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { runClassifyLog, type LogInput } from '../../src/main/cli/commands/classify-log';
+import { runClassifyLog, type LogInput } from '../../src/cli/commands/classify-log';
 import { runCaptured, type CliRun } from '../helpers/cli';
-import { loadLogCorpus, LOG_CORPUS_DIR } from '../../src/main/engines/log-corpus';
+import { loadLogCorpus, LOG_CORPUS_DIR } from '../helpers/log-corpus';
 
 const corpus = loadLogCorpus();
 

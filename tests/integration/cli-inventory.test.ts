@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { runInventory, type InventoryTerminal } from '../../src/main/cli/commands/inventory';
+import { runInventory, type InventoryTerminal } from '../../src/cli/commands/inventory';
 import { runCaptured, type CliRun } from '../helpers/cli';
 import { InventorySchema } from '../../src/shared/model/inventory';
 

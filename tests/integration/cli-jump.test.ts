@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { startSshLab, type SshLab } from '../helpers/netns';
 import type { TestSshd } from '../helpers/sshd';
-import { runInventory, type InventoryTerminal } from '../../src/main/cli/commands/inventory';
+import { runInventory, type InventoryTerminal } from '../../src/cli/commands/inventory';
 import { runCaptured, type CliRun } from '../helpers/cli';
-import { knownHostsName } from '../../src/main/ssh/known-hosts';
+import { knownHostsName } from '../../src/core/ssh/known-hosts';
 import { InventorySchema, type Inventory } from '../../src/shared/model/inventory';
 
 let lab: SshLab;

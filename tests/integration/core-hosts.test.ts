@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../src/main/core/core';
-import { MemorySecretStore } from '../../src/main/secrets/secret-store';
+import { createCore, type Core } from '../../src/core/create-core';
+import { MemorySecretStore } from '../../src/core/secrets/secret-store';
 import type { EventMessage } from '../../src/shared/contract';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 

@@ -3,8 +3,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runEngine } from '../../src/main/cli/commands/engine';
-import type { CliIo } from '../../src/main/cli/cli-io';
+import { runEngine } from '../../src/cli/commands/engine';
+import type { CliIo } from '../../src/cli/cli-io';
 
 let dataDir: string;
 

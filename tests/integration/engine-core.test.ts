@@ -4,8 +4,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../src/main/core/core';
-import { resolveSimboxBinDir } from '../../src/main/box/simbox-path';
+import { createCore, type Core } from '../../src/core/create-core';
+import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
 import { DEMO_LAB_HOST_ID } from '../../src/shared/model/host';
 import { EVENTS, type EventMessage } from '../../src/shared/contract';
 

@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envWith, freePort, makeBox, type Box } from '../simbox/helpers';
-import { importResultFiles } from '../../src/main/results/import-files';
+import { importResultFiles } from '../../src/core/results/import-files';
 
 let box: Box;
 let bin: string;

@@ -6,10 +6,10 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startSimboxOverSsh, type SimboxOverSsh } from '../helpers/simbox-ssh';
-import { EngineInstaller } from '../../src/main/engines/engine-installer';
-import { prefetchModel, type PrefetchProgress } from '../../src/main/engines/model-prefetch';
-import { runEngine } from '../../src/main/cli/commands/engine';
-import { createCore, type Core } from '../../src/main/core/core';
+import { EngineInstaller } from '../../src/core/engines/engine-installer';
+import { prefetchModel, type PrefetchProgress } from '../../src/core/engines/model-prefetch';
+import { runEngine } from '../../src/cli/commands/engine';
+import { createCore, type Core } from '../../src/core/create-core';
 import { EVENTS, ServelabError, type EventMessage } from '../../src/shared/contract';
 
 const TOKEN = 'hf_IntegrationTokenValue_9f8e7d6c5b4a3210';

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import type { SshClientProvider } from '../../src/main/jobs/client-provider';
-import { JobRegistry } from '../../src/main/jobs/job-registry';
-import { RemoteJobRunner, type RemoteJobHandle } from '../../src/main/jobs/remote-job-runner';
-import { JobLogMirror } from '../../src/main/jobs/job-log-mirror';
+import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import type { SshClientProvider } from '../../src/core/jobs/client-provider';
+import { JobRegistry } from '../../src/core/jobs/job-registry';
+import { RemoteJobRunner, type RemoteJobHandle } from '../../src/core/jobs/remote-job-runner';
+import { JobLogMirror } from '../../src/core/jobs/job-log-mirror';
 import { ServelabError } from '../../src/shared/contract';
 
 let sshd: TestSshd;

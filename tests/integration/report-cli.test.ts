@@ -3,8 +3,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runReport } from '../../src/main/cli/commands/report';
-import { runCli } from '../../src/main/cli/main';
+import { runReport } from '../../src/cli/commands/report';
+import { runCli } from '../../src/cli/main';
 import { runCaptured, type CliRun } from '../helpers/cli';
 import { PLAIN_ENV_VALUE, STUDY_B_RECOMMENDED, studyBProject } from '../helpers/study-projects';
 

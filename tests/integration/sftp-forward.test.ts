@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import { downloadFile, uploadFile } from '../../src/main/ssh/sftp';
-import { forwardLocalPort } from '../../src/main/ssh/port-forward';
-import { RemoteJobRunner } from '../../src/main/jobs/remote-job-runner';
+import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import { downloadFile, uploadFile } from '../../src/core/ssh/sftp';
+import { forwardLocalPort } from '../../src/core/ssh/port-forward';
+import { RemoteJobRunner } from '../../src/core/jobs/remote-job-runner';
 import { ServelabError } from '../../src/shared/contract';
 
 let sshd: TestSshd;

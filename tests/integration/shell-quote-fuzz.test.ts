@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import { shellCommand, shellQuote } from '../../src/main/ssh/shell-quote';
-import { execBinary } from '../../src/main/jobs/exec-binary';
+import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import { shellCommand, shellQuote } from '../../src/core/ssh/shell-quote';
+import { execBinary } from '../../src/core/jobs/exec-binary';
 
 const COUNT = 10_000;
 const MAX_ARGS_PER_EXEC = 200;

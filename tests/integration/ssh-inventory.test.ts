@@ -4,12 +4,12 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { KnownHostsStore, fingerprintSha256 } from '../../src/main/ssh/known-hosts';
-import { openSshClient } from '../../src/main/ssh/connect';
-import { execCollect } from '../../src/main/ssh/exec';
-import type { SshTarget } from '../../src/main/ssh/ssh-target';
-import { collectInventoryOverSsh } from '../../src/main/inventory/collect-over-ssh';
-import { createCore } from '../../src/main/core/core';
+import { KnownHostsStore, fingerprintSha256 } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import { execCollect } from '../../src/core/ssh/exec';
+import type { SshTarget } from '../../src/core/ssh/ssh-target';
+import { collectInventoryOverSsh } from '../../src/core/inventory/collect-over-ssh';
+import { createCore } from '../../src/core/create-core';
 import { InventorySchema } from '../../src/shared/model/inventory';
 import { ServelabError } from '../../src/shared/contract';
 

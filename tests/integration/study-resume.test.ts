@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot } from '../helpers/repo';
 import { ProjectFileSchema, type ProjectFile, type StudyDefinitionInput } from '../../src/shared/study/study';
-import { createCore } from '../../src/main/core/core';
-import { resolveSimboxBinDir } from '../../src/main/box/simbox-path';
-import { StudyProject } from '../../src/main/study/project-store';
-import { runStudy } from '../../src/main/study/study-runner';
-import { listServerRecords } from '../../src/main/engines/server-records';
+import { createCore } from '../../src/core/create-core';
+import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
+import { StudyProject } from '../../src/core/study/project-store';
+import { runStudy } from '../../src/core/study/study-runner';
+import { listServerRecords } from '../../src/core/engines/server-records';
 import { DEMO_LAB_HOST_ID } from '../../src/shared/model/host';
 
 let dir: string;

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startTestSshd } from '../helpers/sshd';
-import { KnownHostsStore } from '../../src/main/ssh/known-hosts';
-import { collectInventoryOverSsh } from '../../src/main/inventory/collect-over-ssh';
+import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import { collectInventoryOverSsh } from '../../src/core/inventory/collect-over-ssh';
 import { ServelabError } from '../../src/shared/contract';
 
 describe('the test sshd helper', () => {

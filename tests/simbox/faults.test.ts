@@ -2,7 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { parseComputeApps } from '../../src/main/inventory/nvidia-smi';
+import { parseComputeApps } from '../../src/core/inventory/nvidia-smi';
 import { envWith, freePort, get, makeBox, type Box } from './helpers';
 
 const APPS = ['--query-compute-apps=gpu_uuid,pid,process_name,used_memory', '--format=csv,noheader,nounits'];

@@ -4,9 +4,9 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { h200FixtureDir } from '../helpers/repo';
-import { GPU_QUERY_FIELDS, GPU_APPS_QUERY_FIELDS, PROBE_SCRIPT } from '../../src/main/inventory/probe-script';
-import { parseProbeOutput, SIMULATED_MARKER } from '../../src/main/inventory/parse-probe';
-import { parseComputeApps, parseGpuQueryCsv } from '../../src/main/inventory/nvidia-smi';
+import { GPU_QUERY_FIELDS, GPU_APPS_QUERY_FIELDS, PROBE_SCRIPT } from '../../src/core/inventory/probe-script';
+import { parseProbeOutput, SIMULATED_MARKER } from '../../src/core/inventory/parse-probe';
+import { parseComputeApps, parseGpuQueryCsv } from '../../src/core/inventory/nvidia-smi';
 import { makeBox, type Box } from './helpers';
 
 const capture = (name: string) => readFileSync(join(h200FixtureDir, name), 'utf8');

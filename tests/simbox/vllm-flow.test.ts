@@ -3,7 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseComputeApps, parseGpuQueryCsv } from '../../src/main/inventory/nvidia-smi';
+import { parseComputeApps, parseGpuQueryCsv } from '../../src/core/inventory/nvidia-smi';
 import { repoRoot } from '../helpers/repo';
 import { envWith, freePort, get, makeBox, post, type Box, type Started } from './helpers';
 

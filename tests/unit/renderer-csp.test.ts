@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/repo';
-import { RENDERER_CSP } from '../../src/main/transport/ws-host';
+import { RENDERER_CSP } from '../../src/cli/serve/ws-host';
 
 function parsePolicy(policy: string): Map<string, string[]> {
   return new Map(

@@ -1,5 +1,5 @@
 import type { BrowserWindow, Dialog } from 'electron';
-import type { FileDialogs } from '../core/core';
+import type { FileDialogs } from '../../core/create-core';
 
 /** The core's file dialogs as Electron's, attached to the focused window (sheets on macOS). */
 export function electronFileDialogs(dialog: Pick<Dialog, 'showSaveDialog' | 'showOpenDialog'>, currentWindow: () => BrowserWindow | null): FileDialogs {

@@ -1,5 +1,5 @@
 import { CALL_NAMES, type Envelope } from '../../shared/contract';
-import type { Dispatch } from '../core/dispatcher';
+import type { Dispatch } from '../../core/dispatch/dispatcher';
 import type { FrameLike } from './trusted-sender';
 
 /** The part of Electron's ipcMain the adapter needs. */

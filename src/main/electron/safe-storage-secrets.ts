@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { SecretStore } from '../secrets/secret-store';
-import { writeFileAtomic } from '../util/atomic-write';
+import type { SecretStore } from '../../core/secrets/secret-store';
+import { writeFileAtomic } from '../../core/util/atomic-write';
 
 /** The part of Electron's safeStorage used here. */
 export interface SafeStorageLike {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServelabError, describeIssues, fieldIssues } from '../contract/errors';
+import { parseOrBadInput } from '../contract/errors';
 
 /**
  * A benchmark workload, independent of the server it runs against: what `vllm bench serve` sends and how fast.
@@ -89,10 +89,7 @@ export type WorkloadInput = z.input<typeof WorkloadSchema>;
 
 /** Parses a workload, or throws BAD_INPUT whose issues name each wrong field (e.g. `dataset.inputLen`). */
 export function parseWorkload(input: unknown): Workload {
-  const result = WorkloadSchema.safeParse(input);
-  if (result.success) return result.data;
-  const issues = fieldIssues(result.error);
-  throw new ServelabError('BAD_INPUT', `Invalid workload: ${describeIssues(issues)}`, { issues });
+  return parseOrBadInput(WorkloadSchema, input, 'workload');
 }
 
 /** One line for lists and reports: "ShareGPT, 100 prompts, concurrency 4". */

@@ -14,7 +14,7 @@ import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
 import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../model/model-prefetch';
-import { LOG_CLASSES } from '../engines/classify-log';
+import { LOG_CLASSES } from '../engines/types';
 import { BENCH_CALLS, BENCH_EVENTS } from './bench-contract';
 import { STUDY_CALLS, STUDY_EVENTS } from './study-contract';
 import { APP_EVENTS } from './app-commands';

@@ -79,3 +79,14 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
 export function describeIssues(issues: FieldIssue[]): string {
   return issues.map((i) => `${i.path}: ${i.message}`).join('; ');
 }
+
+/**
+ * Parses `input` with `schema`, or throws BAD_INPUT "Invalid <what>: …" whose issues name each wrong field by dotted
+ * path; `toIssues` can name them differently (default: `fieldIssues`).
+ */
+export function parseOrBadInput<S extends z.ZodType>(schema: S, input: unknown, what: string, toIssues: (error: z.ZodError) => FieldIssue[] = fieldIssues): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = toIssues(result.error);
+  throw new ServelabError('BAD_INPUT', `Invalid ${what}: ${describeIssues(issues)}`, { issues });
+}

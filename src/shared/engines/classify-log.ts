@@ -1,36 +1,11 @@
-import type { EngineId } from './types';
+import { getAdapter } from './adapters';
+import type { EngineId, LogClass, LogVerdict } from './types';
 
 /**
  * Reads a server log (as pasted by a user, or streamed from a launch) and says what happened: ready, or the root
  * cause of the failure and what to change. Failure strings are the engines' own (engines.md §5 and §1.7/§2.2/§3.3,
  * with the source each comes from); Python's and the CLI parsers' own messages are cited where they are used.
  */
-
-export const LOG_CLASSES = [
-  'oom',
-  'kv-cache-too-small',
-  'unsupported-sm-fp8',
-  'port-in-use',
-  'gated-model',
-  'unknown-flag',
-  'missing-module',
-  'nccl',
-  'ready',
-  'unknown',
-] as const;
-export type LogClass = (typeof LOG_CLASSES)[number];
-
-export interface LogVerdict {
-  class: LogClass;
-  /** The log line that decided the verdict, without ANSI codes and other tools' prefixes ('' when the log is empty). */
-  evidence: string;
-  /** What to change, in the engine's own flag names when the engine is known. */
-  hint: string;
-  /** 1-based line number of the evidence in the input, or null when there is none. */
-  line: number | null;
-  /** The engine, as given or recognised from the log. */
-  engine?: EngineId;
-}
 
 export interface ClassifyOptions {
   engine?: EngineId;
@@ -513,8 +488,15 @@ function repoOf(ctx: Context): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Readiness and the engine.
 
-const READY_SGLANG = /The server is fired up and ready to roll!/;
-const READY_UVICORN = /Application startup complete/;
+// The ready lines are the adapters' own (`readiness.readyLogPatterns`, what a launch waits for). vLLM's and
+// TensorRT-LLM's is uvicorn's "Application startup complete.", which SGLang also prints, but before its warm-up.
+function printsReadyLine(engine: EngineId, text: string): boolean {
+  return getAdapter(engine).readiness.readyLogPatterns.some((pattern) => pattern.test(text));
+}
+
+function uvicornStarted(text: string): boolean {
+  return printsReadyLine('vllm', text) || printsReadyLine('trtllm', text);
+}
 
 const ENGINE_MARKERS: Record<EngineId, RegExp> = {
   vllm: /vLLM API server version|\((?:EngineCore_DP\d+|APIServer|VllmWorker)[^)]*\)|vllm\/(?:v1|entrypoints|engine)\/|\bvllm serve\b/,
@@ -536,9 +518,9 @@ export function detectEngine(text: string): EngineId | undefined {
 }
 
 function isReadyLine(text: string, engine: EngineId | undefined): boolean {
-  if (READY_SGLANG.test(text)) return true;
+  if (printsReadyLine('sglang', text)) return true;
   // SGLang prints "Application startup complete." before its warm-up, so only vLLM and TensorRT-LLM are ready then.
-  return engine !== 'sglang' && READY_UVICORN.test(text);
+  return engine !== 'sglang' && uvicornStarted(text);
 }
 
 // Lines that show a server still answering: uvicorn's access log and vLLM's periodic throughput line.
@@ -611,7 +593,7 @@ export function classifyLog(text: string, options: ClassifyOptions = {}): LogVer
 
   const last = lines[lines.length - 1] as CleanLine;
   const warm =
-    engine === 'sglang' && lines.some((l) => READY_UVICORN.test(l.text))
+    engine === 'sglang' && lines.some((l) => uvicornStarted(l.text))
       ? ' SGLang has started its HTTP server but not finished warm-up ("The server is fired up and ready to roll!" is missing).'
       : '';
   return withEngine({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServelabError, describeIssues, fieldIssues } from '../contract/errors';
+import { fieldIssues, parseOrBadInput } from '../contract/errors';
 import { HostAddressSchema, PortSchema } from '../model/host';
 
 /**
@@ -136,14 +136,13 @@ export type ServerConfigInput = z.input<typeof ServerConfigSchema>;
 
 /** Parses a config, or throws BAD_INPUT whose issues name each wrong field by dotted path (e.g. `speculative.numSteps`). */
 export function parseServerConfig(input: unknown): ServerConfig {
-  const result = ServerConfigSchema.safeParse(input);
-  if (result.success) return result.data;
-  const issues = fieldIssues(result.error).flatMap((issue, i) => {
-    // zod reports unknown keys once, on the object; name each key instead so the field is clear.
-    const raw = result.error.issues[i];
-    if (raw?.code !== 'unrecognized_keys') return [issue];
-    const base = raw.path.map(String).join('.');
-    return raw.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'is not a known setting' }));
-  });
-  throw new ServelabError('BAD_INPUT', `Invalid server config: ${describeIssues(issues)}`, { issues });
+  return parseOrBadInput(ServerConfigSchema, input, 'server config', (error) =>
+    fieldIssues(error).flatMap((issue, i) => {
+      // zod reports unknown keys once, on the object; name each key instead so the field is clear.
+      const raw = error.issues[i];
+      if (raw?.code !== 'unrecognized_keys') return [issue];
+      const base = raw.path.map(String).join('.');
+      return raw.keys.map((key) => ({ path: base ? `${base}.${key}` : key, message: 'is not a known setting' }));
+    }),
+  );
 }

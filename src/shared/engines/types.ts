@@ -1,11 +1,37 @@
 import type { ServerConfig } from './server-config';
-import type { LogVerdict } from './classify-log';
 
 export const ENGINE_IDS = ['vllm', 'sglang', 'trtllm'] as const;
 export type EngineId = (typeof ENGINE_IDS)[number];
 
 export function isEngineId(value: string): value is EngineId {
   return (ENGINE_IDS as readonly string[]).includes(value);
+}
+
+/** What a server log says happened (classify-log.ts): ready, or the root cause of the failure. */
+export const LOG_CLASSES = [
+  'oom',
+  'kv-cache-too-small',
+  'unsupported-sm-fp8',
+  'port-in-use',
+  'gated-model',
+  'unknown-flag',
+  'missing-module',
+  'nccl',
+  'ready',
+  'unknown',
+] as const;
+export type LogClass = (typeof LOG_CLASSES)[number];
+
+export interface LogVerdict {
+  class: LogClass;
+  /** The log line that decided the verdict, without ANSI codes and other tools' prefixes ('' when the log is empty). */
+  evidence: string;
+  /** What to change, in the engine's own flag names when the engine is known. */
+  hint: string;
+  /** 1-based line number of the evidence in the input, or null when there is none. */
+  line: number | null;
+  /** The engine, as given or recognised from the log. */
+  engine?: EngineId;
 }
 
 /** Every typed knob an engine table maps, by the dotted path of its field in ServerConfig. */

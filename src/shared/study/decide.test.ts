@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerConfig, type ServerConfigInput } from '../engines/server-config';
 import { decideEngineStage, decideGrid, decideStage, meetsSlos, objectiveValue, recommendationOf } from './decide';
-import { bestConfigOf, planEngineStage, planGrid, planStage, type BestConfig, type PlanContext } from './planner';
+import { bestConfigOf, planEngineStage, planGrid, planStage, type BestConfig } from './planner';
+import type { PlanContext } from './plan-context';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput, type Trial } from './study';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerConfig } from '../engines/server-config';
-import { bestConfigOf, estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, serverKeyOf, type PlanContext } from './planner';
+import { bestConfigOf, estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, serverKeyOf } from './planner';
+import type { PlanContext } from './plan-context';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput } from './study';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };

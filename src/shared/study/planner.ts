@@ -5,24 +5,12 @@ import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflight, weightPrecisionOf } from './preflight';
 import type { Candidate, ConfigPatch, EngineChoice, StudyDefinition, Trial } from './study';
+import type { PlanContext } from './plan-context';
 
 /**
  * Expands a study definition into trials: one server config × one workload × one repeat each. Trials of the same
  * server config share a `serverKey`, so the scheduler launches each config once and runs all its workloads on it.
  */
-
-export interface GpuFacts {
-  hostId: string;
-  index: string;
-  name: string;
-  memoryMiB: number;
-  computeCapability: string | null;
-}
-
-/** The study's usable GPUs (from the hosts' inventories). */
-export interface PlanContext {
-  gpus: GpuFacts[];
-}
 
 export interface BestConfig {
   engine: EngineId;

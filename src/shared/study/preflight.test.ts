@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseServerConfig, type ServerConfigInput } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
-import type { PlanContext } from './planner';
+import type { PlanContext } from './plan-context';
 import { knownModel, preflight } from './preflight';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput } from './study';
 

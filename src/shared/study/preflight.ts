@@ -2,7 +2,7 @@ import { getAdapter, validateExtraArgs } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
-import type { PlanContext, GpuFacts } from './planner';
+import type { PlanContext, GpuFacts } from './plan-context';
 import type { ModelVariant, StudyDefinition, Trial } from './study';
 
 /**

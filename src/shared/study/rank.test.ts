@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bestConfigOf, planEngineStage, planStage, type PlanContext } from './planner';
+import { bestConfigOf, planEngineStage, planStage } from './planner';
+import type { PlanContext } from './plan-context';
 import { parseServerConfig } from '../engines/server-config';
 import { rankConfigs, recommendationAndBaseline, topTwoConfigs } from './rank';
 import { StudyDefinitionSchema, type StudyDefinition, type Trial } from './study';

@@ -1,0 +1,104 @@
+import { extname, resolve } from 'node:path';
+import type { CliIo } from '../cli-io';
+import { parseSinglePositional, UsageError } from '../command-line';
+import { readVersionedFile } from '../../core/util/versioned-file';
+import { writeFileAtomic } from '../../core/util/atomic-write';
+import { ServelabError } from '../../shared/contract';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
+
+export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--out FILE]
+
+Writes the study report of a project file: the recommended launch command, the baseline and the recommendation on
+every scenario (regressions flagged), notes and caveats, the goal, the setup (GPU, driver, CUDA, engine versions,
+datasets with SHA-256, benchmark command), every stage with each trial's command and metrics or error, and the
+summary of gains. A study still running is reported as far as it went.
+
+  --format FORMAT   md (Markdown), html (one self-contained file with charts) or csv (one row per trial);
+                    default: from the --out file's extension, else md
+  --out FILE        write to FILE (replaced atomically) instead of standard output
+  -h, --help        show this help
+
+Environment variable values never appear in a report, only their names.
+Exit codes: 0 report written, 1 the project could not be read or the report not written, 2 usage.`;
+
+const FORMATS = ['md', 'html', 'csv'] as const;
+type Format = (typeof FORMATS)[number];
+
+const RENDERERS: Record<Format, (project: ProjectFile) => string> = { md: renderMarkdown, html: renderHtml, csv: renderCsv };
+const EXTENSIONS: Record<string, Format> = { '.md': 'md', '.markdown': 'md', '.html': 'html', '.htm': 'html', '.csv': 'csv' };
+
+interface Command {
+  project: string;
+  format: Format;
+  out?: string;
+}
+
+export async function runReport(args: string[], io: CliIo): Promise<number> {
+  let command: Command | 'help';
+  try {
+    command = parseCommand(args);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`servelab report: ${error.message}\n\n${REPORT_USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (command === 'help') {
+    io.stdout(`${REPORT_USAGE}\n`);
+    return 0;
+  }
+
+  const path = resolve(io.cwd, command.project);
+  let project: ProjectFile;
+  try {
+    const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    if (read === null) {
+      io.stderr(`servelab report: ${command.project}: no such file.\n`);
+      return 1;
+    }
+    project = read.data;
+  } catch (error) {
+    io.stderr(`servelab report: ${messageOf(error)}\n`);
+    return 1;
+  }
+
+  const text = RENDERERS[command.format](project);
+  if (command.out === undefined) {
+    io.stdout(text);
+    return 0;
+  }
+  try {
+    // A report is shared on purpose, so it gets ordinary file permissions (not the 0600 of private state).
+    await writeFileAtomic(resolve(io.cwd, command.out), text, 0o644);
+  } catch (error) {
+    io.stderr(`servelab report: cannot write ${command.out}: ${messageOf(error)}\n`);
+    return 1;
+  }
+  io.stderr(`Wrote ${command.out} (${command.format}).\n`);
+  return 0;
+}
+
+function parseCommand(args: string[]): Command | 'help' {
+  const { values, positional, help } = parseSinglePositional(
+    args,
+    { format: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    { missing: 'name the project file (.servelab).', noun: 'project file' },
+  );
+  if (help) return 'help';
+  const out = values.out;
+  if (out === '') throw new UsageError('--out needs a file name.');
+  let format: Format;
+  if (values.format !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(values.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${values.format}".`);
+    format = values.format as Format;
+  } else {
+    format = (out !== undefined ? EXTENSIONS[extname(out).toLowerCase()] : undefined) ?? 'md';
+  }
+  return { project: positional, format, ...(out !== undefined ? { out } : {}) };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof ServelabError || error instanceof Error ? error.message : String(error);
+}

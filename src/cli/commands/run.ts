@@ -1,0 +1,115 @@
+import { resolve } from 'node:path';
+import type { CliIo } from '../cli-io';
+import { parseSinglePositional, UsageError } from '../command-line';
+import { ServelabError } from '../../shared/contract';
+import { objectiveOf, type Trial } from '../../shared/study/study';
+import { createCore } from '../../core/create-core';
+import { resolveSimboxBinDir } from '../../core/box/simbox-path';
+import { defaultDataDir } from '../../core/util/paths';
+import { StudyProject } from '../../core/study/project-store';
+import { runStudy, type StudyEvent } from '../../core/study/study-runner';
+
+export const RUN_USAGE = `Usage: servelab run <project.servelab> [--data-dir DIR] [--quiet]
+
+Runs (or resumes) the study in the project file on its hosts — the app's hosts (\`hosts.json\` in the data folder;
+\`demo-lab\` is the built-in simulated box): installs the engines and the benchmark client, prefetches models and
+ShareGPT, then runs stage after stage, printing each trial and decision. Finished trials are kept in the project as
+they finish; after a kill, the same command resumes without running them again. Ctrl+C cancels and stops every
+server it started. Then: \`servelab report <project> --format md|html|csv\`.
+
+  --data-dir DIR   the app's data folder (default: $SERVELAB_DATA_DIR or ~/.config/servelab)
+  --quiet          only phases, decisions and the outcome (no trial lines, no logs)
+
+Exit codes: 0 the study is done, 1 it failed or was cancelled, 2 usage.`;
+
+export interface RunCommandOptions {
+  signal?: AbortSignal;
+}
+
+export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions = {}): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseSinglePositional(args, { 'data-dir': { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, { missing: 'name the project file', noun: 'project file' });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`servelab run: ${error.message}\n\n${RUN_USAGE}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.stdout(`${RUN_USAGE}\n`);
+    return 0;
+  }
+  const path = resolve(io.cwd, parsed.positional);
+  const dataDir = typeof parsed.values['data-dir'] === 'string' ? resolve(io.cwd, parsed.values['data-dir']) : defaultDataDir(io.env);
+  const quiet = parsed.values.quiet === true;
+
+  let project: StudyProject;
+  try {
+    project = await StudyProject.open(path);
+  } catch (error) {
+    io.stderr(`servelab run: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const core = await createCore({ dataDir, env: io.env, simboxBinDir: resolveSimboxBinDir(), log: (line) => (quiet ? undefined : io.stderr(`[core] ${line}\n`)) });
+  const controller = new AbortController();
+  const onSignal = () => {
+    io.stderr('servelab: cancelling — stopping every server this run started…\n');
+    controller.abort(new ServelabError('CANCELLED', 'Cancelled.'));
+  };
+  if (opts.signal) opts.signal.addEventListener('abort', onSignal, { once: true });
+  else {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  const study = project.file.study;
+  const objective = objectiveOf(study.goal.kind);
+  const counted = new Map<string, Trial['status']>();
+  const print = (event: StudyEvent) => {
+    switch (event.kind) {
+      case 'phase':
+        io.stderr(`== ${event.text}\n`);
+        break;
+      case 'decision':
+        io.stderr(`→ ${event.decision.stageId}: ${event.decision.reason}\n`);
+        break;
+      case 'trial': {
+        const t = event.trial;
+        if (counted.get(t.id) === t.status) break;
+        counted.set(t.id, t.status);
+        if (quiet || t.status === 'planned') break;
+        const value = t.result?.result.metrics[objective.metric];
+        const detail =
+          t.status === 'done' && typeof value === 'number'
+            ? ` ${objective.label} ${value.toFixed(objective.metric === 'mean_latency_s' ? 3 : 1)} ${objective.unit}`
+            : t.status === 'failed' || t.status === 'rejected'
+              ? ` — ${t.rejectReason ?? t.error ?? ''}`
+              : t.hostId
+                ? ` on ${t.hostId} GPU ${t.gpus?.join(',') ?? ''}`
+                : '';
+        const done = [...counted.values()].filter((s) => s === 'done' || s === 'failed' || s === 'rejected').length;
+        io.stderr(`[${String(done).padStart(3)}/${String(counted.size).padEnd(3)}] ${t.status.padEnd(8)} ${t.id}${detail}\n`);
+        break;
+      }
+      case 'log':
+      case 'gpu':
+        break;
+      case 'state':
+        break;
+    }
+  };
+  try {
+    const state = await runStudy(project, core.studyDeps(), { signal: controller.signal, onEvent: print });
+    if (state.status === 'done' && state.recommendation) {
+      io.stdout(`Recommended (${state.recommendation.engine} ${state.recommendation.version}):\n  ${state.recommendation.command}\n`);
+      io.stdout(`Report: servelab report ${parsed.positional} --format md   (or html, csv)\n`);
+      return 0;
+    }
+    io.stderr(`servelab run: the study ${state.status === 'cancelled' ? 'was cancelled' : 'failed'}${state.message ? `: ${state.message}` : ''}\n`);
+    return 1;
+  } finally {
+    opts.signal?.removeEventListener('abort', onSignal);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await core.close();
+  }
+}

@@ -1,0 +1,93 @@
+import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createCore } from '../../core/create-core';
+import { startWsHost } from '../serve/ws-host';
+import { defaultDataDir } from '../../core/util/paths';
+import { resolveSimboxBinDir } from '../../core/box/simbox-path';
+import type { CliIo } from '../cli-io';
+
+export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]
+
+Runs the Servelab core headless and serves the workbench UI to a browser on 127.0.0.1 only.
+The printed address carries a one-time random token; without it the core refuses to connect.
+
+  --port N               port on 127.0.0.1 (default: a free one)
+  --data-dir DIR         where hosts and accepted host keys are kept (default: ${'$'}SERVELAB_DATA_DIR or ~/.config/servelab)
+  --known-hosts FILE     the known_hosts file that accepted keys are written to (default: DIR/known_hosts)
+  --no-user-known-hosts  do not also trust ~/.ssh/known_hosts
+  --ssh-config FILE      the OpenSSH client config that aliases and ProxyJump come from (default: ~/.ssh/config,
+                         with ~ taken from ${'$'}HOME)
+  --open                 open the page in the default browser`;
+
+function openInBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => {});
+  child.unref();
+}
+
+/** Starts the core and the loopback host; resolves when the process is asked to stop (SIGINT/SIGTERM). */
+export async function runServe(args: string[], io: CliIo, rendererDir: string, stopSignal?: AbortSignal): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'known-hosts': { type: 'string' },
+        'no-user-known-hosts': { type: 'boolean' },
+        'ssh-config': { type: 'string' },
+        open: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.stderr(`--port must be a whole number from 0 to 65535, not "${values.port}"\n`);
+    return 2;
+  }
+  if (!existsSync(join(rendererDir, 'index.html'))) {
+    io.stderr(`The workbench UI is not built (${rendererDir} has no index.html): run \`npm run build\` first.\n`);
+    return 1;
+  }
+  const dataDir = values['data-dir'] ?? defaultDataDir(io.env);
+  const log = (line: string) => io.stderr(`[servelab] ${line}\n`);
+  const simboxBinDir = resolveSimboxBinDir();
+  if (!simboxBinDir) log('the simulated GPU box (resources/simbox) was not found: no demo lab');
+  const core = await createCore({
+    dataDir,
+    log,
+    env: io.env,
+    simboxBinDir,
+    ...(values['ssh-config'] ? { sshConfigPath: values['ssh-config'] } : {}),
+    ...(values['known-hosts'] ? { appKnownHostsFile: values['known-hosts'] } : {}),
+    ...(values['no-user-known-hosts'] ? { userKnownHostsFiles: [] } : {}),
+  });
+  const host = await startWsHost(core, { port, rendererDir, log });
+  io.stdout(`Servelab UI: ${host.pageUrl}\n`);
+  io.stdout(`Data folder: ${dataDir}\nPress Ctrl+C to stop.\n`);
+  if (values.open) openInBrowser(host.pageUrl);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    stopSignal?.addEventListener('abort', stop, { once: true });
+  });
+  await host.close();
+  await core.close();
+  return 0;
+}

@@ -1,0 +1,94 @@
+// The `servelab` command: the same core as the desktop app, without Electron.
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { runInventory } from './commands/inventory';
+import { runServe } from './commands/serve';
+import { runClassifyLog } from './commands/classify-log';
+import { runEngine } from './commands/engine';
+import { runImport } from './commands/import';
+import { runBench } from './commands/bench';
+import { runRun } from './commands/run';
+import { runReport } from './commands/report';
+import type { CliIo } from './cli-io';
+import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
+
+export const USAGE = `${APP_NAME} ${APP_VERSION}: find the fastest way to serve an LLM on your own GPU boxes.
+
+Usage: servelab <command> [options]
+
+Commands:
+  inventory <user@host | ssh-alias> [-p N] [-i FILE] [-J HOPS] [--known-hosts FILE] [--accept-new] [-v] [--json]
+                     read a GPU box over SSH: GPUs, driver/CUDA, OS, Python, uv/pip/docker, disk
+  classify-log <file|-> [--engine vllm|sglang|trtllm] [--json]
+                     why an engine's server log failed (or that it became ready), and what to change
+  engine install|list|remove|launch|stop|prefetch … (--demo | --host [user@]host [-p N] [-i FILE] [-J HOPS])
+                     install engines side by side, prefetch models, launch a server until ready, stop it cleanly
+  bench run|presets|datasets|fetch-sharegpt … (--demo | --host [user@]host [-p N] [-i FILE] [-J HOPS])
+                     run a vllm bench serve workload against a launched server; results kept with provenance
+  run <project.servelab> [--data-dir DIR] [--quiet]
+                     run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
+  report <project.servelab> [--format md|html|csv] [--out FILE]
+                     the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
+  import <file|folder>... [--json | --jsonl]
+                     read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
+  serve [--port N] [--open]
+                     run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
+
+Run \`servelab <command> --help\` for a command's options.`;
+
+export async function runCli(argv: string[], io: CliIo, rendererDir: string): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'inventory':
+      return runInventory(rest, io);
+    case 'serve':
+      return runServe(rest, io, rendererDir);
+    case 'classify-log':
+      return runClassifyLog(rest, io);
+    case 'engine':
+      return runEngine(rest, io);
+    case 'import':
+      return runImport(rest, io);
+    case 'bench':
+      return runBench(rest, io);
+    case 'report':
+      return runReport(rest, io);
+    case 'run':
+      return runRun(rest, io);
+    case '--version':
+    case '-v':
+      io.stdout(`${APP_VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout(`${USAGE}\n`);
+      return 0;
+    default:
+      io.stderr(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+// Run only when this file is the program (out/main/cli.js), not when a test imports it.
+const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+const launchedByBin = process.env.SERVELAB_CLI_ENTRY === '1';
+delete process.env.SERVELAB_CLI_ENTRY;
+if (isEntry || launchedByBin) {
+  const here = fileURLToPath(new URL('.', import.meta.url));
+  const io: CliIo = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  runCli(process.argv.slice(2), io, join(here, '../renderer'))
+    .then((code) => {
+      process.exitCode = code;
+    })
+    .catch((error: unknown) => {
+      process.stderr.write(`servelab: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    });
+}

@@ -1,0 +1,215 @@
+import { ServelabError } from '../../shared/contract';
+import { getAdapter, type EngineId, type InstallSpec } from '../../shared/engines';
+import { shellCommand, shellQuote } from '../ssh/shell-quote';
+import {
+  boxFacts,
+  checkEngineVersion,
+  ENGINES_ROOT,
+  envName,
+  inLoginEnv,
+  MARKER_FILE,
+  runChecked,
+  streamInstallJob,
+  type BoxFacts,
+  type EngineBox,
+  type EnvMarker,
+  type EngineMode,
+  type InstalledEnv,
+  type InstallOptions,
+  type InstallResult,
+  type InstallStart,
+  type StreamedInstall,
+} from './engine-box';
+import { InstallProgressParser, phasePercent } from './install-progress';
+import type { RemoteJobHandle } from '../jobs/remote-job-runner';
+import { listEngineImages, pulledImage, startImagePull } from './docker-images';
+
+const VERIFY_TIMEOUT_SECONDS = 120;
+
+/**
+ * Installs engine@version into its own environment, `~/.servelab/engines/<engine>-<version>/`, so versions live side by
+ * side: uv when the box has it (it picks the torch build for the driver), else `python3 -m venv` + pip.
+ */
+export class EngineInstaller {
+  constructor(private readonly box: EngineBox) {}
+
+  async envDir(engine: EngineId, version: string): Promise<string> {
+    return envDirOf(await boxFacts(this.box), engine, version);
+  }
+
+  /** Every environment with a marker, as the markers say, then the engine images docker has (when the box has docker). */
+  async list(): Promise<InstalledEnv[]> {
+    const envs = await this.listEnvs();
+    const images = await listEngineImages(this.box);
+    return [...envs, ...images.sort((a, b) => a.engine.localeCompare(b.engine) || a.version.localeCompare(b.version))];
+  }
+
+  private async listEnvs(): Promise<InstalledEnv[]> {
+    const script = `for f in "$HOME"/${shellQuote(ENGINES_ROOT)}/*/${MARKER_FILE}; do
+  [ -f "$f" ] || continue
+  printf 'SERVELAB_ENV %s\\n' "$(dirname "$f")"
+  tr -d '\\n' < "$f"; echo
+done
+`;
+    const result = await runChecked(this.box, 'list the installed engines', script);
+    const envs: InstalledEnv[] = [];
+    const lines = result.stdout.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const head = /^SERVELAB_ENV (.+)$/.exec(lines[i] ?? '');
+      if (!head) continue;
+      const marker = parseMarker(lines[i + 1] ?? '');
+      if (marker) envs.push({ ...marker, dir: head[1] as string, mode: 'env' });
+    }
+    return envs.sort((a, b) => a.engine.localeCompare(b.engine) || a.version.localeCompare(b.version));
+  }
+
+  /** The environment when its marker is there and the engine still imports at that version (docker: the image is there); else null. */
+  async verified(engine: EngineId, version: string, mode: EngineMode = 'env'): Promise<InstalledEnv | null> {
+    if (mode === 'docker') return pulledImage(this.box, engine, version);
+    const dir = await this.envDir(engine, version);
+    const read = await this.box.run(`cat ${shellQuote(`${dir}/${MARKER_FILE}`)} 2>/dev/null || :\n`, { timeoutSeconds: 30 });
+    const marker = parseMarker(read.stdout.split('\n').find((l) => l.startsWith('{')) ?? '');
+    if (!marker || marker.engine !== engine || marker.version !== version) return null;
+    const found = await this.verify(dir, getAdapter(engine).installSpec(version));
+    return found === version ? { ...marker, dir, mode: 'env' } : null;
+  }
+
+  /** Starts the install (or reports it as already done); `done` settles when it has finished and been verified. */
+  async start(engineName: string, version: string, opts: InstallOptions = {}): Promise<InstallStart> {
+    const engine = checkEngineVersion(engineName, version);
+    if (opts.mode === 'docker') return startImagePull(this.box, engine, version, opts);
+    const spec = getAdapter(engine).installSpec(version);
+    const facts = await boxFacts(this.box);
+    const dir = envDirOf(facts, engine, version);
+    if (!opts.force) {
+      const existing = await this.verified(engine, version);
+      if (existing) {
+        const message = `${getAdapter(engine).displayName} ${version} is already installed and verified in ${dir}; nothing to do (use --force to reinstall).`;
+        opts.onProgress?.({ phase: 'done', percent: 100, line: message });
+        return { jobId: null, done: Promise.resolve({ ok: true, skipped: true, message, env: existing }) };
+      }
+    }
+    if (!facts.hasUv && !facts.hasPython3) {
+      throw new ServelabError('NOT_SUPPORTED', 'The box has neither uv nor python3: install one of them to create engine environments.');
+    }
+    const tool = facts.hasUv ? 'uv' : 'pip';
+    const handle = await this.box.jobs().start({
+      command: inLoginEnv(facts, ['sh', '-c', installScript(dir, spec, tool)]),
+      label: `install ${engine} ${version}`,
+    });
+    const done = this.follow(handle, engine, version, dir, spec, tool, opts);
+    return { jobId: handle.id, done };
+  }
+
+  async install(engine: string, version: string, opts: InstallOptions = {}): Promise<InstallResult> {
+    return (await this.start(engine, version, opts)).done;
+  }
+
+  /** Deletes the environment folder; refuses anything that does not resolve to a folder inside ~/.servelab/engines. */
+  async remove(engineName: string, version: string): Promise<{ removed: boolean; dir: string }> {
+    const engine = checkEngineVersion(engineName, version);
+    const dir = await this.envDir(engine, version);
+    const script = `root="$HOME"/${shellQuote(ENGINES_ROOT)}
+dir=${shellQuote(dir)}
+[ -e "$dir" ] || { echo absent; exit 0; }
+real=$(cd "$dir" && pwd -P) || exit 3
+rootreal=$(cd "$root" && pwd -P) || exit 3
+case "$real" in
+  "$rootreal"/?*) case "\${real#"$rootreal"/}" in */*) echo refused; exit 0 ;; esac ;;
+  *) echo refused; exit 0 ;;
+esac
+rm -rf -- "$real" && echo removed
+`;
+    const result = await runChecked(this.box, `remove ${dir}`, script);
+    if (/^refused$/m.test(result.stdout)) {
+      throw new ServelabError('BAD_INPUT', `${dir} is not a folder directly inside ~/${ENGINES_ROOT}; nothing was removed.`);
+    }
+    return { removed: /^removed$/m.test(result.stdout), dir };
+  }
+
+  private async follow(
+    handle: RemoteJobHandle,
+    engine: EngineId,
+    version: string,
+    dir: string,
+    spec: InstallSpec,
+    tool: 'uv' | 'pip',
+    opts: InstallOptions,
+  ): Promise<InstallResult> {
+    let streamed: StreamedInstall;
+    try {
+      streamed = await streamInstallJob(handle, new InstallProgressParser(), opts);
+    } catch (error) {
+      return { ok: false, skipped: false, jobId: handle.id, message: `The install of ${engine} ${version} was interrupted: ${(error as Error).message}` };
+    }
+    if (streamed.code !== 0) {
+      return { ok: false, skipped: false, jobId: handle.id, message: `Installing ${engine} ${version} failed (exit status ${streamed.code}): ${streamed.lastLines}` };
+    }
+    opts.onProgress?.({ phase: 'verifying', percent: phasePercent('verifying') });
+    const found = await this.verify(dir, spec);
+    if (found !== version) {
+      return {
+        ok: false,
+        skipped: false,
+        jobId: handle.id,
+        message: `${engine} installed, but importing it reports ${found === null ? 'nothing' : `version ${found}`} instead of ${version}.`,
+      };
+    }
+    const marker: EnvMarker = { engine, version, installedAt: new Date().toISOString(), verifiedVersion: found, tool };
+    await runChecked(this.box, `write ${MARKER_FILE}`, `cat > ${shellQuote(`${dir}/${MARKER_FILE}`)}\n`, { stdin: `${JSON.stringify(marker)}\n` });
+    const message = `${getAdapter(engine).displayName} ${version} installed and verified in ${dir}.`;
+    opts.onProgress?.({ phase: 'done', percent: 100, line: message });
+    return { ok: true, skipped: false, jobId: handle.id, message, env: { ...marker, dir, mode: 'env' } };
+  }
+
+  /** The version the environment's Python imports, or null when the import fails. */
+  private async verify(dir: string, spec: InstallSpec): Promise<string | null> {
+    const result = await this.box.run(`${shellCommand([`${dir}/bin/python`, '-c', spec.verifyImport])} 2>&1\n`, { timeoutSeconds: VERIFY_TIMEOUT_SECONDS });
+    if (result.code !== 0) return null;
+    const lines = result.stdout.trim().split('\n');
+    return lines[lines.length - 1]?.trim() || null;
+  }
+}
+
+function envDirOf(facts: BoxFacts, engine: EngineId, version: string): string {
+  return `${facts.home.replace(/\/+$/, '')}/${ENGINES_ROOT}/${envName(engine, version)}`;
+}
+
+/** The install job: a fresh environment, the exact pins and indexes of the adapter, then the import check. */
+export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'): string {
+  const indexes = spec.extraIndexUrls.flatMap((url) => ['--extra-index-url', url]);
+  const lines = [
+    'set -e',
+    `echo ${shellQuote(`servelab: creating the environment ${dir}`)}`,
+    `rm -rf -- ${shellQuote(dir)}`,
+    `mkdir -p -- ${shellQuote(dir.slice(0, dir.lastIndexOf('/')))}`,
+  ];
+  if (tool === 'uv') {
+    // uv spells pip's --pre as --prerelease=allow.
+    const uvExtra = [...(spec.uvArgs ?? []), ...(spec.pipArgs ?? []).map((a) => (a === '--pre' ? '--prerelease=allow' : a))];
+    lines.push(shellCommand(['uv', 'venv', ...(spec.python ? ['--python', spec.python] : []), dir]));
+    lines.push(shellCommand(['uv', 'pip', 'install', '--python', dir, ...indexes, ...uvExtra, ...spec.pipSpecs]));
+  } else {
+    lines.push(shellCommand(['python3', '-m', 'venv', dir]));
+    lines.push(shellCommand([`${dir}/bin/pip`, 'install', ...indexes, ...(spec.pipArgs ?? []), ...spec.pipSpecs]));
+  }
+  lines.push(`echo 'servelab: verifying the import'`, shellCommand([`${dir}/bin/python`, '-c', spec.verifyImport]));
+  return `${lines.join('\n')}\n`;
+}
+
+function parseMarker(line: string): EnvMarker | null {
+  try {
+    const value = JSON.parse(line) as Partial<EnvMarker>;
+    if (typeof value.engine !== 'string' || typeof value.version !== 'string' || typeof value.installedAt !== 'string') return null;
+    checkEngineVersion(value.engine, value.version);
+    return {
+      engine: value.engine as EngineId,
+      version: value.version,
+      installedAt: value.installedAt,
+      verifiedVersion: typeof value.verifiedVersion === 'string' ? value.verifiedVersion : '',
+      tool: value.tool === 'pip' ? 'pip' : 'uv',
+    };
+  } catch {
+    return null;
+  }
+}

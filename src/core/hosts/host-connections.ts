@@ -1,0 +1,129 @@
+import { ServelabError } from '../../shared/contract';
+import type { Host, HostKeyInfo, HostStateEvent } from '../../shared/model/host';
+import type { EventBus } from '../dispatch/event-bus';
+import type { SecretStore } from '../secrets/secret-store';
+import { passwordKey } from '../secrets/secret-keys';
+import type { ConnectionStateEvent, SshConnectionPool } from '../ssh/connection-pool';
+import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
+import type { BoxTransport } from '../box/box-transport';
+import { openBox, type BoxHooks } from '../box/open-box';
+import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
+import type { LocalBoxTransport } from '../box/local-box-transport';
+import type { HostStore } from './host-store';
+
+/** A host key shown to the user and not yet trusted, with what was wrong with it. */
+export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed' };
+
+/** The fields of a host that decide how it is reached over SSH. */
+export type HostSshFields = Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>;
+
+export interface HostConnectionsDeps {
+  hosts: HostStore;
+  pool: SshConnectionPool;
+  events: EventBus;
+  secrets: SecretStore;
+  /** Resolves what a host names as `ssh` would: the OpenSSH config, the jump chain, identities, the agent. */
+  resolveTarget(spec: HostSpec): ResolvedSshTarget;
+  /** The app's data folder: the demo lab's box lives in it. */
+  dataDir: string;
+  /** The simulated GPU box's `bin/` folder; null: this installation has no demo lab. */
+  simboxBinDir: string | null;
+}
+
+function toStateEvent(event: ConnectionStateEvent): HostStateEvent {
+  const out: HostStateEvent = { hostId: event.hostId, state: event.state };
+  if (event.reason) out.message = event.reason;
+  if (event.attempt !== undefined) out.attempt = event.attempt;
+  if (event.delayMs !== undefined) out.retryInSeconds = Math.round(event.delayMs / 100) / 10;
+  return out;
+}
+
+export function hostSpecOf(host: HostSshFields): HostSpec {
+  const spec: HostSpec = host.alias ? { alias: host.alias } : { address: host.address };
+  if (host.user) spec.user = host.user;
+  if (host.port) spec.port = host.port;
+  if (host.identityFile) spec.identityFile = host.identityFile;
+  if (host.proxyJump) spec.proxyJump = host.proxyJump;
+  return spec;
+}
+
+/**
+ * The live side of the saved hosts: how each one's box is reached (SSH hosts through the pool, the demo lab through
+ * local processes), which hosts the user keeps connected, which host keys wait for the user's decision, and the
+ * state each host shows. The pool's state changes become `hosts:state` events here.
+ */
+export class HostConnections {
+  /** Hosts the user asked to keep connected (hosts:connect) hold one pool reference each (the demo lab needs none). */
+  readonly held = new Set<string>();
+  /** Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown. */
+  readonly pendingKeys = new Map<string, PendingKey>();
+  private demoPreparing: Promise<void> | undefined;
+
+  constructor(private readonly deps: HostConnectionsDeps) {
+    deps.pool.onState((event) => {
+      // A held connection that failed for good (key or auth problem) needs the user: let go of it.
+      if (event.state === 'failed' && this.held.delete(event.hostId)) deps.pool.release(event.hostId);
+      deps.events.emit('hosts:state', { ...toStateEvent(event), held: this.held.has(event.hostId) });
+    });
+  }
+
+  isDemo(hostId: string): boolean {
+    return this.deps.hosts.list().some((h) => h.id === hostId && h.kind === 'demo');
+  }
+
+  stateOf(hostId: string): HostStateEvent {
+    const held = this.held.has(hostId);
+    return this.isDemo(hostId) ? { hostId, state: held ? 'ready' : 'idle', held } : { ...toStateEvent(this.deps.pool.state(hostId)), held };
+  }
+
+  /** Remembers an unknown or changed host key for the dialogs, and reports the failure as the host's state. */
+  noteFailure(hostId: string, error: unknown): void {
+    if (error instanceof ServelabError && (error.code === 'HOST_KEY_UNKNOWN' || error.code === 'HOST_KEY_CHANGED') && error.details) {
+      const d = error.details as Partial<PendingKey>;
+      if (typeof d.publicKey === 'string' && typeof d.host === 'string' && typeof d.port === 'number' && d.keyType && d.fingerprint) {
+        this.pendingKeys.set(hostId, {
+          host: d.host,
+          port: d.port,
+          keyType: d.keyType,
+          fingerprint: d.fingerprint,
+          publicKey: d.publicKey,
+          ...(d.expectedFingerprint ? { expectedFingerprint: d.expectedFingerprint } : {}),
+          problem: error.code === 'HOST_KEY_UNKNOWN' ? 'unknown' : 'changed',
+        });
+      }
+    }
+    this.deps.events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error), held: this.held.has(hostId) });
+  }
+
+  /** The host as `ssh` would reach it. */
+  resolve(host: HostSshFields): ResolvedSshTarget {
+    return this.deps.resolveTarget(hostSpecOf(host));
+  }
+
+  /** The resolved host with its remembered password, if any. */
+  async targetFor(host: Host): Promise<ResolvedSshTarget> {
+    const target = this.resolve(host);
+    const saved = await this.deps.secrets.get(passwordKey(target));
+    if (saved !== null) target.password = saved;
+    return target;
+  }
+
+  /**
+   * How this core reaches the host's box: SSH hosts through the pool (the pooled connection is taken on first use
+   * and held until release()), the demo lab through local processes.
+   */
+  async transportFor(host: Host, hooks: BoxHooks = {}): Promise<BoxTransport> {
+    if (host.kind === 'demo') {
+      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, prepare: (box) => this.prepareDemo(box) }, hooks);
+    }
+    return openBox({ kind: 'ssh', hostId: host.id, target: await this.targetFor(host), connections: this.deps.pool }, hooks);
+  }
+
+  /** Sets up the simulated box on first use; concurrent first uses share one setup. */
+  private async prepareDemo(transport: LocalBoxTransport): Promise<void> {
+    this.demoPreparing ??= prepareDemoBox(transport, demoLabPaths(this.deps.dataDir)).finally(() => {
+      this.demoPreparing = undefined;
+    });
+    await this.demoPreparing;
+  }
+}

@@ -1,0 +1,45 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { KnownHostsStore } from './known-hosts';
+import { resolveTarget, type HostSpec, type ResolvedSshTarget } from './ssh-target';
+
+/** The home folder `~` stands for: $HOME, else the OS user's. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || homedir();
+}
+
+export interface SshSetupOptions {
+  /** The app's data folder, where its own known_hosts lives. */
+  dataDir: string;
+  /** For ssh-config tokens, the agent socket and the local user. */
+  env: NodeJS.ProcessEnv;
+  /** The known_hosts accepted keys are written to (default: <dataDir>/known_hosts). */
+  appKnownHostsFile?: string;
+  /** Read-only known_hosts files trusted besides it (default: ~/.ssh/known_hosts). */
+  userKnownHostsFiles?: string[];
+  /** The OpenSSH client config aliases and ProxyJump come from (default: ~/.ssh/config). */
+  sshConfigPath?: string;
+}
+
+/** How every front door reaches SSH hosts: the same config, the same trusted keys, the same resolution. */
+export interface SshSetup {
+  home: string;
+  sshConfigPath: string;
+  knownHosts: KnownHostsStore;
+  /** A host as `ssh` would reach it: the config's Host blocks, the jump chain, identities, agent and user. */
+  resolve(spec: HostSpec): ResolvedSshTarget;
+}
+
+/**
+ * The SSH defaults of the app and the CLI alike: ~/.ssh/config, and the app's own known_hosts (the only one ever
+ * written) beside ~/.ssh/known_hosts read-only.
+ */
+export function sshSetup(opts: SshSetupOptions): SshSetup {
+  const home = homeOf(opts.env);
+  const sshConfigPath = opts.sshConfigPath ?? join(home, '.ssh', 'config');
+  const knownHosts = new KnownHostsStore({
+    appFile: opts.appKnownHostsFile ?? join(opts.dataDir, 'known_hosts'),
+    readOnlyFiles: opts.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
+  });
+  return { home, sshConfigPath, knownHosts, resolve: (spec) => resolveTarget(spec, { configPath: sshConfigPath, env: opts.env, home }) };
+}

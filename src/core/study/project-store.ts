@@ -1,0 +1,108 @@
+import { copyFile, mkdir, open, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ServelabError, parseOrBadInput } from '../../shared/contract';
+import {
+  PROJECT_SCHEMA_VERSION,
+  ProjectFileSchema,
+  StudyDefinitionSchema,
+  type ProjectFile,
+  type StudyDefinitionInput,
+  type StudyState,
+} from '../../shared/study/study';
+import { writeFileAtomic } from '../util/atomic-write';
+import { readVersionedFile } from '../util/versioned-file';
+
+/** The folder beside `<name>.servelab` that holds the study's results, logs and journal. */
+export function projectDataDir(path: string): string {
+  const name = basename(path).replace(/\.servelab$/, '');
+  return join(dirname(path), `${name}.servelab-data`);
+}
+
+/**
+ * One study on disk: the `.servelab` file (definition + state, written atomically with the previous version kept as
+ * `.bak`) and its data folder: `journal.jsonl` (every trial event, flushed one by one), `runs/` (each benchmark's
+ * fetched JSON), `logs/` (server logs and benchmark output), `gpu-memory.jsonl` (GPU memory samples). A damaged or
+ * newer file is refused with the field or version named, and left untouched.
+ */
+export class StudyProject {
+  private current: ProjectFile;
+  // Saves run one after another, so an older state never lands after a newer one.
+  private saving: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly path: string,
+    project: ProjectFile,
+  ) {
+    this.current = project;
+  }
+
+  static async open(path: string): Promise<StudyProject> {
+    const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+    const project = new StudyProject(path, read.data);
+    if (read.fileVersion < PROJECT_SCHEMA_VERSION) await project.save(read.data.state);
+    return project;
+  }
+
+  /** A new project from a definition; refuses to overwrite an existing file. */
+  static async create(path: string, study: StudyDefinitionInput): Promise<StudyProject> {
+    const definition = parseOrBadInput(StudyDefinitionSchema, study, 'study');
+    if (await stat(path).then(() => true, () => false)) throw new ServelabError('BAD_INPUT', `${path} already exists; open it or choose another name.`);
+    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [] } });
+    await project.save(project.current.state);
+    return project;
+  }
+
+  get file(): ProjectFile {
+    return this.current;
+  }
+
+  get dataDir(): string {
+    return projectDataDir(this.path);
+  }
+
+  get runsDir(): string {
+    return join(this.dataDir, 'runs');
+  }
+
+  get journalPath(): string {
+    return join(this.dataDir, 'journal.jsonl');
+  }
+
+  /** Each server's log and each trial's benchmark output (`trial-log-files.ts`). */
+  get logsDir(): string {
+    return join(this.dataDir, 'logs');
+  }
+
+  get gpuMemoryPath(): string {
+    return join(this.dataDir, 'gpu-memory.jsonl');
+  }
+
+  /** Writes the state: temp + fsync + rename, after copying the previous file to `<file>.bak`. */
+  save(state: StudyState): Promise<void> {
+    const next: ProjectFile = { ...this.current, state };
+    this.current = next;
+    const text = `${JSON.stringify(next, null, 1)}\n`;
+    this.saving = this.saving
+      .catch(() => {})
+      .then(async () => {
+        await copyFile(this.path, `${this.path}.bak`).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        });
+        await writeFileAtomic(this.path, text, 0o644);
+      });
+    return this.saving;
+  }
+
+  /** Appends one event to the journal and flushes it to disk before returning. */
+  async journal(event: Record<string, unknown>): Promise<void> {
+    await mkdir(this.dataDir, { recursive: true });
+    const handle = await open(this.journalPath, 'a', 0o644);
+    try {
+      await handle.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}

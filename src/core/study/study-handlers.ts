@@ -1,0 +1,174 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { ServelabError } from '../../shared/contract';
+import type { CallHandlers } from '../dispatch/dispatcher';
+import type { EventBus } from '../dispatch/event-bus';
+import { ProjectFileSchema } from '../../shared/study/study';
+import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
+import { writeFileAtomic } from '../util/atomic-write';
+import { readVersionedFile } from '../util/versioned-file';
+import { projectDataDir, StudyProject } from './project-store';
+import { readTail, TrialLogFiles } from './trial-log-files';
+import { readGpuMemorySamples } from './gpu-memory-file';
+import { saveProjectAs } from './save-as';
+import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
+import type { RecentProjects } from './recent-projects';
+
+export interface StudyHandlerDeps {
+  events: EventBus;
+  runner: () => StudyRunnerDeps;
+  examplesDir: string | null;
+  recent: RecentProjects;
+}
+
+type StudyCalls = Pick<
+  CallHandlers,
+  | 'studies:create'
+  | 'studies:open'
+  | 'studies:save'
+  | 'studies:plan'
+  | 'studies:run'
+  | 'studies:cancel'
+  | 'studies:report'
+  | 'studies:export'
+  | 'studies:examples'
+  | 'studies:fromExample'
+  | 'studies:recent'
+  | 'studies:trialLogs'
+  | 'studies:gpuMemory'
+  | 'studies:saveAs'
+>;
+
+const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
+
+/** Project files, plans, runs (one at a time per project) and reports. */
+export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
+  const running = new Map<string, AbortController>();
+
+  async function opened(path: string): Promise<StudyProject> {
+    const project = await StudyProject.open(path);
+    await deps.recent.touch(path, project.file.study.name).catch(() => {});
+    return project;
+  }
+
+  return {
+    'studies:create': async ({ path, study }) => {
+      const project = await StudyProject.create(path, study);
+      await deps.recent.touch(path, study.name).catch(() => {});
+      return project.file;
+    },
+
+    'studies:open': async ({ path }) => (await opened(path)).file,
+
+    'studies:save': async ({ path, study }) => {
+      const project = await StudyProject.open(path);
+      if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; cancel it before changing its definition.');
+      if (project.file.state.trials.some((t) => t.status === 'done' || t.status === 'failed')) {
+        throw new ServelabError('BAD_INPUT', 'This study has results: its definition can no longer change. Save it under a new name to run a changed study.');
+      }
+      const next = { ...project.file, study };
+      await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
+      return (await StudyProject.open(path)).file;
+    },
+
+    'studies:saveAs': async ({ path, out }) => {
+      // A running study is still writing its journal and runs: a copy now would catch it half-way.
+      if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; wait for it to end or cancel it before saving a copy.');
+      const file = await saveProjectAs(path, out);
+      await deps.recent.touch(out, file.study.name).catch(() => {});
+      return file;
+    },
+
+    'studies:plan': async ({ path }) => {
+      const project = await opened(path);
+      return previewPlan(project.file.study, deps.runner());
+    },
+
+    'studies:run': async ({ path }) => {
+      if (running.has(path)) return { started: false };
+      const project = await opened(path);
+      const controller = new AbortController();
+      running.set(path, controller);
+      void runStudy(project, deps.runner(), {
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.kind === 'state') deps.events.emit('studies:state', { path, state: event.state });
+          else if (event.kind === 'phase') deps.events.emit('studies:phase', { path, text: event.text });
+          else if (event.kind === 'log') {
+            deps.events.emit('studies:log', {
+              path,
+              text: event.text,
+              source: event.source ?? 'study',
+              ...(event.serverId !== undefined ? { serverId: event.serverId } : {}),
+              ...(event.trialId !== undefined ? { trialId: event.trialId } : {}),
+            });
+          } else if (event.kind === 'gpu') deps.events.emit('studies:gpu', { path, ...event.sample });
+          else if (event.kind === 'decision') deps.events.emit('studies:decision', { path, decision: event.decision });
+        },
+      })
+        .catch((error: unknown) => deps.events.emit('studies:phase', { path, text: `The study stopped: ${(error as Error).message}` }))
+        .finally(() => running.delete(path));
+      return { started: true };
+    },
+
+    'studies:cancel': async ({ path }) => {
+      const controller = running.get(path);
+      if (!controller) return { cancelled: false };
+      controller.abort(new ServelabError('CANCELLED', 'Cancelled.'));
+      return { cancelled: true };
+    },
+
+    'studies:report': async ({ path, format }) => {
+      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+      return { text: RENDER[format](read.data) };
+    },
+
+    'studies:export': async ({ path, format, out }) => {
+      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+      await writeFileAtomic(out, RENDER[format](read.data), 0o644);
+      return { path: out };
+    },
+
+    'studies:examples': async () => {
+      if (!deps.examplesDir) return [];
+      const files = (await readdir(deps.examplesDir)).filter((f) => f.endsWith('.servelab')).sort();
+      const out = [];
+      for (const file of files) {
+        const path = join(deps.examplesDir, file);
+        try {
+          const parsed = ProjectFileSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+          out.push({ name: parsed.study.name, path, description: parsed.study.description ?? '' });
+        } catch {
+          // A damaged example is not offered.
+        }
+      }
+      return out;
+    },
+
+    'studies:fromExample': async ({ path, example }) => {
+      if (!deps.examplesDir) throw new ServelabError('NOT_FOUND', 'This installation has no example studies.');
+      const source = join(deps.examplesDir, basename(example));
+      const read = await readVersionedFile(source, { version: 1, schema: ProjectFileSchema });
+      if (!read) throw new ServelabError('NOT_FOUND', `There is no example ${basename(example)}.`);
+      const project = await StudyProject.create(path, read.data.study);
+      await deps.recent.touch(path, read.data.study.name).catch(() => {});
+      return project.file;
+    },
+
+    'studies:recent': async () => deps.recent.list(),
+
+    'studies:trialLogs': async ({ path, trialId }) => {
+      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+      const trial = read.data.state.trials.find((t) => t.id === trialId);
+      if (!trial) throw new ServelabError('NOT_FOUND', `The study has no trial "${trialId}".`);
+      const files = new TrialLogFiles(join(projectDataDir(path), 'logs'));
+      const [server, bench] = await Promise.all([trial.serverId ? readTail(files.serverLogPath(trial.serverId)) : null, readTail(files.benchLogPath(trial.id))]);
+      return { server: server?.text ?? null, bench: bench?.text ?? null, truncated: Boolean(server?.truncated || bench?.truncated) };
+    },
+
+    'studies:gpuMemory': async ({ path }) => readGpuMemorySamples(join(projectDataDir(path), 'gpu-memory.jsonl')),
+  };
+}

@@ -1,0 +1,575 @@
+import { ServelabError } from '../../shared/contract';
+import type { Workload } from '../../shared/bench/workload';
+import type { StudyDefinition, StudyState, Trial, StageDecision } from '../../shared/study/study';
+import { estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig, type PlanEstimate } from '../../shared/study/planner';
+import type { GpuFacts, PlanContext } from '../../shared/study/plan-context';
+import { decideEngineStage, decideGrid, decideStage, recommendationOf } from '../../shared/study/decide';
+import type { BoxTransport } from '../box/box-transport';
+import { collectInventory } from '../inventory/collect';
+import { boxCommandRunner } from '../inventory/collect-over-ssh';
+import type { ProbeInventory } from '../inventory/parse-probe';
+import { EngineInstaller } from '../engines/engine-installer';
+import { launchServer, stopRecordedServer, type RunningServer } from '../engines/server-launcher';
+import { listServerRecords } from '../engines/server-records';
+import { prefetchModel } from '../engines/model-prefetch';
+import { prepareMeasurement, type ShareGptSource } from '../bench/measure';
+import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../bench/dataset-store';
+import { newRunId } from '../bench/bench-handlers';
+import type { StudyProject } from './project-store';
+import { newResultId } from '../results/results-library';
+import type { ResultEntry } from '../../shared/results/result-entry';
+import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
+import { TrialLogFiles } from './trial-log-files';
+import { GpuMemoryFile } from './gpu-memory-file';
+import { GpuMemorySampler } from './gpu-memory-sampler';
+import type { GpuMemorySample } from '../../shared/study/gpu-memory';
+import type { LogVerdict } from '../../shared/engines/types';
+
+export type StudyBox = BoxTransport & { release(): void };
+
+/** The simulated box's GPUs (as its nvidia-smi reports them), for planning a demo-lab study without touching the box. */
+const SIMULATED_GPUS: Record<'h100' | 'a100' | 'h200', { name: string; memoryMiB: number; computeCapability: string }> = {
+  h100: { name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' },
+  a100: { name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' },
+  h200: { name: 'NVIDIA H200', memoryMiB: 143771, computeCapability: '9.0' },
+};
+
+/**
+ * The GPUs a study may use, host by host: the demo lab as the study configures it, other hosts from their inventory.
+ * Reads only; nothing is installed or configured.
+ */
+export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
+  const gpus: GpuFacts[] = [];
+  for (const host of study.hosts) {
+    if (deps.isDemo(host.hostId) && study.demoLab) {
+      const gpu = SIMULATED_GPUS[study.demoLab.gpu];
+      for (let i = 0; i < study.demoLab.count; i++) {
+        if (!host.gpus || host.gpus.includes(String(i))) gpus.push({ hostId: host.hostId, index: String(i), ...gpu });
+      }
+      continue;
+    }
+    const box = await deps.box(host.hostId);
+    try {
+      const inventory = await collectInventory(boxCommandRunner(box));
+      const usable = inventory.gpus.filter((g) => !host.gpus || host.gpus.includes(String(g.index)));
+      if (usable.length === 0) throw new ServelabError('NOT_FOUND', `${deps.hostLabel(host.hostId)} has no usable GPU (${inventory.gpuMessage ?? inventory.gpuStatus}).`);
+      for (const g of usable) gpus.push({ hostId: host.hostId, index: String(g.index), name: g.name, memoryMiB: g.memoryTotalMiB, computeCapability: g.computeCapability });
+    } finally {
+      box.release();
+    }
+  }
+  return gpus;
+}
+
+/** What the study runs first — the engine stage, or the whole grid — with pre-flight verdicts and an estimate. */
+export async function previewPlan(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<{ trials: Trial[]; estimate: PlanEstimate; gpus: GpuFacts[] }> {
+  const gpus = await studyGpus(study, deps);
+  const trials = study.strategy === 'grid' ? planGrid(study, { gpus }) : planEngineStage(study, { gpus });
+  return { trials, estimate: estimatePlan(study, trials), gpus };
+}
+
+export interface StudyRunnerDeps {
+  box(hostId: string): Promise<StudyBox>;
+  isDemo(hostId: string): boolean;
+  hostLabel(hostId: string): string;
+  resolveSecret?: (secretRef: string) => Promise<string | null>;
+  /** Each measured trial's entry, for the results library. */
+  onResult?: (entry: ResultEntry) => void;
+  /** How often each host's GPU memory is sampled while the study runs (default 2 s). */
+  gpuSampleIntervalMs?: number;
+}
+
+/** Whose words a log line is: the runner's (installs, launches), a server's own log, or a benchmark's output. */
+export type StudyLogSource = 'study' | 'server' | 'bench';
+
+export type StudyEvent =
+  | { kind: 'phase'; text: string }
+  | { kind: 'trial'; trial: Trial }
+  | { kind: 'decision'; decision: StageDecision }
+  /** Server lines carry the server (its trials are those with that `serverId`); bench lines the trial measured. */
+  | { kind: 'log'; text: string; source?: StudyLogSource; serverId?: string; trialId?: string }
+  | { kind: 'gpu'; sample: GpuMemorySample }
+  | { kind: 'state'; state: StudyState };
+
+export interface RunStudyOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: StudyEvent) => void;
+}
+
+/**
+ * Runs (or resumes) a study: sets up every host (engines, the benchmark client, models, ShareGPT), then plans and runs
+ * stage after stage (greedy) or the whole grid, on GPU slots across the hosts, launching each distinct server config
+ * once for all of its workloads and repeats, deciding after each stage, and ends with the generalisation pass and the
+ * recommendation. Every trial change is saved to the project (atomically) and journalled, so a kill -9 loses nothing
+ * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again.
+ */
+export async function runStudy(project: StudyProject, deps: StudyRunnerDeps, opts: RunStudyOptions = {}): Promise<StudyState> {
+  const run = new StudyRun(project, deps, opts);
+  return run.execute();
+}
+
+class StudyRun {
+  private readonly study: StudyDefinition;
+  private state: StudyState;
+  private readonly boxes = new Map<string, StudyBox>();
+  private readonly live = new Set<RunningServer>();
+  private readonly prefetched = new Set<string>();
+  private ctx: PlanContext = { gpus: [] };
+  private pool: SlotPool | undefined;
+  /** Each host's inventory, read once per run for the results' provenance. */
+  private readonly inventories = new Map<string, Promise<ProbeInventory | null>>();
+  private readonly logFiles: TrialLogFiles;
+  private readonly gpuFile: GpuMemoryFile;
+  private sampler: GpuMemorySampler | undefined;
+
+  constructor(
+    private readonly project: StudyProject,
+    private readonly deps: StudyRunnerDeps,
+    private readonly opts: RunStudyOptions,
+  ) {
+    this.study = project.file.study;
+    this.state = structuredClone(project.file.state);
+    this.logFiles = new TrialLogFiles(project.logsDir, (file, error) => this.emit({ kind: 'log', text: `Could not write ${file}: ${error.message}\n` }));
+    this.gpuFile = new GpuMemoryFile(project.gpuMemoryPath, (error) => this.emit({ kind: 'log', text: `Could not write ${project.gpuMemoryPath}: ${error.message}\n` }));
+  }
+
+  private emit(event: StudyEvent): void {
+    this.opts.onEvent?.(event);
+  }
+
+  private phase(text: string): void {
+    this.emit({ kind: 'phase', text });
+    void this.project.journal({ event: 'phase', text }).catch(() => {});
+  }
+
+  private get cancelled(): boolean {
+    return this.opts.signal?.aborted === true;
+  }
+
+  async execute(): Promise<StudyState> {
+    if (this.state.status === 'done') return this.state;
+    // A state still marked running was left by a run that did not finish (killed, crashed): this run resumes it.
+    const resuming = this.state.status !== 'draft';
+    const onAbort = () => {
+      // Servers are stopped here so that a cancel also ends launches still waiting for readiness.
+      for (const server of this.live) void server.stop().catch(() => {});
+    };
+    this.opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.state = { ...this.state, status: 'running', startedAt: this.state.startedAt ?? new Date().toISOString() };
+      delete this.state.message;
+      await this.save({ event: 'study-started' });
+      await this.setUpHosts();
+      this.startGpuSampler();
+      await this.cleanUpInterrupted(resuming);
+      if (this.study.strategy === 'grid') await this.runGrid();
+      else await this.runGreedy();
+      if (this.cancelled) return await this.finish('cancelled', 'Cancelled; servers stopped.');
+      return await this.finish('done');
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return await this.finish(this.cancelled ? 'cancelled' : 'failed', this.cancelled ? 'Cancelled; servers stopped.' : message);
+    } finally {
+      this.opts.signal?.removeEventListener('abort', onAbort);
+      await Promise.all([...this.live].map((s) => s.stop().catch(() => {})));
+      await this.stopMonitoring();
+      for (const box of this.boxes.values()) box.release();
+    }
+  }
+
+  private async finish(status: StudyState['status'], message?: string): Promise<StudyState> {
+    // Logs and samples are on disk before the final state says the study ended, so a reader finds them complete.
+    await this.stopMonitoring();
+    const trials = this.state.trials.map((t) => (t.status === 'running' || (status !== 'done' && t.status === 'planned' && this.cancelled) ? { ...t, status: 'cancelled' as const } : t));
+    this.state = { ...this.state, trials, status, finishedAt: new Date().toISOString(), ...(message ? { message } : {}) };
+    await this.save({ event: 'study-finished', status, ...(message ? { message } : {}) });
+    return this.state;
+  }
+
+  // --- monitoring --------------------------------------------------------------------------------------------
+
+  private startGpuSampler(): void {
+    this.sampler = new GpuMemorySampler({
+      hosts: [...this.boxes].map(([hostId, box]) => ({ hostId, box })),
+      ...(this.deps.gpuSampleIntervalMs !== undefined ? { intervalMs: this.deps.gpuSampleIntervalMs } : {}),
+      onSample: (sample) => {
+        this.gpuFile.append(sample);
+        this.emit({ kind: 'gpu', sample });
+      },
+    });
+    this.sampler.start();
+  }
+
+  private async stopMonitoring(): Promise<void> {
+    await this.sampler?.stop();
+    await Promise.all([this.logFiles.flush(), this.gpuFile.flush()]);
+  }
+
+  private serverLog(serverId: string, text: string): void {
+    this.logFiles.appendServer(serverId, text);
+    this.emit({ kind: 'log', text, source: 'server', serverId });
+  }
+
+  private benchLog(trialId: string, serverId: string, text: string): void {
+    this.logFiles.appendBench(trialId, text);
+    this.emit({ kind: 'log', text, source: 'bench', serverId, trialId });
+  }
+
+  // --- hosts -------------------------------------------------------------------------------------------------
+
+  private async setUpHosts(): Promise<void> {
+    for (const host of this.study.hosts) {
+      const box = await this.deps.box(host.hostId);
+      this.boxes.set(host.hostId, box);
+      if (this.deps.isDemo(host.hostId) && this.study.demoLab) {
+        // The demo lab becomes the study's GPU (an A100 study on an A100), without touching real boxes.
+        this.phase(`Configuring the demo lab as ${this.study.demoLab.count}× ${this.study.demoLab.gpu.toUpperCase()}`);
+        const r = await box.run(`simbox config --gpu ${this.study.demoLab.gpu} --count ${this.study.demoLab.count}\n`, { timeoutSeconds: 60 });
+        if (r.code !== 0) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not configure the demo lab: ${r.stderr.trim()}`);
+      }
+    }
+    this.phase('Reading the GPUs of the study\'s hosts');
+    const gpus = await studyGpus(this.study, this.deps);
+    this.ctx = { gpus };
+    const slots = slotsOf(gpus, this.study.gpusPerTrial);
+    if (slots.length === 0) throw new ServelabError('BAD_INPUT', `No host has ${this.study.gpusPerTrial} GPUs for one trial.`);
+    this.pool = new SlotPool(slots, this.study.parallelism);
+
+    for (const host of this.study.hosts) {
+      const box = this.boxes.get(host.hostId) as StudyBox;
+      const installer = new EngineInstaller(box);
+      const wanted = [...this.study.engines.map((e) => ({ engine: e.engine, version: e.version, mode: e.mode }))];
+      if (!wanted.some((w) => w.engine === 'vllm' && w.version === this.study.clientVersion && w.mode === 'env')) {
+        wanted.push({ engine: 'vllm', version: this.study.clientVersion, mode: 'env' });
+      }
+      for (const w of wanted) {
+        this.phase(`Installing ${w.engine} ${w.version}${w.mode === 'docker' ? ' (docker image)' : ''} on ${this.deps.hostLabel(host.hostId)}`);
+        const result = await installer.install(w.engine, w.version, { mode: w.mode, onLog: (text) => this.emit({ kind: 'log', text }) });
+        if (!result.ok) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not install ${w.engine} ${w.version} on ${this.deps.hostLabel(host.hostId)}: ${result.message}`);
+      }
+      if (this.needsShareGpt()) await this.ensureShareGpt(host.hostId, box);
+    }
+  }
+
+  private needsShareGpt(): boolean {
+    return [this.study.workloads.primary, ...this.study.workloads.generalisation].some((w) => w.dataset.kind === 'sharegpt' && w.dataset.path === undefined);
+  }
+
+  private async ensureShareGpt(hostId: string, box: StudyBox): Promise<void> {
+    const store = new DatasetStore(box);
+    try {
+      await store.verify(SHAREGPT_FILE);
+      return;
+    } catch (error) {
+      if (!(error instanceof ServelabError && error.code === 'NOT_FOUND')) throw error;
+    }
+    this.phase(`Putting ShareGPT into the dataset cache of ${this.deps.hostLabel(hostId)}`);
+    if (this.deps.isDemo(hostId)) await store.synthesizeShareGpt(SHAREGPT_FILE);
+    else await store.fetch(SHAREGPT_FILE, SHAREGPT_URL);
+  }
+
+  /** Trials left running by a killed run: their servers are stopped from their records, and they run again. */
+  private async cleanUpInterrupted(resuming: boolean): Promise<void> {
+    // Cancelled trials run again too: cancelling stops a run, it does not drop its remaining trials.
+    const interrupted = this.state.trials.filter((t) => t.status === 'running' || t.status === 'cancelled');
+    // Every server an earlier run of this project left running — including one launched just before a kill, which
+    // the state may not name yet — is found from the records on the boxes and stopped.
+    for (const [hostId, box] of this.boxes) {
+      const named = new Set(interrupted.filter((t) => t.hostId === hostId && t.serverId).map((t) => t.serverId));
+      const records = await listServerRecords(box).catch(() => []);
+      for (const record of records.filter((r) => r.running && (r.owner === this.project.path || named.has(r.serverId)))) {
+        this.phase(`Stopping server ${record.serverId}, left running by an interrupted run`);
+        try {
+          const report = await stopRecordedServer(box, record);
+          if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Leftovers of ${record.serverId}: ${report.leftovers.join('; ')}\n` });
+        } catch (error) {
+          this.emit({ kind: 'log', text: `Could not stop ${record.serverId}: ${(error as Error).message}\n` });
+        }
+      }
+    }
+    const again = new Set(interrupted.map((t) => t.id));
+    if (resuming) await this.project.journal({ event: 'resumed', kept: this.state.trials.filter((t) => t.status === 'done').length, rerun: [...again] });
+    if (interrupted.length > 0) {
+      this.state = {
+        ...this.state,
+        trials: this.state.trials.map((t) => {
+          if (!again.has(t.id)) return t;
+          const { serverId: _s, hostId: _h, gpus: _g, startedAt: _a, ...rest } = t;
+          return { ...rest, status: 'planned' as const };
+        }),
+      };
+      await this.save({ event: 'rerun', trials: [...again] });
+    }
+  }
+
+  // --- strategies --------------------------------------------------------------------------------------------
+
+  private async runGreedy(): Promise<void> {
+    let stageTrials = this.trialsOf('engine');
+    if (stageTrials.length === 0) stageTrials = await this.addTrials('engine', planEngineStage(this.study, this.ctx));
+    this.phase('Stage: engine selection');
+    await this.runTrials(stageTrials);
+    if (this.cancelled) return;
+    const engine = decideEngineStage(this.study, this.trialsOf('engine'));
+    await this.recordDecision(engine.decision);
+    if (engine.best.objective === null) throw new ServelabError('REMOTE_COMMAND_FAILED', `No engine completed the primary workload: ${this.failuresOf('engine')}`);
+    let best = engine.best;
+    const baseline = engine.baseline;
+
+    for (let i = 0; i < this.study.stages.length; i++) {
+      const stage = this.study.stages[i]!;
+      let trials = this.trialsOf(stage.id);
+      if (trials.length === 0) trials = await this.addTrials(stage.id, planStage(this.study, i, best, this.ctx));
+      if (trials.length === 0) {
+        await this.recordDecision({ stageId: stage.id, winner: null, reason: `skipped: it applies to ${stage.engines?.join(', ') ?? 'other engines'}, not ${best.engine}`, before: best.objective, after: best.objective, decidedAt: new Date().toISOString() });
+        continue;
+      }
+      this.phase(`Stage: ${stage.label}`);
+      await this.runTrials(trials);
+      if (this.cancelled) return;
+      const decided = decideStage(this.study, i, this.trialsOf(stage.id), best);
+      await this.recordDecision(decided.decision);
+      best = decided.best;
+    }
+    await this.generalise(baseline, best);
+  }
+
+  private async runGrid(): Promise<void> {
+    let trials = this.trialsOf('grid', true);
+    if (trials.length === 0) trials = await this.addTrials('grid', planGrid(this.study, this.ctx));
+    this.phase(`Grid: ${trials.length} trials`);
+    await this.runTrials(trials);
+    if (this.cancelled) return;
+    const decided = decideGrid(this.study, this.state.trials.filter((t) => t.stageId !== 'generalisation'));
+    await this.recordDecision(decided.decision);
+    if (decided.best.objective === null) throw new ServelabError('REMOTE_COMMAND_FAILED', `No configuration completed the primary workload: ${this.failuresOf('grid')}`);
+    await this.generalise(decided.baseline, decided.best);
+  }
+
+  private async generalise(baseline: BestConfig, best: BestConfig): Promise<void> {
+    this.state = { ...this.state, baselineTrialServerKey: baseline.serverKey, recommendation: { ...recommendationOf(best), serverKey: best.serverKey } };
+    await this.save({ event: 'recommendation', serverKey: best.serverKey });
+    let trials = this.trialsOf('generalisation');
+    if (trials.length === 0) trials = await this.addTrials('generalisation', planGeneralisation(this.study, baseline, best, this.ctx));
+    this.phase('Generalisation: baseline and recommendation on every scenario');
+    await this.runTrials(trials);
+  }
+
+  /** The distinct reasons a stage's trials failed, for the message of a study that cannot go on. */
+  private failuresOf(stageId: string): string {
+    const reasons = new Set(this.trialsOf(stageId, stageId === 'grid').map((t) => t.error ?? t.rejectReason).filter((r): r is string => r !== undefined));
+    return [...reasons].slice(0, 3).join('; ') || 'no trial ran';
+  }
+
+  /** The trials of a stage (grid: every trial not of the generalisation pass). */
+  private trialsOf(stageId: string, grid = false): Trial[] {
+    return this.state.trials.filter((t) => (grid ? t.stageId !== 'generalisation' : t.stageId === stageId));
+  }
+
+  private async addTrials(stageId: string, trials: Trial[]): Promise<Trial[]> {
+    this.state = { ...this.state, trials: [...this.state.trials, ...trials] };
+    await this.save({ event: 'planned', stageId, trials: trials.map((t) => ({ id: t.id, status: t.status, ...(t.rejectReason ? { rejectReason: t.rejectReason } : {}) })) });
+    for (const t of trials) this.emit({ kind: 'trial', trial: t });
+    return trials;
+  }
+
+  private async recordDecision(decision: StageDecision): Promise<void> {
+    const existing = this.state.decisions.find((d) => d.stageId === decision.stageId);
+    // A resumed run decides again from the same trials; the first decision (and its time) stays.
+    if (existing) return;
+    this.state = { ...this.state, decisions: [...this.state.decisions, decision] };
+    await this.save({ event: 'decision', ...decision });
+    this.emit({ kind: 'decision', decision });
+  }
+
+  // --- running trials ----------------------------------------------------------------------------------------
+
+  /** Runs every planned trial of the list: one launch per server config, all its workloads, then stop. */
+  private async runTrials(trials: Trial[]): Promise<void> {
+    const byServer = new Map<string, Trial[]>();
+    for (const t of trials) {
+      if (t.status !== 'planned') continue;
+      const list = byServer.get(t.serverKey) ?? [];
+      list.push(t);
+      byServer.set(t.serverKey, list);
+    }
+    const pool = this.pool as SlotPool;
+    await Promise.all(
+      [...byServer.values()].map(async (group) => {
+        const slot = await pool.acquire(this.opts.signal);
+        if (!slot) return;
+        try {
+          await this.runServer(group, slot);
+        } finally {
+          pool.release(slot);
+        }
+      }),
+    );
+  }
+
+  private async runServer(group: Trial[], slot: GpuSlot): Promise<void> {
+    if (this.cancelled) return;
+    const first = group[0]!;
+    const box = this.boxes.get(slot.hostId) as StudyBox;
+    const where = `${this.deps.hostLabel(slot.hostId)} GPU ${slot.gpus.join(',')}`;
+    await this.prefetch(slot.hostId, box, first);
+    if (this.cancelled) return;
+
+    this.emit({ kind: 'log', text: `Launching ${first.command} on ${where}\n` });
+    // The server's id is known once the launch returns; anything it logs before then waits for it.
+    const launched: { serverId?: string } = {};
+    const early: string[] = [];
+    const onServerLog = (text: string) => {
+      if (launched.serverId === undefined) early.push(text);
+      else this.serverLog(launched.serverId, text);
+    };
+    let server: RunningServer;
+    try {
+      server = await launchServer(box, {
+        engine: first.engine,
+        version: first.version,
+        mode: first.mode,
+        config: first.config,
+        gpus: slot.gpus,
+        owner: this.project.path,
+        ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
+        onLog: onServerLog,
+      });
+    } catch (error) {
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', error: `launch refused: ${(error as Error).message}`, hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
+      return;
+    }
+    launched.serverId = server.serverId;
+    for (const text of early.splice(0)) this.serverLog(server.serverId, text);
+    this.live.add(server);
+    const startedAt = new Date().toISOString();
+    for (const t of group) await this.updateTrial(t.id, { status: 'running', hostId: slot.hostId, gpus: slot.gpus, serverId: server.serverId, startedAt });
+    await this.project.journal({ event: 'server-launched', serverId: server.serverId, serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, jobId: server.record.jobId });
+    try {
+      try {
+        await server.waitReady(this.study.readinessTimeoutSeconds * 1000);
+      } catch (error) {
+        if (this.cancelled) return;
+        const message = `server did not become ready: ${(error as Error).message}`;
+        for (const t of group) await this.updateTrial(t.id, { status: 'failed', error: message, finishedAt: new Date().toISOString() });
+        return;
+      }
+      for (const t of group) {
+        if (this.cancelled) return;
+        if (server.state !== 'ready') {
+          const verdict = server.classification;
+          await this.updateTrial(t.id, { status: 'failed', error: `the server died before this workload: ${deathCause(verdict)}`, finishedAt: new Date().toISOString() });
+          continue;
+        }
+        await this.measure(t, box, server, slot.hostId);
+      }
+    } finally {
+      const report = await server.stop().catch((error: unknown) => ({ leftovers: [`stop failed: ${(error as Error).message}`] }));
+      this.live.delete(server);
+      await this.project.journal({ event: 'server-stopped', serverId: server.serverId, leftovers: report.leftovers });
+      if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Left on ${where} after stopping ${server.serverId}: ${report.leftovers.join('; ')}\n` });
+    }
+  }
+
+  private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
+    const workload = this.workloadOf(trial.workloadId);
+    const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
+    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
+    const inventory = await this.inventories.get(hostId);
+    try {
+      const prepared = await prepareMeasurement(box, {
+        runId: newRunId(),
+        serverId: server.serverId,
+        workload,
+        clientVersion: this.study.clientVersion,
+        hostLabel: this.deps.hostLabel(hostId),
+        ...(shareGptSource ? { shareGptSource } : {}),
+        runsDir: this.project.runsDir,
+        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+        ...(inventory ? { inventory } : {}),
+        onLog: (text) => this.benchLog(trial.id, server.serverId, text),
+      });
+      const measured = await prepared.run();
+      if (this.cancelled) return;
+      const now = new Date().toISOString();
+      const result = { ...measured, id: newResultId(), addedAt: now };
+      this.deps.onResult?.(result);
+      const metrics = result.result.metrics;
+      const lost = typeof metrics.completed === 'number' ? workload.numPrompts - metrics.completed : 0;
+      if (measured.status === 'ok' && lost <= 0) {
+        await this.updateTrial(trial.id, { status: 'done', result, finishedAt: now });
+        return;
+      }
+      // A run where requests failed does not measure the config: it is a failure, with the server's own cause.
+      await server.confirmServing();
+      const verdict = server.state === 'failed' ? server.classification : undefined;
+      const cause = verdict ? ` — the server died: ${deathCause(verdict)}` : '';
+      const error = measured.status === 'ok' ? `${lost} of ${workload.numPrompts} requests failed${cause}` : `${measured.error ?? 'no result'}${cause}`;
+      await this.updateTrial(trial.id, { status: 'failed', result, error, finishedAt: now });
+    } catch (error) {
+      if (this.cancelled) return;
+      await this.updateTrial(trial.id, { status: 'failed', error: (error as Error).message, finishedAt: new Date().toISOString() });
+    }
+  }
+
+  /** Weights into the host's HF cache before a timed launch, once per host and model. */
+  private async prefetch(hostId: string, box: StudyBox, trial: Trial): Promise<void> {
+    const models = [trial.config.model, ...(trial.config.speculative?.draftModel ? [trial.config.speculative.draftModel] : [])];
+    for (const model of models) {
+      const key = `${hostId}\n${model}`;
+      if (this.prefetched.has(key) || trial.mode === 'docker') continue;
+      this.prefetched.add(key);
+      this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
+      try {
+        await prefetchModel(box, {
+          engine: trial.engine,
+          version: trial.version,
+          model,
+          // The user's Hugging Face token when one is stored; anonymous otherwise (public models need none).
+          ...((await this.deps.resolveSecret?.('hf-token')) ? { hfTokenRef: 'hf-token' } : {}),
+          resolveSecret: async (ref) => (this.deps.resolveSecret ? this.deps.resolveSecret(ref) : null),
+        });
+      } catch (error) {
+        // The launch then reports what is wrong with the model (gated, unknown) in the engine's own words.
+        this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
+      }
+    }
+  }
+
+  private workloadOf(id: string): Workload {
+    const all = [this.study.workloads.primary, ...this.study.workloads.generalisation];
+    const found = all.find((w) => w.id === id);
+    if (!found) throw new ServelabError('INTERNAL', `The study has no workload "${id}".`);
+    return found;
+  }
+
+  private async updateTrial(id: string, patch: Partial<Trial>): Promise<void> {
+    let updated: Trial | undefined;
+    this.state = {
+      ...this.state,
+      trials: this.state.trials.map((t) => {
+        if (t.id !== id) return t;
+        updated = { ...t, ...patch };
+        return updated;
+      }),
+    };
+    if (!updated) return;
+    // A finished trial's benchmark output is on disk before anyone is told it finished, for studies:trialLogs.
+    if (updated.status === 'done' || updated.status === 'failed') await this.logFiles.flush();
+    await this.save({ event: 'trial', id, status: updated.status, ...(updated.serverId ? { serverId: updated.serverId } : {}), ...(updated.error ? { error: updated.error } : {}) });
+    this.emit({ kind: 'trial', trial: updated });
+  }
+
+  private async save(journalEvent: Record<string, unknown>): Promise<void> {
+    await this.project.journal(journalEvent);
+    await this.project.save(this.state);
+    this.emit({ kind: 'state', state: this.state });
+  }
+}
+
+/** What killed a server, for a trial's error: the log's class when it has one, and the line that says so. */
+function deathCause(verdict: LogVerdict | undefined): string {
+  if (!verdict) return 'process ended';
+  if (verdict.class === 'unknown') return verdict.evidence || 'process ended';
+  return verdict.evidence ? `${verdict.class} — ${verdict.evidence}` : verdict.class;
+}

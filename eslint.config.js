@@ -68,7 +68,7 @@ export default tseslint.config(
   },
   {
     // The UI bench page (npm run bench): a browser page built from the renderer's own components.
-    files: ['bench/ui/**/*.{ts,tsx}'],
+    files: ['perf/ui/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },
     rules: { ...reactHooks.configs.recommended.rules },

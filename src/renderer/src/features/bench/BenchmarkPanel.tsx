@@ -8,8 +8,8 @@ import { Spinner } from '../../components/Spinner';
 import { t, type PlainMessageKey } from '../../i18n';
 import { LogView } from '../../logs/LogView';
 import { toErrorInfo, useAppStore } from '../../store';
-import { SelectField } from '../engines/SelectField';
-import { formatMetric } from '../results/format';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
 
 const PRESET_OPTIONS = WORKLOAD_PRESETS.map((w) => ({ value: w.id, label: w.label ?? describeWorkload(w) }));
 

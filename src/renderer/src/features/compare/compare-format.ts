@@ -1,17 +1,6 @@
-import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
+import { fixedNumber as fixed } from '../../components/metric-text';
+import { t, type PlainMessageKey } from '../../i18n';
 import type { MetricInfo } from './compare-model';
-
-const formats = new Map<string, Intl.NumberFormat>();
-function fixed(digits: number): Intl.NumberFormat {
-  const key = `${formattingLocale()}:${digits}`;
-  let format = formats.get(key);
-  if (!format) {
-    // No grouping, like the Results page: numbers read as the benchmark client prints them.
-    format = new Intl.NumberFormat(formattingLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
-    formats.set(key, format);
-  }
-  return format;
-}
 
 /** A signed number with a real minus sign: "+1.25", "−0.50", "0.00". */
 export function formatSigned(value: number, digits = 2): string {

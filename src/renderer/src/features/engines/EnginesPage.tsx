@@ -9,7 +9,7 @@ import { formatDate } from './format';
 import { InstallPanel } from './InstallPanel';
 import { LaunchPanel } from './LaunchPanel';
 import { modeLabel } from './ModeChoice';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 import { ServersOnBox } from './ServersOnBox';
 
 export const DEMO_LAB_ID = 'demo-lab';

@@ -8,7 +8,7 @@ import { t } from '../../i18n';
 import { toErrorInfo, useAppStore, type EngineMode } from '../../store';
 import { LogView } from '../../logs/LogView';
 import { ModeChoice } from './ModeChoice';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 
 const OTHER = '__other__';
 

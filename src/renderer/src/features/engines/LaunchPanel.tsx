@@ -16,7 +16,7 @@ import { emptyLaunchForm, planLaunch, type LaunchForm } from './launch-model';
 import { LogView } from '../../logs/LogView';
 import { ENGINE_MODES, ModeChoice } from './ModeChoice';
 import { PrefetchPanel, PrefetchState, type PrefetchStart } from './PrefetchPanel';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 import { StopChecks } from './StopChecks';
 
 const NO_INSTALLED: InstalledEngine[] = [];

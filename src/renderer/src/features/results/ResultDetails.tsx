@@ -7,7 +7,8 @@ import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { LogBuffer } from '../../logs/log-buffer';
 import { LogView } from '../../logs/LogView';
-import { engineLabel, formatDateTime, formatMetric, gpuLabel, shellJoin } from './format';
+import { formatMetric } from '../../components/metric-text';
+import { engineLabel, formatDateTime, gpuLabel, shellJoin } from './results-table';
 
 type Fact = [label: string, value: ReactNode];
 

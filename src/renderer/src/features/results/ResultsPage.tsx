@@ -8,8 +8,9 @@ import { Spinner } from '../../components/Spinner';
 import { CompareSelected } from '../compare/CompareSelected';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
-import { SelectField } from '../engines/SelectField';
-import { COLUMNS, engineLabel, filterEntries, formatDateTime, formatMetric, gpuLabel, sortEntries, type Column, type ResultFilter, type SortOrder } from './format';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
+import { COLUMNS, engineLabel, filterEntries, formatDateTime, gpuLabel, sortEntries, type Column, type ResultFilter, type SortOrder } from './results-table';
 import { droppedFiles, readFilesAsText, type NamedFile } from './read-dropped-files';
 import { ResultDetails } from './ResultDetails';
 

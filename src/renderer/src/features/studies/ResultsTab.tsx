@@ -6,13 +6,13 @@ import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { foldForSearch } from '../../components/search-text';
 import { t, type MessageKey, type PlainMessageKey } from '../../i18n';
-import { SelectField } from '../engines/SelectField';
-import { formatMetric } from '../results/format';
-import { curveOption, paretoOption } from './charts';
-import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
-import { CompareView } from './CompareView';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
+import { curveOption, paretoOption } from '../compare/charts';
+import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from '../compare/compare-model';
+import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
-import { EChart, type ChartTheme } from './EChart';
+import { EChart, type ChartTheme } from '../../components/EChart';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -261,7 +261,7 @@ const PRESETS = [
 ] as const satisfies readonly { kind: PresetComparison; label: PlainMessageKey; hint: MessageKey; unavailable: PlainMessageKey }[];
 
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
-export function StudyResults(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
+export function ResultsTab(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
   const { study, state } = props.project;
   const topTwo = useMemo(() => presetComparison('topTwo', study, state), [study, state]);
   const withBaseline = useMemo(() => presetComparison('baseline', study, state), [study, state]);

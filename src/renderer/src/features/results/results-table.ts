@@ -3,27 +3,6 @@ import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { foldForSearch } from '../../components/search-text';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
 
-/** Counted metrics: shown as whole numbers. */
-const COUNT_METRICS = new Set(['completed', 'failed', 'max_concurrency', 'max_concurrent_requests', 'total_input_tokens', 'total_output_tokens']);
-
-// No digit grouping: the numbers read exactly as the benchmark client prints them.
-const decimals = new Map<string, Intl.NumberFormat>();
-function numberFormat(digits: number): Intl.NumberFormat {
-  const key = `${formattingLocale()}:${digits}`;
-  let format = decimals.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(formattingLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
-    decimals.set(key, format);
-  }
-  return format;
-}
-
-/** A metric as shown: two decimals, counts whole, "—" when there is no number. */
-export function formatMetric(key: string, value: number | null | undefined): string {
-  if (value === null || value === undefined) return t('results.none');
-  return numberFormat(COUNT_METRICS.has(key) ? 0 : 2).format(value);
-}
-
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;

@@ -1,7 +1,5 @@
+import { metricDecimals } from '../../../shared/results/metrics';
 import { formattingLocale, t } from '../i18n';
-
-/** Counted metrics: shown as whole numbers. */
-const COUNT_METRICS = new Set(['completed', 'failed', 'max_concurrency', 'max_concurrent_requests', 'total_input_tokens', 'total_output_tokens']);
 
 // No digit grouping: the numbers read exactly as the benchmark client prints them.
 const formats = new Map<string, Intl.NumberFormat>();
@@ -17,8 +15,8 @@ export function fixedNumber(digits: number): Intl.NumberFormat {
   return format;
 }
 
-/** A metric as shown: two decimals, counts whole, "—" when there is no number. */
+/** A metric as shown: with the catalogue's decimals (two; counts whole), "—" when there is no number. */
 export function formatMetric(key: string, value: number | null | undefined): string {
   if (value === null || value === undefined) return t('results.none');
-  return fixedNumber(COUNT_METRICS.has(key) ? 0 : 2).format(value);
+  return fixedNumber(metricDecimals(key)).format(value);
 }

@@ -1,4 +1,5 @@
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
+import { metricOf } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
 import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
@@ -75,7 +76,7 @@ function SortHeader({ column, order, onSort }: { column: Column; order: SortOrde
 
 function Cell({ column, entry }: { column: Column; entry: ResultEntry }) {
   const none = <span className="muted">{t('results.none')}</span>;
-  if (column.metric) return <td className="num">{formatMetric(column.metric, entry.result.metrics[column.metric])}</td>;
+  if (column.metric) return <td className="num">{formatMetric(column.metric, metricOf(entry, column.metric))}</td>;
   switch (column.id) {
     case 'kind':
       return <td>{t(`results.kind.${entry.kind}`)}</td>;

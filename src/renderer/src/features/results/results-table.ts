@@ -1,4 +1,5 @@
 import { getAdapter } from '../../../../shared/engines';
+import { metricOf, type MetricKey } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { foldForSearch } from '../../components/search-text';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
@@ -47,16 +48,16 @@ export interface Column {
   id: ColumnId;
   label: PlainMessageKey;
   /** Set for columns that show a metric: right-aligned, formatted by formatMetric. */
-  metric?: string;
+  metric?: MetricKey;
   /** The value sorted on; null sorts last in either direction. */
   sortValue(entry: ResultEntry): string | number | null;
 }
 
-const metricColumn = (id: ColumnId & string, label: PlainMessageKey): Column => ({
+const metricColumn = (id: Extract<ColumnId, MetricKey>, label: PlainMessageKey): Column => ({
   id,
   label,
   metric: id,
-  sortValue: (e) => e.result.metrics[id] ?? null,
+  sortValue: (e) => metricOf(e, id),
 });
 
 export const COLUMNS: readonly Column[] = [

@@ -1,7 +1,9 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { buildReportModel } from '../../../../shared/study/report/model';
 import type { ProjectFile, Trial } from '../../../../shared/study/study';
+import { formatMetric } from '../../components/metric-text';
 import { ROW_HEIGHT, ResultsTab } from './ResultsTab';
 import { makeTrial } from '../../testing/fixtures';
 
@@ -179,6 +181,26 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     fireEvent.scroll(scroller);
     expect(screen.getByText('Trial 4999')).toBeTruthy();
     expect(screen.queryByText('Trial 0')).toBeNull();
+  });
+});
+
+describe('ResultsTab and the report', () => {
+  it('show the same mean latency for a trial recorded before mean_latency_s existed (derived from mean E2EL)', () => {
+    const old = trial('vllm-defaults', { label: 'vLLM defaults', result: result({ mean_e2el_ms: 1680, mean_ttft_ms: 100, total_token_throughput: 1000 }) });
+    const recorded = project([old]);
+    expect(old.result?.result.metrics.mean_latency_s).toBeUndefined();
+
+    const reported = buildReportModel(recorded).trials[0]!.metrics.mean_latency_s;
+    expect(reported).toBe(1.68);
+
+    render(<ResultsTab project={recorded} />);
+    const table = screen.getByRole('table', { name: 'Trials' });
+    const column = within(table)
+      .getAllByRole('columnheader')
+      .findIndex((h) => h.textContent?.startsWith('Mean latency (s)'));
+    const row = table.querySelector<HTMLElement>('[data-trial-id="vllm-defaults"]')!;
+    expect(within(row).getAllByRole('cell')[column]!.textContent).toBe(formatMetric('mean_latency_s', reported));
+    expect(within(row).getAllByRole('cell')[column]!.textContent).toBe('1.68');
   });
 });
 

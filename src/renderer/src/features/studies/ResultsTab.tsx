@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
+import { metricOf } from '../../../../shared/results/metrics';
 import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
@@ -41,11 +42,6 @@ const COLUMNS: readonly TrialColumnDef[] = [
 ];
 
 const STATUS_TONES: Record<TrialStatus, BadgeTone> = { planned: 'neutral', rejected: 'warning', running: 'info', done: 'success', failed: 'danger', cancelled: 'neutral' };
-
-function metricOf(trial: Trial, key: string): number | null {
-  const value = trial.result?.result.metrics[key];
-  return typeof value === 'number' ? value : null;
-}
 
 function sortValue(trial: Trial, key: SortKey): string | number | null {
   switch (key) {

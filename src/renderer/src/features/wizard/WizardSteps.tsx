@@ -10,6 +10,7 @@ import {
   DEMO_GPUS,
   PRECISIONS,
   SLO_METRICS,
+  defaultSloBound,
   demoGpuName,
   rowKey,
   suggestedVariants,
@@ -307,7 +308,7 @@ export function GoalStep({ draft, change, error }: StepProps) {
                   label={t('wizard.slo.metric')}
                   value={s.metric}
                   options={SLO_METRICS.map((m) => ({ value: m, label: m }))}
-                  onValueChange={(value) => set('metric', { metric: value, bound: /throughput/.test(value) ? 'min' : 'max' })}
+                  onValueChange={(value) => set('metric', { metric: value, bound: defaultSloBound(value) })}
                   error={error(`slos.${i}.metric`)}
                 />
                 <WizardSelect

@@ -2,6 +2,7 @@ import type { CallOutput } from '../../../../shared/contract';
 import { WORKLOAD_PRESETS, describeWorkload, type Workload, type WorkloadInput } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../../../../shared/engines/types';
+import { metricSpec, type MetricKey } from '../../../../shared/results/metrics';
 import { defaultStages } from '../../../../shared/study/defaults';
 import {
   ConfigPatchSchema,
@@ -31,7 +32,7 @@ export type Precision = (typeof PRECISIONS)[number];
 export const DEMO_GPUS = ['h100', 'a100', 'h200'] as const;
 export type DemoGpu = (typeof DEMO_GPUS)[number];
 
-/** Result metrics an SLO can bound (vLLM's JSON names); times in ms, throughputs per second. */
+/** Result metrics an SLO can bound (catalogue keys); times in ms, throughputs per second. */
 export const SLO_METRICS = [
   'p99_ttft_ms',
   'mean_ttft_ms',
@@ -45,7 +46,12 @@ export const SLO_METRICS = [
   'request_throughput',
   'output_throughput',
   'total_token_throughput',
-] as const;
+] as const satisfies readonly MetricKey[];
+
+/** The bound an SLO on a metric starts with: a floor for what should be high, a ceiling for what should be low. */
+export function defaultSloBound(metric: string): 'max' | 'min' {
+  return metricSpec(metric)?.better === 'higher' ? 'min' : 'max';
+}
 
 export interface VariantDraft {
   key: string;

@@ -1,32 +1,32 @@
-import { useId } from 'react';
+import { FieldFrame, type FieldFrameProps } from './FieldFrame';
 
-/** A labelled native select. */
+/** A labelled native select; its hint and error are tied to it like TextField's. */
 export function SelectField({
   label,
   value,
   options,
   onValueChange,
   disabled,
-}: {
-  label: string;
+  error,
+  hint,
+  className,
+}: Omit<FieldFrameProps, 'labelNote'> & {
   value: string;
-  options: { value: string; label: string }[];
+  options: readonly { value: string; label: string }[];
   onValueChange: (value: string) => void;
   disabled?: boolean;
 }) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <select id={id} className="input" value={value} disabled={disabled} onChange={(event) => onValueChange(event.target.value)}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </div>
+    <FieldFrame label={label} hint={hint} error={error} className={className}>
+      {(control) => (
+        <select {...control} className="input" value={value} disabled={disabled} onChange={(event) => onValueChange(event.target.value)}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </FieldFrame>
   );
 }

@@ -2,6 +2,7 @@ import { getAdapter } from '../../../../shared/engines';
 import { metricOf, type MetricKey } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { foldForSearch } from '../../components/search-text';
+import { sortRows, type SortDirection } from '../../components/sort-rows';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
 
 export function formatDateTime(iso: string): string {
@@ -80,22 +81,12 @@ export const COLUMNS: readonly Column[] = [
 
 export interface SortOrder {
   column: ColumnId;
-  direction: 'ascending' | 'descending';
+  direction: SortDirection;
 }
-
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 export function sortEntries(entries: readonly ResultEntry[], order: SortOrder): ResultEntry[] {
   const column = COLUMNS.find((c) => c.id === order.column) ?? COLUMNS[0]!;
-  const sign = order.direction === 'ascending' ? 1 : -1;
-  return entries
-    .map((entry, index) => ({ entry, index, value: column.sortValue(entry) }))
-    .sort((a, b) => {
-      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
-      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
-      return diff !== 0 ? sign * diff : a.index - b.index;
-    })
-    .map((row) => row.entry);
+  return sortRows(entries, (entry) => column.sortValue(entry), order.direction);
 }
 
 export interface ResultFilter {

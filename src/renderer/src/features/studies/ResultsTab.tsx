@@ -6,6 +6,8 @@ import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialSt
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { foldForSearch } from '../../components/search-text';
+import { SortableHeader } from '../../components/SortableHeader';
+import { sortRows, type SortDirection } from '../../components/sort-rows';
 import { t, type MessageKey, type PlainMessageKey } from '../../i18n';
 import { SelectField } from '../../components/SelectField';
 import { formatMetric } from '../../components/metric-text';
@@ -57,26 +59,15 @@ function sortValue(trial: Trial, key: SortKey): string | number | null {
   }
 }
 
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
 interface SortOrder {
   key: SortKey | null;
-  direction: 'ascending' | 'descending';
+  direction: SortDirection;
 }
 
+/** Missing numbers go last either way; unsorted, the trials keep the project's order. */
 function sortTrials(trials: readonly Trial[], order: SortOrder): Trial[] {
-  if (order.key === null) return [...trials];
   const key = order.key;
-  const sign = order.direction === 'ascending' ? 1 : -1;
-  return trials
-    .map((trial, index) => ({ trial, index, value: sortValue(trial, key) }))
-    .sort((a, b) => {
-      // Missing numbers go last either way.
-      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
-      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
-      return diff !== 0 ? sign * diff : a.index - b.index;
-    })
-    .map((row) => row.trial);
+  return key === null ? [...trials] : sortRows(trials, (trial) => sortValue(trial, key), order.direction);
 }
 
 interface TrialFilter {
@@ -419,19 +410,16 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
           <div role="rowgroup" className="trials-head">
             <div role="row" aria-rowindex={1} className="trials-row trials-head-row" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
               <div role="columnheader" className="trials-check" />
-              {COLUMNS.map((column) => {
-                const active = order.key === column.key;
-                return (
-                  <div key={column.key} role="columnheader" className={column.metric ? 'num' : undefined} aria-sort={active ? order.direction : 'none'}>
-                    <button type="button" className={`sort-button${active ? ' is-active' : ''}`} onClick={() => sortBy(column.key)}>
-                      {t(column.label)}
-                      <span className={`sort-mark${active ? ` is-${order.direction}` : ''}`} aria-hidden="true">
-                        {active ? (order.direction === 'ascending' ? '▲' : '▼') : '↕'}
-                      </span>
-                    </button>
-                  </div>
-                );
-              })}
+              {COLUMNS.map((column) => (
+                <SortableHeader
+                  key={column.key}
+                  as="div"
+                  label={t(column.label)}
+                  sorted={order.key === column.key ? order.direction : null}
+                  numeric={column.metric === true}
+                  onSort={() => sortBy(column.key)}
+                />
+              ))}
               <div role="columnheader">{t('compare.study.col.note')}</div>
             </div>
           </div>

@@ -8,6 +8,18 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+// The renderer is a sandboxed page: no Electron, Node or SSH, and no process layer but src/shared.
+const rendererImports = {
+  paths: ['electron', 'ws', 'ssh2', ...nodeBuiltins].map((name) => ({
+    name,
+    message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
+  })),
+  patterns: [
+    { regex: '^(\\.\\./)+(main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
+    { regex: '(^|/)src/(main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
+  ],
+};
+
 const sharedGlobalsBanned = [
   'window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'fetch', 'WebSocket',
   'process', 'Buffer', 'require', '__dirname', '__filename', 'global',
@@ -51,17 +63,20 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': ['error', rendererImports],
+    },
+  },
+  {
+    // The store, and the study draft it is built on, stand below the features: a feature imports the store, never
+    // the other way round. (Rule options replace the renderer's, so its restrictions are repeated.)
+    files: ['src/renderer/src/store/**/*.{ts,tsx}', 'src/renderer/src/study-draft/**/*.{ts,tsx}'],
+    ignores: ['src/renderer/src/**/*.test.{ts,tsx}'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['electron', 'ws', 'ssh2', ...nodeBuiltins].map((name) => ({
-            name,
-            message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
-          })),
-          patterns: [
-            { regex: '^(\\.\\./)+(main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
-            { regex: '(^|/)src/(main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
-          ],
+          paths: rendererImports.paths,
+          patterns: [...rendererImports.patterns, { regex: '(^|/)features(/|$)', message: 'The store and the study draft stand below the features: they may not import one.' }],
         },
       ],
     },

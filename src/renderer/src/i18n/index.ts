@@ -69,6 +69,16 @@ export function t<K extends MessageKey>(key: K, ...args: ParamsArg<K>): string {
   return interpolate(template, args[0] as Record<string, string | number> | undefined);
 }
 
+/** The messages of the current language: what a module that takes messages is given to speak as `t` does. */
+export function currentMessages(): Messages {
+  return catalogs[locale] ?? en;
+}
+
+/** `t` in the language of the messages given, for modules below the UI that must not read the current language. */
+export function say<K extends MessageKey>(messages: Messages, key: K, ...args: ParamsArg<K>): string {
+  return interpolate(messages[key], args[0] as Record<string, string | number> | undefined);
+}
+
 /** The language tag for number and date formatting. */
 export function formattingLocale(): string {
   return locale === 'en' ? 'en-GB' : locale;

@@ -14,7 +14,7 @@ import {
   withFreshStages,
   type WizardDraft,
   type WizardStep,
-} from './wizard-model';
+} from '../../study-draft/draft';
 
 export interface StudyWizardProps {
   /** Called with the project file's path once the study was written. */

@@ -24,7 +24,7 @@ import {
   type StageDraft,
   type WizardDraft,
   type WorkloadDraft,
-} from './wizard-model';
+} from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 
 export interface StepProps {

@@ -1,5 +1,7 @@
 // The page `npm run bench` drives in Chromium to measure the renderer: the app's real components and store, fed
 // as the core's events would feed them. Built by scripts/bench.mjs into a temporary folder; never part of the app.
+// The building blocks first, as in the app: each component's own sheet comes after them and wins a tie.
+import '../../src/renderer/src/styles.css';
 import type { ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
@@ -15,7 +17,6 @@ import { ResultsTab } from '../../src/renderer/src/features/studies/ResultsTab';
 import { stripAnsi } from '../../src/renderer/src/logs/ansi';
 import { LogView } from '../../src/renderer/src/logs/LogView';
 import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore } from '../../src/renderer/src/store';
-import '../../src/renderer/src/styles.css';
 
 /** Frame times in ms: rAF deltas and the long tasks the browser reported meanwhile. */
 export interface FrameStats {

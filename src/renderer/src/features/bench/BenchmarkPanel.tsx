@@ -11,6 +11,7 @@ import { LogView } from '../../logs/LogView';
 import { toErrorInfo, useAppStore } from '../../store';
 import { SelectField } from '../../components/SelectField';
 import { formatMetric } from '../../components/metric-text';
+import './bench.css';
 
 const PRESET_OPTIONS = WORKLOAD_PRESETS.map((w) => ({ value: w.id, label: w.label ?? describeWorkload(w) }));
 

@@ -7,6 +7,7 @@ import { metricBarsOption, spreadOption } from './charts';
 import { compareTrials, configDiff, LATENCY_NAMES, percentileSpread, SAME_WITHIN_PCT, type CompareCell, type CompareColumn, type CompareRow, type LatencyName } from './compare-model';
 import { formatDelta, metricTitle } from './compare-format';
 import { EChart, type ChartTheme } from '../../components/EChart';
+import './compare.css';
 
 export type { CompareColumn } from './compare-model';
 

@@ -11,6 +11,7 @@ import { LaunchPanel } from './LaunchPanel';
 import { modeLabel } from './ModeChoice';
 import { SelectField } from '../../components/SelectField';
 import { ServersOnBox } from './ServersOnBox';
+import './engines.css';
 
 export const DEMO_LAB_ID = 'demo-lab';
 

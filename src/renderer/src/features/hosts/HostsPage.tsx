@@ -10,6 +10,7 @@ import { HostCard } from './HostCard';
 import { HostKeyDialog } from './HostKeyDialog';
 import { ImportSshConfigDialog } from './ImportSshConfigDialog';
 import { GettingStarted } from '../welcome/GettingStarted';
+import './hosts.css';
 
 function HostList() {
   const hostIds = useAppStore(useShallow(selectHostIds));

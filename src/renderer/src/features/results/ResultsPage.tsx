@@ -16,6 +16,7 @@ import { formatMetric } from '../../components/metric-text';
 import { COLUMNS, engineLabel, filterEntries, formatDateTime, gpuLabel, sortEntries, type Column, type ResultFilter, type SortOrder } from './results-table';
 import { droppedFiles, readFilesAsText, type NamedFile } from './read-dropped-files';
 import { ResultDetails } from './ResultDetails';
+import './results.css';
 
 interface ImportReport {
   added: number;

@@ -16,6 +16,8 @@ import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, pare
 import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from '../../components/EChart';
+import '../compare/compare.css';
+import './studies.css';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;

@@ -15,6 +15,7 @@ import {
   type WizardDraft,
   type WizardStep,
 } from '../../study-draft/draft';
+import './wizard.css';
 
 export interface StudyWizardProps {
   /** Called with the project file's path once the study was written. */

@@ -39,6 +39,17 @@ function layerBlocks(layer, { banned, message, paths = [] }) {
   }
   return blocks;
 }
+// The renderer is a sandboxed page: no Electron, Node or SSH, and no process layer but src/shared.
+const rendererImports = {
+  paths: ['electron', 'ws', 'ssh2', ...nodeBuiltins].map((name) => ({
+    name,
+    message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
+  })),
+  patterns: [
+    { regex: '^(\\.\\./)+(core|cli|main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
+    { regex: '(^|/)src/(core|cli|main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
+  ],
+};
 
 const sharedGlobalsBanned = [
   'window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'fetch', 'WebSocket',
@@ -83,24 +94,27 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': ['error', rendererImports],
+    },
+  },
+  {
+    // The store, and the study draft it is built on, stand below the features: a feature imports the store, never
+    // the other way round. (Rule options replace the renderer's, so its restrictions are repeated.)
+    files: ['src/renderer/src/store/**/*.{ts,tsx}', 'src/renderer/src/study-draft/**/*.{ts,tsx}'],
+    ignores: ['src/renderer/src/**/*.test.{ts,tsx}'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['electron', 'ws', 'ssh2', ...nodeBuiltins].map((name) => ({
-            name,
-            message: 'The renderer is a sandboxed page: it talks to the core only through the contract in src/shared.',
-          })),
-          patterns: [
-            { regex: '^(\\.\\./)+(core|cli|main|preload)(/|$)', message: 'The renderer may import only src/shared and its own files.' },
-            { regex: '(^|/)src/(core|cli|main|preload)/', message: 'The renderer may import only src/shared and its own files.' },
-          ],
+          paths: rendererImports.paths,
+          patterns: [...rendererImports.patterns, { regex: '(^|/)features(/|$)', message: 'The store and the study draft stand below the features: they may not import one.' }],
         },
       ],
     },
   },
   {
     // The UI bench page (npm run bench): a browser page built from the renderer's own components.
-    files: ['bench/ui/**/*.{ts,tsx}'],
+    files: ['perf/ui/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },
     rules: { ...reactHooks.configs.recommended.rules },

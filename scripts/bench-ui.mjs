@@ -1,4 +1,4 @@
-// The UI part of `npm run bench`: the renderer's real components on a bench page (bench/ui), built with vite into
+// The UI part of `npm run bench`: the renderer's real components on a bench page (perf/ui), built with vite into
 // a temporary folder, served on 127.0.0.1 and driven in Debian's Chromium. Prints frame times and counts; asserts
 // nothing about time.
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
@@ -15,7 +15,7 @@ async function buildPage(root, outDir) {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   await build({
     configFile: false,
-    root: join(root, 'bench', 'ui'),
+    root: join(root, 'perf', 'ui'),
     base: './',
     logLevel: 'warn',
     plugins: [react()],
@@ -48,7 +48,7 @@ function table(rows) {
 /** Builds the bench page, runs its three measurements in Chromium and prints them. */
 export async function runUiBench(root, work) {
   const outDir = join(work, 'ui');
-  console.log('UI: the renderer’s components in Chromium (bench/ui, production build)');
+  console.log('UI: the renderer’s components in Chromium (perf/ui, production build)');
   await buildPage(root, outDir);
   const server = await serve(outDir);
   const { chromium } = await import('playwright-core');
@@ -80,7 +80,7 @@ export async function runUiBench(root, work) {
     }
 
     const results = await page.evaluate(() => globalThis.servelabBench.resultsTable({ trials: 10_000, scrollFrames: 240 }));
-    console.log(`  Study results table with ${results.trials.toLocaleString('en')} trials (StudyResults)`);
+    console.log(`  Study results table with ${results.trials.toLocaleString('en')} trials (ResultsTab)`);
     console.log(
       table([
         ['time to first render (commit / first frame)', `${ms(results.commitMs)} / ${ms(results.firstFrameMs)}`],

@@ -56,3 +56,22 @@ describe('layer rules', () => {
     expect(await layerErrors(file, code)).toEqual([]);
   });
 });
+
+describe('renderer layer rules', () => {
+  it.each([
+    ['src/renderer/src/store/x.ts', "import { StudyWizard } from '../features/wizard/StudyWizard';\nexport const a = StudyWizard;\n"],
+    ['src/renderer/src/store/slices/x.ts', "import { COLUMNS } from '../../features/results/results-table';\nexport const a = COLUMNS;\n"],
+    ['src/renderer/src/study-draft/x.ts', "import { WizardTextArea } from '../features/wizard/wizard-fields';\nexport const a = WizardTextArea;\n"],
+    // The store's own rule keeps the renderer's restrictions.
+    ['src/renderer/src/store/x.ts', "import { ipcRenderer } from 'electron';\nexport const a = ipcRenderer;\n"],
+  ])('%s: %s is a lint error', async (file, code) => {
+    expect(await layerErrors(file, code)).not.toEqual([]);
+  });
+
+  it.each([
+    ['src/renderer/src/store/x.ts', "import { assemble } from '../study-draft/assemble';\nimport { t } from '../i18n';\nimport { CALLS } from '../../../shared/contract';\nexport const a = [assemble, t, CALLS];\n"],
+    ['src/renderer/src/features/x.ts', "import { useAppStore } from '../store';\nexport const a = useAppStore;\n"],
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+});

@@ -20,6 +20,7 @@ import { useUnloadGuard } from './features/shell/use-unload-guard';
 import { windowTitle } from './features/shell/window-title';
 import { getLocale, setLocale, t } from './i18n';
 import { createAppStore, runningStudyCount, StoreProvider, syncStoreWithCore, useAppStore, type AppStore, type PageId, type Theme } from './store';
+import './features/shell/shell.css';
 
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset.theme = theme;

@@ -53,6 +53,12 @@ export function isPercentileKey(key: string): boolean {
   return PERCENTILE_KEY.test(key);
 }
 
+/** `p99.9_itl_ms` → percentile "99.9" of ITL; null for any other key. */
+export function parsePercentileKey(key: string): { percentile: string; metric: LatencyMetric } | null {
+  const match = PERCENTILE_KEY.exec(key);
+  return match ? { percentile: match[1]!, metric: match[2] as LatencyMetric } : null;
+}
+
 export function isBenchMetricKey(key: string): boolean {
   return FIXED_KEYS.has(key) || isPercentileKey(key);
 }

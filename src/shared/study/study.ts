@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { WorkloadSchema } from '../bench/workload';
+import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
 
 /**
@@ -261,9 +262,9 @@ export const ProjectFileSchema = z.object({
 });
 export type ProjectFile = z.infer<typeof ProjectFileSchema>;
 
-/** The objective's metric and direction. */
+/** The objective's metric and direction (the metric catalogue's), with the words the report and decisions use for it. */
 export function objectiveOf(goal: GoalKind): { metric: 'mean_latency_s' | 'total_token_throughput'; better: 'lower' | 'higher'; label: string; unit: string } {
   return goal === 'latency'
-    ? { metric: 'mean_latency_s', better: 'lower', label: 'mean latency', unit: 's/request' }
-    : { metric: 'total_token_throughput', better: 'higher', label: 'total token throughput', unit: 'tok/s' };
+    ? { metric: 'mean_latency_s', better: METRIC_CATALOGUE.mean_latency_s.better, label: 'mean latency', unit: 's/request' }
+    : { metric: 'total_token_throughput', better: METRIC_CATALOGUE.total_token_throughput.better, label: 'total token throughput', unit: METRIC_CATALOGUE.total_token_throughput.unit };
 }

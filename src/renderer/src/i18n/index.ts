@@ -2,8 +2,10 @@ import en from './en';
 
 type Source = typeof en;
 export type MessageKey = keyof Source;
-/** What a translation file default-exports: every key of `en.ts`, each a string with the same placeholders. */
+/** What a language's `index.ts` default-exports: every key of `en/`, each a string with the same placeholders. */
 export type Messages = { readonly [K in MessageKey]: string };
+/** What one file of a translation holds: every key of its English counterpart (`tr/hosts.ts` for `en/hosts.ts`). */
+export type MessagesOf<Part> = { readonly [K in keyof Part]: string };
 
 /** The placeholder names in a message, e.g. "Connecting to {target}…" → "target". */
 type PlaceholdersOf<S extends string> = S extends `${string}{${infer Name}}${infer Rest}` ? Name | PlaceholdersOf<Rest> : never;
@@ -12,11 +14,12 @@ export type MessageParams<K extends MessageKey> = Record<PlaceholdersOf<Source[K
 export type PlainMessageKey = { [K in MessageKey]: [PlaceholdersOf<Source[K]>] extends [never] ? K : never }[MessageKey];
 type ParamsArg<K extends MessageKey> = [PlaceholdersOf<Source[K]>] extends [never] ? [] : [params: MessageParams<K>];
 
-// Every two-letter file beside this one is a language (en.ts, tr.ts, …): adding a language is adding its file.
-const modules = import.meta.glob<{ default: Messages }>('./[a-z][a-z].ts', { eager: true });
+// Every two-letter folder beside this file is a language (en/, tr/, …), its messages spread in its index.ts:
+// adding a language is adding its folder.
+const modules = import.meta.glob<{ default: Messages }>('./[a-z][a-z]/index.ts', { eager: true });
 const catalogs: Record<string, Messages> = {};
 for (const [path, module] of Object.entries(modules)) {
-  const code = /([a-z]{2})\.ts$/.exec(path)?.[1];
+  const code = /([a-z]{2})\/index\.ts$/.exec(path)?.[1];
   if (code) catalogs[code] = module.default;
 }
 catalogs.en = en;
@@ -67,6 +70,16 @@ export function interpolate(template: string, params: Record<string, string | nu
 export function t<K extends MessageKey>(key: K, ...args: ParamsArg<K>): string {
   const template = catalogs[locale]?.[key] ?? en[key];
   return interpolate(template, args[0] as Record<string, string | number> | undefined);
+}
+
+/** The messages of the current language: what a module that takes messages is given to speak as `t` does. */
+export function currentMessages(): Messages {
+  return catalogs[locale] ?? en;
+}
+
+/** `t` in the language of the messages given, for modules below the UI that must not read the current language. */
+export function say<K extends MessageKey>(messages: Messages, key: K, ...args: ParamsArg<K>): string {
+  return interpolate(messages[key], args[0] as Record<string, string | number> | undefined);
 }
 
 /** The language tag for number and date formatting. */

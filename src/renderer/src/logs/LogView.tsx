@@ -26,6 +26,7 @@ import { ansiClassName, ansiInlineStyle, parseAnsi, type AnsiSegment } from './a
 import type { LogBuffer } from './log-buffer';
 import { LineMatcher, NO_MATCHES, type LogMatches } from './log-search';
 import { foldForSearch } from '../components/search-text';
+import './logs.css';
 
 /** Every row is this tall (the CSS says the same), so positions are multiplication, not measurement. */
 export const LOG_ROW_HEIGHT = 18;

@@ -1,6 +1,15 @@
 import type { StateCreator } from 'zustand';
+import type { CallOutput } from '../../../shared/contract';
 import type { ApiClient } from '../api/client';
-import type { AppSlice, AppState } from './types';
+import type { AppState } from './types';
+
+export type AppInfo = CallOutput<'app:info'>;
+
+export interface AppSlice {
+  appInfo: AppInfo | null;
+  loadAppInfo(): Promise<void>;
+}
+
 
 export function createAppSlice(api: ApiClient): StateCreator<AppState, [], [], AppSlice> {
   return (set) => ({

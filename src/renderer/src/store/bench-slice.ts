@@ -1,9 +1,38 @@
 import type { StateCreator } from 'zustand';
 import { describeWorkload } from '../../../shared/bench/workload';
+import type { CallInput, EventPayload } from '../../../shared/contract';
 import type { ApiClient } from '../api/client';
 import { LogBuffer } from '../logs/log-buffer';
 import { withLog } from './engines-slice';
-import type { AppState, BenchRun, BenchSlice } from './types';
+import type { AppState } from './types';
+
+/** One benchmark the user started, as its events reported it. */
+export interface BenchRun {
+  runId: string;
+  hostId: string;
+  serverId: string;
+  /** describeWorkload of what was sent. */
+  workload: string;
+  done: number;
+  total: number | null;
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
+  cancelling: boolean;
+  outcome: { ok: boolean; message: string; entryId: string | null } | null;
+}
+
+export interface BenchSlice {
+  benchRuns: Record<string, BenchRun>;
+  /** The newest run per server id. */
+  latestBenchByServer: Record<string, string>;
+  /** Resolves to the run id; throws the core's ServelabError when the run was refused. */
+  startBenchmark(input: CallInput<'bench:run'>): Promise<string>;
+  cancelBenchmark(runId: string): Promise<void>;
+  applyBenchProgress(event: EventPayload<'bench:progress'>): void;
+  applyBenchLog(event: EventPayload<'bench:log'>): void;
+  applyBenchDone(event: EventPayload<'bench:done'>): void;
+}
+
 
 function emptyRun(runId: string): BenchRun {
   return { runId, hostId: '', serverId: '', workload: '', done: 0, total: null, log: new LogBuffer(), cancelling: false, outcome: null };

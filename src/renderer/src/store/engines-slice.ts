@@ -1,9 +1,127 @@
 import type { StateCreator } from 'zustand';
-import type { CallInput, EventPayload } from '../../../shared/contract';
+import type { CallInput, CallOutput, ErrorInfo, EventPayload } from '../../../shared/contract';
+import type { EngineId } from '../../../shared/engines';
 import type { ApiClient } from '../api/client';
 import { LogBuffer } from '../logs/log-buffer';
-import { toErrorInfo } from './hosts-slice';
-import type { AppState, EnginesSlice, InstallJob, PrefetchJob, ServerRun } from './types';
+import { toErrorInfo } from './errors';
+import type { LoadStatus } from './load-status';
+import type { AppState } from './types';
+
+export type InstalledEngine = CallOutput<'engines:list'>[number];
+export type InstallPhase = EventPayload<'engines:progress'>['phase'];
+export type ServerState = EventPayload<'servers:state'>['state'];
+export type LogVerdictView = NonNullable<EventPayload<'servers:state'>['classification']>;
+export type StopResult = CallOutput<'servers:stop'>;
+
+export interface InstalledList {
+  status: LoadStatus;
+  items: InstalledEngine[];
+  error: ErrorInfo | null;
+}
+
+/** One install the user started, as its events reported it. */
+export interface InstallJob {
+  jobId: string;
+  hostId: string;
+  engine: EngineId | null;
+  version: string | null;
+  phase: InstallPhase | null;
+  percent: number | null;
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
+  done: { ok: boolean; skipped: boolean; message: string } | null;
+}
+
+/** One server the user launched, as servers:state and servers:log reported it. */
+export interface ServerRun {
+  serverId: string;
+  hostId: string;
+  engine: EngineId;
+  version: string;
+  port: number;
+  command: string;
+  state: ServerState;
+  classification: LogVerdictView | null;
+  /** The streamed log; appended in place as events arrive (LogView subscribes to it). */
+  log: LogBuffer;
+  stop: StopResult | null;
+  stopping: boolean;
+  stopError: ErrorInfo | null;
+}
+
+export type EngineMode = InstalledEngine['mode'];
+export type SecretEntry = CallOutput<'secrets:list'>[number];
+export type ServerOnBox = CallOutput<'servers:onBox'>[number];
+
+/** Names of the stored secrets (never their values), as secrets:list last answered. */
+export interface SecretsList {
+  status: LoadStatus;
+  items: SecretEntry[];
+  error: ErrorInfo | null;
+}
+
+/** One model prefetch the user started, as models:progress and models:done reported it. */
+export interface PrefetchJob {
+  jobId: string;
+  hostId: string;
+  model: string | null;
+  done: number;
+  total: number | null;
+  /** The newest progress line (a file name). */
+  line: string | null;
+  outcome: { ok: boolean; message: string; localPath: string | null } | null;
+}
+
+/** servers:onBox per host: every server recorded on the box, whoever launched it. */
+export interface ServersOnBoxList {
+  status: LoadStatus;
+  items: ServerOnBox[];
+  error: ErrorInfo | null;
+}
+
+/** A stop of a server from its record on the box, by server id. */
+export interface BoxServerStop {
+  stopping: boolean;
+  result: StopResult | null;
+  error: ErrorInfo | null;
+}
+
+export interface EnginesSlice {
+  /** engines:list per host: the core reads the markers on the box. */
+  installedByHost: Record<string, InstalledList>;
+  installJobs: Record<string, InstallJob>;
+  servers: Record<string, ServerRun>;
+  secretsList: SecretsList;
+  prefetchJobs: Record<string, PrefetchJob>;
+  serversOnBox: Record<string, ServersOnBoxList>;
+  boxStops: Record<string, BoxServerStop>;
+  loadInstalled(hostId: string): Promise<void>;
+  /** Resolves to the job id; throws the core's ServelabError when the install could not start. */
+  installEngine(input: CallInput<'engines:install'>): Promise<string>;
+  /** Throws the core's ServelabError when the engine could not be removed. */
+  removeEngine(input: CallInput<'engines:remove'>): Promise<void>;
+  /** Resolves to the server id; throws the core's ServelabError when the launch was refused. */
+  launchServer(input: CallInput<'servers:launch'>): Promise<string>;
+  stopServer(serverId: string): Promise<void>;
+  applyInstallProgress(event: EventPayload<'engines:progress'>): void;
+  applyInstallLog(event: EventPayload<'engines:log'>): void;
+  applyInstallDone(event: EventPayload<'engines:done'>): void;
+  applyServerLog(event: EventPayload<'servers:log'>): void;
+  applyServerState(event: EventPayload<'servers:state'>): void;
+  loadSecrets(): Promise<void>;
+  /** Stores the value in the keychain and lists the names again; throws the core's ServelabError. */
+  setSecret(ref: string, value: string): Promise<void>;
+  /** Throws the core's ServelabError when the secret could not be removed. */
+  removeSecret(ref: string): Promise<void>;
+  /** Resolves to the job id; throws the core's ServelabError when the prefetch was refused. */
+  startPrefetch(input: CallInput<'models:prefetch'>): Promise<string>;
+  applyModelProgress(event: EventPayload<'models:progress'>): void;
+  applyModelDone(event: EventPayload<'models:done'>): void;
+  loadServersOnBox(hostId: string): Promise<void>;
+  /** Stops a server from its record on the box (one another session or the CLI launched), then lists the box again. */
+  stopServerOnBox(hostId: string, serverId: string): Promise<void>;
+}
+
 
 function emptyJob(hostId: string, jobId: string): InstallJob {
   return { jobId, hostId, engine: null, version: null, phase: null, percent: null, log: new LogBuffer(), done: null };

@@ -1,16 +1,116 @@
 import type { StateCreator } from 'zustand';
-import { ServelabError, type ErrorInfo } from '../../../shared/contract';
-import { HostKeyInfoSchema, type ConnectionLogEntryView, type Host } from '../../../shared/model/host';
+import type { ErrorInfo } from '../../../shared/contract';
+import {
+  HostKeyInfoSchema,
+  type AddHostInput,
+  type ConnectionLogEntryView,
+  type Host,
+  type HostKeyInfo,
+  type HostStateEvent,
+  type SshConfigAliasView,
+  type UpdateHostInput,
+} from '../../../shared/model/host';
+import type { Inventory } from '../../../shared/model/inventory';
 import type { ApiClient } from '../api/client';
-import type { AppState, HostKeyPrompt, HostLog, HostOperation, HostsSlice, PresentedHostKey } from './types';
+import { toErrorInfo } from './errors';
+import type { LoadStatus } from './load-status';
+import type { AppState } from './types';
+
+/** The outcome of the last inventory read the user started for one host. */
+export interface HostRequest {
+  loading: boolean;
+  error: ErrorInfo | null;
+}
+
+/** What the user asked of a host; a host-key decision repeats it once the key is trusted. */
+export type HostOperation = 'inventory' | 'connect';
+
+/** A host key as the core presented it, with the hop it belongs to: the target or a jump host on the way. */
+export interface PresentedHostKey extends HostKeyInfo {
+  role: 'jump' | 'target';
+  /** The ~/.ssh/config alias of that hop, when it has one. */
+  alias: string | null;
+}
+
+/** An unknown host key shown to the user, waiting for accept or cancel. */
+export interface HostKeyPrompt {
+  hostId: string;
+  key: PresentedHostKey;
+  retry: HostOperation;
+  accepting: boolean;
+  error: ErrorInfo | null;
+}
+
+/** A hosts:state event with the moment it arrived, so a retry countdown can run from it. */
+export interface ReceivedHostState extends HostStateEvent {
+  receivedAt: number;
+}
+
+/** Whether the user holds the host's connection open (hosts:connect) and whether that call is under way. */
+export interface HostHold {
+  held: boolean;
+  pending: boolean;
+}
+
+export interface HostLog {
+  /** Oldest first, at most LOG_LIMIT. */
+  entries: ConnectionLogEntryView[];
+  /** Whether the core's backlog (hosts:connectionLog) has been merged in. */
+  status: LoadStatus;
+  error: ErrorInfo | null;
+}
+
+export interface SshConfigState {
+  status: LoadStatus;
+  configPath: string | null;
+  aliases: SshConfigAliasView[];
+  error: ErrorInfo | null;
+}
+
+export interface HostsSlice {
+  /** As the core last reported them (hosts:list, hosts:changed): the core owns the list. */
+  hosts: Host[];
+  hostsLoad: { status: LoadStatus; error: ErrorInfo | null };
+  /** Latest hosts:state event per host id. */
+  connectionByHost: Record<string, ReceivedHostState>;
+  holdByHost: Record<string, HostHold>;
+  inventoryByHost: Record<string, Inventory>;
+  requestByHost: Record<string, HostRequest>;
+  /** The last failure of an inventory read or a connect, cleared when the next one starts. */
+  errorByHost: Record<string, { error: ErrorInfo; operation: HostOperation }>;
+  /** Unknown host keys awaiting a decision, at most one per host; the first is shown. */
+  hostKeyPrompts: HostKeyPrompt[];
+  logByHost: Record<string, HostLog>;
+  sshConfig: SshConfigState;
+
+  loadHosts(): Promise<void>;
+  /** Resolves to the stored host; throws the core's ServelabError (BAD_INPUT carries field issues). */
+  addHost(input: AddHostInput): Promise<Host>;
+  /** Same errors as addHost. */
+  updateHost(input: UpdateHostInput): Promise<Host>;
+  /** Throws the core's ServelabError when the host could not be removed. */
+  removeHost(hostId: string): Promise<void>;
+  /** Brings back the built-in demo lab after it was removed; throws the core's ServelabError. */
+  restoreDemoLab(): Promise<Host>;
+  readInventory(hostId: string): Promise<void>;
+  connectHost(hostId: string): Promise<void>;
+  disconnectHost(hostId: string): Promise<void>;
+  acceptHostKey(hostId: string): Promise<void>;
+  dismissHostKeyPrompt(hostId: string): void;
+  /** Replaces a changed key after the user's explicit confirmation; throws when the core refuses. */
+  replaceHostKey(hostId: string, fingerprint: string): Promise<void>;
+  loadConnectionLog(hostId: string): Promise<void>;
+  loadSshConfigAliases(): Promise<void>;
+  applyHostsChanged(hosts: Host[]): void;
+  applyHostState(event: HostStateEvent): void;
+  applyHostLog(hostId: string, entry: ConnectionLogEntryView): void;
+  /** After the link to the core was down: backlogs may have gaps, so open log panes fetch them again. */
+  markLogsStale(): void;
+}
+
 
 /** Entries kept per host, as many as the core keeps. */
 export const LOG_LIMIT = 500;
-
-export function toErrorInfo(error: unknown): ErrorInfo {
-  if (error instanceof ServelabError) return error.toInfo();
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
-}
 
 /** The key of a HOST_KEY_* failure with the hop it belongs to, or null when the details do not describe one. */
 export function presentedHostKey(details: ErrorInfo['details']): PresentedHostKey | null {

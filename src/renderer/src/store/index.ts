@@ -108,7 +108,18 @@ export function useAppStore<T>(selector: (state: AppState) => T): T {
 
 export * from './selectors';
 export type * from './types';
+export type * from './load-status';
+export type * from './app-slice';
+export type * from './bench-slice';
+export type * from './engines-slice';
+export type * from './hosts-slice';
+export type * from './prompts-slice';
+export type * from './results-slice';
+export type * from './studies-slice';
+export type * from './ui-slice';
+export type * from './wizard-slice';
+export { toErrorInfo } from './errors';
 export { initialLocale, initialTheme, browserStorage, systemPrefersDark, LOCALE_STORAGE_KEY, THEME_STORAGE_KEY } from './ui-slice';
-export { LOG_LIMIT, presentedHostKey, toErrorInfo } from './hosts-slice';
+export { LOG_LIMIT, presentedHostKey } from './hosts-slice';
 export { canEditStudy, runningStudyCount } from './studies-slice';
 export { assembledOf, effectivePathOf, hasUnsavedChanges, sessionIsDemoHost, wizardDirty } from './wizard-slice';

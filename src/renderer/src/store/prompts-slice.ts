@@ -1,7 +1,22 @@
 import type { StateCreator } from 'zustand';
+import type { ErrorInfo } from '../../../shared/contract';
+import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { ApiClient } from '../api/client';
-import { toErrorInfo } from './hosts-slice';
-import type { AppState, PromptsSlice } from './types';
+import { toErrorInfo } from './errors';
+import type { AppState } from './types';
+
+export interface PromptsSlice {
+  /** Questions from the core waiting for the user, oldest first; the first is shown. */
+  prompts: PromptRequestView[];
+  /** Why the last answer to a question was refused, by request id. */
+  promptErrors: Record<string, ErrorInfo>;
+  loadPendingPrompts(): Promise<void>;
+  answerPrompt(requestId: string, answers: string[], remember: boolean): Promise<void>;
+  cancelPrompt(requestId: string): Promise<void>;
+  applyPromptRequest(prompt: PromptRequestView): void;
+  applyPromptSettled(requestId: string): void;
+}
+
 
 function withoutKey<T>(record: Record<string, T>, id: string): Record<string, T> {
   if (!(id in record)) return record;

@@ -1,8 +1,32 @@
 import type { StateCreator } from 'zustand';
+import type { CallOutput, ErrorInfo } from '../../../shared/contract';
+import type { ResultEntry } from '../../../shared/results/result-entry';
 import type { ApiClient } from '../api/client';
 import { t } from '../i18n';
-import { toErrorInfo } from './hosts-slice';
-import type { AppState, ImportResultsOutput, ResultsSlice } from './types';
+import { toErrorInfo } from './errors';
+import type { LoadStatus } from './load-status';
+import type { AppState } from './types';
+
+export type ImportResultsOutput = CallOutput<'results:import'>;
+
+export interface ResultsSlice {
+  /** The results library as the core last listed it, oldest first. */
+  results: ResultEntry[];
+  resultsLoad: { status: LoadStatus; error: ErrorInfo | null };
+  /** The entry whose details are open on the Results page. */
+  selectedResultId: string | null;
+  loadResults(): Promise<void>;
+  /** Sends the files in as few calls as the link allows and merges the answers; throws the core's ServelabError. */
+  importResultFiles(files: { name: string; text: string }[]): Promise<ImportResultsOutput>;
+  /** Throws the core's ServelabError when nothing could be removed. */
+  removeResults(ids: string[]): Promise<void>;
+  selectResult(id: string | null): void;
+  /** Opens the Results page with this entry's details. */
+  showResult(id: string): void;
+  /** results:changed: reloads the list if it was ever loaded. */
+  applyResultsChanged(): void;
+}
+
 
 /**
  * What one results:import call may carry over the browser link: the core's WebSocket refuses messages above

@@ -2,7 +2,8 @@ import type { ErrorInfo } from '../../../shared/contract';
 import type { Host, HostStateEvent } from '../../../shared/model/host';
 import type { Inventory } from '../../../shared/model/inventory';
 import type { PromptRequestView } from '../../../shared/model/prompt';
-import type { AppState, HostKeyPrompt, HostOperation, ReceivedHostState } from './types';
+import type { HostKeyPrompt, HostOperation, ReceivedHostState } from './hosts-slice';
+import type { AppState } from './types';
 
 /** The core's connection states, plus the moments the user must act: decide on a host key, answer a question. */
 export type HostBadgeState = HostStateEvent['state'] | 'awaiting-key' | 'awaiting-input';

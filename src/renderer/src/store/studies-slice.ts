@@ -4,8 +4,9 @@ import type { ProjectFile, StudyState } from '../../../shared/study/study';
 import { GPU_SAMPLES_PER_GPU_LIMIT, type GpuMemorySample } from '../../../shared/study/gpu-memory';
 import type { ApiClient } from '../api/client';
 import { LogBuffer } from '../logs/log-buffer';
-import { toErrorInfo } from './hosts-slice';
-import type { AppState, LoadStatus } from './types';
+import { toErrorInfo } from './errors';
+import type { LoadStatus } from './load-status';
+import type { AppState } from './types';
 
 export type StudyExample = CallOutput<'studies:examples'>[number];
 export type RecentStudy = CallOutput<'studies:recent'>[number];

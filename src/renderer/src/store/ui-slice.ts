@@ -1,6 +1,31 @@
 import type { StateCreator } from 'zustand';
 import { browserLocale, getLocale, isAvailableLocale, setLocale as setMessagesLocale } from '../i18n';
-import type { AppState, Theme, UiSlice } from './types';
+import type { AppState } from './types';
+
+export type Theme = 'light' | 'dark';
+
+/** The workbench's pages, as the navigation rail names them. */
+export type PageId = 'hosts' | 'engines' | 'studies' | 'results';
+
+export interface UiSlice {
+  theme: Theme;
+  setTheme(theme: Theme): void;
+  toggleTheme(): void;
+  /** The UI language, a code with a file in `i18n/` ("en", "tr"). */
+  locale: string;
+  setLocale(locale: string): void;
+  page: PageId;
+  showPage(page: PageId): void;
+  /** A tab of the open project asked for from outside it (Export report… opens the report); seq tells repeats apart. */
+  studyTabRequest: { tab: StudyTabId; seq: number } | null;
+  requestStudyTab(tab: StudyTabId): void;
+  /** The open project took the request. */
+  clearStudyTabRequest(): void;
+}
+
+/** The tabs of an open project. */
+export type StudyTabId = 'plan' | 'run' | 'results' | 'recommendation' | 'report';
+
 
 export const THEME_STORAGE_KEY = 'servelab.theme';
 export const LOCALE_STORAGE_KEY = 'servelab.locale';

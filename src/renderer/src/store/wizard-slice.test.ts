@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import latencyExampleText from '../../../../examples/qwen3-8b-latency-h100.servelab?raw';
 import { ProjectFileSchema, StudyDefinitionSchema } from '../../../shared/study/study';
-import { draftFromDefinition } from '../features/wizard/wizard-model';
+import { draftFromDefinition } from '../study-draft/draft';
 import { createFakeApi } from '../testing/fake-api';
 import { setLocale } from '../i18n';
 import { assembledOf, createAppStore, hasUnsavedChanges } from './index';

@@ -1,23 +1,23 @@
 import type { StateCreator } from 'zustand';
+import type { CallOutput } from '../../../shared/contract';
 import type { StudyDefinition } from '../../../shared/study/study';
 import type { ApiClient } from '../api/client';
-import {
-  WIZARD_STEPS,
-  assemble,
-  draftFromDefinition,
-  initialDraft,
-  locateCoreIssue,
-  slugOf,
-  type Assembled,
-  type PlanView,
-  type WizardDraft,
-  type WizardIssue,
-  type WizardStep,
-} from '../features/wizard/wizard-model';
-import { issueLine, plainMessage } from '../features/wizard/wizard-messages';
-import { getLocale } from '../i18n';
-import { toErrorInfo } from './hosts-slice';
+import { currentMessages, type Messages } from '../i18n';
+import { assemble, type Assembled, type WizardIssue } from '../study-draft/assemble';
+import { WIZARD_STEPS, draftFromDefinition, initialDraft, slugOf, type WizardDraft, type WizardStep } from '../study-draft/draft';
+import { locateCoreIssue } from '../study-draft/issue-location';
+import { issueLine, plainMessage } from '../study-draft/issue-text';
+import { toErrorInfo } from './errors';
 import type { AppState } from './types';
+
+/** Where the wizard's save-and-plan stands: the json is the definition the plan was made for. */
+export type PlanView =
+  | { status: 'idle' }
+  | { status: 'saving' }
+  | { status: 'planning' }
+  | { status: 'failed'; message: string }
+  | { status: 'ready'; plan: CallOutput<'studies:plan'>; json: string }
+  | { status: 'planFailed'; message: string; json: string };
 
 /**
  * Everything the study wizard holds between visits: kept in the store, so going to another page and back returns
@@ -73,7 +73,7 @@ export function sessionIsDemoHost(session: Pick<WizardSession, 'demoHostIds'>): 
   return (hostId) => (ids ? ids.includes(hostId) : hostId === 'demo-lab');
 }
 
-const assembledCache = new WeakMap<WizardDraft, { demo: string; locale: string; result: Assembled }>();
+const assembledCache = new WeakMap<WizardDraft, { demo: string; messages: Messages; result: Assembled }>();
 
 /**
  * The definition the session's draft assembles to; the same object while the draft, hosts and language are unchanged
@@ -81,11 +81,11 @@ const assembledCache = new WeakMap<WizardDraft, { demo: string; locale: string; 
  */
 export function assembledOf(session: Pick<WizardSession, 'draft' | 'demoHostIds'>): Assembled {
   const demo = JSON.stringify(session.demoHostIds);
-  const locale = getLocale();
+  const messages = currentMessages();
   const cached = assembledCache.get(session.draft);
-  if (cached && cached.demo === demo && cached.locale === locale) return cached.result;
-  const result = assemble(session.draft, sessionIsDemoHost(session));
-  assembledCache.set(session.draft, { demo, locale, result });
+  if (cached && cached.demo === demo && cached.messages === messages) return cached.result;
+  const result = assemble(session.draft, sessionIsDemoHost(session), messages);
+  assembledCache.set(session.draft, { demo, messages, result });
   return result;
 }
 
@@ -143,7 +143,7 @@ function newSession(from?: { path: string; study: StudyDefinition }): WizardSess
   }
   const draft = draftFromDefinition(from.study);
   // What the file holds, as this draft writes it: the session starts with nothing unsaved.
-  const json = JSON.stringify(assemble(draft, sessionIsDemoHost({ demoHostIds: null })).parsed ?? from.study);
+  const json = JSON.stringify(assemble(draft, sessionIsDemoHost({ demoHostIds: null }), currentMessages()).parsed ?? from.study);
   return { ...base, initial: draft, draft, reached: WIZARD_STEPS.length - 1, path: from.path, pathTouched: true, saved: { path: from.path, json }, editing: from.path };
 }
 
@@ -189,9 +189,10 @@ export function createWizardSlice(api: ApiClient): StateCreator<AppState, [], []
         } catch (e) {
           const info = toErrorInfo(e);
           const { draft } = session;
+          const messages = currentMessages();
           const coreIssues = (info.issues ?? []).map((issue) => {
-            const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length);
-            return { step: located.step, field: located.field, message: issueLine(located.label, plainMessage(issue.message)) };
+            const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length, messages);
+            return { step: located.step, field: located.field, message: issueLine(located.label, plainMessage(issue.message, messages), messages) };
           });
           patch({ coreIssues, revealed: new Set(WIZARD_STEPS), plan: { status: 'failed', message: info.message } });
           return false;

@@ -1,5 +1,6 @@
+import { metricOf, metricSpec, type MetricKey } from '../../results/metrics';
 import type { ProjectFile, Trial } from '../study';
-import { buildReportModel, envRedactor, metricOf, type TrialRow } from './model';
+import { buildReportModel, envRedactor, type TrialRow } from './model';
 
 /**
  * Every trial as one CSV row, for a spreadsheet. RFC 4180: CRLF line ends, a field holding `"`, `,`, CR or LF is
@@ -8,24 +9,26 @@ import { buildReportModel, envRedactor, metricOf, type TrialRow } from './model'
  * formula (starting with = + - @, tab or CR) is prefixed with `'`; numbers, negative ones included, stay numbers.
  */
 
-const METRICS: { key: string; unit: string }[] = [
-  { key: 'total_token_throughput', unit: 'tok/s' },
-  { key: 'output_throughput', unit: 'tok/s' },
-  { key: 'max_output_tokens_per_s', unit: 'tok/s' },
-  { key: 'request_throughput', unit: 'req/s' },
-  { key: 'mean_latency_s', unit: 's' },
-  { key: 'mean_e2el_ms', unit: 'ms' },
-  { key: 'mean_ttft_ms', unit: 'ms' },
-  { key: 'median_ttft_ms', unit: 'ms' },
-  { key: 'p99_ttft_ms', unit: 'ms' },
-  { key: 'mean_tpot_ms', unit: 'ms' },
-  { key: 'p99_tpot_ms', unit: 'ms' },
-  { key: 'mean_itl_ms', unit: 'ms' },
-  { key: 'p99_itl_ms', unit: 'ms' },
-  { key: 'completed', unit: 'requests' },
-  { key: 'failed', unit: 'requests' },
-  { key: 'duration', unit: 's' },
+/** The metrics the CSV carries, in column order; each header is the key with the catalogue's unit. */
+const METRIC_KEYS: readonly MetricKey[] = [
+  'total_token_throughput',
+  'output_throughput',
+  'max_output_tokens_per_s',
+  'request_throughput',
+  'mean_latency_s',
+  'mean_e2el_ms',
+  'mean_ttft_ms',
+  'median_ttft_ms',
+  'p99_ttft_ms',
+  'mean_tpot_ms',
+  'p99_tpot_ms',
+  'mean_itl_ms',
+  'p99_itl_ms',
+  'completed',
+  'failed',
+  'duration',
 ];
+const METRICS = METRIC_KEYS.map((key) => ({ key, unit: metricSpec(key).unit }));
 
 type Cell = string | number | boolean | null;
 

@@ -3,6 +3,7 @@ import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { describeWorkload, type Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
+import { metricOf, metricSpec } from '../../results/metrics';
 import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
 
 /**
@@ -174,14 +175,16 @@ export interface ReportModel {
   metricColumns: MetricColumn[];
 }
 
-const METRIC_INFO: Record<string, { title: string; unit: string }> = {
-  mean_latency_s: { title: 'mean latency', unit: 's' },
-  total_token_throughput: { title: 'total throughput', unit: 'tok/s' },
-  output_throughput: { title: 'output throughput', unit: 'tok/s' },
-  mean_ttft_ms: { title: 'mean TTFT', unit: 'ms' },
-  p99_ttft_ms: { title: 'P99 TTFT', unit: 'ms' },
-  mean_tpot_ms: { title: 'mean TPOT', unit: 'ms' },
-};
+/** The report's own words for the metrics its tables show; units come from the metric catalogue. */
+const COLUMN_TITLES = {
+  mean_latency_s: 'mean latency',
+  total_token_throughput: 'total throughput',
+  output_throughput: 'output throughput',
+  mean_ttft_ms: 'mean TTFT',
+  p99_ttft_ms: 'P99 TTFT',
+  mean_tpot_ms: 'mean TPOT',
+} as const;
+type ColumnKey = keyof typeof COLUMN_TITLES;
 
 export function engineLabel(engine: EngineId): string {
   return getAdapter(engine).displayName;
@@ -195,8 +198,8 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   const redact = envRedactor(project);
   const metricColumns: MetricColumn[] = [
     objective.metric,
-    ...['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'].filter((k) => k !== objective.metric),
-  ].map((key) => ({ key, ...(METRIC_INFO[key] as { title: string; unit: string }) }));
+    ...(['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'] as const).filter((k) => k !== objective.metric),
+  ].map((key: ColumnKey) => ({ key, title: COLUMN_TITLES[key], unit: metricSpec(key).unit }));
 
   const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
   const rec = state.recommendation;
@@ -523,16 +526,6 @@ function defaultBaselineKey(project: ProjectFile): string | undefined {
   const first = project.study.engines[0];
   if (!first) return undefined;
   return project.state.trials.find((t) => t.stageId === 'engine' && t.engine === first.engine && t.version === first.version && t.mode === first.mode)?.serverKey;
-}
-
-export function metricOf(t: Trial, key: string): number | null {
-  const metrics = t.result?.result.metrics;
-  if (!metrics) return null;
-  const value = metrics[key];
-  if (typeof value === 'number') return value;
-  // Older results have E2EL but not the derived per-request latency.
-  if (key === 'mean_latency_s' && typeof metrics.mean_e2el_ms === 'number') return metrics.mean_e2el_ms / 1000;
-  return null;
 }
 
 function sloViolations(t: Trial, slos: Slo[]): string[] {

@@ -4,12 +4,14 @@ import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
+import { ProgressBar, ProgressHead } from '../../components/ProgressBar';
 import { Spinner } from '../../components/Spinner';
 import { t, type PlainMessageKey } from '../../i18n';
 import { LogView } from '../../logs/LogView';
 import { toErrorInfo, useAppStore } from '../../store';
-import { SelectField } from '../engines/SelectField';
-import { formatMetric } from '../results/format';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
+import './bench.css';
 
 const PRESET_OPTIONS = WORKLOAD_PRESETS.map((w) => ({ value: w.id, label: w.label ?? describeWorkload(w) }));
 
@@ -97,21 +99,9 @@ function RunView({ runId }: { runId: string }) {
     <div className="bench-run">
       {/* The bar stays at its last count when the run ends, so a short run's progress is not a flash. */}
       {(running || run.total !== null) && (
-        <div className="install-progress">
-          <div className="install-progress-head">
-            <span>{run.total ? t('bench.progress', { done: run.done, total: run.total }) : t('bench.starting')}</span>
-            {run.total !== null && <span className="muted">{Math.round(percent)}%</span>}
-          </div>
-          <div
-            className="progress"
-            role="progressbar"
-            aria-label={t('bench.progressLabel')}
-            aria-valuemin={0}
-            aria-valuemax={run.total ?? undefined}
-            aria-valuenow={run.total ? run.done : undefined}
-          >
-            <div className="progress-fill" style={{ width: `${percent}%` }} />
-          </div>
+        <div className="progress-group">
+          <ProgressHead caption={run.total ? t('bench.progress', { done: run.done, total: run.total }) : t('bench.starting')} detail={run.total !== null && `${Math.round(percent)}%`} />
+          <ProgressBar label={t('bench.progressLabel')} percent={percent} max={run.total ?? undefined} value={run.total ? run.done : undefined} />
           {running && (
             <div>
               <button type="button" className="btn btn-danger-outline btn-small" disabled={run.cancelling} onClick={() => void cancel(runId)}>

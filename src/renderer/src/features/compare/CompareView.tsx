@@ -1,12 +1,13 @@
 import { useCallback, useId, useMemo, useState } from 'react';
 import { Badge } from '../../components/Badge';
 import { t } from '../../i18n';
-import { SelectField } from '../engines/SelectField';
-import { formatMetric } from '../results/format';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
 import { metricBarsOption, spreadOption } from './charts';
 import { compareTrials, configDiff, LATENCY_NAMES, percentileSpread, SAME_WITHIN_PCT, type CompareCell, type CompareColumn, type CompareRow, type LatencyName } from './compare-model';
 import { formatDelta, metricTitle } from './compare-format';
-import { EChart, type ChartTheme } from './EChart';
+import { EChart, type ChartTheme } from '../../components/EChart';
+import './compare.css';
 
 export type { CompareColumn } from './compare-model';
 

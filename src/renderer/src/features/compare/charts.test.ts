@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { paretoOption, spreadOption } from './charts';
-import type { ChartTheme } from './EChart';
+import type { ChartTheme } from '../../components/EChart';
 
 const THEME: ChartTheme = { mode: 'light', text: '#111', muted: '#555', border: '#ddd', background: '#fff', better: '#070', worse: '#a00', palette: ['#00f', '#0aa', '#f80'] };
 const TEXTS = { title: 'T', xName: 'Total token throughput (tok/s)', yName: 'Mean TTFT (ms)' };

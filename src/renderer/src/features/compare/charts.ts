@@ -1,7 +1,7 @@
 // echarts options for the comparison's charts. Every chart has a title, named axes with units, a legend and a tooltip;
 // colours come from the app's theme so the charts read the same in light and dark.
 import type { EChartsCoreOption } from 'echarts/core';
-import type { ChartTheme } from './EChart';
+import type { ChartTheme } from '../../components/EChart';
 import type { CompareRow, ConcurrencyCurve, ConfigPoint, PercentileSpread } from './compare-model';
 
 /** What the labels say; all texts come from the caller (translated there). */

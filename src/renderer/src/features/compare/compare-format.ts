@@ -1,17 +1,7 @@
-import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
+import type { MetricKey } from '../../../../shared/results/metrics';
+import { fixedNumber as fixed } from '../../components/metric-text';
+import { t, type PlainMessageKey } from '../../i18n';
 import type { MetricInfo } from './compare-model';
-
-const formats = new Map<string, Intl.NumberFormat>();
-function fixed(digits: number): Intl.NumberFormat {
-  const key = `${formattingLocale()}:${digits}`;
-  let format = formats.get(key);
-  if (!format) {
-    // No grouping, like the Results page: numbers read as the benchmark client prints them.
-    format = new Intl.NumberFormat(formattingLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
-    formats.set(key, format);
-  }
-  return format;
-}
 
 /** A signed number with a real minus sign: "+1.25", "−0.50", "0.00". */
 export function formatSigned(value: number, digits = 2): string {
@@ -25,7 +15,8 @@ export function formatDelta(delta: number, deltaPct: number | null): string {
   return deltaPct === null ? formatSigned(delta) : `${formatSigned(delta)} (${formatSigned(deltaPct, 1)}%)`;
 }
 
-const METRIC_TITLES: Readonly<Record<string, PlainMessageKey>> = {
+/** Metric names the UI translates, by catalogue key; any other is named by the catalogue. */
+const METRIC_TITLES: Readonly<Partial<Record<MetricKey, PlainMessageKey>>> = {
   total_token_throughput: 'metric.totalTokenThroughput',
   output_throughput: 'metric.outputThroughput',
   request_throughput: 'metric.requestThroughput',
@@ -35,7 +26,7 @@ const STAT_PATTERN = /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/;
 
 /** A metric's name in the UI's language; percentiles and latency names (P99 TTFT) are the same in every language. */
 export function metricTitle(metric: MetricInfo): string {
-  const key = METRIC_TITLES[metric.key];
+  const key = METRIC_TITLES[metric.key as MetricKey];
   if (key) return t(key);
   const stat = STAT_PATTERN.exec(metric.key);
   if (stat) return t(stat[1] === 'mean' ? 'metric.mean' : 'metric.median', { latency: stat[2]!.toUpperCase() });

@@ -1,9 +1,10 @@
 // The maths behind the comparison and its charts: pure functions of trials and result entries, no React, no i18n.
-import type { BenchMetrics } from '../../../../shared/results/bench-result';
+import { parsePercentileKey } from '../../../../shared/results/bench-result';
+import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import type { Trial } from '../../../../shared/study/study';
 
-export type Better = 'lower' | 'higher';
+export { LATENCY_NAMES, type Better, type MetricValues };
 export type Verdict = 'better' | 'worse' | 'same';
 
 export interface MetricInfo {
@@ -17,40 +18,33 @@ export interface MetricInfo {
 /** A change within this share of the baseline counts as no change (run-to-run noise). */
 export const SAME_WITHIN_PCT = 0.5;
 
-export const LATENCY_NAMES = { ttft: 'TTFT', tpot: 'TPOT', itl: 'ITL', e2el: 'E2EL' } as const;
 export type LatencyName = keyof typeof LATENCY_NAMES;
 const LATENCIES = Object.keys(LATENCY_NAMES) as LatencyName[];
 
-const STAT_TITLES: readonly [string, string][] = [
-  ['mean', 'Mean'],
-  ['median', 'Median'],
-  ['p50', 'P50'],
-  ['p90', 'P90'],
-  ['p99', 'P99'],
-];
+const STATS = ['mean', 'median', 'p50', 'p90', 'p99'] as const;
 
-/** The metrics a comparison shows, in this order: throughputs first, then each latency's mean, median and percentiles. */
-export const COMPARE_METRICS: readonly MetricInfo[] = [
-  { key: 'total_token_throughput', title: 'Total token throughput', unit: 'tok/s', better: 'higher' },
-  { key: 'output_throughput', title: 'Output token throughput', unit: 'tok/s', better: 'higher' },
-  { key: 'request_throughput', title: 'Request throughput', unit: 'req/s', better: 'higher' },
-  { key: 'mean_latency_s', title: 'Mean latency', unit: 's', better: 'lower' },
-  ...LATENCIES.flatMap((m) => STAT_TITLES.map(([stat, title]) => ({ key: `${stat}_${m}_ms`, title: `${title} ${LATENCY_NAMES[m]}`, unit: 'ms', better: 'lower' as const }))),
-];
-
-const BY_KEY = new Map(COMPARE_METRICS.map((m) => [m.key, m]));
-const OTHER_PERCENTILE = /^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$/;
-
-/** The catalogue entry of a key; other percentiles (`p99.9_itl_ms`) are latencies too. */
-export function metricInfo(key: string): MetricInfo | undefined {
-  const known = BY_KEY.get(key);
-  if (known) return known;
-  const match = OTHER_PERCENTILE.exec(key);
-  if (!match) return undefined;
-  return { key, title: `P${match[1]} ${LATENCY_NAMES[match[2] as LatencyName]}`, unit: 'ms', better: 'lower' };
+/** A metric of the catalogue as a comparison row shows it; only metrics with a better direction are compared. */
+function compared(key: string): MetricInfo | undefined {
+  const spec = metricSpec(key);
+  return spec?.better ? { key, title: spec.name, unit: spec.unit, better: spec.better } : undefined;
 }
 
-export type MetricValues = Readonly<Record<string, number | null | undefined>>;
+/** The metrics a comparison shows, in this order: throughputs first, then each latency's mean, median and percentiles. */
+const COMPARE_KEYS: readonly MetricKey[] = [
+  'total_token_throughput',
+  'output_throughput',
+  'request_throughput',
+  'mean_latency_s',
+  ...LATENCIES.flatMap((m) => STATS.map((stat) => `${stat}_${m}_ms` as const)),
+];
+export const COMPARE_METRICS: readonly MetricInfo[] = COMPARE_KEYS.map((key) => compared(key)!);
+
+const BY_KEY = new Map(COMPARE_METRICS.map((m) => [m.key, m]));
+
+/** The comparison's entry of a key; other percentiles (`p99.9_itl_ms`) are latencies too. */
+export function metricInfo(key: string): MetricInfo | undefined {
+  return BY_KEY.get(key) ?? (parsePercentileKey(key) ? compared(key) : undefined);
+}
 
 /** One column of a comparison: a trial of a study or an entry of the results library. */
 export interface CompareColumn {
@@ -127,8 +121,8 @@ export function catalogueFor(columns: readonly CompareColumn[]): MetricInfo[] {
     }
   }
   const rank = (key: string) => {
-    const match = OTHER_PERCENTILE.exec(key);
-    return match ? LATENCIES.indexOf(match[2] as LatencyName) * 1000 + Number(match[1]) : 0;
+    const percentile = parsePercentileKey(key);
+    return percentile ? LATENCIES.indexOf(percentile.metric) * 1000 + Number(percentile.percentile) : 0;
   };
   return [...COMPARE_METRICS, ...[...extra.values()].sort((a, b) => rank(a.key) - rank(b.key))];
 }
@@ -256,8 +250,8 @@ export function groupTrialsByStage(trials: readonly Trial[], stages: readonly { 
     .map((id) => ({ stageId: id, label: stages.find((s) => s.id === id)?.label ?? id, trials: byStage.get(id)! }));
 }
 
-function metricsOfTrial(trial: Trial): BenchMetrics {
-  return trial.result?.result.metrics ?? {};
+function metricsOfTrial(trial: Trial): MetricValues {
+  return metricValuesOf(trial);
 }
 
 /** A trial as a comparison column: label, workload and repeat, so repeats and scenarios of one config stay apart. */
@@ -280,7 +274,7 @@ export function entryColumn(entry: ResultEntry): CompareColumn {
     dataset: p?.dataset?.name,
     client: p?.client?.name,
   };
-  return { id: entry.id, label: entry.title, metrics: entry.result.metrics, config };
+  return { id: entry.id, label: entry.title, metrics: metricValuesOf(entry), config };
 }
 
 /** The in-flight cap of a workload id: from the study's workloads, else the `-c<N>` suffix of the preset names. */

@@ -9,8 +9,9 @@ import { formatDate } from './format';
 import { InstallPanel } from './InstallPanel';
 import { LaunchPanel } from './LaunchPanel';
 import { modeLabel } from './ModeChoice';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 import { ServersOnBox } from './ServersOnBox';
+import './engines.css';
 
 export const DEMO_LAB_ID = 'demo-lab';
 

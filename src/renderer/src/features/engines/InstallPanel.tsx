@@ -3,12 +3,13 @@ import { ENGINE_IDS, getAdapter, isEngineId, type EngineId } from '../../../../s
 import { Checkbox } from '../../components/Checkbox';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
+import { ProgressBar, ProgressHead } from '../../components/ProgressBar';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore, type EngineMode } from '../../store';
 import { LogView } from '../../logs/LogView';
 import { ModeChoice } from './ModeChoice';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 
 const OTHER = '__other__';
 
@@ -21,21 +22,9 @@ function InstallProgress({ jobId }: { jobId: string }) {
   const name = job.engine ? getAdapter(job.engine).displayName : '';
   const percent = job.percent ?? 0;
   return (
-    <div className="install-progress">
-      <div className="install-progress-head">
-        <span>{job.phase ? t(`engines.phase.${job.phase}`) : t('engines.install.starting')}</span>
-        {job.percent !== null && <span className="muted">{Math.round(percent)}%</span>}
-      </div>
-      <div
-        className="progress"
-        role="progressbar"
-        aria-label={t('engines.install.progressLabel')}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={job.percent === null ? undefined : Math.round(percent)}
-      >
-        <div className="progress-fill" style={{ width: `${percent}%` }} />
-      </div>
+    <div className="progress-group">
+      <ProgressHead caption={job.phase ? t(`engines.phase.${job.phase}`) : t('engines.install.starting')} detail={job.percent !== null && `${Math.round(percent)}%`} />
+      <ProgressBar label={t('engines.install.progressLabel')} percent={percent} max={100} value={job.percent === null ? undefined : Math.round(percent)} />
       {job.done && (
         <p className={job.done.ok ? 'form-success' : 'form-error'} role={job.done.ok ? 'status' : 'alert'}>
           {job.done.ok

@@ -16,7 +16,7 @@ import { emptyLaunchForm, planLaunch, type LaunchForm } from './launch-model';
 import { LogView } from '../../logs/LogView';
 import { ENGINE_MODES, ModeChoice } from './ModeChoice';
 import { PrefetchPanel, PrefetchState, type PrefetchStart } from './PrefetchPanel';
-import { SelectField } from './SelectField';
+import { SelectField } from '../../components/SelectField';
 import { StopChecks } from './StopChecks';
 
 const NO_INSTALLED: InstalledEngine[] = [];
@@ -56,7 +56,7 @@ function ServerView({ serverId }: { serverId: string }) {
       </header>
       {run.command && (
         <div className="command-box">
-          <code className="command-text">{run.command}</code>
+          <code className="command-text mono-block">{run.command}</code>
           <button type="button" className="btn btn-ghost btn-small" onClick={() => void copyText(run.command).then(setCopied)}>
             <Icon name={copied ? 'check' : 'copy'} size={13} />
             {copied ? t('engines.copied') : t('engines.copy')}
@@ -69,7 +69,7 @@ function ServerView({ serverId }: { serverId: string }) {
           <div className="alert-content">
             <p className="alert-title">{t('engines.verdict.title', { class: verdict.class })}</p>
             <p className="alert-message">{t('engines.verdict.evidence')}</p>
-            <pre className="alert-pre">{verdict.evidence}</pre>
+            <pre className="alert-pre mono-block">{verdict.evidence}</pre>
             <p className="alert-hint">{t('engines.verdict.hint', { hint: verdict.hint })}</p>
           </div>
         </div>
@@ -275,7 +275,7 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
             </button>
           </div>
           {plan.image && <p className="field-hint">{t('engines.launch.dockerNote', { image: plan.image })}</p>}
-          <code className="command-text" data-testid="command-preview">
+          <code className="command-text mono-block" data-testid="command-preview">
             {plan.command ?? (plan.buildError ? t('engines.launch.previewFailed', { message: plan.buildError }) : t('engines.launch.previewEmpty'))}
           </code>
           {plan.secretEnv.map((entry) => (

@@ -1,4 +1,5 @@
 import { Icon } from '../../components/Icon';
+import { ProgressBar, ProgressHead } from '../../components/ProgressBar';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore } from '../../store';
@@ -28,6 +29,7 @@ export function PrefetchPanel({
   const total = job?.total ?? null;
   const done = job?.done ?? 0;
   const percent = total ? Math.min(100, (done / total) * 100) : 0;
+  const count = total === null ? t('engines.prefetch.listing') : t('engines.prefetch.progress', { done, total });
   return (
     <div className="prefetch">
       <div className="prefetch-head">
@@ -43,22 +45,9 @@ export function PrefetchPanel({
         </p>
       )}
       {started?.jobId && (
-        <div className="install-progress">
-          <div className="install-progress-head">
-            <span className="mono">{t('engines.prefetch.title', { model: started.model })}</span>
-            <span className="muted">{total === null ? t('engines.prefetch.listing') : t('engines.prefetch.progress', { done, total })}</span>
-          </div>
-          <div
-            className="progress"
-            role="progressbar"
-            aria-label={t('engines.prefetch.progressLabel')}
-            aria-valuemin={0}
-            aria-valuemax={total ?? undefined}
-            aria-valuenow={total === null ? undefined : done}
-            aria-valuetext={total === null ? t('engines.prefetch.listing') : t('engines.prefetch.progress', { done, total })}
-          >
-            <div className="progress-fill" style={{ width: `${job?.outcome?.ok ? 100 : percent}%` }} />
-          </div>
+        <div className="progress-group">
+          <ProgressHead mono caption={t('engines.prefetch.title', { model: started.model })} detail={count} />
+          <ProgressBar label={t('engines.prefetch.progressLabel')} percent={job?.outcome?.ok ? 100 : percent} max={total ?? undefined} value={total === null ? undefined : done} valueText={count} />
           {job?.line && !job.outcome && <p className="prefetch-line mono">{job.line}</p>}
           {job?.outcome &&
             (job.outcome.ok ? (

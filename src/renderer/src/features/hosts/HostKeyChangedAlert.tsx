@@ -45,7 +45,7 @@ export function HostKeyChangedAlert({ error, hostId, hostLabel }: { error: Error
             )}
           </dl>
         )}
-        <pre className="alert-pre">{error.message}</pre>
+        <pre className="alert-pre mono-block">{error.message}</pre>
         {revoked ? (
           <p className="alert-hint">{t('hostKeyRevoked.noWayOn')}</p>
         ) : (

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { EmptyState } from '../../components/EmptyState';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
@@ -9,6 +10,7 @@ import { HostCard } from './HostCard';
 import { HostKeyDialog } from './HostKeyDialog';
 import { ImportSshConfigDialog } from './ImportSshConfigDialog';
 import { GettingStarted } from '../welcome/GettingStarted';
+import './hosts.css';
 
 function HostList() {
   const hostIds = useAppStore(useShallow(selectHostIds));
@@ -39,13 +41,7 @@ function HostList() {
   }
   if (hostIds.length === 0) {
     return (
-      <div className="empty-state">
-        <span className="empty-icon">
-          <Icon name="server" size={22} />
-        </span>
-        <p className="empty-title">{t('hosts.empty.title')}</p>
-        <p className="muted">{t('hosts.empty.body')}</p>
-      </div>
+      <EmptyState icon="server" title={t('hosts.empty.title')} body={t('hosts.empty.body')} />
     );
   }
   return (

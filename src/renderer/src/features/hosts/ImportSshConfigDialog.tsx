@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { SshConfigAliasView } from '../../../../shared/model/host';
 import { Badge } from '../../components/Badge';
+import { EmptyState } from '../../components/EmptyState';
 import { Icon } from '../../components/Icon';
 import { Modal } from '../../components/Modal';
 import { Spinner } from '../../components/Spinner';
@@ -113,14 +114,9 @@ export function ImportSshConfigDialog({ onClose }: { onClose: () => void }) {
     );
   } else if (sshConfig.aliases.length === 0) {
     body = (
-      <div className="empty-state empty-state-compact">
-        <span className="empty-icon">
-          <Icon name="terminal" size={20} />
-        </span>
-        <p className="empty-title">{t('import.empty.title')}</p>
-        <p className="muted">{t('import.empty.body')}</p>
+      <EmptyState compact icon="terminal" iconSize={20} title={t('import.empty.title')} body={t('import.empty.body')}>
         <p className="code-block">{sshConfig.configPath}</p>
-      </div>
+      </EmptyState>
     );
   } else {
     body = (

@@ -96,7 +96,7 @@ function GpuStatusPanel({ inventory }: { inventory: Inventory }) {
       <div>
         <p className="panel-title">{t(`inventory.gpuStatus.${status}.title`)}</p>
         <p>{t(`inventory.gpuStatus.${status}.body`)}</p>
-        {inventory.gpuMessage && <pre className="panel-pre">{inventory.gpuMessage}</pre>}
+        {inventory.gpuMessage && <pre className="panel-pre mono-block">{inventory.gpuMessage}</pre>}
       </div>
     </div>
   );

@@ -10,6 +10,7 @@ import { useCountdown } from '../../components/use-countdown';
 import { t } from '../../i18n';
 import { selectCurrentPrompt, useAppStore } from '../../store';
 import { formatCountdown, hostTarget } from '../hosts/format';
+import './prompts.css';
 
 /** Under this many seconds left the countdown turns to a warning. */
 const HURRY_SECONDS = 30;

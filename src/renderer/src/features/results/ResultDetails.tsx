@@ -7,7 +7,8 @@ import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { LogBuffer } from '../../logs/log-buffer';
 import { LogView } from '../../logs/LogView';
-import { engineLabel, formatDateTime, formatMetric, gpuLabel, shellJoin } from './format';
+import { formatMetric } from '../../components/metric-text';
+import { engineLabel, formatDateTime, gpuLabel, shellJoin } from './results-table';
 
 type Fact = [label: string, value: ReactNode];
 
@@ -82,7 +83,7 @@ function CommandBlock({ text }: { text: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <div className="command-box">
-      <code className="command-text">{text}</code>
+      <code className="command-text mono-block">{text}</code>
       <button type="button" className="btn btn-ghost btn-small" onClick={() => void copyText(text).then(setCopied)}>
         <Icon name={copied ? 'check' : 'copy'} size={13} />
         {copied ? t('engines.copied') : t('engines.copy')}
@@ -154,7 +155,7 @@ export function ResultDetails({ entry, onClose, onRemove }: { entry: ResultEntry
             <Icon name="alert" size={16} className="alert-icon" />
             <div className="alert-content">
               <p className="alert-title">{t('results.details.error')}</p>
-              <pre className="alert-pre">{entry.error}</pre>
+              <pre className="alert-pre mono-block">{entry.error}</pre>
             </div>
           </div>
         )}

@@ -1,17 +1,22 @@
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react';
+import { metricOf } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
 import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
 import { TextField } from '../../components/Field';
+import { EmptyState } from '../../components/EmptyState';
 import { Icon } from '../../components/Icon';
+import { SortableHeader } from '../../components/SortableHeader';
 import { Spinner } from '../../components/Spinner';
 import { CompareSelected } from '../compare/CompareSelected';
 import { t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
-import { SelectField } from '../engines/SelectField';
-import { COLUMNS, engineLabel, filterEntries, formatDateTime, formatMetric, gpuLabel, sortEntries, type Column, type ResultFilter, type SortOrder } from './format';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
+import { COLUMNS, engineLabel, filterEntries, formatDateTime, gpuLabel, sortEntries, type Column, type ResultFilter, type SortOrder } from './results-table';
 import { droppedFiles, readFilesAsText, type NamedFile } from './read-dropped-files';
 import { ResultDetails } from './ResultDetails';
+import './results.css';
 
 interface ImportReport {
   added: number;
@@ -58,23 +63,9 @@ function ImportSummary({ report, onDismiss }: { report: ImportReport; onDismiss:
   );
 }
 
-function SortHeader({ column, order, onSort }: { column: Column; order: SortOrder; onSort: (id: Column['id']) => void }) {
-  const active = order.column === column.id;
-  return (
-    <th scope="col" className={column.metric ? 'num' : undefined} aria-sort={active ? order.direction : 'none'}>
-      <button type="button" className={`sort-button${active ? ' is-active' : ''}`} onClick={() => onSort(column.id)}>
-        {t(column.label)}
-        <span className={`sort-mark${active ? ` is-${order.direction}` : ''}`} aria-hidden="true">
-          {active ? (order.direction === 'ascending' ? '▲' : '▼') : '↕'}
-        </span>
-      </button>
-    </th>
-  );
-}
-
 function Cell({ column, entry }: { column: Column; entry: ResultEntry }) {
   const none = <span className="muted">{t('results.none')}</span>;
-  if (column.metric) return <td className="num">{formatMetric(column.metric, entry.result.metrics[column.metric])}</td>;
+  if (column.metric) return <td className="num">{formatMetric(column.metric, metricOf(entry, column.metric))}</td>;
   switch (column.id) {
     case 'kind':
       return <td>{t(`results.kind.${entry.kind}`)}</td>;
@@ -284,19 +275,14 @@ export function ResultsPage() {
         load.status === 'loading' || load.status === 'idle' ? (
           <p className="muted">{t('results.loading')}</p>
         ) : load.status === 'loaded' ? (
-          <div className="empty-state">
-            <div className="empty-icon">
-              <Icon name="chart" size={22} />
-            </div>
-            <p className="empty-title">{t('results.empty.title')}</p>
-            <p className="muted">{t('results.empty.body')}</p>
+          <EmptyState icon="chart" title={t('results.empty.title')} body={t('results.empty.body')}>
             <div className="empty-actions">
               <button type="button" className="btn btn-secondary" onClick={() => showPage('engines')}>
                 <Icon name="layers" size={14} />
                 {t('results.empty.toEngines')}
               </button>
             </div>
-          </div>
+          </EmptyState>
         ) : null
       ) : (
         <>
@@ -344,7 +330,7 @@ export function ResultsPage() {
                     />
                   </th>
                   {COLUMNS.map((column) => (
-                    <SortHeader key={column.id} column={column} order={order} onSort={sortBy} />
+                    <SortableHeader key={column.id} label={t(column.label)} sorted={order.column === column.id ? order.direction : null} numeric={column.metric !== undefined} onSort={() => sortBy(column.id)} />
                   ))}
                 </tr>
               </thead>

@@ -2,7 +2,7 @@ import { useCallback, useMemo } from 'react';
 import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import { formattingLocale, t } from '../../i18n';
 import type { OpenStudy } from '../../store';
-import { EChart, type ChartTheme } from '../compare/EChart';
+import { EChart, type ChartTheme } from '../../components/EChart';
 import { gpuChartsOf, gpuMemoryOption, type GpuChartTexts, type GpuSlotChart } from './gpu-chart';
 import { formatClock } from './study-format';
 

@@ -26,7 +26,7 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
       ) : (
         <>
           <div className="study-command">
-            <code className="study-command-text" data-testid="recommended-command">
+            <code className="study-command-text mono-block" data-testid="recommended-command">
               {recommendation.command}
             </code>
             <button

@@ -105,7 +105,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
           <Spinner /> {t('studies.report.loading')}
         </p>
       ) : (
-        <pre className="study-report-preview" tabIndex={0} aria-label={t('studies.report.previewLabel')}>
+        <pre className="study-report-preview mono-block" tabIndex={0} aria-label={t('studies.report.previewLabel')}>
           {markdown}
         </pre>
       )}

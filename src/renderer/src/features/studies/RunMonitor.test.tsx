@@ -6,13 +6,13 @@ import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import { syncStoreWithCore, useAppStore } from '../../store';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
-import type { ChartTheme } from '../compare/EChart';
+import type { ChartTheme } from '../../components/EChart';
 import { RunMonitor } from './RunMonitor';
 import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas: the chart is a stand-in that keeps the option it was given, which is what is checked.
 const charts = vi.hoisted(() => new Map<string, (theme: ChartTheme) => EChartsCoreOption>());
-vi.mock('../compare/EChart', () => ({
+vi.mock('../../components/EChart', () => ({
   EChart: ({ title, option }: { title: string; option: (theme: ChartTheme) => EChartsCoreOption }) => {
     charts.set(title, option);
     return <figure aria-label={title} />;

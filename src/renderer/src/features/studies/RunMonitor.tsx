@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { Trial } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
+import { ProgressBar } from '../../components/ProgressBar';
 import { t } from '../../i18n';
 import { LogView } from '../../logs/LogView';
 import { useAppStore, type OpenStudy } from '../../store';
@@ -133,16 +134,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
             {progress.etaSeconds !== null && ` · ${t('studies.run.eta', { time: formatDuration(progress.etaSeconds) })}`}
           </span>
         </div>
-        <div
-          className="progress"
-          role="progressbar"
-          aria-label={t('studies.run.progressBar')}
-          aria-valuemin={0}
-          aria-valuemax={progress.total}
-          aria-valuenow={progress.finished}
-        >
-          <div className="progress-fill" style={{ width: `${percent}%` }} />
-        </div>
+        <ProgressBar label={t('studies.run.progressBar')} percent={percent} max={progress.total} value={progress.finished} />
         <p className="study-phase" role="status" aria-label={t('studies.run.phaseLabel')}>
           {study.phase ?? (state.message || (state.status === 'draft' ? t('studies.run.notStarted') : '\u00a0'))}
         </p>

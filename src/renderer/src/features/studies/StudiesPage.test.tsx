@@ -10,7 +10,7 @@ import { StudiesPage } from './StudiesPage';
 import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas or ResizeObserver: charts are stand-ins that show their title.
-vi.mock('../compare/EChart', () => ({
+vi.mock('../../components/EChart', () => ({
   EChart: ({ title }: { title: string }) => <figure aria-label={title} />,
   useThemeMode: () => 'light',
 }));

@@ -10,6 +10,7 @@ import { useNativeDialog } from './use-native-dialog';
 import { baseName, formatOpenedAt } from './study-format';
 import { defaultProjectPath, PathDialog } from './PathDialog';
 import { StudyProjectView } from './StudyProjectView';
+import './studies.css';
 
 type PathRequest = { kind: 'open' } | { kind: 'example'; example: StudyExample };
 

@@ -6,7 +6,7 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { canEditStudy, useAppStore, type OpenStudy, type StudyStatus } from '../../store';
 import { useRunCommand } from '../shell/commands-context';
-import { StudyResults } from '../compare/StudyResults';
+import { ResultsTab } from './ResultsTab';
 import type { PresetComparison } from '../../../../shared/study/rank';
 import { PlanPanel } from './PlanPanel';
 import { RecommendationCard } from './RecommendationCard';
@@ -202,7 +202,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
       <div className="study-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`}>
         {tab === 'plan' && <PlanPanel study={study} />}
         {tab === 'run' && <RunMonitor study={study} />}
-        {tab === 'results' && <StudyResults key={comparison?.seq ?? 0} project={project} {...(comparison ? { initialComparison: comparison.kind } : {})} />}
+        {tab === 'results' && <ResultsTab key={comparison?.seq ?? 0} project={project} {...(comparison ? { initialComparison: comparison.kind } : {})} />}
         {tab === 'recommendation' && (
           <RecommendationCard
             project={project}

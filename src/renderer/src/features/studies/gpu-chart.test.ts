@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import type { StudyState, Trial } from '../../../../shared/study/study';
-import type { ChartTheme } from '../compare/EChart';
+import type { ChartTheme } from '../../components/EChart';
 import { gpuChartsOf, gpuMemoryOption, type GpuChartTexts } from './gpu-chart';
 
 const THEME: ChartTheme = { mode: 'light', text: '#111', muted: '#555', border: '#ddd', background: '#fff', better: '#070', worse: '#a00', palette: ['#00f', '#0aa', '#f80'] };

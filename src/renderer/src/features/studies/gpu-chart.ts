@@ -4,7 +4,7 @@ import type { EChartsCoreOption } from 'echarts/core';
 import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import type { StudyState } from '../../../../shared/study/study';
 import { themedAxis } from '../compare/charts';
-import type { ChartTheme } from '../compare/EChart';
+import type { ChartTheme } from '../../components/EChart';
 
 export interface GpuChartTexts {
   title: string;

@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { t, type PlainMessageKey } from '../../i18n';
 import { useAppStore } from '../../store';
+import './welcome.css';
 
 export const GUIDE_STORAGE_KEY = 'servelab.guide.hidden';
 

@@ -6,9 +6,9 @@ import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
 import { WizardTextArea } from './wizard-fields';
 import type { StepProps } from './WizardSteps';
-import { WIZARD_STEPS, type PlanView, type WizardIssue, type WizardStep } from './wizard-model';
-
-export type { PlanView } from './wizard-model';
+import type { PlanView } from '../../store';
+import type { WizardIssue } from '../../study-draft/assemble';
+import { WIZARD_STEPS, type WizardStep } from '../../study-draft/draft';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {

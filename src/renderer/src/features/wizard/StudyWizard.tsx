@@ -14,7 +14,8 @@ import {
   withFreshStages,
   type WizardDraft,
   type WizardStep,
-} from './wizard-model';
+} from '../../study-draft/draft';
+import './wizard.css';
 
 export interface StudyWizardProps {
   /** Called with the project file's path once the study was written. */

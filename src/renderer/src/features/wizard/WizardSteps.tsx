@@ -1,4 +1,5 @@
 import { TextField } from '../../components/Field';
+import { SelectField } from '../../components/SelectField';
 import { Checkbox } from '../../components/Checkbox';
 import { t } from '../../i18n';
 import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
@@ -10,6 +11,7 @@ import {
   DEMO_GPUS,
   PRECISIONS,
   SLO_METRICS,
+  defaultSloBound,
   demoGpuName,
   rowKey,
   suggestedVariants,
@@ -22,8 +24,8 @@ import {
   type StageDraft,
   type WizardDraft,
   type WorkloadDraft,
-} from './wizard-model';
-import { WizardRadioGroup, WizardSelect, WizardTextArea } from './wizard-fields';
+} from '../../study-draft/draft';
+import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -53,7 +55,7 @@ export function ModelStep({ draft, change, error }: StepProps) {
         className="mono-input"
         spellCheck={false}
       />
-      <WizardSelect
+      <SelectField
         label={t('wizard.model.precision')}
         value={draft.precision}
         options={[{ value: '', label: t('wizard.model.precisionUnstated') }, ...PRECISIONS.map((p) => ({ value: p, label: p }))]}
@@ -90,7 +92,7 @@ export function ModelStep({ draft, change, error }: StepProps) {
                 <TextField label={t('wizard.variants.id')} value={v.id} onValueChange={(value) => set('id', { id: value })} error={error(`variants.${i}.id`)} />
                 <TextField label={t('wizard.variants.model')} value={v.model} onValueChange={(value) => set('model', { model: value })} error={error(`variants.${i}.model`)} className="mono-input" />
                 <TextField label={t('wizard.variants.label')} labelNote={t('wizard.optional')} value={v.label} onValueChange={(value) => set('label', { label: value })} error={error(`variants.${i}.label`)} />
-                <WizardSelect
+                <SelectField
                   label={t('wizard.variants.precision')}
                   value={v.precision}
                   options={[{ value: '', label: t('wizard.model.precisionUnstated') }, ...PRECISIONS.map((p) => ({ value: p, label: p }))]}
@@ -168,7 +170,7 @@ export function HardwareStep({ draft, change, error, hosts, inventories }: StepP
                 {chosen && isDemo && (
                   <div className="wizard-host-body">
                     <div className="wizard-grid">
-                      <WizardSelect
+                      <SelectField
                         label={t('wizard.hardware.demoGpu')}
                         value={draft.demoGpu}
                         options={DEMO_GPUS.map((g) => ({ value: g, label: demoGpuName(g) }))}
@@ -303,14 +305,14 @@ export function GoalStep({ draft, change, error }: StepProps) {
             <fieldset key={s.key} className="wizard-row-card">
               <legend className="wizard-row-legend">{t('wizard.slo.legend', { n: i + 1 })}</legend>
               <div className="wizard-grid wizard-grid-4">
-                <WizardSelect
+                <SelectField
                   label={t('wizard.slo.metric')}
                   value={s.metric}
                   options={SLO_METRICS.map((m) => ({ value: m, label: m }))}
-                  onValueChange={(value) => set('metric', { metric: value, bound: /throughput/.test(value) ? 'min' : 'max' })}
+                  onValueChange={(value) => set('metric', { metric: value, bound: defaultSloBound(value) })}
                   error={error(`slos.${i}.metric`)}
                 />
-                <WizardSelect
+                <SelectField
                   label={t('wizard.slo.bound')}
                   value={s.bound}
                   options={[
@@ -384,7 +386,7 @@ export function EnginesStep({ draft, change, error, installed, hostLabel }: Step
             {e.enabled && (
               <div className="wizard-host-body">
                 <div className="wizard-grid">
-                  <WizardSelect
+                  <SelectField
                     label={t('wizard.engines.version', { engine: name })}
                     value={e.version}
                     options={adapter.knownVersions.map((v) => {
@@ -394,7 +396,7 @@ export function EnginesStep({ draft, change, error, installed, hostLabel }: Step
                     onValueChange={(value) => set('version', { version: value })}
                     error={error(`engines.${e.engine}.version`)}
                   />
-                  <WizardSelect
+                  <SelectField
                     label={t('wizard.engines.mode', { engine: name })}
                     value={e.mode}
                     options={[
@@ -586,7 +588,7 @@ function CandidateRow({
           spellCheck={false}
         />
         {(variants.length > 0 || candidate.variant) && (
-          <WizardSelect
+          <SelectField
             label={t('wizard.candidate.variant')}
             value={candidate.variant}
             options={[{ value: '', label: t('wizard.candidate.noVariant') }, ...[...new Set([...variants, ...(candidate.variant ? [candidate.variant] : [])])].map((v) => ({ value: v, label: v }))]}
@@ -619,7 +621,7 @@ function WorkloadFields({ w, prefix, error, onChange }: { w: WorkloadDraft; pref
         error={error(`${prefix}.label`)}
         hint={t('wizard.workload.labelHint')}
       />
-      <WizardSelect
+      <SelectField
         label={t('wizard.workload.dataset')}
         value={w.kind}
         options={[
@@ -679,7 +681,7 @@ export function WorkloadsStep({ draft, change, error }: StepProps) {
         <h3 id="wizard-primary-title" className="section-title">
           {t('wizard.workload.primary')}
         </h3>
-        <WizardSelect
+        <SelectField
           label={t('wizard.workload.primaryPreset')}
           value={draft.primary.presetId || CUSTOM}
           options={[...WORKLOAD_PRESETS.map((p) => ({ value: p.id, label: p.label ?? p.id })), { value: CUSTOM, label: t('wizard.workload.custom') }]}
@@ -770,7 +772,7 @@ export function StrategyStep({ draft, change, error }: StepProps) {
           error={error('parallelism')}
           hint={t('wizard.strategy.parallelismHint')}
         />
-        <WizardSelect
+        <SelectField
           label={t('wizard.strategy.client')}
           value={draft.clientVersion}
           options={ENGINE_ADAPTERS.vllm.knownVersions.map((v) => ({ value: v, label: v }))}

@@ -1,51 +1,5 @@
 import { useId, type ReactNode } from 'react';
-
-/** A labelled native select whose error is tied to it, like TextField. */
-export function WizardSelect({
-  label,
-  value,
-  options,
-  onValueChange,
-  error,
-  hint,
-  className,
-}: {
-  label: string;
-  value: string;
-  options: readonly { value: string; label: string }[];
-  onValueChange: (value: string) => void;
-  error?: string | undefined;
-  hint?: ReactNode;
-  className?: string;
-}) {
-  const id = useId();
-  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
-  return (
-    <div className={`field ${className ?? ''}`}>
-      <label htmlFor={id} className="field-label">
-        {label}
-      </label>
-      <select id={id} className="input" value={value} aria-invalid={error ? true : undefined} aria-describedby={describedBy} onChange={(event) => onValueChange(event.target.value)}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      {error ? (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      ) : (
-        hint && (
-          <p id={`${id}-hint`} className="field-hint">
-            {hint}
-          </p>
-        )
-      )}
-    </div>
-  );
-}
+import { FieldFrame } from '../../components/FieldFrame';
 
 /** A labelled multi-line input (JSON settings, descriptions). */
 export function WizardTextArea({
@@ -67,36 +21,10 @@ export function WizardTextArea({
   mono?: boolean;
   labelNote?: string;
 }) {
-  const id = useId();
-  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
-    <div className={`field${mono ? ' mono-input' : ''}`}>
-      <label htmlFor={id} className="field-label">
-        {label}
-        {labelNote && <span className="field-note"> {labelNote}</span>}
-      </label>
-      <textarea
-        id={id}
-        className="input wizard-textarea"
-        rows={rows}
-        value={value}
-        spellCheck={false}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy}
-        onChange={(event) => onValueChange(event.target.value)}
-      />
-      {error ? (
-        <p id={`${id}-error`} className="field-error">
-          {error}
-        </p>
-      ) : (
-        hint && (
-          <p id={`${id}-hint`} className="field-hint">
-            {hint}
-          </p>
-        )
-      )}
-    </div>
+    <FieldFrame label={label} labelNote={labelNote} hint={hint} error={error} className={mono ? 'mono-input' : undefined}>
+      {(control) => <textarea {...control} className="input wizard-textarea" rows={rows} value={value} spellCheck={false} onChange={(event) => onValueChange(event.target.value)} />}
+    </FieldFrame>
   );
 }
 

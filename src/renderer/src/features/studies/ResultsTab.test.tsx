@@ -1,14 +1,14 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { buildReportModel } from '../../../../shared/study/report/model';
 import type { ProjectFile, Trial } from '../../../../shared/study/study';
-import { CompareView } from './CompareView';
-import { entryColumn } from './compare-model';
-import { ROW_HEIGHT, StudyResults } from './StudyResults';
+import { formatMetric } from '../../components/metric-text';
+import { ROW_HEIGHT, ResultsTab } from './ResultsTab';
 import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas: the charts are stand-ins that show their title; the numbers are what is checked.
-vi.mock('./EChart', () => ({
+vi.mock('../../components/EChart', () => ({
   EChart: ({ title }: { title: string }) => <figure aria-label={title} />,
   useThemeMode: () => 'light',
 }));
@@ -60,9 +60,9 @@ function comparisonCell(metric: RegExp, column: number) {
 }
 
 // jsdom renders the table, the comparison and its tables slowly when other suites share the machine.
-describe('StudyResults', { timeout: 20_000 }, () => {
+describe('ResultsTab', { timeout: 20_000 }, () => {
   it('compares two selected trials: deltas against the study baseline, judged by each metric’s direction, in words', () => {
-    render(<StudyResults project={project([FP8, BASE, FAILED, REJECTED], { baselineTrialServerKey: 'vllm-defaults' })} />);
+    render(<ResultsTab project={project([FP8, BASE, FAILED, REJECTED], { baselineTrialServerKey: 'vllm-defaults' })} />);
     const compare = screen.getByRole('button', { name: 'Compare (0)' });
     expect((compare as HTMLButtonElement).disabled).toBe(true);
 
@@ -101,7 +101,7 @@ describe('StudyResults', { timeout: 20_000 }, () => {
     const withLatency = (tr: Trial, s: number) => ({ ...tr, result: result({ ...(tr.result?.result.metrics as Record<string, number>), mean_latency_s: s }) });
     const third = trial('kv/bf16', { stageId: 'kv', label: 'BF16 KV cache', serverKey: 'bf16', result: result({ mean_ttft_ms: 90, mean_latency_s: 1.5 }) });
     const trials = [withLatency(BASE, 1.68), withLatency(FP8, 1.2), third, FAILED];
-    render(<StudyResults project={project(trials, { baselineTrialServerKey: 'vllm-defaults' })} />);
+    render(<ResultsTab project={project(trials, { baselineTrialServerKey: 'vllm-defaults' })} />);
     fireEvent.click(screen.getByRole('button', { name: 'Compare the top two' }));
     const view = screen.getByRole('region', { name: 'Comparison' });
     const headers = within(view).getAllByRole('columnheader').map((h) => h.textContent ?? '');
@@ -116,7 +116,7 @@ describe('StudyResults', { timeout: 20_000 }, () => {
     const withLatency = (tr: Trial, s: number) => ({ ...tr, result: result({ ...(tr.result?.result.metrics as Record<string, number>), mean_latency_s: s }) });
     const third = trial('kv/bf16', { stageId: 'kv', label: 'BF16 KV cache', serverKey: 'bf16', result: result({ mean_ttft_ms: 90, mean_latency_s: 1.5 }) });
     const recommendation = { engine: 'vllm' as const, version: '0.11.0', mode: 'env' as const, config: FP8.config, command: FP8.command, path: ['vllm', 'fp8'], serverKey: 'fp8' };
-    render(<StudyResults project={project([withLatency(BASE, 1.68), withLatency(FP8, 1.2), third], { baselineTrialServerKey: 'vllm-defaults', recommendation })} />);
+    render(<ResultsTab project={project([withLatency(BASE, 1.68), withLatency(FP8, 1.2), third], { baselineTrialServerKey: 'vllm-defaults', recommendation })} />);
     fireEvent.click(screen.getByRole('button', { name: 'Compare with the baseline' }));
     const view = screen.getByRole('region', { name: 'Comparison' });
     expect((within(view).getByLabelText('Baseline') as HTMLSelectElement).value).toBe('vllm-defaults');
@@ -128,16 +128,16 @@ describe('StudyResults', { timeout: 20_000 }, () => {
 
   it('opens with the top two compared when asked, and cannot offer them without two valid results', () => {
     const only = [{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, FAILED];
-    const { unmount } = render(<StudyResults project={project(only)} initialComparison="topTwo" />);
+    const { unmount } = render(<ResultsTab project={project(only)} initialComparison="topTwo" />);
     expect(screen.queryByRole('region', { name: 'Comparison' })).toBeNull();
     expect((screen.getByRole('button', { name: 'Compare the top two' }) as HTMLButtonElement).disabled).toBe(true);
     unmount();
-    render(<StudyResults project={project([{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, { ...FP8, result: result({ mean_latency_s: 1.2 }) }])} initialComparison="topTwo" />);
+    render(<ResultsTab project={project([{ ...BASE, result: result({ mean_latency_s: 1.68 }) }, { ...FP8, result: result({ mean_latency_s: 1.2 }) }])} initialComparison="topTwo" />);
     expect(screen.getByRole('region', { name: 'Comparison' })).toBeTruthy();
   });
 
   it('groups trials by stage and shows why a trial failed or was refused', () => {
-    render(<StudyResults project={project([FP8, FAILED, BASE, REJECTED])} />);
+    render(<ResultsTab project={project([FP8, FAILED, BASE, REJECTED])} />);
     const table = screen.getByRole('table', { name: 'Trials' });
     const rows = within(table).getAllByRole('row').map((r) => r.textContent ?? '');
     expect(rows[1]).toMatch(/^Engine selection/);
@@ -155,7 +155,7 @@ describe('StudyResults', { timeout: 20_000 }, () => {
     const a = trial('kv/a', { stageId: 'kv', label: 'A', result: result({ mean_ttft_ms: 30 }) });
     const b = trial('kv/b', { stageId: 'kv', label: 'B', result: result({ mean_ttft_ms: 10 }) });
     const c = trial('kv/c', { stageId: 'kv', label: 'C', result: result({ mean_ttft_ms: 20 }) });
-    render(<StudyResults project={project([a, b, c])} />);
+    render(<ResultsTab project={project([a, b, c])} />);
     const labels = () => [...document.querySelectorAll('[data-trial-id]')].map((r) => r.getAttribute('data-trial-id'));
     fireEvent.click(screen.getByRole('button', { name: /Mean TTFT \(ms\)/ }));
     expect(labels()).toEqual(['kv/b', 'kv/c', 'kv/a']);
@@ -165,7 +165,7 @@ describe('StudyResults', { timeout: 20_000 }, () => {
 
   it('draws only the visible rows of 10,000 trials and follows the scroll', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
-    render(<StudyResults project={project(many)} />);
+    render(<ResultsTab project={project(many)} />);
     const drawn = document.querySelectorAll('[data-trial-id]');
     expect(drawn.length).toBeGreaterThan(10);
     expect(drawn.length).toBeLessThan(60);
@@ -184,27 +184,36 @@ describe('StudyResults', { timeout: 20_000 }, () => {
   });
 });
 
-describe('StudyResults charts', () => {
+describe('ResultsTab and the report', () => {
+  it('show the same mean latency for a trial recorded before mean_latency_s existed (derived from mean E2EL)', () => {
+    const old = trial('vllm-defaults', { label: 'vLLM defaults', result: result({ mean_e2el_ms: 1680, mean_ttft_ms: 100, total_token_throughput: 1000 }) });
+    const recorded = project([old]);
+    expect(old.result?.result.metrics.mean_latency_s).toBeUndefined();
+
+    const reported = buildReportModel(recorded).trials[0]!.metrics.mean_latency_s;
+    expect(reported).toBe(1.68);
+
+    render(<ResultsTab project={recorded} />);
+    const table = screen.getByRole('table', { name: 'Trials' });
+    const column = within(table)
+      .getAllByRole('columnheader')
+      .findIndex((h) => h.textContent?.startsWith('Mean latency (s)'));
+    const row = table.querySelector<HTMLElement>('[data-trial-id="vllm-defaults"]')!;
+    expect(within(row).getAllByRole('cell')[column]!.textContent).toBe(formatMetric('mean_latency_s', reported));
+    expect(within(row).getAllByRole('cell')[column]!.textContent).toBe('1.68');
+  });
+});
+
+describe('ResultsTab charts', () => {
   it('draws the concurrency curve from generalisation trials and the Pareto front of the primary workload', () => {
     const g = (id: string, candidateId: string, workloadId: string, ttft: number, tput: number) =>
       trial(id, { stageId: 'generalisation', candidateId, label: candidateId, serverKey: candidateId, workloadId, result: result({ mean_ttft_ms: ttft, total_token_throughput: tput }) });
     const trials = [BASE, FP8, g('g/b/c1', 'baseline', 'sharegpt-c1', 40, 300), g('g/b/c4', 'baseline', 'sharegpt-c4', 100, 1000)];
-    render(<StudyResults project={project(trials)} />);
+    render(<ResultsTab project={project(trials)} />);
     expect(screen.getByRole('figure', { name: 'Mean TTFT vs throughput across concurrency' })).toBeTruthy();
     expect(screen.getByRole('figure', { name: 'Pareto front: Mean TTFT vs throughput' })).toBeTruthy();
     fireEvent.change(screen.getByLabelText('Latency'), { target: { value: 'mean_tpot_ms' } });
     // no TPOT in the generalisation trials: no curve, and it says why
     expect(screen.getByText(/needs a configuration measured at two or more concurrencies/)).toBeTruthy();
-  });
-});
-
-describe('CompareView with library entries', () => {
-  it('compares an imported result with a measured one, throughput higher being better', () => {
-    const imported: ResultEntry = { ...result({ output_throughput: 500, mean_ttft_ms: 64 }), id: 'res-i-0000000a', kind: 'imported', title: 'h100.txt#1' };
-    const measured: ResultEntry = { ...result({ output_throughput: 600, mean_ttft_ms: 64.2 }), id: 'res-m-0000000b', title: 'measured run' };
-    render(<CompareView columns={[entryColumn(imported), entryColumn(measured)]} />);
-    expect(screen.getByRole('columnheader', { name: /h100\.txt#1 baseline/ })).toBeTruthy();
-    expect(comparisonCell(/^Output token throughput/, 1).textContent).toContain('+100.00 (+20.0%) better');
-    expect(comparisonCell(/^Mean TTFT/, 1).textContent).toContain('+0.20 (+0.3%) same');
   });
 });

@@ -1,21 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import latencyExampleText from '../../../../../examples/qwen3-8b-latency-h100.servelab?raw';
-import throughputExampleText from '../../../../../examples/qwen3-32b-throughput-a100.servelab?raw';
-import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
-import { StudyDefinitionSchema } from '../../../../shared/study/study';
+import latencyExampleText from '../../../../examples/qwen3-8b-latency-h100.servelab?raw';
+import throughputExampleText from '../../../../examples/qwen3-32b-throughput-a100.servelab?raw';
+import { WORKLOAD_PRESETS } from '../../../shared/bench/workload';
+import { StudyDefinitionSchema } from '../../../shared/study/study';
+import { currentMessages } from '../i18n';
+import { assemble } from './assemble';
 import {
-  assemble,
   draftFromDefinition,
   initialDraft,
   mergedDefaultStages,
-  plainMessage,
   rowKey,
   stageDrafts,
   suggestedVariants,
   withFreshStages,
   workloadDraft,
   type WizardDraft,
-} from './wizard-model';
+} from './draft';
+import { plainMessage } from './issue-text';
 
 const isDemo = (hostId: string) => hostId === 'demo-lab';
 
@@ -53,7 +54,7 @@ describe('wizard model', () => {
         generalisationPresets: ['random-2000-100', 'random-128-4'],
       }),
     );
-    const { parsed, issues } = assemble(draft, isDemo);
+    const { parsed, issues } = assemble(draft, isDemo, currentMessages());
     expect(issues).toEqual([]);
     // The example lists its scenarios with the two shortened ones first; the wizard lists presets, then custom ones.
     const reorder = <T>(items: T[]) => [...items.slice(2), ...items.slice(0, 2)];
@@ -86,14 +87,14 @@ describe('wizard model', () => {
         tuned: ['sglang'],
       }),
     );
-    expect(assemble(base, isDemo).issues).toEqual([]);
+    expect(assemble(base, isDemo, currentMessages()).issues).toEqual([]);
     const twice = { ...base, stages: [...base.stages, ...stageDrafts([{ id: 'cuda-graph', label: 'Again', candidates: [{ id: 'a', label: 'A', config: {}, variant: 'nope' }] }])] };
     const n = twice.stages.length - 1;
-    expect(assemble(twice, isDemo).issues).toEqual([
+    expect(assemble(twice, isDemo, currentMessages()).issues).toEqual([
       { step: 'stages', field: `stages.${n}.id`, message: `Stage ${n + 1} id "cuda-graph" is used twice or reserved` },
       { step: 'stages', field: `stages.${n}.candidates.0.variant`, message: `Stage ${n + 1} candidate 1 variant names no variant of the model (none defined)` },
     ]);
-    expect(assemble({ ...base, name: '', demoCount: '0' }, isDemo).issues).toEqual([
+    expect(assemble({ ...base, name: '', demoCount: '0' }, isDemo, currentMessages()).issues).toEqual([
       { step: 'review', field: 'name', message: 'Study name is required' },
       { step: 'hardware', field: 'demoCount', message: 'Simulated GPU count must be at least 1' },
     ]);
@@ -124,13 +125,14 @@ describe('wizard model', () => {
         }),
       ),
       isDemo,
+      currentMessages(),
     );
     expect(made.issues).toEqual([]);
     const wizardMade = made.parsed;
     expect(wizardMade).not.toBeNull();
     for (const study of [...examples, wizardMade!]) {
       const draft = draftFromDefinition(study);
-      const back = assemble(draft, isDemo);
+      const back = assemble(draft, isDemo, currentMessages());
       expect(back.issues).toEqual([]);
       expect(back.parsed).toEqual(study);
       // The file's stages are kept as they are, not regenerated when a step is visited.
@@ -142,9 +144,9 @@ describe('wizard model', () => {
   });
 
   it('says zod’s generic messages the way the schema’s own are said', () => {
-    expect(plainMessage('Too big: expected number to be <=8')).toBe('must be at most 8');
-    expect(plainMessage('Too small: expected number to be >0')).toBe('must be above 0');
-    expect(plainMessage('Invalid input: expected int, received number')).toBe('must be a whole number');
-    expect(plainMessage('is required')).toBe('is required');
+    expect(plainMessage('Too big: expected number to be <=8', currentMessages())).toBe('must be at most 8');
+    expect(plainMessage('Too small: expected number to be >0', currentMessages())).toBe('must be above 0');
+    expect(plainMessage('Invalid input: expected int, received number', currentMessages())).toBe('must be a whole number');
+    expect(plainMessage('is required', currentMessages())).toBe('is required');
   });
 });

@@ -1,5 +1,7 @@
 // The page `npm run bench` drives in Chromium to measure the renderer: the app's real components and store, fed
 // as the core's events would feed them. Built by scripts/bench.mjs into a temporary folder; never part of the app.
+// The building blocks first, as in the app: each component's own sheet comes after them and wins a tie.
+import '../../src/renderer/src/styles.css';
 import type { ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
@@ -10,12 +12,11 @@ import type { ApiClient } from '../../src/renderer/src/api/client';
 import { applyTheme } from '../../src/renderer/src/App';
 import { curveOption } from '../../src/renderer/src/features/compare/charts';
 import type { ConcurrencyCurve } from '../../src/renderer/src/features/compare/compare-model';
-import { EChart, type ChartTheme } from '../../src/renderer/src/features/compare/EChart';
-import { StudyResults } from '../../src/renderer/src/features/compare/StudyResults';
+import { EChart, type ChartTheme } from '../../src/renderer/src/components/EChart';
+import { ResultsTab } from '../../src/renderer/src/features/studies/ResultsTab';
 import { stripAnsi } from '../../src/renderer/src/logs/ansi';
 import { LogView } from '../../src/renderer/src/logs/LogView';
 import { createAppStore, StoreProvider, syncStoreWithCore, useAppStore, type AppStore } from '../../src/renderer/src/store';
-import '../../src/renderer/src/styles.css';
 
 /** Frame times in ms: rAF deltas and the long tasks the browser reported meanwhile. */
 export interface FrameStats {
@@ -302,7 +303,7 @@ async function resultsTable({ trials, scrollFrames }: { trials: number; scrollFr
   root = null;
   await nextFrame();
   const started = performance.now();
-  mount(<StudyResults project={project} />);
+  mount(<ResultsTab project={project} />);
   const committed = performance.now();
   await nextFrame();
   const firstFrame = performance.now();

@@ -1,28 +1,9 @@
 import { getAdapter } from '../../../../shared/engines';
+import { metricOf, type MetricKey } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { foldForSearch } from '../../components/search-text';
+import { sortRows, type SortDirection } from '../../components/sort-rows';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
-
-/** Counted metrics: shown as whole numbers. */
-const COUNT_METRICS = new Set(['completed', 'failed', 'max_concurrency', 'max_concurrent_requests', 'total_input_tokens', 'total_output_tokens']);
-
-// No digit grouping: the numbers read exactly as the benchmark client prints them.
-const decimals = new Map<string, Intl.NumberFormat>();
-function numberFormat(digits: number): Intl.NumberFormat {
-  const key = `${formattingLocale()}:${digits}`;
-  let format = decimals.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat(formattingLocale(), { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false });
-    decimals.set(key, format);
-  }
-  return format;
-}
-
-/** A metric as shown: two decimals, counts whole, "—" when there is no number. */
-export function formatMetric(key: string, value: number | null | undefined): string {
-  if (value === null || value === undefined) return t('results.none');
-  return numberFormat(COUNT_METRICS.has(key) ? 0 : 2).format(value);
-}
 
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
@@ -68,16 +49,16 @@ export interface Column {
   id: ColumnId;
   label: PlainMessageKey;
   /** Set for columns that show a metric: right-aligned, formatted by formatMetric. */
-  metric?: string;
+  metric?: MetricKey;
   /** The value sorted on; null sorts last in either direction. */
   sortValue(entry: ResultEntry): string | number | null;
 }
 
-const metricColumn = (id: ColumnId & string, label: PlainMessageKey): Column => ({
+const metricColumn = (id: Extract<ColumnId, MetricKey>, label: PlainMessageKey): Column => ({
   id,
   label,
   metric: id,
-  sortValue: (e) => e.result.metrics[id] ?? null,
+  sortValue: (e) => metricOf(e, id),
 });
 
 export const COLUMNS: readonly Column[] = [
@@ -100,22 +81,12 @@ export const COLUMNS: readonly Column[] = [
 
 export interface SortOrder {
   column: ColumnId;
-  direction: 'ascending' | 'descending';
+  direction: SortDirection;
 }
-
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 export function sortEntries(entries: readonly ResultEntry[], order: SortOrder): ResultEntry[] {
   const column = COLUMNS.find((c) => c.id === order.column) ?? COLUMNS[0]!;
-  const sign = order.direction === 'ascending' ? 1 : -1;
-  return entries
-    .map((entry, index) => ({ entry, index, value: column.sortValue(entry) }))
-    .sort((a, b) => {
-      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
-      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
-      return diff !== 0 ? sign * diff : a.index - b.index;
-    })
-    .map((row) => row.entry);
+  return sortRows(entries, (entry) => column.sortValue(entry), order.direction);
 }
 
 export interface ResultFilter {

@@ -1,18 +1,23 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'react';
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
+import { metricOf } from '../../../../shared/results/metrics';
 import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { foldForSearch } from '../../components/search-text';
+import { SortableHeader } from '../../components/SortableHeader';
+import { sortRows, type SortDirection } from '../../components/sort-rows';
 import { t, type MessageKey, type PlainMessageKey } from '../../i18n';
-import { SelectField } from '../engines/SelectField';
-import { formatMetric } from '../results/format';
-import { curveOption, paretoOption } from './charts';
-import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from './compare-model';
-import { CompareView } from './CompareView';
+import { SelectField } from '../../components/SelectField';
+import { formatMetric } from '../../components/metric-text';
+import { curveOption, paretoOption } from '../compare/charts';
+import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from '../compare/compare-model';
+import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
-import { EChart, type ChartTheme } from './EChart';
+import { EChart, type ChartTheme } from '../../components/EChart';
+import '../compare/compare.css';
+import './studies.css';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -42,11 +47,6 @@ const COLUMNS: readonly TrialColumnDef[] = [
 
 const STATUS_TONES: Record<TrialStatus, BadgeTone> = { planned: 'neutral', rejected: 'warning', running: 'info', done: 'success', failed: 'danger', cancelled: 'neutral' };
 
-function metricOf(trial: Trial, key: string): number | null {
-  const value = trial.result?.result.metrics[key];
-  return typeof value === 'number' ? value : null;
-}
-
 function sortValue(trial: Trial, key: SortKey): string | number | null {
   switch (key) {
     case 'label':
@@ -61,26 +61,15 @@ function sortValue(trial: Trial, key: SortKey): string | number | null {
   }
 }
 
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
 interface SortOrder {
   key: SortKey | null;
-  direction: 'ascending' | 'descending';
+  direction: SortDirection;
 }
 
+/** Missing numbers go last either way; unsorted, the trials keep the project's order. */
 function sortTrials(trials: readonly Trial[], order: SortOrder): Trial[] {
-  if (order.key === null) return [...trials];
   const key = order.key;
-  const sign = order.direction === 'ascending' ? 1 : -1;
-  return trials
-    .map((trial, index) => ({ trial, index, value: sortValue(trial, key) }))
-    .sort((a, b) => {
-      // Missing numbers go last either way.
-      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
-      const diff = typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : collator.compare(String(a.value), String(b.value));
-      return diff !== 0 ? sign * diff : a.index - b.index;
-    })
-    .map((row) => row.trial);
+  return key === null ? [...trials] : sortRows(trials, (trial) => sortValue(trial, key), order.direction);
 }
 
 interface TrialFilter {
@@ -261,7 +250,7 @@ const PRESETS = [
 ] as const satisfies readonly { kind: PresetComparison; label: PlainMessageKey; hint: MessageKey; unavailable: PlainMessageKey }[];
 
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
-export function StudyResults(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
+export function ResultsTab(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
   const { study, state } = props.project;
   const topTwo = useMemo(() => presetComparison('topTwo', study, state), [study, state]);
   const withBaseline = useMemo(() => presetComparison('baseline', study, state), [study, state]);
@@ -423,19 +412,16 @@ export function StudyResults(props: { project: ProjectFile; /** Opens with this 
           <div role="rowgroup" className="trials-head">
             <div role="row" aria-rowindex={1} className="trials-row trials-head-row" style={{ gridTemplateColumns: GRID_TEMPLATE }}>
               <div role="columnheader" className="trials-check" />
-              {COLUMNS.map((column) => {
-                const active = order.key === column.key;
-                return (
-                  <div key={column.key} role="columnheader" className={column.metric ? 'num' : undefined} aria-sort={active ? order.direction : 'none'}>
-                    <button type="button" className={`sort-button${active ? ' is-active' : ''}`} onClick={() => sortBy(column.key)}>
-                      {t(column.label)}
-                      <span className={`sort-mark${active ? ` is-${order.direction}` : ''}`} aria-hidden="true">
-                        {active ? (order.direction === 'ascending' ? '▲' : '▼') : '↕'}
-                      </span>
-                    </button>
-                  </div>
-                );
-              })}
+              {COLUMNS.map((column) => (
+                <SortableHeader
+                  key={column.key}
+                  as="div"
+                  label={t(column.label)}
+                  sorted={order.key === column.key ? order.direction : null}
+                  numeric={column.metric === true}
+                  onSort={() => sortBy(column.key)}
+                />
+              ))}
               <div role="columnheader">{t('compare.study.col.note')}</div>
             </div>
           </div>

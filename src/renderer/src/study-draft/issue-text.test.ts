@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import workloadSource from '../../../../shared/bench/workload.ts?raw';
-import serverConfigSource from '../../../../shared/engines/server-config.ts?raw';
-import studySource from '../../../../shared/study/study.ts?raw';
-import { StudyDefinitionSchema } from '../../../../shared/study/study';
-import { setLocale } from '../../i18n';
-import { formatGpuTime } from './ReviewStep';
-import { issueLine, issueMessage, plainMessage } from './wizard-messages';
-import { assemble, initialDraft, locateCoreIssue, rowKey, withFreshStages, workloadDraft, type WizardDraft } from './wizard-model';
+import workloadSource from '../../../shared/bench/workload.ts?raw';
+import serverConfigSource from '../../../shared/engines/server-config.ts?raw';
+import studySource from '../../../shared/study/study.ts?raw';
+import { StudyDefinitionSchema } from '../../../shared/study/study';
+import { formatGpuTime } from '../features/wizard/ReviewStep';
+import { currentMessages, setLocale } from '../i18n';
+import { assemble } from './assemble';
+import { initialDraft, rowKey, withFreshStages, workloadDraft, type WizardDraft } from './draft';
+import { locateCoreIssue } from './issue-location';
+import { issueLine, issueMessage, plainMessage } from './issue-text';
 
 afterEach(() => setLocale('en'));
 
@@ -23,7 +25,7 @@ function faultyDraft(): WizardDraft {
     tuned: ['sglang'],
     generalisationPresets: ['random-128-4'],
   });
-  expect(assemble(valid, isDemo).issues).toEqual([]);
+  expect(assemble(valid, isDemo, currentMessages()).issues).toEqual([]);
   return {
     ...valid,
     modelId: '',
@@ -35,7 +37,7 @@ function faultyDraft(): WizardDraft {
 
 describe('wizard messages', () => {
   it('says the assembled draft’s problems in English exactly as before', () => {
-    expect(assemble(faultyDraft(), isDemo).issues).toEqual([
+    expect(assemble(faultyDraft(), isDemo, currentMessages()).issues).toEqual([
       { step: 'goal', field: 'slos.0.value', message: 'SLO 1 value must be a number' },
       { step: 'workloads', field: 'custom.0.id', message: 'Scenario 1 id "random-128-4" is used twice' },
       { step: 'model', field: 'modelId', message: 'Model is required' },
@@ -45,13 +47,13 @@ describe('wizard messages', () => {
 
   it('says them in Turkish, naming the field in Turkish, after setLocale("tr")', () => {
     setLocale('tr');
-    expect(assemble(faultyDraft(), isDemo).issues).toEqual([
+    expect(assemble(faultyDraft(), isDemo, currentMessages()).issues).toEqual([
       { step: 'goal', field: 'slos.0.value', message: 'SLO 1 değeri bir sayı olmalıdır' },
       { step: 'workloads', field: 'custom.0.id', message: 'Senaryo 1: kimlik "random-128-4" iki kez kullanılmış' },
       { step: 'model', field: 'modelId', message: 'Model zorunludur' },
       { step: 'hardware', field: 'demoCount', message: 'Simüle GPU sayısı en fazla 8 olmalıdır' },
     ]);
-    const settings = assemble({ ...faultyDraft(), engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm', settings: '{"maxModelLenX": 5, "cudaGraphMaxBatchSize": 0}' })) }, isDemo);
+    const settings = assemble({ ...faultyDraft(), engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm', settings: '{"maxModelLenX": 5, "cudaGraphMaxBatchSize": 0}' })) }, isDemo, currentMessages());
     expect(settings.issues.filter((i) => i.step === 'engines').map((i) => i.message)).toEqual([
       'vLLM ayarları: cudaGraphMaxBatchSize en az 1 olmalıdır',
       'vLLM ayarları: bilinmeyen bir ayar içeriyor: "maxModelLenX"',
@@ -62,27 +64,27 @@ describe('wizard messages', () => {
     const parsed = StudyDefinitionSchema.safeParse({ demoLab: { gpu: 'b200', count: 9.5 } });
     const issues = parsed.success ? [] : parsed.error.issues;
     const at = (path: string) => issues.find((i) => i.path.join('.') === path)!;
-    expect(issueMessage(at('demoLab.count'))).toBe('must be a whole number');
-    expect(issueMessage(at('demoLab.gpu'))).toBe('must be one of "h100"|"a100"|"h200"');
-    expect(issueMessage({ code: 'too_big', origin: 'number', maximum: 8, inclusive: true, message: 'Too big: expected number to be <=8' })).toBe('must be at most 8');
-    expect(issueMessage({ code: 'too_small', origin: 'number', minimum: 0, inclusive: false, message: 'Too small: expected number to be >0' })).toBe('must be above 0');
+    expect(issueMessage(at('demoLab.count'), currentMessages())).toBe('must be a whole number');
+    expect(issueMessage(at('demoLab.gpu'), currentMessages())).toBe('must be one of "h100"|"a100"|"h200"');
+    expect(issueMessage({ code: 'too_big', origin: 'number', maximum: 8, inclusive: true, message: 'Too big: expected number to be <=8' }, currentMessages())).toBe('must be at most 8');
+    expect(issueMessage({ code: 'too_small', origin: 'number', minimum: 0, inclusive: false, message: 'Too small: expected number to be >0' }, currentMessages())).toBe('must be above 0');
     setLocale('tr');
-    expect(issueMessage(at('demoLab.count'))).toBe('bir tam sayı olmalıdır');
-    expect(issueMessage(at('demoLab.gpu'))).toBe('şunlardan biri olmalıdır: "h100"|"a100"|"h200"');
-    expect(issueMessage({ code: 'too_big', origin: 'string', maximum: 64, inclusive: true, message: 'Too big: expected string to have <=64 characters' })).toBe('en fazla 64 karakter olabilir');
-    expect(issueMessage({ code: 'invalid_type', expected: 'boolean', message: 'Invalid input: expected boolean, received string' })).toBe('boolean türünde olmalıdır');
+    expect(issueMessage(at('demoLab.count'), currentMessages())).toBe('bir tam sayı olmalıdır');
+    expect(issueMessage(at('demoLab.gpu'), currentMessages())).toBe('şunlardan biri olmalıdır: "h100"|"a100"|"h200"');
+    expect(issueMessage({ code: 'too_big', origin: 'string', maximum: 64, inclusive: true, message: 'Too big: expected string to have <=64 characters' }, currentMessages())).toBe('en fazla 64 karakter olabilir');
+    expect(issueMessage({ code: 'invalid_type', expected: 'boolean', message: 'Invalid input: expected boolean, received string' }, currentMessages())).toBe('boolean türünde olmalıdır');
     // A schema's own message wins over the issue's code; one the wizard does not know is shown as it came.
-    expect(issueMessage({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, message: 'needs at least one host' })).toBe('en az bir ana makine gerektirir');
-    expect(issueMessage({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, message: 'needs a spare GPU' })).toBe('needs a spare GPU');
-    expect(plainMessage('must be at most 500 on this box')).toBe('must be at most 500 on this box');
+    expect(issueMessage({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, message: 'needs at least one host' }, currentMessages())).toBe('en az bir ana makine gerektirir');
+    expect(issueMessage({ code: 'too_small', origin: 'array', minimum: 1, inclusive: true, message: 'needs a spare GPU' }, currentMessages())).toBe('needs a spare GPU');
+    expect(plainMessage('must be at most 500 on this box', currentMessages())).toBe('must be at most 500 on this box');
   });
 
   it('translates every fixed message the shared schemas give, and those with values in them', () => {
     const fixed = [...new Set([studySource, workloadSource, serverConfigSource].flatMap((source) => [...source.matchAll(/'((?:is|must|may|needs|has|holds) [^']*)'/g)].map((m) => m[1]!)))];
     expect(fixed.length).toBeGreaterThan(20);
-    const english = fixed.map(plainMessage);
+    const english = fixed.map((message) => plainMessage(message, currentMessages()));
     setLocale('tr');
-    const untranslated = fixed.filter((message) => plainMessage(message) === message);
+    const untranslated = fixed.filter((message) => plainMessage(message, currentMessages()) === message);
     expect(untranslated).toEqual([]);
     setLocale('en');
     expect(english).toEqual(fixed);
@@ -95,9 +97,9 @@ describe('wizard messages', () => {
       'must be one of vllm, sglang, trtllm',
       'name must be letters, digits and _, not starting with a digit',
     ];
-    expect(withValues.map(plainMessage)).toEqual(withValues);
+    expect(withValues.map((message) => plainMessage(message, currentMessages()))).toEqual(withValues);
     setLocale('tr');
-    expect(withValues.map(plainMessage)).toEqual([
+    expect(withValues.map((message) => plainMessage(message, currentMessages()))).toEqual([
       '"cuda-graph" iki kez kullanılmış ya da ayrılmış',
       '"a" bu aşamada iki kez kullanılmış',
       'modelin hiçbir varyantını belirtmiyor (tanımlı varyant yok)',
@@ -110,7 +112,7 @@ describe('wizard messages', () => {
 
   it('names the field of a problem the core reports, and the plan’s GPU time, in the reader’s language', () => {
     const draft = initialDraft();
-    const core = (path: string, message: string) => issueLine(locateCoreIssue(path, draft, 0).label, plainMessage(message));
+    const core = (path: string, message: string) => issueLine(locateCoreIssue(path, draft, 0, currentMessages()).label, plainMessage(message, currentMessages()), currentMessages());
     expect(core('study.workloads.primary.numPrompts', 'must be at most 500')).toBe('Primary workload prompts must be at most 500');
     expect(core('path', 'is required')).toBe('File is required');
     expect([45, 720, 3900].map(formatGpuTime)).toEqual(['45 s', '12 min', '1 h 05 min']);

@@ -4,8 +4,8 @@ import type { EChartsCoreOption, EChartsType } from 'echarts/core';
 import { BarChart, LineChart, ScatterChart } from 'echarts/charts';
 import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
-import { Icon } from '../../components/Icon';
-import { t } from '../../i18n';
+import { Icon } from './Icon';
+import { t } from '../i18n';
 
 // Only what the comparison draws; the canvas renderer because getDataURL can only make a PNG from a canvas.
 echarts.use([BarChart, LineChart, ScatterChart, GridComponent, LegendComponent, TitleComponent, TooltipComponent, CanvasRenderer]);

@@ -1,0 +1,17 @@
+// Questions the core asks the user (passwords, passphrases, keyboard-interactive prompts).
+const prompts = {
+  'prompt.cancel': 'Cancel',
+  'prompt.submit.passphrase': 'Unlock key',
+  'prompt.submit.password': 'Log in',
+  'prompt.submit.keyboard-interactive': 'Continue',
+  'prompt.answer': 'Answer {index}',
+  'prompt.remember': 'Remember in the OS keychain',
+  'prompt.rememberHint': 'Servelab then uses it without asking, also after a restart.',
+  'prompt.expiresIn': 'Servelab waits {time} more for an answer',
+  'prompt.expired': 'This question timed out.',
+  'prompt.queuedOne': '1 more question waiting',
+  'prompt.queued': '{count} more questions waiting',
+  'prompt.failed': 'The answer was not taken: {message}',
+} as const;
+
+export default prompts;

@@ -1,0 +1,111 @@
+// The metric catalogue: every benchmark metric under vLLM's `--save-result` name (engines.md §1.2), with its unit,
+// which way is better and the decimals the UI shows, and the one way to read a metric off a trial or a result. The
+// report, the CSV, the comparison, the Results page, the study's Results tab and the wizard's SLOs all read it; each
+// keeps only its own choice of metrics and its own words for them.
+import { DERIVED_METRIC_KEYS, parsePercentileKey, withDerivedMetrics, type BenchMetricKey, type BenchMetrics, type LatencyMetric } from './bench-result';
+
+export type Better = 'lower' | 'higher';
+
+export interface MetricSpec {
+  /** vLLM's JSON name, e.g. `p99_ttft_ms`. */
+  readonly key: string;
+  /** The name in English, as vLLM's result block prints it ("Mean TTFT", "Total token throughput"). */
+  readonly name: string;
+  readonly unit: string;
+  /** Which way a change is an improvement; null for counts and settings, which say how a run went, not how fast. */
+  readonly better: Better | null;
+  /** Decimals a number is shown with: counts are whole. */
+  readonly decimals: number;
+}
+
+/** The latency metrics as vLLM's result block names them. */
+export const LATENCY_NAMES = { ttft: 'TTFT', tpot: 'TPOT', itl: 'ITL', e2el: 'E2EL' } as const satisfies Record<LatencyMetric, string>;
+
+type Spec = Omit<MetricSpec, 'key'>;
+const count = (name: string, unit: string) => ({ name, unit, better: null, decimals: 0 }) as const satisfies Spec;
+const setting = (name: string, unit: string) => ({ name, unit, better: null, decimals: 2 }) as const satisfies Spec;
+const rate = (name: string, unit: string) => ({ name, unit, better: 'higher', decimals: 2 }) as const satisfies Spec;
+const latency = (name: string, unit = 'ms') => ({ name, unit, better: 'lower', decimals: 2 }) as const satisfies Spec;
+
+const STATS = { mean: 'Mean', median: 'Median', std: 'Std' } as const;
+const statSpecs = Object.fromEntries(
+  (Object.keys(LATENCY_NAMES) as LatencyMetric[]).flatMap((m) => (Object.keys(STATS) as (keyof typeof STATS)[]).map((stat) => [`${stat}_${m}_ms`, latency(`${STATS[stat]} ${LATENCY_NAMES[m]}`)])),
+) as Record<`${keyof typeof STATS}_${LatencyMetric}_ms`, ReturnType<typeof latency>>;
+
+/** Every fixed metric (bench-result's BENCH_METRIC_KEYS); percentiles are open-ended and described by `metricSpec`. */
+export const METRIC_CATALOGUE = {
+  completed: count('Successful requests', 'requests'),
+  failed: count('Failed requests', 'requests'),
+  max_concurrency: count('Maximum request concurrency', 'requests'),
+  request_rate: setting('Request rate configured', 'req/s'),
+  duration: setting('Benchmark duration', 's'),
+  total_input_tokens: count('Total input tokens', 'tokens'),
+  total_output_tokens: count('Total generated tokens', 'tokens'),
+  request_throughput: rate('Request throughput', 'req/s'),
+  request_goodput: rate('Request goodput', 'req/s'),
+  output_throughput: rate('Output token throughput', 'tok/s'),
+  max_output_tokens_per_s: rate('Peak output token throughput', 'tok/s'),
+  max_concurrent_requests: count('Peak concurrent requests', 'requests'),
+  total_token_throughput: rate('Total token throughput', 'tok/s'),
+  ...statSpecs,
+  mean_latency_s: latency('Mean latency', 's'),
+} as const satisfies Record<BenchMetricKey, Spec>;
+
+/** A key the catalogue knows: a fixed metric or a latency percentile. */
+export type MetricKey = BenchMetricKey | `p${number}_${LatencyMetric}_ms`;
+
+const FIXED: ReadonlyMap<string, MetricSpec> = new Map(Object.entries(METRIC_CATALOGUE).map(([key, spec]) => [key, { key, ...spec }]));
+
+/** The catalogue entry of a key: a fixed metric or a latency percentile (`p99_ttft_ms`, `p99.9_itl_ms`). */
+export function metricSpec(key: MetricKey): MetricSpec;
+export function metricSpec(key: string): MetricSpec | undefined;
+export function metricSpec(key: string): MetricSpec | undefined {
+  const fixed = FIXED.get(key);
+  if (fixed) return fixed;
+  const percentile = parsePercentileKey(key);
+  return percentile ? { key, ...latency(`P${percentile.percentile} ${LATENCY_NAMES[percentile.metric]}`) } : undefined;
+}
+
+/** Decimals a metric is shown with; a key the catalogue does not know shows two. */
+export function metricDecimals(key: string): number {
+  return metricSpec(key)?.decimals ?? 2;
+}
+
+export type MetricValues = Readonly<Record<string, number | null | undefined>>;
+
+/** A trial (its result entry) or a library entry (its benchmark result): whatever holds measured metrics. */
+export type MetricSource = { readonly result?: { readonly result: { readonly metrics: MetricValues } } | undefined } | { readonly result: { readonly metrics: MetricValues } };
+
+function metricsOf(source: MetricSource): MetricValues | undefined {
+  const held = source.result;
+  if (held === undefined) return undefined;
+  return 'metrics' in held ? held.metrics : held.result.metrics;
+}
+
+const isDerived = (key: string) => (DERIVED_METRIC_KEYS as readonly string[]).includes(key);
+
+/**
+ * A metric of a trial or a result; null when it was not measured. A derived metric an older result lacks is derived
+ * as new results get it (`withDerivedMetrics`): `mean_latency_s` from mean E2EL.
+ */
+export function metricOf(source: MetricSource, key: string): number | null {
+  const metrics = metricsOf(source);
+  if (!metrics) return null;
+  const value = metrics[key];
+  if (typeof value === 'number') return value;
+  if (!isDerived(key)) return null;
+  const derived = withDerivedMetrics(metrics as BenchMetrics)[key];
+  return typeof derived === 'number' ? derived : null;
+}
+
+/** Every metric of a trial or a result as `metricOf` reads each: the measured ones, and the derived ones an older result lacks. */
+export function metricValuesOf(source: MetricSource): MetricValues {
+  const metrics = metricsOf(source) ?? {};
+  if (DERIVED_METRIC_KEYS.every((key) => typeof metrics[key] === 'number')) return metrics;
+  const out: Record<string, number | null | undefined> = { ...metrics };
+  for (const key of DERIVED_METRIC_KEYS) {
+    const value = metricOf(source, key);
+    if (value !== null) out[key] = value;
+  }
+  return out;
+}

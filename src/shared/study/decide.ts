@@ -10,6 +10,7 @@ import {
   gridCombinations,
   type BestConfig,
 } from './planner';
+import { metricOf } from '../results/metrics';
 import { objectiveOf, type Recommendation, type StageDecision, type StudyDefinition, type Trial } from './study';
 
 /**
@@ -17,17 +18,12 @@ import { objectiveOf, type Recommendation, type StageDecision, type StudyDefinit
  * the best so far only when it beats it by more than the study's margin, on trials that met every SLO.
  */
 
-function metricsOf(trial: Trial): Record<string, number | null | undefined> | undefined {
-  return trial.result?.result.metrics as Record<string, number | null | undefined> | undefined;
-}
-
 export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; violations: string[] } {
-  const metrics = metricsOf(trial);
-  if (!metrics || trial.result?.status === 'failed') return { ok: false, violations: ['no measured result'] };
+  if (!trial.result || trial.result.status === 'failed') return { ok: false, violations: ['no measured result'] };
   const violations: string[] = [];
   for (const slo of study.goal.slos) {
-    const value = metrics[slo.metric];
-    if (typeof value !== 'number') {
+    const value = metricOf(trial, slo.metric);
+    if (value === null) {
       violations.push(`${slo.metric} was not measured`);
       continue;
     }
@@ -44,8 +40,8 @@ function objectiveSamples(study: StudyDefinition, trials: readonly Trial[], serv
   for (const trial of trials) {
     if (trial.serverKey !== serverKey || trial.workloadId !== study.workloads.primary.id || trial.status !== 'done') continue;
     if (!meetsSlos(study, trial).ok) continue;
-    const value = metricsOf(trial)?.[metric];
-    if (typeof value === 'number') samples.push(value);
+    const value = metricOf(trial, metric);
+    if (value !== null) samples.push(value);
   }
   return samples;
 }

@@ -31,13 +31,14 @@ interface Command {
 const CLASS_NAMES: Record<LogClass, string> = {
   oom: 'out of GPU memory',
   'kv-cache-too-small': 'KV cache too small',
-  'unsupported-sm-fp8': 'FP8 block-scaled GEMM not supported on this GPU',
+  'unsupported-sm-fp8': 'FP8 not supported by this GPU architecture',
   'port-in-use': 'port already in use',
   'gated-model': 'gated or unknown Hugging Face model',
   'unknown-flag': 'flag the engine does not accept',
   'missing-module': 'missing module or library',
   nccl: 'NCCL / shared memory failure',
   ready: 'ready',
+  starting: 'still starting (no failure, no ready line yet)',
   unknown: 'not recognised',
 };
 

@@ -165,7 +165,7 @@ export async function prefetchModel(box: EngineBox, request: PrefetchRequest): P
 
   const done = code === 0 ? parseDoneLine(log) : null;
   if (!done) {
-    const verdict = classifyLog(log, { engine });
+    const verdict = classifyLog(log, { engine, exited: true });
     const cause = verdict.class === 'unknown' ? lastLines(log, 3) || `exit status ${code}` : `${verdict.evidence}. ${verdict.hint}`;
     throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not download ${model}: ${cause}`, {
       details: { jobId: handle.id, classification: verdict.class, evidence: verdict.evidence, hint: verdict.hint },

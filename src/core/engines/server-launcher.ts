@@ -99,7 +99,7 @@ export class RunningServer {
       )
       .then((code) => {
         if (this.state === 'starting' || this.state === 'ready') {
-          this.setState('failed', getAdapter(record.engine).classifyLog(this.logText));
+          this.setState('failed', getAdapter(record.engine).classifyLog(this.logText, { exited: true }));
         }
         return code;
       });

@@ -56,7 +56,7 @@ describe('classifyLog', () => {
 
   it('does not take SGLang’s pre-warm-up "Application startup complete." for ready', () => {
     const log = ['[2025-10-01 12:00:31] INFO:     Uvicorn running on http://127.0.0.1:30000 (Press CTRL+C to quit)', `[2025-10-01 12:00:31] ${READY}`].join('\n');
-    expect(classifyLog(log, { engine: 'sglang' }).class).toBe('unknown');
+    expect(classifyLog(log, { engine: 'sglang' }).class).toBe('starting');
     expect(classifyLog(log, { engine: 'vllm' }).class).toBe('ready');
   });
 
@@ -112,7 +112,7 @@ describe('classifyLog', () => {
 
   it('says the log is empty, or still starting', () => {
     expect(classifyLog('\n\n')).toMatchObject({ class: 'unknown', line: null, evidence: '' });
-    expect(classifyLog('Starting to load model Qwen/Qwen3-8B...')).toMatchObject({ class: 'unknown', line: 1, hint: expect.stringMatching(/still starting/) });
+    expect(classifyLog('Starting to load model Qwen/Qwen3-8B...')).toMatchObject({ class: 'starting', line: 1, hint: expect.stringMatching(/still starting/) });
   });
 });
 

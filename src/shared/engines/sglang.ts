@@ -4,6 +4,7 @@ import { parseFlagList } from './flag-list';
 import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
 import { compareVersions } from './version';
 import { healthReadiness, processGroupStop } from './lifecycle-plans';
+import { READY_LINE } from './ready-lines';
 
 export const SGLANG_KNOWN_VERSIONS = ['0.5.3.post3', '0.5.5', '0.5.5.post1'];
 
@@ -336,11 +337,11 @@ export const sglangAdapter: EngineAdapter = {
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §2.2 (python/sglang/srt/entrypoints/http_server.py).
-  readiness: healthReadiness(/The server is fired up and ready to roll!/, [
+  readiness: healthReadiness(READY_LINE.sglang, [
     '/health is 503 until warm-up has run; /v1/models and /get_model_info answer earlier, so they are not readiness.',
     '"Uvicorn running on" and "Application startup complete." are printed before warm-up: not readiness either.',
     'After warm-up /health runs a 1-token generation; a 503 later with "Health check failed" means the scheduler stopped answering.',
   ]),
-  classifyLog: (text) => classifyLog(text, { engine: 'sglang' }),
+  classifyLog: (text, options) => classifyLog(text, { ...options, engine: 'sglang' }),
   stopSignals: processGroupStop(['launch_server starts scheduler and detokenizer processes per TP rank; signal the group, then check the port and nvidia-smi.']),
 };

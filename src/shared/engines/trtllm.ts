@@ -3,6 +3,7 @@ import { classifyLog } from './classify-log';
 import { parseFlagList } from './flag-list';
 import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
 import { healthReadiness, processGroupStop } from './lifecycle-plans';
+import { READY_LINE } from './ready-lines';
 
 export const TRTLLM_KNOWN_VERSIONS = ['1.2.0rc1'];
 
@@ -164,12 +165,12 @@ export const trtllmAdapter: EngineAdapter = {
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §3.3 (tensorrt_llm/serve/openai_server.py).
-  readiness: healthReadiness(/Application startup complete\./, [
+  readiness: healthReadiness(READY_LINE.trtllm, [
     'The socket is bound first (a busy port fails at once), then the model loads for minutes: probes are refused until uvicorn runs.',
     '--host defaults to localhost: pass --host 0.0.0.0 to probe from outside the box or container.',
     '/health_generate runs a real 1-token generation, for a deeper check.',
   ]),
-  classifyLog: (text) => classifyLog(text, { engine: 'trtllm' }),
+  classifyLog: (text, options) => classifyLog(text, { ...options, engine: 'trtllm' }),
   // serve.py's SIGTERM handler gives its child 10 s to exit, then kills it and waits 10 s more.
   stopSignals: processGroupStop(['With TP > 1 the ranks are MPI processes; signal the group, then check the port and nvidia-smi.']),
 };

@@ -18,6 +18,9 @@ export const LOG_CLASSES = [
   'missing-module',
   'nccl',
   'ready',
+  /** No failure and no ready line yet: still starting, or the log is cut short. */
+  'starting',
+  /** Failed, for a cause outside this list (or one the log does not show). */
   'unknown',
 ] as const;
 export type LogClass = (typeof LOG_CLASSES)[number];
@@ -216,6 +219,7 @@ export interface EngineAdapter {
   installSpec(version: string): InstallSpec;
   buildArgv(config: ServerConfig, version: string, options?: BuildOptions): BuiltCommand;
   readiness: Readiness;
-  classifyLog(text: string): LogVerdict;
+  /** `exited`: the server process has ended (a quiet log is then a death, not a start in progress). */
+  classifyLog(text: string, options?: { exited?: boolean }): LogVerdict;
   stopSignals: StopPlan;
 }

@@ -3,6 +3,7 @@ import { classifyLog } from './classify-log';
 import { parseFlagList } from './flag-list';
 import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
 import { healthReadiness, processGroupStop } from './lifecycle-plans';
+import { READY_LINE } from './ready-lines';
 
 export const VLLM_KNOWN_VERSIONS = ['0.11.0'];
 
@@ -349,12 +350,12 @@ export const vllmAdapter: EngineAdapter = {
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §1.7 (vllm/entrypoints/openai/api_server.py, launcher.py).
-  readiness: healthReadiness(/Application startup complete\./, [
+  readiness: healthReadiness(READY_LINE.vllm, [
     'The port is bound before the model loads, so an open port is not readiness: early probes are refused.',
     '/health answers 503 after the engine died (EngineDeadError); check the process is alive too.',
     'vLLM never prints "Uvicorn running on"; it hands uvicorn a pre-bound socket.',
     'SO_REUSEPORT lets a second vLLM of the same user bind the same port silently: check the port is free before launch.',
   ]),
-  classifyLog: (text) => classifyLog(text, { engine: 'vllm' }),
+  classifyLog: (text, options) => classifyLog(text, { ...options, engine: 'vllm' }),
   stopSignals: processGroupStop(['The API server, the EngineCore process and the TP workers share the process group; signal the group, then check the port and nvidia-smi.']),
 };

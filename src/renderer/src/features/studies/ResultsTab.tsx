@@ -84,7 +84,7 @@ function trialNote(trial: Trial): string | null {
   if (trial.status === 'rejected') return trial.rejectReason ?? null;
   if (!trial.error) return null;
   const verdict = classifyLog(trial.error, { engine: trial.engine });
-  const known = verdict.class !== 'unknown' && verdict.class !== 'ready';
+  const known = verdict.class !== 'unknown' && verdict.class !== 'ready' && verdict.class !== 'starting';
   return known ? `${t(`compare.study.errorClass.${verdict.class}`)}: ${trial.error}` : trial.error;
 }
 

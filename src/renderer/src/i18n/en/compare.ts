@@ -105,6 +105,7 @@ const compare = {
   'compare.study.errorClass.missing-module': 'Missing module',
   'compare.study.errorClass.nccl': 'NCCL error',
   'compare.study.errorClass.ready': 'Error',
+  'compare.study.errorClass.starting': 'Did not start',
   'compare.study.errorClass.unknown': 'Error',
 } as const;
 

@@ -108,6 +108,7 @@ const compare: MessagesOf<typeof en> = {
   'compare.study.errorClass.missing-module': 'Eksik modül',
   'compare.study.errorClass.nccl': 'NCCL hatası',
   'compare.study.errorClass.ready': 'Hata',
+  'compare.study.errorClass.starting': 'Başlamadı',
   'compare.study.errorClass.unknown': 'Hata',
 };
 

@@ -99,6 +99,8 @@ def version_header(entry: dict[str, Any], read_from: str, parser: dict[str, Any]
         out["exact"] = entry["exact"]
     if "files" in entry:
         out["files"] = entry["files"]
+    if "snapshot" in entry:
+        out["snapshot"] = entry["snapshot"]
     if "note" in entry:
         out["note"] = entry["note"]
     if parser is not None:
@@ -182,7 +184,7 @@ def build_trtllm(src: str, manifest: dict[str, Any], click_msgs: dict[str, str])
     per: dict[str, list[tables.Variant]] = {}
     vheaders = []
     for e in m["versions"]:
-        root = os.path.join(src, "trtllm", e["version"])
+        root = os.path.join(src, "trtllm", e.get("snapshot", e["version"]))
         variants, facts = engine_trtllm.serve_variants(root)
         tables.check_unique(variants, e["version"])
         per[e["version"]] = variants
@@ -216,7 +218,7 @@ def build_trtllm(src: str, manifest: dict[str, Any], click_msgs: dict[str, str])
     keys_per: dict[str, list[dict[str, Any]]] = {}
     vheaders2 = []
     for e in m2["versions"]:
-        root = os.path.join(src, "trtllm", e["version"])
+        root = os.path.join(src, "trtllm", e.get("snapshot", e["version"]))
         keys_per[e["version"]] = engine_trtllm.llm_api_keys(root)
         vheaders2.append(version_header(e, m2["read_from"], {
             "loader": "trtllm-serve reads the file with yaml.safe_load and merges it over the CLI-derived arguments "

@@ -77,6 +77,11 @@ const launchedByBin = process.env.SERVELAB_CLI_ENTRY === '1';
 delete process.env.SERVELAB_CLI_ENTRY;
 if (isEntry || launchedByBin) {
   const here = fileURLToPath(new URL('.', import.meta.url));
+  // A reader that stops early (`servelab engine flags vllm 0.11.0 | head`) closes the pipe: that ends the output, quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   const io: CliIo = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

@@ -11,8 +11,10 @@ import { launchServer, readServerRecord, stopRecordedServer, type StopReport } f
 import type { ReleasableBox } from '../../core/engines/engine-handlers';
 import { prefetchModel } from '../../core/engines/model-prefetch';
 import { HF_TOKEN_REF } from '../../shared/model/model-prefetch';
+import { FLAG_TABLE_COMMAND, FLAG_TABLE_IDS, printedFlags, tableSource, tableVersions, type FlagTableId } from '../../shared/engines/flag-tables';
 
 export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|stop|prefetch> … (--demo | --host [user@]host [options])
+       servelab engine flags <vllm|vllm-bench|sglang|trtllm> <version> [--json]
 
   install <vllm|sglang|trtllm> <version> [--force] [--docker]
                          create ~/.servelab/engines/<engine>-<version>/ on the box (uv, else python3 -m venv + pip),
@@ -28,6 +30,10 @@ export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|
                          --server-port: the server's port on the box (default: a free one; -p is the SSH port);
                          --docker: docker run the pulled image (container servelab-<serverId>, port on 127.0.0.1)
   stop <serverId>        stop a server started by an earlier launch (its record is kept on the box)
+  flags <table> <version>
+                         the flags that version's own parser accepts (vllm: vllm serve, vllm-bench: vllm bench
+                         serve, sglang: sglang.launch_server, trtllm: trtllm-serve), read from its source at the
+                         release; --json prints [{"names", "arity", "choices"?}]; no box is needed
   prefetch <engine> <version> --model M [--revision R]
                          download the model into the box's Hugging Face cache with the environment's
                          huggingface_hub, so a timed launch reads it from disk; a path on the box is skipped.
@@ -83,6 +89,8 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
     io.stdout(`${ENGINE_USAGE}\n`);
     return values.help ? 0 : 2;
   }
+
+  if (action === 'flags') return printFlags(rest, values.json ?? false, io);
 
   let box: ReleasableBox | undefined;
   try {
@@ -257,3 +265,33 @@ function positiveNumber(text: string, option: string): number {
   return value;
 }
 
+
+/** `engine flags TABLE VERSION`: the generated flag table of one release, as its parser defines it. */
+function printFlags(rest: string[], json: boolean, io: CliIo): number {
+  const [id, version] = rest;
+  if (rest.length !== 2 || !id || !version) {
+    io.stderr(`servelab engine: flags takes <${FLAG_TABLE_IDS.join('|')}> <version>.\n\n${ENGINE_USAGE}\n`);
+    return 2;
+  }
+  if (!(FLAG_TABLE_IDS as readonly string[]).includes(id)) {
+    io.stderr(`servelab engine: no flag table for "${id}"; there are ${FLAG_TABLE_IDS.join(', ')}.\n`);
+    return 2;
+  }
+  const table = id as FlagTableId;
+  const source = tableSource(table, version);
+  if (!source) {
+    io.stderr(`servelab engine: ${FLAG_TABLE_COMMAND[table]} ${version} has no flag table; tabled releases: ${tableVersions(table).join(', ')}.\n`);
+    return 1;
+  }
+  const flags = printedFlags(table, version);
+  if (json) {
+    io.stdout(`${JSON.stringify(flags, null, 2)}\n`);
+    return 0;
+  }
+  io.stdout(`${FLAG_TABLE_COMMAND[table]} ${version}: ${flags.length} flags, read at ${source.commit.slice(0, 12)} (${source.ref})${source.exact ? '' : '; not the release tag itself'}\n`);
+  for (const f of flags) {
+    const values = f.choices ? ` {${f.choices.join(',')}}` : '';
+    io.stdout(`  ${f.names.join(', ')}  ${f.arity}${f.count !== undefined ? ` ${f.count}` : ''}${values}\n`);
+  }
+  return 0;
+}

@@ -86,7 +86,7 @@ describe('knob tables', () => {
           if (row.to.kind === 'switch') words.push(...[...(row.to.on ?? []), ...(row.to.off ?? [])].filter((w) => w.startsWith('-') && !/^-\d/.test(w)));
         }
         const flagsOnly = words.map((w) => (w.startsWith('-O') && w.length === 3 ? '-O' : w));
-        const check = validateExtraArgs(engine, version, flagsOnly.flatMap((f) => [f, ...(needsValue(engine, version, f) ? ['1'] : [])]));
+        const check = validateExtraArgs(engine, version, flagsOnly.flatMap((f) => [f, ...(needsValue(engine, version, f) ? [valueFor(engine, version, f)] : [])]));
         expect(check.issues.filter((i) => i.severity === 'error'), `${engine} ${version}`).toEqual([]);
       }
     }
@@ -110,6 +110,11 @@ describe('knob tables', () => {
     expect(HINT_FLAGS.sglang.cudaGraph).toBe(flag('sglang', 'cudaGraphMaxBatchSize'));
   });
 });
+
+/** A value the flag's parser accepts: its first choice when it has choices. */
+function valueFor(engine: EngineId, version: string, flag: string): string {
+  return ENGINE_ADAPTERS[engine].flagTable(version).flags.find((f) => f.names.includes(flag))?.choices?.[0] ?? '1';
+}
 
 function needsValue(engine: EngineId, version: string, flag: string): boolean {
   const spec = ENGINE_ADAPTERS[engine].flagTable(version).flags.find((f) => f.names.includes(flag));
@@ -153,7 +158,9 @@ describe('vLLM argv', () => {
     expect(build('vllm', { model: 'm', attentionBackend: 'FLASHINFER' }).env).toEqual({ VLLM_ATTENTION_BACKEND: 'FLASHINFER' });
     const bad = build('vllm', { model: 'm', attentionBackend: 'triton' });
     expect(bad.env).toEqual({});
-    expect(bad.unsupported[0]).toMatchObject({ knob: 'attentionBackend', reason: expect.stringMatching(/not accepted by vLLM 0\.11\.0; choices: FLASH_ATTN/) });
+    // vllm/platforms/cuda.py at 0.11.0 replaces a backend it has no CUDA branch for with the default, without a word.
+    expect(bad.unsupported[0]).toMatchObject({ knob: 'attentionBackend', reason: expect.stringMatching(/triton: on NVIDIA GPUs vLLM 0\.11\.0 silently runs its default backend.*choose one of FLASH_ATTN/) });
+    expect(build('vllm', { model: 'm', attentionBackend: 'TORCH_SDPA' }).unsupported[0]?.knob).toBe('attentionBackend');
   });
 
   it('cannot turn chunked prefill off (V1 forces it on) and turns torch.compile on with -O3', () => {
@@ -289,30 +296,32 @@ describe('validateExtraArgs', () => {
     expect(check.issues.map((i) => i.message)).toEqual(['unknown flag: --max-seq-len (trtllm-serve spells it --max_seq_len)', 'unknown flag: --max_seq']);
   });
 
-  it('warns, not refuses, on flags the 1.2.0rc1 era may lack and on argparse abbreviations', () => {
+  it("refuses a flag the version's parser lacks, and warns on argparse abbreviations", () => {
     const trt = validateExtraArgs('trtllm', '1.2.0rc1', ['--config', 'x.yaml']);
-    expect(trt.ok).toBe(true);
-    expect(trt.issues[0]).toMatchObject({ severity: 'warning', message: expect.stringMatching(/^--config: .*may not exist in 1\.2\.0rc1/) });
-    const sgl = validateExtraArgs('sglang', '0.5.3.post3', ['--tp', '2', '--model', 'x', '--enable-torch']);
+    expect(trt.ok).toBe(false);
+    expect(trt.issues[0]).toMatchObject({ severity: 'error', message: 'unknown flag: --config' });
+    const sgl = validateExtraArgs('sglang', '0.5.3.post3', ['--tp', '2', '--model', 'x', '--enable-torch-comp']);
     expect(sgl.issues.map((i) => [i.severity, i.message])).toEqual([
       ['warning', '--tp is read as --tensor-parallel-size; write the full name, a later flag could make it ambiguous'],
-      ['warning', '--enable-torch is read as --enable-torch-compile; write the full name, a later flag could make it ambiguous'],
+      ['warning', '--enable-torch-comp is read as --enable-torch-compile; write the full name, a later flag could make it ambiguous'],
     ]);
+    // 0.5.3.post3's parser also has --enable-torch-symm-mem, so the shorter prefix is ambiguous there.
+    expect(validateExtraArgs('sglang', '0.5.3.post3', ['--enable-torch']).issues[0]?.message).toBe('ambiguous option: --enable-torch could match --enable-torch-compile, --enable-torch-symm-mem');
   });
 
   it('refuses ambiguous abbreviations, missing values and values given to switches', () => {
     const check = validateExtraArgs('sglang', '0.5.5', ['--speculative-num', '3', '--context-length', '--trust-remote-code=yes']);
     expect(check.issues.map((i) => i.message)).toEqual([
       'ambiguous option: --speculative-num could match --speculative-num-draft-tokens, --speculative-num-steps',
-      '--context-length expects a value',
-      '--trust-remote-code takes no value',
+      'argument --context-length: expected one argument',
+      "argument --trust-remote-code: ignored explicit argument 'yes'",
     ]);
   });
 
   it('checks a version it does not know against the nearest known list, and says so', () => {
-    const check = validateExtraArgs('sglang', '0.5.4', ['--cuda-graph-max-bs', '8']);
-    expect(check).toMatchObject({ ok: true, checkedAgainst: '0.5.3.post3' });
-    expect(check.issues[0]?.message).toMatch(/0\.5\.4 is not a version Servelab knows/);
+    const check = validateExtraArgs('sglang', '0.5.4.post9', ['--cuda-graph-max-bs', '8']);
+    expect(check).toMatchObject({ ok: true, checkedAgainst: '0.5.4.post3' });
+    expect(check.issues[0]?.message).toMatch(/0\.5\.4\.post9 is not a version Servelab has the flags of; they are checked against 0\.5\.4\.post3's/);
   });
 });
 

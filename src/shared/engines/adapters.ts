@@ -2,7 +2,7 @@ import { checkArgs } from './flag-syntax';
 import { sglangAdapter } from './sglang';
 import { trtllmAdapter } from './trtllm';
 import type { EngineAdapter, EngineId, ExtraArgIssue } from './types';
-import { isVersion, nearestKnown } from './version';
+import { FLAG_TABLE_COMMAND, versionsWithFlag } from './flag-tables';
 import { vllmAdapter } from './vllm';
 
 export const ENGINE_ADAPTERS: Readonly<Record<EngineId, EngineAdapter>> = {
@@ -15,13 +15,12 @@ export function getAdapter(engine: EngineId): EngineAdapter {
   return ENGINE_ADAPTERS[engine];
 }
 
-const PROGRAM: Record<EngineId, string> = { vllm: 'vllm serve', sglang: 'sglang.launch_server', trtllm: 'trtllm-serve' };
 
 export interface ExtraArgsCheck {
   /** True when nothing would make the engine's parser refuse the command. */
   ok: boolean;
   issues: ExtraArgIssue[];
-  /** The known version whose flag list was used (the nearest one, for a version Servelab has no list for). */
+  /** The version whose flag table was used (the nearest tabled one, for a version Servelab has no table for). */
   checkedAgainst: string;
 }
 
@@ -31,15 +30,15 @@ export interface ExtraArgsCheck {
  */
 export function validateExtraArgs(engine: EngineId, version: string, args: readonly string[]): ExtraArgsCheck {
   const adapter = getAdapter(engine);
-  const checkedAgainst = (isVersion(version) ? nearestKnown(version, adapter.knownVersions) : undefined) ?? (adapter.knownVersions[0] as string);
-  const issues = checkArgs(adapter.flagTable(version), version, args, PROGRAM[engine]);
-  if (checkedAgainst !== version && args.length > 0) {
+  const table = adapter.flagTable(version);
+  const issues = checkArgs(table, args, { program: FLAG_TABLE_COMMAND[engine], versionsWith: (name) => versionsWithFlag(engine, name) });
+  if (table.version !== version && args.length > 0) {
     issues.unshift({
       index: -1,
       arg: '',
       severity: 'warning',
-      message: `${adapter.displayName} ${version} is not a version Servelab knows; flags are checked against ${checkedAgainst}'s list`,
+      message: `${adapter.displayName} ${version} is not a version Servelab has the flags of; they are checked against ${table.version}'s`,
     });
   }
-  return { ok: !issues.some((i) => i.severity === 'error'), issues, checkedAgainst };
+  return { ok: !issues.some((i) => i.severity === 'error'), issues, checkedAgainst: table.version };
 }

@@ -2,7 +2,8 @@ import type { ServerConfig } from './server-config';
 import { KNOB_NAMES, type BuildOptions, type BuiltCommand, type EngineId, type FlagTable, type KnobName, type KnobRow, type KnobValue, type UnsupportedKnob } from './types';
 import { inRange } from './version';
 import { setPath, toYaml, type YamlValue } from './yaml';
-import { canonicalFlag } from './flag-syntax';
+import { canonicalFlag, flagSpecOf } from './flag-syntax';
+import { engineRefusals } from './engine-validation';
 
 /** What differs between engines when turning a config into a command; everything knob-specific is in `knobTable`. */
 export interface CommandSpec {
@@ -64,6 +65,10 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
   const failed = new Set<KnobName>();
   const option = (flag: string, value: string) => (spec.valueStyle === 'equals' ? [`${flag}=${value}`] : [flag, value]);
   const label = `${spec.displayName} ${version}`;
+  const table = spec.flagTable(version);
+  // What the engine's own validation refuses in a command its parser accepts (speculative set-ups, attention
+  // backends): such a knob is reported, never written.
+  const refusals = engineRefusals(spec.engine, config, version);
 
   for (const row of spec.knobTable) {
     if (handled.has(row.knob)) continue;
@@ -74,6 +79,12 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
     const parent = PARENT[row.knob];
     if (parent && failed.has(parent)) {
       unsupported.push({ knob: row.knob, reason: `${parent} is not supported here, so neither is ${row.knob}` });
+      failed.add(row.knob);
+      continue;
+    }
+    const refusal = refusals.find((r) => r.knob === row.knob);
+    if (refusal) {
+      unsupported.push(refusal);
       failed.add(row.knob);
       continue;
     }
@@ -93,8 +104,16 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
       }
       value = mapped;
     }
-    if (row.choices && !row.choices.includes(String(value))) {
-      unsupported.push({ knob: row.knob, reason: `"${String(value)}" is not accepted by ${label}; choices: ${row.choices.join(', ')}` });
+    // A flag the engine's parser lacks at this version, or a value outside its choices, would be refused at launch.
+    const flag = target.kind === 'option' ? flagSpecOf(table, target.flag) : undefined;
+    if (target.kind === 'option' && !flag) {
+      unsupported.push({ knob: row.knob, reason: `${label} has no ${target.flag} (its parser does not define it)` });
+      failed.add(row.knob);
+      continue;
+    }
+    const choices = row.choices ?? flag?.choices;
+    if (choices && !choices.includes(String(value))) {
+      unsupported.push({ knob: row.knob, reason: `"${String(value)}" is not accepted by ${label}; choices: ${choices.join(', ')}` });
       failed.add(row.knob);
       continue;
     }
@@ -131,6 +150,7 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
     if (knobValue(config, knob) === undefined) continue;
     if (!handled.has(knob)) unsupported.push({ knob, reason: `${label} has no setting for ${knob}` });
   }
+  for (const refusal of refusals) if (!unsupported.some((u) => u.knob === refusal.knob)) unsupported.push(refusal);
 
   // The options file replaces whole sections of what the flags set, so a flag whose section the file holds moves into it.
   for (const piece of pieces) {

@@ -1,5 +1,5 @@
 import type { ExtraArgIssue, FlagSpec, FlagTable } from './types';
-import { inRange } from './version';
+import { compareVersions } from './version';
 
 /**
  * Reads argv words the way each engine's parser does, to check extra args before launch and to compare commands.
@@ -93,6 +93,11 @@ function lookup(table: FlagTable, word: string): Lookup {
   return { kind: 'unknown', written };
 }
 
+/** The flag a name (any of its spellings) stands for in `table`, if it has one. */
+export function flagSpecOf(table: FlagTable, name: string): FlagSpec | undefined {
+  return indexOf(table).get(normalise(table, name));
+}
+
 /** The canonical name of a flag word (`--tp` → `--tp-size`), or the word's own name when unknown. */
 export function canonicalFlag(table: FlagTable, word: string): string {
   const found = lookup(table, word);
@@ -132,27 +137,59 @@ function spelledElsewhere(table: FlagTable, written: string): string | undefined
   return undefined;
 }
 
+export interface CheckOptions {
+  /** The command as the user writes it, for messages (`vllm serve`). */
+  program: string;
+  /** The tabled versions that have a flag of this name, for saying where a missing flag exists. */
+  versionsWith?: (name: string) => readonly string[];
+}
+
+function quoted(values: readonly string[]): string {
+  return values.map((v) => `'${v}'`).join(', ');
+}
+
+/** Where a flag the table lacks does exist, in words: "it is in 0.11.1 and later", "it is only in 0.11.0". */
+function whereElse(version: string, versions: readonly string[]): string | undefined {
+  if (versions.length === 0) return undefined;
+  const newer = versions.filter((v) => compareVersions(v, version) > 0);
+  const older = versions.filter((v) => compareVersions(v, version) < 0);
+  const span = (vs: readonly string[]) => (vs.length === 1 ? (vs[0] as string) : `${vs[0]}–${vs[vs.length - 1]}`);
+  if (older.length === 0) return `it was added in ${newer[0]}`;
+  if (newer.length === 0) return `it was removed after ${older[older.length - 1]}`;
+  return `it is in ${span(versions)} but not in this version`;
+}
+
 /**
- * Checks extra args against the engine's flag list at `version`: unknown names are errors ("unknown flag: --x"),
- * like the engine's own parser would report; abbreviations and flags not confirmed for this version are warnings.
+ * Checks extra args against the engine's flag table at its version, the way the engine's parser would read them:
+ * an unknown name, a value outside the flag's choices, a missing value or a refused flag is an error (with the
+ * versions that do have a missing flag); an abbreviation is a warning, since a later flag can make it ambiguous.
  */
-export function checkArgs(table: FlagTable, version: string, args: readonly string[], program: string): ExtraArgIssue[] {
+export function checkArgs(table: FlagTable, args: readonly string[], options: CheckOptions): ExtraArgIssue[] {
+  const { program } = options;
+  const version = table.version;
   const issues: ExtraArgIssue[] = [];
   const error = (index: number, message: string) => issues.push({ index, arg: args[index] as string, severity: 'error', message });
   const warn = (index: number, message: string) => issues.push({ index, arg: args[index] as string, severity: 'warning', message });
-  // The flag still waiting for its value, and how many words it takes.
-  let pending: { index: number; name: string; arity: 'one' | 'many' | 'optional'; taken: number } | undefined;
+  // The flag still waiting for its values: how many it has, and how many it needs (min) or takes at most (max).
+  let pending: { index: number; name: string; spec?: FlagSpec; min: number; max: number; taken: number } | undefined;
 
   const closePending = () => {
-    if (pending && pending.taken === 0 && pending.arity !== 'optional') error(pending.index, `${pending.name} expects ${pending.arity === 'many' ? 'at least one value' : 'a value'}`);
+    if (pending && pending.taken < pending.min) {
+      const need = pending.min === 1 ? (pending.max === 1 ? 'one argument' : 'at least one argument') : `${pending.min} arguments`;
+      error(pending.index, `argument ${pending.name}: expected ${need}`);
+    }
     pending = undefined;
+  };
+  const checkChoice = (index: number, name: string, spec: FlagSpec | undefined, value: string) => {
+    if (spec?.choices && !spec.choices.includes(value)) error(index, `argument ${name}: invalid choice: '${value}' (choose from ${quoted(spec.choices)})`);
   };
 
   args.forEach((word, i) => {
     if (!isFlagWord(word)) {
       if (pending) {
         pending.taken++;
-        if (pending.arity !== 'many') pending = undefined;
+        checkChoice(i, pending.name, pending.spec, word);
+        if (pending.taken >= pending.max) pending = undefined;
         return;
       }
       error(i, `unexpected argument: ${word} (not the value of a flag)`);
@@ -166,35 +203,39 @@ export function checkArgs(table: FlagTable, version: string, args: readonly stri
     const found = lookup(table, word);
     if (found.kind === 'ambiguous') {
       error(i, `ambiguous option: ${found.written} could match ${found.candidates.join(', ')}`);
-      pending = { index: i, name: found.written, arity: 'many', taken: 1 };
+      pending = { index: i, name: found.written, min: 0, max: Infinity, taken: 1 };
       return;
     }
     if (found.kind === 'unknown') {
       const other = spelledElsewhere(table, found.written);
-      error(i, `unknown flag: ${found.written}${other ? ` (${program} spells it ${other})` : ''}`);
+      const elsewhere = other ? undefined : whereElse(version, options.versionsWith?.(normalise(table, found.written)) ?? []);
+      const why = other ? ` (${program} spells it ${other})` : elsewhere ? ` (${program} ${version} does not have it: ${elsewhere})` : '';
+      error(i, `unknown flag: ${found.written}${why}`);
       // Its arity is unknown: the words after it are taken as its values rather than reported again.
-      pending = { index: i, name: found.written, arity: 'many', taken: 1 };
+      pending = { index: i, name: found.written, min: 0, max: Infinity, taken: 1 };
       return;
     }
     const { spec, attached, abbreviationOf, negated } = found.resolved;
     const name = spec.names[0] as string;
-    if (!inRange(version, spec)) {
-      const why = spec.since && !inRange(version, { since: spec.since }) ? `it was added in ${spec.since}` : `it was removed in ${spec.until}`;
-      error(i, `unknown flag: ${found.resolved.written} (${program} ${version} does not have it: ${why})`);
+    if (spec.refused) {
+      error(i, `${found.resolved.written}: ${spec.refused}`);
       return;
     }
     if (abbreviationOf) warn(i, `${found.resolved.written} is read as ${abbreviationOf}; write the full name, a later flag could make it ambiguous`);
-    if (spec.unconfirmed) warn(i, `${name}: ${spec.unconfirmed}`);
     const arity = negated ? 'none' : spec.arity;
     if (arity === 'none' || arity === 'negatable') {
-      if (attached !== undefined && !spec.dotted) error(i, `${found.resolved.written} takes no value`);
+      if (attached !== undefined && !spec.dotted) error(i, `argument ${found.resolved.written}: ignored explicit argument '${attached}'`);
       return;
     }
+    const [min, max] =
+      arity === 'one' || arity === 'repeatable' ? [1, 1] : arity === 'optional' ? [0, 1] : arity === 'many' ? [1, Infinity] : arity === 'zero-or-more' ? [0, Infinity] : [spec.count ?? 2, spec.count ?? 2];
     if (attached !== undefined) {
-      if (arity === 'many') pending = { index: i, name, arity, taken: 1 };
+      // A dotted key (`--speculative-config.method=eagle`) sets one key of the JSON value: its value is not a choice.
+      if (!spec.dotted || !found.resolved.written.includes('.')) checkChoice(i, name, spec, attached);
+      if (max > 1) pending = { index: i, name, spec, min: min - 1, max: max - 1, taken: 0 };
       return;
     }
-    pending = { index: i, name, arity, taken: 0 };
+    pending = { index: i, name, spec, min, max, taken: 0 };
   });
   closePending();
   return issues;

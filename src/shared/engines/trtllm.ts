@@ -1,14 +1,14 @@
 import { buildCommand, type CommandSpec } from './command-builder';
 import { classifyLog } from './classify-log';
-import { parseFlagList } from './flag-list';
-import type { EngineAdapter, FlagTable, InstallSpec, KnobRow } from './types';
+import { TRTLLM_ATTENTION_BACKENDS } from './engine-validation';
+import { engineVersions, flagTableAt } from './flag-tables';
+import type { EngineAdapter, InstallSpec, KnobRow } from './types';
 import { healthReadiness, processGroupStop } from './lifecycle-plans';
 import { READY_LINE } from './ready-lines';
 
-export const TRTLLM_KNOWN_VERSIONS = ['1.2.0rc1'];
+/** The releases TensorRT-LLM's flag tables cover (resources/engine-flags/trtllm.json). */
+export const TRTLLM_KNOWN_VERSIONS = engineVersions('trtllm');
 
-// tensorrt_llm/_torch/attention_backend/utils.py get_attention_backend: the names it dispatches on.
-const ATTENTION_BACKENDS = ['TRTLLM', 'FLASHINFER', 'VANILLA', 'FLASHINFER_STAR_ATTENTION'];
 // engines.md §3.2 (llm_args.py KvCacheConfig.dtype: "auto", or e.g. fp8 on the PyTorch backend).
 const KV_CACHE_DTYPES = ['auto', 'fp8'];
 
@@ -41,7 +41,7 @@ export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'chunkedPrefill', to: { kind: 'switch', on: ['--enable_chunked_prefill'] } },
   { knob: 'maxBatchedTokens', to: { kind: 'option', flag: '--max_num_tokens' } },
   { knob: 'cudaGraphMaxBatchSize', to: { kind: 'yaml', path: ['cuda_graph_config', 'max_batch_size'] } },
-  { knob: 'attentionBackend', to: { kind: 'yaml', path: ['attn_backend'] }, choices: ATTENTION_BACKENDS },
+  { knob: 'attentionBackend', to: { kind: 'yaml', path: ['attn_backend'] }, choices: TRTLLM_ATTENTION_BACKENDS },
   {
     // llm_args.py: torch_compile_enabled = torch_compile_config is not None, so an empty section turns it on.
     knob: 'torchCompile',
@@ -79,52 +79,6 @@ export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'trustRemoteCode', to: { kind: 'switch', on: ['--trust_remote_code'] } },
 ];
 
-/** `trtllm-serve` click options: engines.md §3.1 and tensorrt_llm/commands/serve.py. */
-const TRTLLM_FLAGS = parseFlagList(`
-  --help!
-  --tokenizer
-  --host
-  --port
-  --backend
-  --log_level
-  --max_beam_width
-  --max_batch_size
-  --max_num_tokens
-  --max_seq_len
-  --tensor_parallel_size,--tp_size
-  --pipeline_parallel_size,--pp_size
-  --moe_expert_parallel_size,--ep_size
-  --moe_cluster_parallel_size,--cluster_size
-  --gpus_per_node
-  --kv_cache_free_gpu_memory_fraction,--free_gpu_memory_fraction
-  --num_postprocess_workers
-  --trust_remote_code!
-  --revision
-  --extra_llm_api_options
-  --reasoning_parser
-  --tool_parser
-  --metadata_server_config_file
-  --server_role
-  --fail_fast_on_attention_window_too_large!
-  --otlp_traces_endpoint
-  --enable_chunked_prefill!
-  --chat_template
-`).concat(
-  // In the late-2025 serve.py but, per engines.md §3.1 and §8, possibly not yet in 1.2.0rc1.
-  parseFlagList(
-    `
-  --config
-  --context_parallel_size,--cp_size
-  --custom_tokenizer
-  --custom_module_dirs
-  --media_io_kwargs
-  --disagg_cluster_uri
-`,
-    { unconfirmed: 'in trtllm-serve after 1.2.0rc1-era sources; may not exist in 1.2.0rc1 (check trtllm-serve --help)' },
-  ),
-);
-
-const TRTLLM_FLAG_TABLE: FlagTable = { parser: 'click', flags: TRTLLM_FLAGS };
 
 const SPEC: CommandSpec = {
   engine: 'trtllm',
@@ -133,7 +87,7 @@ const SPEC: CommandSpec = {
   valueStyle: 'equals',
   optionsFile: { flag: '--extra_llm_api_options', fileName: 'extra_llm_api_options.yaml' },
   knobTable: TRTLLM_KNOB_TABLE,
-  flagTable: () => TRTLLM_FLAG_TABLE,
+  flagTable: (version) => flagTableAt('trtllm', version),
 };
 
 /** engines.md §4.3. */
@@ -160,8 +114,9 @@ export const trtllmAdapter: EngineAdapter = {
   id: 'trtllm',
   displayName: 'TensorRT-LLM',
   knownVersions: TRTLLM_KNOWN_VERSIONS,
+  defaultVersion: '1.2.0rc1',
   knobTable: TRTLLM_KNOB_TABLE,
-  flagTable: () => TRTLLM_FLAG_TABLE,
+  flagTable: (version) => flagTableAt('trtllm', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
   // engines.md §3.3 (tensorrt_llm/serve/openai_server.py).

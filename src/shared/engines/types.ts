@@ -101,33 +101,45 @@ export interface KnobRow {
   note?: string;
 }
 
-/** How a flag consumes the words after it. */
+/** How a flag consumes the words after it (the generated tables' arity, resources/engine-flags). */
 export type FlagArity =
-  /** store_true / click is_flag */
+  /** store_true / store_false / store_const / click is_flag */
   | 'none'
-  /** argparse BooleanOptionalAction: `--x` and `--no-x` */
+  /** argparse BooleanOptionalAction, click `--x/--no-x`: `--x` and `--no-x` */
   | 'negatable'
   | 'one'
   /** nargs='?' */
   | 'optional'
   /** nargs='+' */
-  | 'many';
+  | 'many'
+  /** nargs='*' */
+  | 'zero-or-more'
+  /** action='append': one value per occurrence, repeatable */
+  | 'repeatable'
+  /** nargs=N with N > 1: exactly `count` values */
+  | 'fixed';
 
 export interface FlagSpec {
   /** The canonical name first, then aliases. */
   names: readonly string[];
   arity: FlagArity;
-  since?: string;
-  until?: string;
+  /** For arity `fixed`: how many values. */
+  count?: number;
+  /** The values the parser accepts, when it restricts them. */
+  choices?: readonly string[];
   /** JSON-valued flags that also take `--flag.key value` (vLLM). */
   dotted?: boolean;
-  /** Seen in the engine's source near this version, but not confirmed for it: accepted with a warning. */
-  unconfirmed?: string;
+  /** Registered, but its action refuses the command with this message. */
+  refused?: string;
 }
 
 export interface FlagTable {
+  /** Which command's table this is (`vllm`, `vllm-bench`, `sglang`, `trtllm`). */
+  id: string;
   /** Which parser the engine's CLI uses, which decides spellings and abbreviations. */
   parser: 'vllm-argparse' | 'argparse' | 'click';
+  /** The release this table was read from. */
+  version: string;
   flags: readonly FlagSpec[];
 }
 
@@ -211,10 +223,13 @@ export interface ExtraArgIssue {
 export interface EngineAdapter {
   id: EngineId;
   displayName: string;
+  /** Versions Servelab has the engine's own flag tables for, oldest first. */
   knownVersions: string[];
+  /** The version a new study or install starts from: the one the example studies pin. */
+  defaultVersion: string;
   /** The rows that map typed knobs to this engine's flags, in the order flags are written. */
   knobTable: readonly KnobRow[];
-  /** Flags the engine's CLI accepts at `version` (the nearest known version's list for others). */
+  /** Flags the engine's CLI accepts at `version` (the nearest tabled version's for others). */
   flagTable(version: string): FlagTable;
   installSpec(version: string): InstallSpec;
   buildArgv(config: ServerConfig, version: string, options?: BuildOptions): BuiltCommand;

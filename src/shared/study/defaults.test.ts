@@ -47,7 +47,14 @@ describe('defaultStages', () => {
     expect(stages[0]?.candidates[0]?.label).toBe('--cuda-graph-sizes 8');
     expect(stages[2]?.candidates.map((c) => c.label)).toEqual(['VLLM_ATTENTION_BACKEND=FLASHINFER', 'VLLM_ATTENTION_BACKEND=TRITON_ATTN']);
     const spec = stages[3]?.candidates ?? [];
-    expect(spec.map((c) => c.id)).toEqual(['tengyunw-defaults', 'tengyunw-s2', 'tengyunw-s4', 'tengyunw-s8', 'angelslim-defaults', 'angelslim-s2', 'angelslim-s4', 'angelslim-s8']);
+    // No "engine defaults" EAGLE3 candidate: vLLM refuses EAGLE3 without num_speculative_tokens (vllm/config/speculative.py).
+    expect(spec.map((c) => c.id)).toEqual(['tengyunw-s2', 'tengyunw-s4', 'tengyunw-s8', 'angelslim-s2', 'angelslim-s4', 'angelslim-s8']);
+  });
+
+  it('labels candidates with the flags of the study’s engine version', () => {
+    expect(defaultStages('latency', 'vllm', QWEN3_8B, '0.12.0')[0]?.candidates[0]?.label).toBe('--max-cudagraph-capture-size 8');
+    // From 0.13.0 the backend is a flag; from 0.15.0 vLLM no longer reads VLLM_ATTENTION_BACKEND at all.
+    expect(defaultStages('latency', 'vllm', QWEN3_8B, '0.15.0')[2]?.candidates.map((c) => c.label)).toEqual(['--attention-backend FLASHINFER', '--attention-backend TRITON_ATTN']);
   });
 
   it("throughput: Study B's quantization variants and max batched tokens", () => {

@@ -6,7 +6,7 @@ import type { Candidate, ConfigPatch, GoalKind, ModelVariant, Stage } from './st
 
 /**
  * The stages METHOD.md's studies tuned, as defaults for one engine. Candidates are typed settings; each is kept
- * only when the engine's adapter can express it in some version it knows, and labelled with the flags it adds.
+ * only when the engine can run it at the study's version of the engine, and labelled with the flags it adds there.
  */
 
 /** EAGLE3 draft heads trained for a base model (METHOD.md, Study A stage 5). */
@@ -33,11 +33,6 @@ function baseOf(): ServerConfig {
   return { model: LABEL_MODEL, extraArgs: [], env: {} };
 }
 
-/** The known versions of the engine that can express the patch, newest last. */
-function versionsSupporting(engine: EngineId, patch: ConfigPatch): string[] {
-  const adapter = getAdapter(engine);
-  return adapter.knownVersions.filter((v) => adapter.buildArgv(applyPatch(baseOf(), patch), v).unsupported.length === 0);
-}
 
 /** The words the patch adds to the engine's command (`--cuda-graph-max-bs 8`), or `fallback` when they go into an options file. */
 function flagLabel(engine: EngineId, patch: ConfigPatch, version: string, fallback: string): string {
@@ -50,11 +45,10 @@ function flagLabel(engine: EngineId, patch: ConfigPatch, version: string, fallba
   return text.length > 0 && text.length <= 200 ? text : fallback;
 }
 
-function candidate(engine: EngineId, id: string, patch: ConfigPatch, description: string): Candidate | null {
-  const versions = versionsSupporting(engine, patch);
-  const newest = versions.at(-1);
-  if (newest === undefined) return null;
-  return { id, label: flagLabel(engine, patch, newest, description), config: patch };
+/** A candidate the engine can run at `version` (its adapter expresses the patch and the engine's own checks pass), else null. */
+function candidate(engine: EngineId, version: string, id: string, patch: ConfigPatch, description: string): Candidate | null {
+  if (getAdapter(engine).buildArgv(applyPatch(baseOf(), patch), version).unsupported.length > 0) return null;
+  return { id, label: flagLabel(engine, patch, version, description), config: patch };
 }
 
 function stage(id: string, label: string, engines: EngineId[] | undefined, candidates: (Candidate | null)[]): Stage | null {
@@ -63,7 +57,7 @@ function stage(id: string, label: string, engines: EngineId[] | undefined, candi
   return { id, label, ...(engines ? { engines } : {}), candidates: kept };
 }
 
-function quantizationStage(engine: EngineId, variants: readonly ModelVariant[]): Stage | null {
+function quantizationStage(engine: EngineId, version: string, variants: readonly ModelVariant[]): Stage | null {
   if (variants.length > 0) {
     // A checkpoint works on every engine that can load it, so the stage is not tied to one engine's flags.
     return stage(
@@ -74,7 +68,7 @@ function quantizationStage(engine: EngineId, variants: readonly ModelVariant[]):
     );
   }
   // No quantized checkpoint: the engine's own FP8 quantization at load time, where it has one.
-  return stage('quantization', 'Quantization', [engine], [candidate(engine, 'fp8', { quantization: 'fp8' }, 'FP8 quantization at load time')]);
+  return stage('quantization', 'Quantization', [engine], [candidate(engine, version, 'fp8', { quantization: 'fp8' }, 'FP8 quantization at load time')]);
 }
 
 function draftSlug(draft: string, taken: Set<string>): string {
@@ -85,18 +79,18 @@ function draftSlug(draft: string, taken: Set<string>): string {
   return slug;
 }
 
-function speculativeStage(engine: EngineId, modelId: string): Stage | null {
+function speculativeStage(engine: EngineId, version: string, modelId: string): Stage | null {
   const drafts = EAGLE3_DRAFTS[modelId.toLowerCase().replace(/-(fp8|awq)$/, '')] ?? [];
   const taken = new Set<string>();
   const candidates: (Candidate | null)[] = [];
   for (const draft of drafts) {
     const slug = draftSlug(draft, taken);
-    candidates.push(candidate(engine, `${slug}-defaults`, { speculative: { algorithm: 'eagle3', draftModel: draft } }, `EAGLE3 with ${draft}, engine defaults`));
-    const treeShaped = getAdapter(engine).buildArgv(applyPatch(baseOf(), { speculative: { algorithm: 'eagle3', draftModel: draft, numSteps: 2, eagleTopK: 4, numDraftTokens: 8 } }), getAdapter(engine).knownVersions.at(-1) as string).unsupported.length === 0;
+    candidates.push(candidate(engine, version, `${slug}-defaults`, { speculative: { algorithm: 'eagle3', draftModel: draft } }, `EAGLE3 with ${draft}, engine defaults`));
+    const treeShaped = getAdapter(engine).buildArgv(applyPatch(baseOf(), { speculative: { algorithm: 'eagle3', draftModel: draft, numSteps: 2, eagleTopK: 4, numDraftTokens: 8 } }), version).unsupported.length === 0;
     for (const steps of SPEC_STEPS) {
       if (!treeShaped) {
         // Engines that draft one chain take only the number of steps.
-        candidates.push(candidate(engine, `${slug}-s${steps}`, { speculative: { algorithm: 'eagle3', draftModel: draft, numSteps: steps } }, `EAGLE3 with ${draft}, ${steps} draft steps`));
+        candidates.push(candidate(engine, version, `${slug}-s${steps}`, { speculative: { algorithm: 'eagle3', draftModel: draft, numSteps: steps } }, `EAGLE3 with ${draft}, ${steps} draft steps`));
         continue;
       }
       for (const topk of SPEC_TOPK) {
@@ -106,6 +100,7 @@ function speculativeStage(engine: EngineId, modelId: string): Stage | null {
           candidates.push(
             candidate(
               engine,
+              version,
               `${slug}-s${steps}-k${topk}-t${tokens}`,
               { speculative: { algorithm: 'eagle3', draftModel: draft, numSteps: steps, eagleTopK: topk, numDraftTokens: tokens } },
               `EAGLE3 with ${draft}, ${steps} steps, top-k ${topk}, ${tokens} draft tokens`,
@@ -119,29 +114,29 @@ function speculativeStage(engine: EngineId, modelId: string): Stage | null {
 }
 
 /** METHOD.md's stage defaults per engine (Study A order for latency, Study B for throughput); only settings the adapter supports. */
-export function defaultStages(goal: GoalKind, engine: EngineId, model: { id: string; variants: ModelVariant[] }): Stage[] {
+export function defaultStages(goal: GoalKind, engine: EngineId, model: { id: string; variants: ModelVariant[] }, version = getAdapter(engine).defaultVersion): Stage[] {
   const stages: (Stage | null)[] =
     goal === 'latency'
       ? [
-          stage('cuda-graph', 'CUDA graph max batch size', [engine], [candidate(engine, 'bs8', { cudaGraphMaxBatchSize: 8 }, 'CUDA graphs up to batch size 8')]),
-          quantizationStage(engine, model.variants),
+          stage('cuda-graph', 'CUDA graph max batch size', [engine], [candidate(engine, version, 'bs8', { cudaGraphMaxBatchSize: 8 }, 'CUDA graphs up to batch size 8')]),
+          quantizationStage(engine, version, model.variants),
           stage(
             'attention-backend',
             'Attention backend',
             [engine],
-            ATTENTION_CANDIDATES[engine].map((b) => candidate(engine, b.toLowerCase().replace(/_/g, '-'), { attentionBackend: b }, `attention backend ${b}`)),
+            ATTENTION_CANDIDATES[engine].map((b) => candidate(engine, version, b.toLowerCase().replace(/_/g, '-'), { attentionBackend: b }, `attention backend ${b}`)),
           ),
-          speculativeStage(engine, model.id),
+          speculativeStage(engine, version, model.id),
           // vLLM already compiles with torch.compile by default, so there is nothing to switch on.
-          engine === 'vllm' ? null : stage('torch-compile', 'torch.compile', [engine], [candidate(engine, 'on', { torchCompile: true }, 'torch.compile')]),
+          engine === 'vllm' ? null : stage('torch-compile', 'torch.compile', [engine], [candidate(engine, version, 'on', { torchCompile: true }, 'torch.compile')]),
         ]
       : [
-          quantizationStage(engine, model.variants),
+          quantizationStage(engine, version, model.variants),
           stage(
             'max-batched-tokens',
             'Max batched tokens',
             [engine],
-            MAX_BATCHED_TOKENS.map((n) => candidate(engine, `t${n}`, { maxBatchedTokens: n }, `max batched tokens ${n}`)),
+            MAX_BATCHED_TOKENS.map((n) => candidate(engine, version, `t${n}`, { maxBatchedTokens: n }, `max batched tokens ${n}`)),
           ),
         ];
   return stages.filter((s): s is Stage => s !== null);

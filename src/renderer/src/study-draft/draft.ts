@@ -164,8 +164,8 @@ export function workloadDraft(preset: Workload | undefined): WorkloadDraft {
   };
 }
 
-function newestKnown(engine: EngineId): string {
-  return ENGINE_ADAPTERS[engine].knownVersions.at(-1) ?? '';
+function defaultVersion(engine: EngineId): string {
+  return ENGINE_ADAPTERS[engine].defaultVersion;
 }
 
 export function initialDraft(): WizardDraft {
@@ -180,7 +180,7 @@ export function initialDraft(): WizardDraft {
     goal: 'latency',
     slos: [],
     marginPct: '1',
-    engines: ENGINE_IDS.map((engine) => ({ engine, enabled: false, version: newestKnown(engine), mode: 'env', maxModelLen: '', settings: '' })),
+    engines: ENGINE_IDS.map((engine) => ({ engine, enabled: false, version: defaultVersion(engine), mode: 'env', maxModelLen: '', settings: '' })),
     tuned: [],
     stages: [],
     stagesSource: '',
@@ -191,7 +191,7 @@ export function initialDraft(): WizardDraft {
     strategy: 'greedy',
     repeats: '1',
     parallelism: '',
-    clientVersion: newestKnown('vllm'),
+    clientVersion: defaultVersion('vllm'),
     readinessTimeout: '1800',
     name: '',
     description: '',
@@ -312,8 +312,14 @@ export function variantOf(v: VariantDraft): ModelVariant {
   };
 }
 
+/** The version of a tuned engine the draft runs (its first enabled choice), or the engine's default. */
+function tunedVersion(d: WizardDraft, engine: EngineId): string {
+  const chosen = d.engines.find((e) => e.engine === engine && e.enabled)?.version.trim();
+  return chosen || ENGINE_ADAPTERS[engine].defaultVersion;
+}
+
 export function stagesSourceOf(d: WizardDraft): string {
-  return JSON.stringify([d.goal, d.tuned, d.modelId.trim(), d.variants.map(variantOf)]);
+  return JSON.stringify([d.goal, d.tuned, d.modelId.trim(), d.variants.map(variantOf), d.tuned.map((engine) => tunedVersion(d, engine))]);
 }
 
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -326,7 +332,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
  */
 export function mergedDefaultStages(d: WizardDraft): Stage[] {
   const model = { id: d.modelId.trim(), variants: d.variants.map(variantOf) };
-  const perEngine = d.tuned.map((engine) => ({ engine, stages: defaultStages(d.goal, engine, model) }));
+  const perEngine = d.tuned.map((engine) => ({ engine, stages: defaultStages(d.goal, engine, model, tunedVersion(d, engine)) }));
   if (perEngine.length === 1) return perEngine[0]!.stages;
   const merged: Stage[] = [];
   for (const { engine, stages } of perEngine) {

@@ -68,7 +68,7 @@ export function InstallPanel({ hostId }: { hostId: string }) {
   const mode: EngineMode = dockerUnavailable ? 'env' : modeChoice;
   const titleId = useId();
   const [engine, setEngine] = useState<EngineId>('vllm');
-  const [versionChoice, setVersionChoice] = useState<string>(getAdapter('vllm').knownVersions[0] ?? OTHER);
+  const [versionChoice, setVersionChoice] = useState<string>(getAdapter('vllm').defaultVersion);
   const [customVersion, setCustomVersion] = useState('');
   const [force, setForce] = useState(false);
   const [submitting, setSubmitting] = useState(false);
@@ -81,7 +81,7 @@ export function InstallPanel({ hostId }: { hostId: string }) {
   function changeEngine(value: string) {
     if (!isEngineId(value)) return;
     setEngine(value);
-    setVersionChoice(getAdapter(value).knownVersions[0] ?? OTHER);
+    setVersionChoice(getAdapter(value).defaultVersion);
   }
 
   async function submit(event: FormEvent) {

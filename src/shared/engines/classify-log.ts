@@ -113,15 +113,17 @@ const BARE_ERROR_PREFIX = /^(?:ERROR|CRITICAL)\b(?: \d{2}-\d{2}(?: [\d:]*)?)?$/;
 function requestScoped(lines: readonly CleanLine[], found: Found, lastServing: number): boolean {
   // Serving went on after it: whatever it was, the server survived.
   if (lastServing > found.at) return true;
-  // Its traceback runs through the request handlers.
-  const from = Math.max(0, found.at - 40);
-  for (let i = found.at; i >= from; i--) {
-    const text = (lines[i] as CleanLine).text;
-    if (REQUEST_SCOPED.test(text)) return true;
-    if (/^Traceback \(most recent call last\)/.test(text)) break;
-  }
+  // Its traceback (the block around it, from the line before its header to its exception line) runs through the
+  // request handlers.
+  let start = found.at;
+  while (start > 0 && found.at - start < 60 && !TRACEBACK.test((lines[start] as CleanLine).text)) start--;
+  let end = found.at;
+  while (end + 1 < lines.length && end - found.at < 80 && ((lines[end + 1] as CleanLine).frame || TRACEBACK.test((lines[end] as CleanLine).text))) end++;
+  for (let i = Math.max(0, start - 2); i <= Math.min(lines.length - 1, end + 1); i++) if (REQUEST_SCOPED.test((lines[i] as CleanLine).text)) return true;
   return false;
 }
+
+const TRACEBACK = /^Traceback \(most recent call last\)/;
 
 const TIER_ORDER: readonly Tier[] = ['cause', 'error', 'generic', 'wrapper'];
 
@@ -140,6 +142,12 @@ export function classifyLog(text: string, options: ClassifyOptions = {}): LogVer
   let firstFrame: CleanLine | undefined;
   let firstError: CleanLine | undefined;
   const shutdowns: number[] = [];
+  // Requests answered with a 5xx show a running server only while nothing says its engine died.
+  const engineDied = lines.some((l) => !l.frame && (FATAL_AFTER_READY.test(l.text) || /EngineDeadError|Task finished unexpectedly/.test(l.text)));
+  const signalOf = (text: string) => {
+    const signal = readySignal(text, engine);
+    return signal === 'answered-error' ? (engineDied ? undefined : 'serving') : signal;
+  };
   lines.forEach((line, at) => {
     const hit = match(line);
     if (hit) found.push({ ...hit, line, at });
@@ -148,13 +156,13 @@ export function classifyLog(text: string, options: ClassifyOptions = {}): LogVer
       return;
     }
     if ((line.level && ERROR_LEVELS.includes(line.level) && !NCCL_INFO.test(line.text)) || BARE_ERROR_PREFIX.test(line.text)) firstError ??= line;
-    const ready = readySignal(line.text, engine);
+    const ready = signalOf(line.text);
     if (ready === 'started') lastStarted = at;
     if (ready) lastServing = at;
     if (SHUTDOWN.test(line.text)) shutdowns.push(at);
     if (!usage && USAGE_BANNER.test(line.text)) usage = line;
   });
-  const firstServing = lines.findIndex((l) => !l.frame && readySignal(l.text, engine) === 'serving');
+  const firstServing = lines.findIndex((l) => !l.frame && signalOf(l.text) === 'serving');
   // Where the server is known to be up: its last ready line, else the first request it answered.
   const lastReady = lastStarted >= 0 ? lastStarted : firstServing;
 

@@ -224,8 +224,9 @@ export const SIGNATURES: readonly Signature[] = [
     hint: oomHint,
   },
   // --- FP8 on a GPU architecture without it (TensorRT-LLM cpp/tensorrt_llm/thop/fp8BlockScalingGemm.cpp and
-  // kernels; vLLM vllm/model_executor/model_loader/utils.py / quantization/__init__.py capability check; Triton's
-  // fp8e4nv check in triton/language/semantic.py)
+  // kernels; vLLM vllm/config/__init__.py capability check and csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu
+  // "No compiled cutlass_scaled_mm for …"; PyTorch's _scaled_mm capability check; Triton's fp8e4nv check in
+  // triton/language/semantic.py)
   {
     id: 'trtllm-fp8-block-gemm',
     tier: 'cause',
@@ -238,7 +239,7 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'fp8-capability',
     tier: 'cause',
     class: 'unsupported-sm-fp8',
-    re: /quantization method [\w-]*fp8[\w-]* is not supported for the current GPU|_scaled_mm is only supported on CUDA devices with compute capability|No compiled cutlass_scaled_mm for (?:a )?compute capability|fp8_blockwise_scaled_mm[^\n]*(?:sm_?90|Hopper|not supported)|FP8 (?:quantization|KV cache|kernels?|GEMMs?) (?:is |are )?(?:only )?supported on|(?:Float8|FP8|fp8e4m3fn)[^\n]*requires? (?:a GPU with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)|fp8e4nv (?:data type )?(?:is )?not supported|type fp8e4nv not supported in this architecture|FP8 (?:is )?(?:only )?supported (?:only )?on (?:GPUs with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)/i,
+    re: /quantization method [\w-]*fp8[\w-]* is not supported for the current GPU|_scaled_mm is only supported on CUDA devices with compute capability|No compiled cutlass_scaled_mm for (?:a compute capability less than|CUDA device capability)|not implemented for 'Float8_e4m3fn(?:uz)?'|fp8_blockwise_scaled_mm[^\n]*(?:sm_?90|Hopper|not supported)|FP8 (?:quantization|KV cache|kernels?|GEMMs?) (?:is |are )?(?:only )?supported on|(?:Float8|FP8|fp8e4m3fn)[^\n]*requires? (?:a GPU with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)|fp8e4nv (?:data type )?(?:is )?not supported|type fp8e4nv not supported in this architecture|FP8 (?:is )?(?:only )?supported (?:only )?on (?:GPUs with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)/i,
     hint: () =>
       "This GPU's compute capability is below what FP8 needs (sm89/sm90; an A100 is sm80, an RTX 30xx sm86). Serve a BF16/FP16 or an INT8/INT4 (AWQ, GPTQ) checkpoint instead, or use an sm89+ GPU (L4, L40S, H100).",
   },
@@ -406,7 +407,8 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'no-module',
     tier: 'cause',
     class: 'missing-module',
-    re: /(?:ModuleNotFoundError: |(?:^|\s)(?:\S*python[\d.]*: )?(?:Error while finding module specification for '[^']+' \(ModuleNotFoundError: )?)No module named '?([\w.]+)'?/,
+    // Not SGLang's model registry skipping an optional model ("Ignore import error when loading …", models/registry.py).
+    re: /^(?!.*Ignore import error when loading)(?:.*?)(?:ModuleNotFoundError: |(?:^|\s)(?:\S*python[\d.]*: )?(?:Error while finding module specification for '[^']+' \(ModuleNotFoundError: )?)No module named '?([\w.]+)'?/,
     ignoreLevels: QUIET_OR_WARNING,
     hint: (ctx) => missingHint(ctx.match[1] as string),
   },

@@ -27,27 +27,30 @@ const STARTED: Readonly<Record<EngineId, readonly RegExp[]>> = {
   trtllm: [READY_LINE.trtllm, /Uvicorn running on (?:https?|unix):/, /Started (?:HTTPService|GRPCInferenceService) at /],
 };
 
-// uvicorn's access log line (uvicorn/protocols/http/*: `%s - "%s %s HTTP/%s" %d`), answered by the server.
-const ACCESS = /"(GET|POST|PUT|DELETE) (\/[^ "]*) HTTP\/[\d.]+" (\d{3})/;
-// SGLang's warm-up asks the server itself before it is ready (http_server.py _wait_and_warmup: GET /get_model_info,
-// POST /generate or /encode), so those answers do not show readiness.
+// uvicorn's access log line (uvicorn/protocols/http/*: `%s - "%s %s HTTP/%s" %d`), answered by the server: any
+// status, a 500 too, is an answer from a running server (a request's own failure).
+const ACCESS = /(?:^|\s)(\S+?):\d+ - "(GET|POST|PUT|DELETE) (\/[^ "]*) HTTP\/[\d.]+" (\d{3})|"(GET|POST|PUT|DELETE) (\/[^ "]*) HTTP\/[\d.]+" (\d{3})/;
+const LOOPBACK = /^(?:127\.0\.0\.1|localhost|::1|\[::1\])$/;
+// SGLang's warm-up asks the server itself, from the loopback, before it is ready (http_server.py _wait_and_warmup:
+// GET /get_model_info, POST /generate or /encode), so those answers do not show readiness.
 const SGLANG_WARMUP_PATHS = /^\/(?:get_model_info|generate|encode|get_server_info)\b/;
 // vLLM's periodic stats line, printed while the engine runs (vllm/v1/metrics/loggers.py, older vllm/engine/metrics.py).
 const VLLM_STATS = /Avg prompt throughput: [\d.]+ tokens\/s, Avg generation throughput/;
 // SGLang's scheduler logs decode batches only while serving (python/sglang/srt/managers/scheduler.py log_decode_stats).
 const SGLANG_DECODE = /Decode batch[.,] #running-req: \d+/;
 
-/** Whether this cleaned line shows the server started (its ready line) or serving (traffic it answered). */
-export function readySignal(text: string, engine: EngineId | undefined): 'started' | 'serving' | undefined {
+/** Whether this cleaned line shows the server started (its ready line), serving (traffic it answered) or answering with server errors. */
+export function readySignal(text: string, engine: EngineId | undefined): 'started' | 'serving' | 'answered-error' | undefined {
   const engines = engine ? [engine] : (Object.keys(STARTED) as EngineId[]).filter((e) => e !== 'sglang');
   if (engines.some((e) => STARTED[e].some((re) => re.test(text)))) return 'started';
   if (!engine && STARTED.sglang.some((re) => re.test(text))) return 'started';
   const access = ACCESS.exec(text);
   if (access) {
-    const [, , path = '', status = ''] = access;
-    if (engine === 'sglang' && SGLANG_WARMUP_PATHS.test(path)) return undefined;
-    // A 4xx is still an answer from a running server; a 5xx may be its death.
-    return status.startsWith('5') ? undefined : 'serving';
+    const client = access[1];
+    const path = access[3] ?? access[6] ?? '';
+    if (engine === 'sglang' && SGLANG_WARMUP_PATHS.test(path) && (client === undefined || LOOPBACK.test(client))) return undefined;
+    // A 5xx is an answer too, but also what a server whose engine died gives every request.
+    return (access[4] ?? access[7] ?? '').startsWith('5') ? 'answered-error' : 'serving';
   }
   if (engine !== 'sglang' && engine !== 'trtllm' && VLLM_STATS.test(text)) return 'serving';
   if (engine !== 'vllm' && engine !== 'trtllm' && SGLANG_DECODE.test(text)) return 'serving';

@@ -169,3 +169,15 @@ export function trtllmYamlKeys(version: string): { name: string; type: string; c
     .filter((k) => k.versions.includes(at) && !(k.names[0] as string).startsWith('_'))
     .map((k) => ({ name: k.names[0] as string, type: k.type, ...(k.choices ? { choices: k.choices } : {}) }));
 }
+
+/** The flags of `id` at `version` whose names start with `prefix` (`--max-n` → `--max-num-seqs`, …), best first. */
+export function suggestFlags(id: FlagTableId, version: string, prefix: string, limit = 8): { name: string; arity: FlagArity; choices?: readonly string[] }[] {
+  if (!prefix.startsWith('-') || prefix.length < 2) return [];
+  const out: { name: string; arity: FlagArity; choices?: readonly string[] }[] = [];
+  const normalised = PARSER[id] === 'vllm-argparse' && prefix.startsWith('--') ? `--${prefix.slice(2).replace(/_/g, '-')}` : prefix;
+  for (const spec of flagTableAt(id, version).flags) {
+    const name = spec.names.find((n) => n.startsWith(normalised));
+    if (name && name !== prefix) out.push({ name, arity: spec.arity, ...(spec.choices ? { choices: spec.choices } : {}) });
+  }
+  return out.sort((a, b) => a.name.length - b.name.length || a.name.localeCompare(b.name)).slice(0, limit);
+}

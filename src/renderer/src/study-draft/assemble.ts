@@ -1,5 +1,7 @@
 import { WORKLOAD_PRESETS, describeWorkload, type Workload, type WorkloadInput } from '../../../shared/bench/workload';
-import { ENGINE_ADAPTERS } from '../../../shared/engines/adapters';
+import { ENGINE_ADAPTERS, validateExtraArgs } from '../../../shared/engines/adapters';
+import { splitArgs } from '../../../shared/engines/argv-text';
+import type { EngineId } from '../../../shared/engines/types';
 import { ConfigPatchSchema, StudyDefinitionSchema, type ConfigPatch, type StudyDefinition, type StudyDefinitionInput } from '../../../shared/study/study';
 import { say, type Messages } from '../i18n';
 import { sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
@@ -41,6 +43,17 @@ class Builder {
       return undefined;
     }
     return value;
+  }
+
+  /** Extra arguments as typed: split like a shell would (quotes kept together), then checked against the version's flags. */
+  extraArgs(at: Located, engine: EngineId, version: string, text: string): string[] {
+    if (text.trim() === '') return [];
+    const split = splitArgs(text);
+    if (split.unterminated) this.add(at, say(this.messages, 'wizard.issue.openQuote', { quote: split.unterminated }));
+    if (version.trim() !== '') {
+      for (const issue of validateExtraArgs(engine, version.trim(), split.words).issues) if (issue.severity === 'error') this.add(at, say(this.messages, 'wizard.issue.extraArgsRefused', { message: issue.message }));
+    }
+    return split.words;
   }
 
   /** A ConfigPatch typed as JSON; its own schema's issues name the setting. */
@@ -120,9 +133,12 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     return { metric: s.metric, ...(value !== undefined ? { [s.bound]: value } : {}) };
   });
   const engineChoices = engines.map((e) => {
-    const maxModelLen = b.num(at('engines', `engines.${e.engine}.maxModelLen`, say(messages, 'wizard.field.engineMaxModelLen', { engine: ENGINE_ADAPTERS[e.engine].displayName })), e.maxModelLen, false);
-    const settings = b.patch(at('engines', `engines.${e.engine}.settings`, say(messages, 'wizard.field.engineSettings', { engine: ENGINE_ADAPTERS[e.engine].displayName })), e.settings);
-    return { engine: e.engine, version: e.version, mode: e.mode, config: { ...settings, ...(maxModelLen !== undefined ? { maxModelLen } : {}) } };
+    const name = ENGINE_ADAPTERS[e.engine].displayName;
+    const maxModelLen = b.num(at('engines', `engines.${e.engine}.maxModelLen`, say(messages, 'wizard.field.engineMaxModelLen', { engine: name })), e.maxModelLen, false);
+    const settings = b.patch(at('engines', `engines.${e.engine}.settings`, say(messages, 'wizard.field.engineSettings', { engine: name })), e.settings);
+    const extraArgs = b.extraArgs(at('engines', `engines.${e.engine}.extraArgs`, say(messages, 'wizard.field.engineExtraArgs', { engine: name })), e.engine, e.version, e.extraArgs);
+    const allExtra = [...(settings.extraArgs ?? []), ...extraArgs];
+    return { engine: e.engine, version: e.version, mode: e.mode, config: { ...settings, ...(allExtra.length > 0 ? { extraArgs: allExtra } : {}), ...(maxModelLen !== undefined ? { maxModelLen } : {}) } };
   });
   const stages = d.stages.map((s, i) => ({
     id: s.id.trim(),

@@ -100,6 +100,30 @@ describe('wizard model', () => {
     ]);
   });
 
+  it('checks extra arguments against the chosen engine version’s flags, naming the version that lacks one', () => {
+    const base = withFreshStages(
+      draftFor({
+        name: 'x',
+        modelId: 'Qwen/Qwen3-8B',
+        hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
+        engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm', version: '0.11.0', extraArgs: `--enable-prefix-caching --speculative-config '{"method": "ngram", "num_speculative_tokens": 3}'` })),
+        tuned: ['vllm'],
+      }),
+    );
+    const ok = assemble(base, isDemo, currentMessages());
+    expect(ok.issues).toEqual([]);
+    expect(ok.definition.engines?.[0]?.config?.extraArgs).toEqual(['--enable-prefix-caching', '--speculative-config', '{"method": "ngram", "num_speculative_tokens": 3}']);
+    const later = { ...base, engines: base.engines.map((e) => (e.engine === 'vllm' ? { ...e, extraArgs: '--performance-mode throughput' } : e)) };
+    expect(assemble(later, isDemo, currentMessages()).issues).toEqual([
+      { step: 'engines', field: 'engines.vllm.extraArgs', message: 'vLLM extra arguments are refused: unknown flag: --performance-mode (vllm serve 0.11.0 does not have it: it was added in 0.17.0)' },
+    ]);
+    // The same words pass at the release that has the flag, and the draft reads them back from the definition.
+    const newer = { ...later, engines: later.engines.map((e) => (e.engine === 'vllm' ? { ...e, version: '0.17.1' } : e)) };
+    const assembled = assemble(newer, isDemo, currentMessages());
+    expect(assembled.issues).toEqual([]);
+    expect(draftFromDefinition(assembled.parsed!).engines.find((e) => e.engine === 'vllm')?.extraArgs).toBe('--performance-mode throughput');
+  });
+
   it('reads a saved definition back into a draft that assembles to the same definition', () => {
     const examples = [latencyExampleText, throughputExampleText].map((t) => StudyDefinitionSchema.parse((JSON.parse(t) as { study: unknown }).study));
     const made = assemble(

@@ -3,6 +3,7 @@ import { ENGINE_ADAPTERS } from '../../../shared/engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../../../shared/engines/types';
 import { metricSpec, type MetricKey } from '../../../shared/results/metrics';
 import { defaultStages } from '../../../shared/study/defaults';
+import { joinArgs } from '../../../shared/engines/argv-text';
 import { ModelVariantSchema, type ModelVariant, type Stage, type StudyDefinition } from '../../../shared/study/study';
 
 /**
@@ -72,6 +73,8 @@ export interface EngineDraft {
   maxModelLen: string;
   /** Further base settings as a JSON object (ConfigPatch). */
   settings: string;
+  /** Extra arguments for the engine's command line, as typed (checked against that version's flags). */
+  extraArgs: string;
 }
 
 export interface CandidateDraft {
@@ -180,7 +183,7 @@ export function initialDraft(): WizardDraft {
     goal: 'latency',
     slos: [],
     marginPct: '1',
-    engines: ENGINE_IDS.map((engine) => ({ engine, enabled: false, version: defaultVersion(engine), mode: 'env', maxModelLen: '', settings: '' })),
+    engines: ENGINE_IDS.map((engine) => ({ engine, enabled: false, version: defaultVersion(engine), mode: 'env', maxModelLen: '', settings: '', extraArgs: '' })),
     tuned: [],
     stages: [],
     stagesSource: '',
@@ -234,7 +237,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
   const engines = [...chosen, ...ENGINE_IDS.filter((id) => !chosen.includes(id))].map((engine): EngineDraft => {
     const choice = study.engines.find((e) => e.engine === engine);
     if (!choice) return base.engines.find((e) => e.engine === engine)!;
-    const { maxModelLen, ...settings } = choice.config;
+    const { maxModelLen, extraArgs, ...settings } = choice.config;
     return {
       engine,
       enabled: true,
@@ -242,6 +245,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
       mode: choice.mode,
       maxModelLen: text(maxModelLen),
       settings: Object.keys(settings).length > 0 ? JSON.stringify(settings) : '',
+      extraArgs: extraArgs && extraArgs.length > 0 ? joinArgs(extraArgs) : '',
     };
   });
   // Presets are listed first and in their own order when assembled: only such a leading run can be ticked.

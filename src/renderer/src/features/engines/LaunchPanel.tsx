@@ -3,6 +3,7 @@ import { getAdapter, isEngineId } from '../../../../shared/engines';
 import { BenchmarkPanel } from '../bench/BenchmarkPanel';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { copyText } from '../../components/clipboard';
+import { ExtraArgsField } from '../../components/ExtraArgsField';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
@@ -252,14 +253,15 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
           placeholder="0,1"
           hint={t('engines.field.gpusHint')}
         />
-        <TextField
+        <ExtraArgsField
           label={t('engines.field.extraArgs')}
           labelNote={t('engines.field.optional')}
+          engine={form.engine}
+          version={form.version}
           value={form.extraArgs}
           onValueChange={change('extraArgs')}
           error={extraErrors.length > 0 ? extraErrors.map((i) => i.message).join('; ') : undefined}
           hint={extraWarnings.length > 0 ? extraWarnings.map((i) => i.message).join('; ') : t('engines.field.extraArgsHint')}
-          spellCheck={false}
         />
         <div className="command-preview">
           <div className="command-preview-head">

@@ -1,4 +1,5 @@
 import { TextField } from '../../components/Field';
+import { ExtraArgsField } from '../../components/ExtraArgsField';
 import { SelectField } from '../../components/SelectField';
 import { Checkbox } from '../../components/Checkbox';
 import { t } from '../../i18n';
@@ -418,6 +419,16 @@ export function EnginesStep({ draft, change, error, installed, hostLabel }: Step
                   value={e.maxModelLen}
                   onValueChange={(value) => set('maxModelLen', { maxModelLen: value })}
                   error={error(`engines.${e.engine}.maxModelLen`)}
+                />
+                <ExtraArgsField
+                  label={t('wizard.engines.extraArgs', { engine: name })}
+                  labelNote={t('wizard.optional')}
+                  engine={e.engine}
+                  version={e.version.trim()}
+                  value={e.extraArgs}
+                  onValueChange={(value) => set('extraArgs', { extraArgs: value })}
+                  error={error(`engines.${e.engine}.extraArgs`)}
+                  hint={t('wizard.engines.extraArgsHint', { engine: name, version: e.version.trim() })}
                 />
                 <WizardTextArea
                   label={t('wizard.engines.settings', { engine: name })}

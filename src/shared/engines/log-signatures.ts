@@ -215,7 +215,15 @@ export const SIGNATURES: readonly Signature[] = [
       return `Less GPU memory was free than ${f.memory} asks for: another process holds GPU memory. Free the GPU (nvidia-smi shows the process) or lower ${f.memory}.`;
     },
   },
-  { id: 'cuda-oom', tier: 'cause', class: 'oom', re: /CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|cudaErrorMemoryAllocation/, ignoreLevels: QUIET, hint: oomHint },
+  {
+    id: 'cuda-oom',
+    tier: 'cause',
+    class: 'oom',
+    // PyTorch's allocator, the CUDA runtime and driver, cuBLAS: the GPU had no memory left for an allocation.
+    re: /CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\b(?:CUDA|GPU|device)\b[^\n]*\bout of memory\b/,
+    ignoreLevels: QUIET,
+    hint: oomHint,
+  },
   {
     id: 'trtllm-oom',
     tier: 'cause',
@@ -239,7 +247,17 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'fp8-capability',
     tier: 'cause',
     class: 'unsupported-sm-fp8',
-    re: /quantization method [\w-]*fp8[\w-]* is not supported for the current GPU|_scaled_mm is only supported on CUDA devices with compute capability|No compiled cutlass_scaled_mm for (?:a compute capability less than|CUDA device capability)|not implemented for 'Float8_e4m3fn(?:uz)?'|fp8_blockwise_scaled_mm[^\n]*(?:sm_?90|Hopper|not supported)|FP8 (?:quantization|KV cache|kernels?|GEMMs?) (?:is |are )?(?:only )?supported on|(?:Float8|FP8|fp8e4m3fn)[^\n]*requires? (?:a GPU with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)|fp8e4nv (?:data type )?(?:is )?not supported|type fp8e4nv not supported in this architecture|FP8 (?:is )?(?:only )?supported (?:only )?on (?:GPUs with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)/i,
+    re: /quantization method [\w-]*fp8[\w-]* is not supported for the current GPU|_scaled_mm (?:is )?only supported on (?:CUDA )?devices with compute capability|No compiled cutlass_scaled_mm for (?:a compute capability less than|CUDA device capability)|not implemented for 'Float8_e4m3fn(?:uz)?'|fp8_blockwise_scaled_mm[^\n]*(?:sm_?90|Hopper|not supported)|FP8 (?:quantization|KV cache|kernels?|GEMMs?) (?:is |are )?(?:only )?supported on|(?:Float8|FP8|fp8e4m3fn)[^\n]*requires? (?:a GPU with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)|fp8e4nv (?:data type )?(?:is )?not supported|type fp8e4nv not supported in this architecture|FP8 (?:is )?(?:only )?supported (?:only )?on (?:GPUs with )?(?:compute capability|SM) ?(?:>=? ?)?(?:8\.9|89|9\.0|90)/i,
+    hint: () =>
+      "This GPU's compute capability is below what FP8 needs (sm89/sm90; an A100 is sm80, an RTX 30xx sm86). Serve a BF16/FP16 or an INT8/INT4 (AWQ, GPTQ) checkpoint instead, or use an sm89+ GPU (L4, L40S, H100).",
+  },
+  {
+    // Any other way a kernel says FP8 needs a newer GPU: an FP8 word, an architecture word and a refusal on one line.
+    id: 'fp8-arch-generic',
+    tier: 'cause',
+    class: 'unsupported-sm-fp8',
+    re: /^(?=.*\b(?:fp8|float8|e4m3|e5m2)\w*)(?=.*(?:capabilit|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\barch\b|architecture|Hopper|\bAda\b))(?=.*(?:not supported|unsupported|only supports?|requires?|[Mm]inimum|not compiled))/i,
+    ignoreLevels: QUIET_OR_WARNING,
     hint: () =>
       "This GPU's compute capability is below what FP8 needs (sm89/sm90; an A100 is sm80, an RTX 30xx sm86). Serve a BF16/FP16 or an INT8/INT4 (AWQ, GPTQ) checkpoint instead, or use an sm89+ GPU (L4, L40S, H100).",
   },
@@ -272,7 +290,7 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'hf-gated',
     tier: 'cause',
     class: 'gated-model',
-    re: /GatedRepoError|Cannot access gated repo|You are trying to access a gated repo|Access to model \S+ is restricted|is restricted and you are not in the authorized list|Please log in to access it|Invalid credentials in Authorization header|Invalid user token/,
+    re: /GatedRepoError|Cannot access gated repo|You are trying to access a gated repo|Access to model \S+ is restricted|is restricted and you are not in the authorized list|Please log in to access it|You must have access to it and be authenticated|Please enable access to public gated repositories|Make sure to have access to it at https:\/\/huggingface\.co|Invalid credentials in Authorization header|Invalid user token/,
     hint: gatedHint,
   },
   {
@@ -281,7 +299,7 @@ export const SIGNATURES: readonly Signature[] = [
     tier: 'cause',
     class: 'gated-model',
     weak: true,
-    re: /40[13] Client Error[^\n]*huggingface\.co/,
+    re: /40[13] Client Error[^\n]*huggingface\.co|HfHubHTTPError: 40[13]|40[13] Forbidden: [^\n]*(?:gated|huggingface)/,
     hint: gatedHint,
   },
   {
@@ -457,7 +475,10 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'p2p',
     tier: 'cause',
     class: 'nccl',
-    re: /peer access is not supported between these two devices|cudaErrorPeerAccessUnsupported/,
+    // Not the custom all-reduce's set-up check, which falls back to NCCL ("Setup Custom allreduce failed with CUDART
+    // error …", SGLang's custom_all_reduce.py warns and goes on); its kernel failing later ("Failed: Cuda error
+    // …custom_all_reduce.cuh") is fatal.
+    re: /^(?!.*(?:Setup Custom allreduce failed|Custom allreduce is disabled)).*(?:peer access is not supported between these two devices|cudaErrorPeerAccessUnsupported)/,
     hint: ncclHint,
   },
   // --- Failures that point elsewhere for their cause

@@ -57,7 +57,8 @@ const SHUTDOWN = /Shutting down|Waiting for application shutdown|Application shu
 // per-request error).
 const REQUEST_SCOPED = /Exception in ASGI application|starlette|fastapi|serving_(?:chat|completion|engine|responses)\.py|create_(?:chat_)?completion|Error in (?:chat completion|completion) stream|Abort request|TritonModelException|Error when running inference|request id: |BadRequestError|HTTPException|Invalid request/;
 // Said only by a server that stopped for good after it had been ready.
-const FATAL_AFTER_READY = /EngineDeadError|Engine loop has died|Background loop has errored|Engine core proc .* died|scheduler is dead|Received sigquit|Scheduler hit an exception|exited on signal|Segmentation fault|core dumped|Fatal Python error/;
+// (vllm/entrypoints/launcher.py: "AsyncLLMEngine is already dead, terminating server process", MQEngineDeadError.)
+const FATAL_AFTER_READY = /EngineDeadError|LLMEngine is already dead|Engine loop has died|Background loop has errored|Engine core proc .* died|scheduler is dead|Received sigquit|Scheduler hit an exception|exited on signal|Segmentation fault|core dumped|Fatal Python error/;
 
 const MAX_EVIDENCE = 400;
 

@@ -186,7 +186,7 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'sglang-kv-pool',
     tier: 'cause',
     class: 'kv-cache-too-small',
-    re: /Not enough memory\. Please try to increase --mem-fraction-static|Decode out of memory happened|RuntimeError: Decode out of memory|No space left for only one request|max_total_num_tokens=\d+ is smaller than|The input \(\d+ tokens\) is longer than the KV cache/,
+    re: /Not enough memory\. Please try to increase --mem-fraction-static|Decode out of memory happened|(?:Prefill|Decode) out of memory\. Try to lower your batch size|RuntimeError: Decode out of memory|No space left for only one request|max_total_num_tokens=\d+ is smaller than|The input \(\d+ tokens\) is longer than the KV cache/,
     hint: kvHint,
   },
   {
@@ -220,7 +220,7 @@ export const SIGNATURES: readonly Signature[] = [
     tier: 'cause',
     class: 'oom',
     // PyTorch's allocator, the CUDA runtime and driver, cuBLAS: the GPU had no memory left for an allocation.
-    re: /CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\b(?:CUDA|GPU|device)\b[^\n]*\bout of memory\b/,
+    re: /CUDA out of memory|OutOfMemoryError|CUDA (?:driver )?error: out of memory|Cuda failure '?out of memory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\b(?:CUDA|GPU|device)\b[^\n]*\bout of memory\b/,
     ignoreLevels: QUIET,
     hint: oomHint,
   },
@@ -256,7 +256,7 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'fp8-arch-generic',
     tier: 'cause',
     class: 'unsupported-sm-fp8',
-    re: /^(?=.*\b(?:fp8|float8|e4m3|e5m2)\w*)(?=.*(?:capabilit|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\barch\b|architecture|Hopper|\bAda\b))(?=.*(?:not supported|unsupported|only supports?|requires?|[Mm]inimum|not compiled))/i,
+    re: /^(?=.*(?:fp8|float8|e4m3|e5m2))(?=.*(?:capabilit|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\barch\b|architecture|Hopper|\bAda\b))(?=.*(?:not supported|unsupported|only supports?|requires?|[Mm]inimum|not compiled))/i,
     ignoreLevels: QUIET_OR_WARNING,
     hint: () =>
       "This GPU's compute capability is below what FP8 needs (sm89/sm90; an A100 is sm80, an RTX 30xx sm86). Serve a BF16/FP16 or an INT8/INT4 (AWQ, GPTQ) checkpoint instead, or use an sm89+ GPU (L4, L40S, H100).",
@@ -299,7 +299,8 @@ export const SIGNATURES: readonly Signature[] = [
     tier: 'cause',
     class: 'gated-model',
     weak: true,
-    re: /40[13] Client Error[^\n]*huggingface\.co|HfHubHTTPError: 40[13]|40[13] Forbidden: [^\n]*(?:gated|huggingface)/,
+    // (Rust HTTP clients, as dynamo's hub downloader, word it "HTTP status client error (401 Unauthorized) for url (https://huggingface.co/…".)
+    re: /40[13] Client Error[^\n]*huggingface\.co|HfHubHTTPError: 40[13]|40[13] Forbidden: [^\n]*(?:gated|huggingface)|\(40[13] (?:Unauthorized|Forbidden)\)[^\n]*huggingface\.co/,
     hint: gatedHint,
   },
   {
@@ -494,7 +495,9 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'vllm-engine-dead',
     tier: 'wrapper',
     class: 'unknown',
-    re: /EngineDeadError|Engine loop has died|Background loop has errored already|Task finished unexpectedly/,
+    // vllm/v1/engine/exceptions.py EngineDeadError; older vllm/engine/multiprocessing MQEngineDeadError and
+    // vllm/entrypoints/launcher.py "MQLLMEngine is already dead, terminating server process".
+    re: /EngineDeadError|LLMEngine is already dead|Engine loop has died|Background loop has errored already|Task finished unexpectedly|Engine process failed to start/,
     hint: () => "vLLM's engine core died while serving; the cause is printed above this line (a CUDA fault, an assertion). Look at the first error before it.",
   },
   {

@@ -62,7 +62,7 @@ describe('servelab classify-log', () => {
     try {
       const file = join(dir, 'early.log');
       await writeFile(file, 'INFO:     Started server process [5120]\nINFO:     Application startup complete.\n');
-      expect(JSON.parse((await classify([file, '--json', '--engine', 'sglang'])).stdout).class).toBe('unknown');
+      expect(JSON.parse((await classify([file, '--json', '--engine', 'sglang'])).stdout).class).toBe('starting');
       expect(JSON.parse((await classify([file, '--json', '--engine', 'vllm'])).stdout).class).toBe('ready');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -97,6 +97,6 @@ describe('servelab classify-log', () => {
   it('prints its help with -h', async () => {
     const { code, stdout } = await classify(['-h']);
     expect(code).toBe(0);
-    expect(stdout).toContain('Classes: oom, kv-cache-too-small, unsupported-sm-fp8, port-in-use, gated-model, unknown-flag, missing-module, nccl, ready, unknown.');
+    expect(stdout).toContain('Classes: oom, kv-cache-too-small, unsupported-sm-fp8, port-in-use, gated-model, unknown-flag, missing-module, nccl, ready, starting, unknown.');
   });
 });

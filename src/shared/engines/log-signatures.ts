@@ -310,7 +310,7 @@ export const SIGNATURES: readonly Signature[] = [
     re: /RepositoryNotFoundError|Repository Not Found for url|is not a local folder and is not a valid model identifier|Invalid repository ID or local directory specified|We couldn't connect to 'https:\/\/huggingface\.co' to load/,
     hint(ctx) {
       const repo = repoOf(ctx);
-      return `Hugging Face shows no model ${repo ?? 'with that id'} to this request: check the id for typos (a local path must exist on the box); a private or gated repo without a token reads the same, so set HF_TOKEN (as a secret) if it is one.`;
+      return `Hugging Face shows no repo ${repo ?? 'with that id'} to this request. Check the model id for typos (a local path must exist on the box); a private or gated repo without a token also reads "Repository Not Found", so set HF_TOKEN (as a secret) if it is one.`;
     },
   },
   // --- CLI parsers: argparse (CPython Lib/argparse.py parse_args / _parse_optional / _check_value) and click

@@ -1,16 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { PromptBroker, type PromptRequest } from '../core/ssh/prompt-broker';
+import { PromptBroker } from '../core/ssh/prompt-broker';
 import { attachTtyPrompts } from './tty-prompts';
+import { passphraseRequest as request } from '../../tests/helpers/prompt-requests';
 
-const request = (extra: Partial<PromptRequest> = {}): PromptRequest => ({
-  hostId: 'h1',
-  kind: 'passphrase',
-  title: 'Passphrase for ~/.ssh/id_ed25519',
-  message: 'Enter it',
-  prompts: [{ text: 'Passphrase:', echo: false }],
-  ...extra,
-});
 
 /** A stand-in for a terminal: what is written to `input` is what the person types. */
 function fakeTty() {

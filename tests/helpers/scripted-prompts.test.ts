@@ -1,15 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { PromptBroker, type PromptRequest } from '../../src/core/ssh/prompt-broker';
+import { PromptBroker } from '../../src/core/ssh/prompt-broker';
 import { ScriptedPrompts } from './scripted-prompts';
+import { passphraseRequest as request } from './prompt-requests';
 
-const request = (extra: Partial<PromptRequest> = {}): PromptRequest => ({
-  hostId: 'h1',
-  kind: 'passphrase',
-  title: 'Passphrase for ~/.ssh/id_ed25519',
-  message: 'Enter it',
-  prompts: [{ text: 'Passphrase:', echo: false }],
-  ...extra,
-});
 
 describe('ScriptedPrompts', () => {
   it('answers from its queue in order, records the questions, and cancels when the queue is empty', async () => {

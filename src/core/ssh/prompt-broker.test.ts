@@ -1,15 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { PromptBroker, type PendingPrompt, type PromptRequest, type PromptSettled } from './prompt-broker';
+import { PromptBroker, type PendingPrompt, type PromptSettled } from './prompt-broker';
 import { ServelabError } from '../../shared/contract';
+import { passphraseRequest as request } from '../../../tests/helpers/prompt-requests';
 
-const request = (extra: Partial<PromptRequest> = {}): PromptRequest => ({
-  hostId: 'h1',
-  kind: 'passphrase',
-  title: 'Passphrase for ~/.ssh/id_ed25519',
-  message: 'Enter it',
-  prompts: [{ text: 'Passphrase:', echo: false }],
-  ...extra,
-});
 
 describe('PromptBroker', () => {
   it('hands each question to the front ends with an id and resolves with the answer', async () => {

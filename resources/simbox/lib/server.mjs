@@ -47,6 +47,7 @@ export async function runServer(spec) {
   if (spec.engine === 'vllm') {
     log.info('api_server.py', `vLLM API server version ${spec.version}`);
     log.info('utils.py', `non-default args: ${spec.nonDefaultArgs ?? '{}'}`);
+    for (const [file, msg] of spec.apiWarnings ?? []) log.warn(file, msg);
   } else if (spec.engine === 'sglang') {
     log.info('server_args.py', `server_args=${spec.nonDefaultArgs ?? 'ServerArgs()'}`);
   } else {
@@ -66,8 +67,18 @@ export async function runServer(spec) {
     server = bound.server;
   }
 
+  // The engine's own config checks that fail while the API server builds the engine config (vllm-config.mjs).
+  const configError = spec.configError ?? null;
+  if (configError?.where === 'api' && configError.beforeModel) {
+    log.raw(traceback(configError.frames, configError.exception), 'api');
+    die(1);
+  }
   if (hubError) {
     log.raw(hubError, 'api');
+    die(1);
+  }
+  if (configError?.where === 'api') {
+    log.raw(traceback(configError.frames, configError.exception), 'api');
     die(1);
   }
   if (visible.invalid !== null || visible.gpus.length === 0) {
@@ -117,8 +128,15 @@ export async function runServer(spec) {
     log.info('model.py', `Using max model len ${profile.maxModelLen}`);
     log.info('scheduler.py', `Chunked prefill is enabled with max_num_batched_tokens=${profile.maxBatchedTokens}.`);
     await waitPhase(phases.process);
-    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${profile.spec ? `SpeculativeConfig(method='${profile.spec.algorithm.toLowerCase()}', model='${profile.spec.draftModel}', num_spec_tokens=${profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
+    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${spec.knobs.spec ? `SpeculativeConfig(method='${String(spec.knobs.spec.algorithm).toLowerCase()}', model='${spec.knobs.spec.draftModel}', num_spec_tokens=${spec.knobs.spec.steps ?? profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
     log.info('gpu_model_runner.py', `Starting to load model ${spec.model}...`, 'engine');
+    // The attention backend is chosen while the model's layers are built (vllm/attention/selector.py).
+    for (const [file, msg] of spec.engineLines ?? []) log.info(file, msg, 'engine');
+    if (configError?.where === 'engine') {
+      await waitPhase(phases.load / 4);
+      engineCoreFailure(log, configError);
+      die(1);
+    }
     if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 600);
@@ -270,6 +288,14 @@ function portInUseFailure(spec, log) {
       ),
     );
   }
+}
+
+/** An exception raised in vLLM's engine core while it starts: its log lines, then the API server's RuntimeError. */
+function engineCoreFailure(log, { frames, exception }) {
+  log.error('core.py', 'EngineCore failed to start.');
+  const tb = traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 699, 'run_engine_core', 'engine_core = EngineCoreProc(*args, **kwargs)'], ...frames], exception);
+  for (const line of tb.trimEnd().split('\n')) log.error('core.py', line);
+  log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
 }
 
 function oomFailure(spec, log, config, profile) {

@@ -16,9 +16,11 @@ export class UsageError extends Error {
 
 /** argparse.ArgumentError: the message is prefixed with the argument's name when it is shown. */
 class ArgumentError extends Error {
-  constructor(action, message) {
+  constructor(action, message, named = false) {
     super(message);
     this.action = action;
+    // The message already names the argument (a recorded format starting with "argument %(argument_name)s: ").
+    this.named = named;
   }
 }
 /** argparse.ArgumentTypeError raised by a type function: its text is shown as it is. */
@@ -50,6 +52,22 @@ export function tableAction(entry, extra = {}) {
     required: Boolean(extra.required),
     entry,
   };
+}
+
+/** The messages argparse formats (CPython 3.11.7 Lib/argparse.py:1871, :2263, :2552), as the tables record them. */
+const ARGPARSE_MESSAGES = {
+  unrecognized: 'unrecognized arguments: %s',
+  ambiguous: 'ambiguous option: %(option)s could match %(matches)s',
+  invalidChoice: 'argument %(argument_name)s: invalid choice: %(value)r (choose from %(choices)s)',
+};
+
+/** Python's `format % args` for the %s / %(name)s / %(name)r forms those messages use (`r` values given as repr). */
+function pyPercent(format, args) {
+  let positional = 0;
+  return format.replace(/%(?:\((\w+)\))?([sr%])/g, (m, name, kind) => {
+    if (kind === '%') return '%';
+    return String(name !== undefined ? args[name] : Array.isArray(args) ? args[positional++] : args);
+  });
 }
 
 const reprValue = (v) => (v === null ? 'None' : typeof v === 'number' ? (Number.isInteger(v) ? String(v) : floatRepr(v)) : strRepr(v));
@@ -246,7 +264,9 @@ export function formatUsage(prog, actions, positionals = [], columns = Number(pr
  * and `positionals` ({dest, nargs}). Returns {values: {dest: value}, given: Set<dest>, used: Map<dest, option string>}
  * or throws UsageError with what argparse prints (usage line, "<prog>: error: <message>", exit 2).
  * @param {{prog: string, usage?: string, actions: object[], positionals?: object[], allowAbbrev?: boolean,
- *   helpText?: string, parent?: {prog: string, usage: string}}} parser
+ *   messages?: {unrecognized?: string, ambiguous?: string, invalidChoice?: string}, helpText?: string,
+ *   parent?: {prog: string, usage: string}}} parser
+ *   `messages`: the recorded Python %-formats (flag-tables.mjs parserAt); CPython's own strings otherwise.
  *   `usage`: the parser's fixed usage text (without "usage: "); absent: generated. `parent`: a subcommand's parser,
  *   whose leftover arguments the top-level parser reports as unrecognized (argparse's _SubParsersAction).
  */
@@ -257,6 +277,7 @@ export function parseArgparse(parser, argv) {
     throw new UsageError(`${use}\n${prog}: error: ${message}\n`);
   };
   const allowAbbrev = parser.allowAbbrev !== false;
+  const messages = { ...ARGPARSE_MESSAGES, ...Object.fromEntries(Object.entries(parser.messages ?? {}).filter(([, v]) => v)) };
   const optionMap = new Map();
   for (const a of parser.actions) for (const s of a.optionStrings) optionMap.set(s, a);
 
@@ -290,7 +311,7 @@ export function parseArgparse(parser, argv) {
       if (optionMap.has(s)) return [optionMap.get(s), s, arg.slice(i + 1)];
     }
     const tuples = optionTuples(arg);
-    if (tuples.length > 1) fail(`ambiguous option: ${arg} could match ${tuples.map((t) => t[1]).join(', ')}`);
+    if (tuples.length > 1) fail(pyPercent(messages.ambiguous, { option: arg, matches: tuples.map((t) => t[1]).join(', ') }));
     if (tuples.length === 1) return tuples[0];
     if (/^-\d+$|^-\d*\.\d+$/.test(arg)) return null;
     if (arg.includes(' ')) return null;
@@ -341,7 +362,7 @@ export function parseArgparse(parser, argv) {
   };
   const checkValue = (action, value) => {
     if (action.choices && !action.choices.includes(value)) {
-      throw new ArgumentError(action, `invalid choice: ${reprValue(value)} (choose from ${action.choices.map(reprValue).join(', ')})`);
+      throw new ArgumentError(action, pyPercent(messages.invalidChoice, { argument_name: actionName(action), value: reprValue(value), choices: action.choices.map(reprValue).join(', ') }), true);
     }
   };
   // vLLM's optional_type turns '' and 'None' into None before argparse checks it against the choices.
@@ -474,15 +495,16 @@ export function parseArgparse(parser, argv) {
     const stopIndex = consumePositionals(startIndex);
     extras.push(...argv.slice(stopIndex));
   } catch (err) {
-    if (err instanceof ArgumentError) fail(`argument ${actionName(err.action)}: ${err.message}`);
+    if (err instanceof ArgumentError) fail(err.named ? err.message : `argument ${actionName(err.action)}: ${err.message}`);
     throw err;
   }
 
   const required = [...parser.actions, ...positionalActions].filter((a) => a.required && !seen.has(a)).map(actionName);
   if (required.length > 0) fail(`the following arguments are required: ${required.join(', ')}`);
   if (extras.length > 0) {
-    if (parser.parent) fail(`unrecognized arguments: ${extras.join(' ')}`, parser.parent.prog, `usage: ${parser.parent.usage}`);
-    fail(`unrecognized arguments: ${extras.join(' ')}`);
+    const message = pyPercent(messages.unrecognized, [extras.join(' ')]);
+    if (parser.parent) fail(message, parser.parent.prog, `usage: ${parser.parent.usage}`);
+    fail(message);
   }
   return { values, given, used };
 }

@@ -200,7 +200,8 @@ export const PACKAGE_INDEX = {
     },
     wheel: (v) => `tensorrt_llm-${v}-cp312-cp312-linux_x86_64.whl`,
     sizeMB: 1843.6,
-    deps: [['torch', '2.8.0'], ['tensorrt', '10.13.2.6'], ['transformers', '4.56.0'], ['mpi4py', '4.1.0'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '1.26.4']],
+    // click 8.1.3: the release whose messages the simulated trtllm-serve prints (trtllm.json records 8.1.3 and 8.4.0).
+    deps: [['torch', '2.8.0'], ['tensorrt', '10.13.2.6'], ['transformers', '4.56.0'], ['mpi4py', '4.1.0'], ['click', '8.1.3'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '1.26.4']],
     extras: [],
     module: 'tensorrt_llm',
     entryPoints: ['trtllm-serve'],

@@ -219,8 +219,9 @@ export function vllmRewriteArgv(argv, version, out = process.stdout) {
   }
   if (args.includes('--config')) args = pullArgsFromConfig(args);
 
-  // `_` → `-` from the first `--` up to the first `.`; -O forms per version.
-  const dashes = (key) => key.replace(/^--([^.]*)/, (m, name) => `--${name.replace(/_/g, '-')}`);
+  // `_` → `-` from the first `--` up to the first `.` (the table's underscore_dash fact); -O forms per version.
+  const underscores = parserAt('vllm', version).underscoreDash;
+  const dashes = (key) => (underscores ? key.replace(/^--([^.]*)/, (m, name) => `--${name.replace(/_/g, '-')}`) : key);
   const processed = [];
   for (let i = 0; i < args.length; i++) {
     const arg = String(args[i]);
@@ -303,13 +304,14 @@ export function parseVllmServe(args, version, { module = false } = {}) {
   const actions = actionsFor('vllm', version);
   const facts = parserAt('vllm', version);
   const parser = module
-    ? { prog: 'api_server.py', actions, positionals: [{ dest: 'model_tag', nargs: '?' }], allowAbbrev: facts.allowAbbrev }
+    ? { prog: 'api_server.py', actions, positionals: [{ dest: 'model_tag', nargs: '?' }], allowAbbrev: facts.allowAbbrev, messages: facts.messages }
     : {
         prog: 'vllm serve',
         usage: 'vllm serve [model_tag] [options]',
         actions,
         positionals: [{ dest: 'model_tag', nargs: '?' }],
         allowAbbrev: facts.allowAbbrev,
+        messages: facts.messages,
         parent: { prog: facts.prog ?? 'vllm', usage: VLLM_TOP_USAGE },
         helpText: VLLM_HELP('vllm serve [model_tag] [options]'),
       };
@@ -327,6 +329,7 @@ export function parseVllmBench(args, version) {
       usage: 'vllm bench serve [options]',
       actions,
       allowAbbrev: facts.allowAbbrev,
+      messages: facts.messages,
       parent: { prog: facts.prog ?? 'vllm', usage: VLLM_TOP_USAGE },
       helpText: VLLM_HELP('vllm bench serve [options]'),
     },
@@ -341,7 +344,7 @@ export function parseVllmBench(args, version) {
 export function parseSglang(args, version) {
   const actions = actionsFor('sglang', version);
   const facts = parserAt('sglang', version);
-  const parsed = parseArgparse({ prog: facts.prog ?? 'launch_server.py', actions, allowAbbrev: facts.allowAbbrev }, args);
+  const parsed = parseArgparse({ prog: facts.prog ?? 'launch_server.py', actions, allowAbbrev: facts.allowAbbrev, messages: facts.messages }, args);
   return { ...parsed, actions, get: (name) => flagValue(parsed, actions, name) };
 }
 

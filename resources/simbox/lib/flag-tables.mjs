@@ -48,10 +48,19 @@ export function flagsAt(id, version) {
 
 /** The text before the source note of a recorded message ("vllm: error: unrecognized arguments: %s   (Lib/…)"). */
 const messageOf = (text) => (typeof text === 'string' ? text.split(/ {3}\(/)[0] : null);
+/** The message of a recorded error line without its "<prog>: error: " ("unrecognized arguments: %s"). */
+const bodyOf = (text) => {
+  const line = messageOf(text);
+  const i = line ? line.indexOf(': error: ') : -1;
+  return i >= 0 ? line.slice(i + ': error: '.length) : null;
+};
 
 /**
  * The parser behaviour recorded for that version (each version's `parser` header): prog (from the recorded error
  * lines), whether `_` and `-` are interchangeable, whether unambiguous prefixes are accepted, and the error formats.
+ * (vLLM's headers write every line with the top-level prog `vllm`; CPython reports an invalid choice or an ambiguous
+ * prefix from the subcommand's parser, `vllm serve`, and only leftover arguments from the top-level one, so the
+ * simbox takes the message formats from the headers and the prog from the parser that raises.)
  */
 export function parserAt(id, version) {
   const at = tabledVersion(id, version);
@@ -63,9 +72,12 @@ export function parserAt(id, version) {
     prog: unknown ? unknown.split(': error: ')[0] : null,
     underscoreDash: typeof p.underscore_dash === 'string' && p.underscore_dash.startsWith('yes'),
     allowAbbrev,
-    unrecognized: unknown,
-    ambiguous: messageOf(p.ambiguous_abbrev_error),
-    invalidChoice: messageOf(p.invalid_choice_error),
+    // Python %-formats of argparse's messages, as recorded (CPython 3.11.7 Lib/argparse.py).
+    messages: {
+      unrecognized: bodyOf(p.unknown_flag_error),
+      ambiguous: bodyOf(p.ambiguous_abbrev_error),
+      invalidChoice: bodyOf(p.invalid_choice_error),
+    },
     optimizationFlag: p.optimization_flag ?? null,
     raw: p,
   };

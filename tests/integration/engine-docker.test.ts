@@ -70,6 +70,8 @@ beforeAll(async () => {
   sshd = await startTestSshd({ nvidiaSmi: false });
   scratch = await mkdtemp(join(tmpdir(), 'servelab-engine-docker-it-'));
   await cp(join(repoRoot, 'resources', 'simbox'), join(sshd.homeDir, 'simbox'), { recursive: true });
+  // The simulated engines read their flag tables from beside the simbox, as in the packaged app.
+  await cp(join(repoRoot, 'resources', 'engine-flags'), join(sshd.homeDir, 'engine-flags'), { recursive: true });
   await appendFile(
     join(sshd.homeDir, '.profile'),
     'PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="$HOME/.servelab-simbox"\nexport SERVELAB_SIMBOX_TIME_SCALE=0.0005\n',

@@ -7,10 +7,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { parseArgs, UsageError } from './argparse.mjs';
 import { resolveModel, versionCompare } from './catalog.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
-import { VLLM_BENCH_OPTIONS, VLLM_TOP_USAGE } from './engine-flags.mjs';
+import { parseVllmBench, UsageError } from './engine-args.mjs';
 import { floatRepr, pyFloat, pyJson, pyRepr } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
 import { makeRng } from './rng.mjs';
@@ -286,16 +285,46 @@ function sendRequest(ctx, req, index, timing = {}) {
   });
 }
 
+/** GET <base>/v1/models: the first entry's id and root, or the RuntimeError get_first_model_from_server raises. */
+function firstServerModel(base) {
+  const url = `${base}/v1/models`;
+  const failed = (e) => ({ error: `RuntimeError: Failed to fetch models from server at ${url}. Check that:\n1. The server is running\n2. The server URL is correct\nError: ${e}` });
+  return new Promise((resolve) => {
+    let target;
+    try {
+      target = new URL(url);
+    } catch {
+      return resolve(failed(`Invalid URL: ${url}`));
+    }
+    const req = (target.protocol === 'https:' ? https : http).get(target, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return resolve(failed(`${res.statusCode}, message='${res.statusMessage ?? ''}', url='${url}'`));
+        try {
+          const data = JSON.parse(body);
+          if (Array.isArray(data.data) && data.data.length > 0) return resolve({ id: data.data[0].id, root: data.data[0].root });
+          resolve({ error: `ValueError: No models found on the server at ${base}. Make sure the server is running and has models loaded.` });
+        } catch (err) {
+          resolve(failed(err.message));
+        }
+      });
+    });
+    req.on('error', () => resolve(failed(`Cannot connect to host ${target.host} ssl:default [Connect call failed ('${target.hostname}', ${target.port || 80})]`)));
+  });
+}
+
+/** `vllm bench serve`; `argv` has been through FlexibleArgumentParser's rewriting (engine-args.mjs). */
 export async function benchServeMain(argv, { version }) {
   let parsed;
   try {
-    parsed = parseArgs({ prog: 'vllm bench serve', usage: 'usage: vllm bench serve [options]', options: VLLM_BENCH_OPTIONS, underscores: true, extrasProg: 'vllm', extrasUsage: VLLM_TOP_USAGE }, argv);
+    parsed = parseVllmBench(argv, version);
   } catch (err) {
     if (err instanceof UsageError) die(err.text, err.code);
     throw err;
   }
   const args = { ...DEFAULTS, ...parsed.values };
-  if (!parsed.given.has('model')) die('usage: vllm bench serve [options]\nvllm bench serve: error: the following arguments are required: --model\n', 2);
   if (args.endpoint_type) {
     process.stderr.write("'--endpoint-type' is deprecated and will be removed in v0.11.0. Please use '--backend' instead.\n");
     args.backend = args.endpoint_type;
@@ -305,6 +334,18 @@ export async function benchServeMain(argv, { version }) {
 
   const ns = { subparser: 'bench', bench_type: 'serve', ...args };
   process.stdout.write(`Namespace(${Object.entries(ns).map(([k, v]) => `${k}=${FLOAT_ARGS.has(k) && typeof v === 'number' ? floatRepr(v) : pyRepr(v)}`).join(', ')})\n`);
+
+  // From 0.14.0 --model may be left out: the first model of the server's /v1/models is used
+  // (vllm/benchmarks/serve.py@v0.14.0:62-86, :1556-1563).
+  if (args.model === null) {
+    const base = args.base_url ?? `http://${args.host}:${args.port}`;
+    process.stdout.write('Model not specified, fetching first model from server...\n');
+    const first = await firstServerModel(base);
+    if (first.error) die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/serve.py', 80, 'get_first_model_from_server', 'raise RuntimeError(']], first.error));
+    process.stdout.write(`First model name: ${first.id}, first model id: ${first.root}\n`);
+    args.served_model_name ??= first.id;
+    args.model = first.root;
+  }
 
   // The tokenizer is loaded on the client (engines.md §1.3), so an unknown or gated model fails here.
   const tokenizerId = args.tokenizer ?? args.model;

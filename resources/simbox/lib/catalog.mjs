@@ -1,6 +1,11 @@
 // What the simulated box knows about: GPU models (consistent with the real H200 captures), models it can "serve",
 // EAGLE3 draft heads, and the engine versions its simulated package index offers.
 
+import { tableVersions } from './flag-tables.mjs';
+import { versionCompare } from './version.mjs';
+
+export { versionCompare };
+
 /** GPU models. H200 values are those of the real captures; H100/A100 follow the same formats with their own specs. */
 export const GPU_MODELS = {
   h200: {
@@ -152,11 +157,21 @@ export function weightBytes(model, quant = model.quant) {
   return model.params * 2;
 }
 
-/** Versions on the simulated package index (pip / uv), oldest first. */
+/**
+ * Every release an engine's flag tables cover, plus older ones the index also offers, oldest first. Read when asked
+ * (a getter below), so the box's other commands (nvidia-smi, simbox, docker) do not need the tables.
+ */
+function withTabled(older, tableId) {
+  return [...new Set([...older, ...tableVersions(tableId)])].sort(versionCompare);
+}
+
+/** Versions on the simulated package index (pip / uv), oldest first: at least every release the flag tables cover. */
 export const PACKAGE_INDEX = {
   vllm: {
     display: 'vllm',
-    versions: ['0.9.2', '0.10.0', '0.10.1', '0.10.1.1', '0.10.2', '0.11.0', '0.11.1', '0.11.2', '0.12.0'],
+    get versions() {
+      return withTabled(['0.9.2', '0.10.0', '0.10.1', '0.10.1.1', '0.10.2'], 'vllm');
+    },
     wheel: (v) => `vllm-${v}-cp38-abi3-manylinux1_x86_64.whl`,
     sizeMB: 438.2,
     deps: [['torch', '2.8.0'], ['torchaudio', '2.8.0'], ['torchvision', '0.23.0'], ['xformers', '0.0.32.post1'], ['transformers', '4.57.1'], ['triton', '3.4.0'], ['flashinfer-python', '0.3.1'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '2.2.6']],
@@ -166,7 +181,9 @@ export const PACKAGE_INDEX = {
   },
   sglang: {
     display: 'sglang',
-    versions: ['0.5.2', '0.5.3', '0.5.3.post1', '0.5.3.post2', '0.5.3.post3', '0.5.4', '0.5.4.post1', '0.5.4.post2', '0.5.4.post3', '0.5.5', '0.5.5.post1', '0.5.5.post2', '0.5.5.post3'],
+    get versions() {
+      return withTabled([], 'sglang');
+    },
     wheel: (v) => `sglang-${v}-py3-none-any.whl`,
     sizeMB: 2.9,
     deps: [['torch', '2.8.0'], ['sgl-kernel', '0.3.15'], ['flashinfer_python', '0.4.0'], ['transformers', '4.57.1'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '2.2.6'], ['orjson', '3.11.3']],
@@ -177,10 +194,14 @@ export const PACKAGE_INDEX = {
   },
   tensorrt_llm: {
     display: 'tensorrt_llm',
-    versions: ['0.21.0', '1.0.0', '1.1.0', '1.2.0rc0', '1.2.0rc1', '1.2.0rc2', '1.2.0rc3', '1.2.0rc4', '1.2.0rc5', '1.2.0rc6'],
+    // 1.2.0rc1 is the tabled release (its parser is also what the other 1.x releases get, see flag-tables.mjs).
+    get versions() {
+      return withTabled(['0.21.0', '1.0.0', '1.1.0', '1.2.0rc0', '1.2.0rc2', '1.2.0rc3', '1.2.0rc4', '1.2.0rc5', '1.2.0rc6'], 'trtllm');
+    },
     wheel: (v) => `tensorrt_llm-${v}-cp312-cp312-linux_x86_64.whl`,
     sizeMB: 1843.6,
-    deps: [['torch', '2.8.0'], ['tensorrt', '10.13.2.6'], ['transformers', '4.56.0'], ['mpi4py', '4.1.0'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '1.26.4']],
+    // click 8.1.3: the release whose messages the simulated trtllm-serve prints (trtllm.json records 8.1.3 and 8.4.0).
+    deps: [['torch', '2.8.0'], ['tensorrt', '10.13.2.6'], ['transformers', '4.56.0'], ['mpi4py', '4.1.0'], ['click', '8.1.3'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '1.26.4']],
     extras: [],
     module: 'tensorrt_llm',
     entryPoints: ['trtllm-serve'],
@@ -196,22 +217,4 @@ export function normalizePackageName(name) {
 
 export function indexEntry(name) {
   return PACKAGE_INDEX[normalizePackageName(name)] ?? null;
-}
-
-/** Compares PEP 440-ish versions such as 0.5.3.post3, 1.2.0rc1 and 0.11.0. */
-export function versionCompare(a, b) {
-  const parse = (v) => {
-    const m = /^(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?/.exec(String(v)) ?? [];
-    const release = (m[1] ?? '0').split('.').map(Number);
-    const pre = m[2] ? { a: -3, b: -2, rc: -1 }[m[2]] * 1000 + Number(m[3]) : 0;
-    return { release, pre, post: m[4] ? Number(m[4]) : 0 };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < Math.max(x.release.length, y.release.length); i++) {
-    const d = (x.release[i] ?? 0) - (y.release[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  if (x.pre !== y.pre) return x.pre === 0 ? 1 : y.pre === 0 ? -1 : Math.sign(x.pre - y.pre);
-  return Math.sign(x.post - y.post);
 }

@@ -4,8 +4,8 @@
 const [engine, version, entry, ...args] = process.argv.slice(2);
 const cli = await import('./engine-cli.mjs');
 if (engine === 'vllm' && entry === 'vllm-api-server') {
-  // The image's entrypoint is `python3 -m vllm.entrypoints.openai.api_server`, which reads `vllm serve`'s flags.
-  await cli.vllmMain(['serve', ...args], { version, processEnv: process.env });
+  // The image's entrypoint is `python3 -m vllm.entrypoints.openai.api_server`: `vllm serve`'s flags, its own parser.
+  await cli.vllmApiServerMain(args, { version, processEnv: process.env });
 } else if (engine === 'sglang' && entry === 'sglang-launch-server') {
   await cli.sglangLaunchMain(args, { version });
 } else if (engine === 'trtllm' && entry === 'trtllm-serve') {

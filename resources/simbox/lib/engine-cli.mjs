@@ -1,52 +1,33 @@
-// Entry points of the simulated engines: `vllm …`, `python -m sglang.launch_server …` and `trtllm-serve …`.
-// Each parses its real flag set, turns the flags into performance-model knobs and starts the simulated server.
+// Entry points of the simulated engines: `vllm …`, `python -m vllm.entrypoints.openai.api_server …`,
+// `python -m sglang.launch_server …` and `trtllm-serve …`. Each parses its command line with the engine's parser at
+// the installed version (engine-args.mjs, from the generated flag tables), applies the engine's own checks where the
+// simulation models the feature (vllm-config.mjs), turns the values into performance-model knobs and starts the
+// simulated server.
 
 import { readFileSync } from 'node:fs';
-import { parseArgs, parseClick, UsageError } from './argparse.mjs';
-import { versionCompare } from './catalog.mjs';
-import { parseCompilationConfig, sglangOptions, trtllmOptions, TRTLLM_YAML_KEYS, VLLM_SERVE_OPTIONS, VLLM_TOP_USAGE } from './engine-flags.mjs';
+import { parseSglang, parseTrtllm, parseVllmServe, PythonExit, trtllmYamlKeys, UsageError, VLLM_TOP_USAGE, vllmRewriteArgv } from './engine-args.mjs';
 import { pyRepr } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
 import { runServer } from './server.mjs';
+import { loadConfig } from './state.mjs';
+import { vllmAttention, vllmSpeculative } from './vllm-config.mjs';
 import { parseYaml } from './yaml-lite.mjs';
 
-function usageExit(err) {
-  if (err instanceof UsageError) {
+/** Prints what the parser printed and exits with its status (0 for --help, 2 for a refusal, 1 for an exception). */
+function exitWith(err) {
+  if (err instanceof UsageError || err instanceof PythonExit) {
     (err.code === 0 ? process.stdout : process.stderr).write(err.text);
     process.exit(err.code);
   }
   throw err;
 }
 
-/** vLLM's --config YAML: its keys become flags placed before the command line ones (which win). */
-function expandVllmConfig(argv) {
-  const i = argv.findIndex((a) => a === '--config' || a.startsWith('--config='));
-  if (i < 0) return argv;
-  const path = argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
-  let data;
-  try {
-    data = parseYaml(readFileSync(path, 'utf8'));
-  } catch {
-    process.stderr.write(`${traceback([['vllm/utils/__init__.py', 1, 'load_config_file', null]], `FileNotFoundError: [Errno 2] No such file or directory: '${path}'`)}`);
-    process.exit(1);
-  }
-  const extra = [];
-  for (const [k, v] of Object.entries(data ?? {})) {
-    const flag = `--${k.replace(/_/g, '-')}`;
-    if (v === true) extra.push(flag);
-    else if (v === false) continue;
-    else if (Array.isArray(v)) extra.push(flag, ...v.map(String));
-    else extra.push(flag, typeof v === 'object' ? JSON.stringify(v) : String(v));
-  }
-  const rest = argv.filter((_, j) => j !== i && !(j === i + 1 && !argv[i].includes('=')));
-  const pos = rest[0] && !rest[0].startsWith('-') ? [rest.shift()] : [];
-  return [...pos, ...extra, ...rest];
-}
+const VLLM_SUBCOMMANDS = ['chat', 'complete', 'serve', 'bench', 'collect-env', 'run-batch'];
 
 export async function vllmMain(argv, env) {
   const version = env.version;
   if (argv.length === 0 || argv[0] === '-h' || argv[0] === '--help') {
-    process.stdout.write(`${VLLM_TOP_USAGE}\n\nvLLM CLI (simulated by the Servelab simbox)\n`);
+    process.stdout.write(`usage: ${VLLM_TOP_USAGE}\n\nvLLM CLI (simulated by the Servelab simbox)\n`);
     return;
   }
   if (argv[0] === '-v' || argv[0] === '--version') {
@@ -54,152 +35,185 @@ export async function vllmMain(argv, env) {
     return;
   }
   const sub = argv[0];
-  const subs = ['chat', 'complete', 'serve', 'bench', 'collect-env', 'run-batch'];
-  if (!subs.includes(sub)) {
-    process.stderr.write(`${VLLM_TOP_USAGE}\nvllm: error: argument subparser: invalid choice: '${sub}' (choose from ${subs.map((s) => `'${s}'`).join(', ')})\n`);
+  if (!VLLM_SUBCOMMANDS.includes(sub)) {
+    process.stderr.write(`usage: ${VLLM_TOP_USAGE}\nvllm: error: argument subparser: invalid choice: '${sub}' (choose from ${VLLM_SUBCOMMANDS.map((s) => `'${s}'`).join(', ')})\n`);
     process.exit(2);
+  }
+  let args;
+  try {
+    args = vllmRewriteArgv(argv, version);
+  } catch (err) {
+    exitWith(err);
   }
   if (sub === 'bench') {
     const kinds = ['latency', 'serve', 'throughput'];
-    if (argv[1] !== 'serve') {
-      if (!argv[1] || argv[1].startsWith('-')) {
-        process.stderr.write('usage: vllm bench [-h] {latency,serve,throughput} ...\nvllm bench: error: the following arguments are required: bench_type\n');
-      } else if (!kinds.includes(argv[1])) {
-        process.stderr.write(`usage: vllm bench [-h] {latency,serve,throughput} ...\nvllm bench: error: argument bench_type: invalid choice: '${argv[1]}' (choose from ${kinds.map((k) => `'${k}'`).join(', ')})\n`);
+    if (args[1] !== 'serve') {
+      if (!args[1] || args[1].startsWith('-')) {
+        process.stderr.write('usage: vllm bench <bench_type> [options]\nvllm bench: error: the following arguments are required: bench_type\n');
+      } else if (!kinds.includes(args[1])) {
+        process.stderr.write(`usage: vllm bench <bench_type> [options]\nvllm bench: error: argument bench_type: invalid choice: '${args[1]}' (choose from ${kinds.map((k) => `'${k}'`).join(', ')})\n`);
       } else {
-        process.stderr.write(`vllm bench ${argv[1]}: needs a GPU in this process; the simulated box offers only \`vllm bench serve\`.\n`);
+        process.stderr.write(`vllm bench ${args[1]}: needs a GPU in this process; the simulated box offers only \`vllm bench serve\`.\n`);
         process.exit(1);
       }
       process.exit(2);
     }
     const { benchServeMain } = await import('./bench-serve.mjs');
-    return benchServeMain(argv.slice(2), { version });
+    return benchServeMain(args.slice(2), { version });
   }
   if (sub !== 'serve') {
     process.stderr.write(`vllm ${sub}: not part of the simulated box (only serve, bench serve and --version are).\n`);
     process.exit(1);
   }
-  let parsed;
+  return vllmServe(args.slice(1), env, { module: false });
+}
+
+/** `python -m vllm.entrypoints.openai.api_server …` (the vLLM image's entrypoint): its own parser, `--model` for the model. */
+export async function vllmApiServerMain(argv, env) {
+  let args;
   try {
-    parsed = parseArgs(
-      {
-        prog: 'vllm serve',
-        usage: 'usage: vllm serve [model_tag] [options]',
-        options: VLLM_SERVE_OPTIONS.filter((o) => versionCompare(version, '0.12.0') >= 0 || o.flags[0] !== '--attention-backend'),
-        positionals: [{ name: 'model_tag', nargs: '?' }],
-        underscores: true,
-        extrasProg: 'vllm',
-        extrasUsage: VLLM_TOP_USAGE,
-      },
-      expandVllmConfig(argv.slice(1)),
-    );
+    args = vllmRewriteArgv(argv, env.version);
   } catch (err) {
-    usageExit(err);
+    exitWith(err);
   }
-  const v = parsed.values;
-  const model = v.model_tag ?? v.model ?? 'Qwen/Qwen3-0.6B';
+  return vllmServe(args, env, { module: true });
+}
+
+async function vllmServe(args, env, { module }) {
+  const version = env.version;
+  let p;
+  try {
+    p = parseVllmServe(args, version, { module });
+  } catch (err) {
+    exitWith(err);
+  }
+  const v = p.values;
+  // `vllm serve`: the positional tag is the model (vllm/entrypoints/cli/serve.py ServeSubcommand.cmd); the module
+  // reads --model only. EngineArgs.model's default otherwise.
+  const model = (!module && v.model_tag) || p.get('--model') || 'Qwen/Qwen3-0.6B';
   const nonDefault = {};
-  if (v.model_tag) nonDefault.model_tag = v.model_tag;
+  if (!module && v.model_tag) nonDefault.model_tag = v.model_tag;
   for (const [k, val] of Object.entries(v)) if (k !== 'model_tag' && k !== 'model') nonDefault[k] = val;
   nonDefault.model = model;
-  const comp = parseCompilationConfig(v);
-  const sizes = v.cudagraph_capture_sizes ?? v.cuda_graph_sizes ?? comp.cudagraph_capture_sizes;
-  const cudaGraphMaxBs = v.max_cudagraph_capture_size ?? comp.max_cudagraph_capture_size ?? comp.max_capture_size ?? (sizes ? Math.max(...sizes) : null);
-  let spec = null;
-  if (v.speculative_config) {
-    const sc = v.speculative_config;
-    const n = sc.num_speculative_tokens ?? 3;
-    spec = { algorithm: String(sc.method ?? 'eagle').toUpperCase(), draftModel: sc.model ?? null, steps: n, topk: 1, draftTokens: n + 1 };
+
+  const box = loadConfig();
+  const kvCacheDtype = p.get('--kv-cache-dtype') ?? 'auto';
+  const attention = vllmAttention(version, { env: env.processEnv, cliBackend: p.get('--attention-backend'), kvCacheDtype, computeCap: box.gpuModel.computeCap });
+  if (attention.unsupported) {
+    process.stderr.write(`simbox (SERVELAB-SIMULATED): ${attention.unsupported}.\n`);
+    process.exit(1);
   }
-  const attention = env.processEnv.VLLM_ATTENTION_BACKEND ? env.processEnv.VLLM_ATTENTION_BACKEND.toLowerCase() : null;
+  const speculative = attention.error ? { spec: null, error: null } : vllmSpeculative(version, p.get('--speculative-config'), model);
+  const comp = p.get('--compilation-config');
+  const compilation = comp && typeof comp === 'object' && !Array.isArray(comp) ? comp : {};
+  const sizes = p.get('--cudagraph-capture-sizes') ?? p.get('--cuda-graph-sizes') ?? compilation.cudagraph_capture_sizes;
+  const cudaGraphMaxBs = p.get('--max-cudagraph-capture-size') ?? compilation.max_cudagraph_capture_size ?? compilation.max_capture_size ?? (sizes ? Math.max(...sizes) : null);
+  const served = p.get('--served-model-name');
+  const maxModelLen = p.get('--max-model-len');
   await runServer({
     engine: 'vllm',
     version,
     model,
-    servedName: v.served_model_name?.[0] ?? model,
-    host: v.host ?? null,
-    port: v.port ?? 8000,
-    seed: v.seed ?? 0,
+    servedName: served?.[0] ?? model,
+    host: p.get('--host') ?? null,
+    port: p.get('--port') ?? 8000,
+    seed: p.get('--seed') ?? 0,
     nonDefaultArgs: pyRepr(nonDefault),
     processName: 'VLLM::EngineCore',
-    accessLog: !v.disable_uvicorn_access_log,
+    accessLog: !p.get('--disable-uvicorn-access-log'),
+    apiWarnings: attention.apiWarnings,
+    engineLines: attention.engineLines,
+    configError: attention.error ?? speculative.error,
     knobs: {
-      tp: v.tensor_parallel_size ?? 1,
-      pp: v.pipeline_parallel_size ?? 1,
-      quantization: v.quantization ?? null,
-      kvCacheDtype: v.kv_cache_dtype ?? 'auto',
-      maxModelLen: v.max_model_len ?? null,
-      memFraction: v.gpu_memory_utilization ?? null,
-      maxBatchedTokens: v.max_num_batched_tokens ?? null,
-      maxRunning: v.max_num_seqs ?? null,
-      disableCudaGraph: Boolean(v.enforce_eager),
+      tp: p.get('--tensor-parallel-size') ?? 1,
+      pp: p.get('--pipeline-parallel-size') ?? 1,
+      quantization: p.get('--quantization') ?? null,
+      kvCacheDtype,
+      maxModelLen: maxModelLen === -1 ? null : maxModelLen ?? null,
+      memFraction: p.get('--gpu-memory-utilization') ?? null,
+      maxBatchedTokens: p.get('--max-num-batched-tokens') ?? null,
+      maxRunning: p.get('--max-num-seqs') ?? null,
+      disableCudaGraph: Boolean(p.get('--enforce-eager')),
       cudaGraphMaxBs,
-      attentionBackend: attention,
-      asyncScheduling: Boolean(v.async_scheduling),
-      spec,
+      attentionBackend: attention.backend,
+      asyncScheduling: Boolean(p.get('--async-scheduling')),
+      spec: speculative.spec,
     },
   });
 }
 
 export async function sglangLaunchMain(argv, env) {
   const version = env.version;
-  let parsed;
+  let p;
   try {
-    parsed = parseArgs({ prog: 'launch_server.py', options: sglangOptions(version) }, argv);
+    p = parseSglang(argv, version);
   } catch (err) {
-    usageExit(err);
+    exitWith(err);
   }
-  const v = parsed.values;
-  const model = v.model_path;
+  const v = p.values;
+  const model = p.get('--model-path');
   let spec = null;
-  if (v.speculative_algorithm) {
-    const algorithm = v.speculative_algorithm === 'NEXTN' ? 'EAGLE' : v.speculative_algorithm;
-    if (/EAGLE/.test(algorithm) && !v.speculative_draft_model_path) {
+  const algorithmArg = p.get('--speculative-algorithm');
+  if (algorithmArg) {
+    const algorithm = algorithmArg === 'NEXTN' ? 'EAGLE' : algorithmArg;
+    const draft = p.get('--speculative-draft-model-path');
+    if (/EAGLE/.test(algorithm) && !draft) {
       process.stderr.write(traceback([['/usr/lib/python3/dist-packages/sglang/srt/server_args.py', 1120, '_handle_speculative_decoding', null]], 'AssertionError: --speculative-draft-model-path is required for EAGLE/EAGLE3 speculative decoding'));
       process.exit(1);
     }
-    spec = { algorithm, draftModel: v.speculative_draft_model_path ?? null, steps: v.speculative_num_steps ?? null, topk: v.speculative_eagle_topk ?? null, draftTokens: v.speculative_num_draft_tokens ?? null };
+    spec = { algorithm, draftModel: draft ?? null, steps: p.get('--speculative-num-steps') ?? null, topk: p.get('--speculative-eagle-topk') ?? null, draftTokens: p.get('--speculative-num-draft-tokens') ?? null };
   }
+  const host = p.get('--host') ?? '127.0.0.1';
+  const port = p.get('--port') ?? 30000;
+  const modelDest = p.actions.find((a) => a.optionStrings.includes('--model-path')).dest;
   const shown = {
     model_path: model,
-    tokenizer_path: v.tokenizer_path ?? model,
-    host: v.host ?? '127.0.0.1',
-    port: v.port ?? 30000,
-    ...Object.fromEntries(Object.entries(v).filter(([k]) => !['model_path', 'tokenizer_path', 'host', 'port'].includes(k))),
+    tokenizer_path: p.get('--tokenizer-path') ?? model,
+    host,
+    port,
+    ...Object.fromEntries(Object.entries(v).filter(([k]) => ![modelDest, 'tokenizer_path', 'host', 'port'].includes(k))),
   };
   const argsRepr = `ServerArgs(${Object.entries(shown)
     .map(([k, x]) => `${k}=${pyRepr(x)}`)
     .join(', ')})`;
+  const cudaGraphBs = p.get('--cuda-graph-bs');
   await runServer({
     engine: 'sglang',
     version,
     model,
-    servedName: v.served_model_name ?? model,
-    host: v.host ?? '127.0.0.1',
-    port: v.port ?? 30000,
-    seed: v.random_seed ?? 0,
+    servedName: p.get('--served-model-name') ?? model,
+    host,
+    port,
+    seed: p.get('--random-seed') ?? 0,
     nonDefaultArgs: argsRepr,
     processName: 'sglang::scheduler',
-    skipWarmup: Boolean(v.skip_server_warmup),
+    skipWarmup: Boolean(p.get('--skip-server-warmup')),
     knobs: {
-      tp: v.tensor_parallel_size ?? 1,
-      pp: v.pipeline_parallel_size ?? 1,
-      quantization: v.quantization ?? null,
-      kvCacheDtype: v.kv_cache_dtype ?? 'auto',
-      maxModelLen: v.context_length ?? null,
-      memFraction: v.mem_fraction_static ?? null,
-      maxBatchedTokens: v.chunked_prefill_size ?? null,
-      maxRunning: v.max_running_requests ?? null,
-      disableCudaGraph: Boolean(v.disable_cuda_graph),
-      cudaGraphMaxBs: v.cuda_graph_max_bs ?? (v.cuda_graph_bs ? Math.max(...v.cuda_graph_bs) : null),
-      attentionBackend: v.attention_backend ?? null,
-      torchCompile: Boolean(v.enable_torch_compile),
+      tp: p.get('--tensor-parallel-size') ?? 1,
+      pp: p.get('--pipeline-parallel-size') ?? 1,
+      quantization: p.get('--quantization') ?? null,
+      kvCacheDtype: p.get('--kv-cache-dtype') ?? 'auto',
+      maxModelLen: p.get('--context-length') ?? null,
+      memFraction: p.get('--mem-fraction-static') ?? null,
+      maxBatchedTokens: p.get('--chunked-prefill-size') ?? null,
+      maxRunning: p.get('--max-running-requests') ?? null,
+      disableCudaGraph: Boolean(p.get('--disable-cuda-graph')),
+      cudaGraphMaxBs: p.get('--cuda-graph-max-bs') ?? (cudaGraphBs ? Math.max(...cudaGraphBs) : null),
+      attentionBackend: p.get('--attention-backend') ?? null,
+      torchCompile: Boolean(p.get('--enable-torch-compile')),
       spec,
     },
   });
 }
 
 const TRT_SUBCOMMANDS = ['serve', 'grpc', 'disaggregated', 'disaggregated_mpi_worker', 'mm_embedding_serve'];
+
+/**
+ * The attention backends TensorRT-LLM resolves by name (tensorrt_llm/_torch/attention_backend/utils.py@00dbe288:10-24,
+ * case-sensitive; FLASHINFER* when flashinfer imports, as in the simulated environment); any other name silently
+ * gets TrtllmAttention (VALIDATION.md §3.2).
+ */
+const TRT_ATTENTION = { VANILLA: 'vanilla', TRTLLM: 'trtllm', FLASHINFER: 'flashinfer', FLASHINFER_STAR_ATTENTION: 'flashinfer' };
 
 export async function trtllmServeMain(argv, env) {
   const version = env.version;
@@ -211,31 +225,33 @@ export async function trtllmServeMain(argv, env) {
     }
     args = args.slice(1);
   }
-  let parsed;
+  let p;
   try {
-    parsed = parseClick({ path: 'trtllm-serve serve', usageTail: '[OPTIONS] MODEL', options: trtllmOptions(version), arguments: ['model'] }, args);
+    p = parseTrtllm(args, version);
   } catch (err) {
-    usageExit(err);
+    exitWith(err);
   }
-  const v = parsed.values;
+  const v = p.values;
   const knobs = {
-    tp: v.tensor_parallel_size ?? 1,
-    pp: v.pipeline_parallel_size ?? 1,
-    maxModelLen: v.max_seq_len ?? null,
-    maxBatchedTokens: v.max_num_tokens ?? null,
-    maxRunning: v.max_batch_size ?? null,
-    memFraction: v.kv_cache_free_gpu_memory_fraction ?? null,
-    chunkedPrefill: Boolean(v.enable_chunked_prefill),
+    tp: p.get('--tp_size') ?? 1,
+    pp: p.get('--pp_size') ?? 1,
+    maxModelLen: p.get('--max_seq_len') ?? null,
+    maxBatchedTokens: p.get('--max_num_tokens') ?? null,
+    maxRunning: p.get('--max_batch_size') ?? null,
+    memFraction: p.get('--kv_cache_free_gpu_memory_fraction') ?? null,
+    chunkedPrefill: Boolean(p.get('--enable_chunked_prefill')),
   };
-  if (v.extra_llm_api_options) {
+  const extraPath = p.get('--extra_llm_api_options');
+  if (extraPath) {
     let extra;
     try {
-      extra = parseYaml(readFileSync(v.extra_llm_api_options, 'utf8')) ?? {};
+      extra = parseYaml(readFileSync(extraPath, 'utf8')) ?? {};
     } catch (err) {
-      process.stderr.write(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py', 420, 'serve', "with open(extra_llm_api_options, 'r') as f:"]], err.code === 'ENOENT' ? `FileNotFoundError: [Errno 2] No such file or directory: '${v.extra_llm_api_options}'` : `yaml.scanner.ScannerError: ${err.message}`));
+      process.stderr.write(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py', 420, 'serve', "with open(extra_llm_api_options, 'r') as f:"]], err.code === 'ENOENT' ? `FileNotFoundError: [Errno 2] No such file or directory: '${extraPath}'` : `yaml.scanner.ScannerError: ${err.message}`));
       process.exit(1);
     }
-    const unknown = Object.keys(extra).filter((k) => !TRTLLM_YAML_KEYS.has(k));
+    const keys = trtllmYamlKeys(version);
+    const unknown = Object.keys(extra).filter((k) => !keys.has(k));
     if (unknown.length > 0) {
       process.stderr.write(
         traceback(
@@ -254,7 +270,7 @@ export async function trtllmServeMain(argv, env) {
     if (extra.max_num_tokens) knobs.maxBatchedTokens = extra.max_num_tokens;
     if (extra.max_batch_size) knobs.maxRunning = extra.max_batch_size;
     if (extra.max_seq_len) knobs.maxModelLen = extra.max_seq_len;
-    if (extra.attn_backend) knobs.attentionBackend = String(extra.attn_backend).toLowerCase();
+    if (extra.attn_backend !== undefined) knobs.attentionBackend = TRT_ATTENTION[String(extra.attn_backend)] ?? 'trtllm';
     if (extra.torch_compile_config) knobs.torchCompile = true;
     const sc = extra.speculative_config;
     if (sc && /eagle/i.test(sc.decoding_type ?? '')) {
@@ -271,8 +287,8 @@ export async function trtllmServeMain(argv, env) {
     version,
     model: v.model,
     servedName: v.model,
-    host: v.host ?? 'localhost',
-    port: v.port ?? 8000,
+    host: p.get('--host') ?? 'localhost',
+    port: p.get('--port') ?? 8000,
     seed: 0,
     processName: env.python ?? 'python3',
     knobs,

@@ -196,10 +196,10 @@ export async function pythonMain(argv, ctx) {
         process.stderr.write(`${prog}: Error while finding module specification for '${mod}' (ModuleNotFoundError: No module named '${root}')\n`);
         return 1;
       }
-      const { sglangLaunchMain, trtllmServeMain, vllmMain } = await import('./engine-cli.mjs');
+      const { sglangLaunchMain, trtllmServeMain, vllmApiServerMain, vllmMain } = await import('./engine-cli.mjs');
       const version = moduleVersion(pkgs, root);
       if (mod === 'sglang.launch_server') return sglangLaunchMain(rest, { version }).then(() => null);
-      if (mod === 'vllm.entrypoints.openai.api_server') return vllmMain(['serve', ...rest], { version, processEnv: process.env }).then(() => null);
+      if (mod === 'vllm.entrypoints.openai.api_server') return vllmApiServerMain(rest, { version, processEnv: process.env }).then(() => null);
       if (mod === 'vllm.entrypoints.cli.main') return vllmMain(rest, { version, processEnv: process.env }).then(() => null);
       if (mod === 'tensorrt_llm.commands.serve') return trtllmServeMain(rest, { version, python: prog }).then(() => null);
       process.stderr.write(`${prog}: module '${mod}' is not part of the simulated box (simulated: sglang.launch_server, vllm.entrypoints.openai.api_server, tensorrt_llm.commands.serve).\n`);

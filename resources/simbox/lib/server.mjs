@@ -11,6 +11,10 @@ import { cudaOomMessage, makeLogger, traceback } from './pylog.mjs';
 import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './text.mjs';
 import { loadConfig, MARKER_LINE, memoryInUse, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
 import { hash32 } from './rng.mjs';
+import { floatRepr } from './pyfmt.mjs';
+import { versionCompare } from './version.mjs';
+
+const atLeast = (version, v) => versionCompare(version, v) >= 0;
 
 const GiB = 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
@@ -47,6 +51,7 @@ export async function runServer(spec) {
   if (spec.engine === 'vllm') {
     log.info('api_server.py', `vLLM API server version ${spec.version}`);
     log.info('utils.py', `non-default args: ${spec.nonDefaultArgs ?? '{}'}`);
+    for (const [file, msg] of spec.apiWarnings ?? []) log.warn(file, msg);
   } else if (spec.engine === 'sglang') {
     log.info('server_args.py', `server_args=${spec.nonDefaultArgs ?? 'ServerArgs()'}`);
   } else {
@@ -66,8 +71,18 @@ export async function runServer(spec) {
     server = bound.server;
   }
 
+  // The engine's own config checks that fail while the API server builds the engine config (vllm-config.mjs).
+  const configError = spec.configError ?? null;
+  if (configError?.where === 'api' && configError.beforeModel) {
+    log.raw(traceback(configError.frames, configError.exception), 'api');
+    die(1);
+  }
   if (hubError) {
     log.raw(hubError, 'api');
+    die(1);
+  }
+  if (configError?.where === 'api') {
+    log.raw(traceback(configError.frames, configError.exception), 'api');
     die(1);
   }
   if (visible.invalid !== null || visible.gpus.length === 0) {
@@ -117,19 +132,30 @@ export async function runServer(spec) {
     log.info('model.py', `Using max model len ${profile.maxModelLen}`);
     log.info('scheduler.py', `Chunked prefill is enabled with max_num_batched_tokens=${profile.maxBatchedTokens}.`);
     await waitPhase(phases.process);
-    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${profile.spec ? `SpeculativeConfig(method='${profile.spec.algorithm.toLowerCase()}', model='${profile.spec.draftModel}', num_spec_tokens=${profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
+    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${spec.knobs.spec ? `SpeculativeConfig(method='${String(spec.knobs.spec.algorithm).toLowerCase()}', model='${spec.knobs.spec.draftModel}', num_spec_tokens=${spec.knobs.spec.steps ?? profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
     log.info('gpu_model_runner.py', `Starting to load model ${spec.model}...`, 'engine');
+    // The attention backend is chosen while the model's layers are built (vllm/attention/selector.py).
+    for (const [file, msg] of spec.engineLines ?? []) log.info(file, msg, 'engine');
+    if (configError?.where === 'engine') {
+      await waitPhase(phases.load / 4);
+      engineCoreFailure(log, configError);
+      die(1);
+    }
     if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 600);
     log.info('default_loader.py', `Loading weights took ${(phases.load * 0.8).toFixed(2)} seconds`, 'engine');
-    log.info('gpu_model_runner.py', `Model loading took ${profile.weightsGiB.toFixed(4)} GiB and ${phases.load.toFixed(6)} seconds`, 'engine');
+    // "%.4f GiB and" at 0.11.0, "%.4f GiB memory and" from 0.11.1, format_gib (str(round(x, 2))) from 0.14.0
+    // (vllm/v1/worker/gpu_model_runner.py at the tags).
+    const gib = (x) => floatRepr(Math.round(x * 100) / 100);
+    log.info('gpu_model_runner.py', `Model loading took ${atLeast(spec.version, '0.14.0') ? gib(profile.weightsGiB) : profile.weightsGiB.toFixed(4)} GiB${atLeast(spec.version, '0.11.1') ? ' memory' : ''} and ${phases.load.toFixed(6)} seconds`, 'engine');
     if (phases.compile > 0) {
       await waitPhase(phases.compile);
       log.info('backends.py', `Dynamo bytecode transform time: ${(phases.compile * 0.35).toFixed(2)} s`, 'engine');
       log.info('monitor.py', `torch.compile takes ${(phases.compile * 0.8).toFixed(2)} s in total`, 'engine');
     }
-    log.info('gpu_worker.py', `Available KV cache memory: ${profile.kvCacheGiB.toFixed(2)} GiB`, 'engine');
+    // "%.2f GiB" up to 0.13.0, format_gib from 0.14.0 (vllm/v1/worker/gpu_worker.py).
+    log.info('gpu_worker.py', `Available KV cache memory: ${atLeast(spec.version, '0.14.0') ? gib(profile.kvCacheGiB) : profile.kvCacheGiB.toFixed(2)} GiB`, 'engine');
     log.info('kv_cache_utils.py', `GPU KV cache size: ${profile.kvTokens.toLocaleString('en-US')} tokens`, 'engine');
     log.info('kv_cache_utils.py', `Maximum concurrency for ${profile.maxModelLen.toLocaleString('en-US')} tokens per request: ${(profile.kvTokens / profile.maxModelLen).toFixed(2)}x`, 'engine');
     holdMemory(profile.heldMiB);
@@ -137,7 +163,8 @@ export async function runServer(spec) {
     if (phases.graphs > 0) log.info('gpu_model_runner.py', `Graph capturing finished in ${Math.round(phases.graphs)} secs, took ${(0.2 + model.layers * 0.012).toFixed(2)} GiB`, 'engine');
     log.info('core.py', `init engine (profile, create kv cache, warmup model) took ${(phases.compile + phases.graphs + phases.warmup).toFixed(2)} seconds`, 'engine');
     await waitPhase(phases.warmup + phases.spec);
-    log.info('api_server.py', `Supported_tasks: ['generate']`);
+    // "Supported_tasks: %s" at 0.11.0, "Supported tasks: %s" from 0.11.1 (vllm/entrypoints/openai/api_server.py).
+    log.info('api_server.py', `${atLeast(spec.version, '0.11.1') ? 'Supported tasks' : 'Supported_tasks'}: ['generate']`);
     log.info('api_server.py', `Starting vLLM API server 0 on http://${spec.host ?? '0.0.0.0'}:${spec.port}`);
     log.info('launcher.py', 'Available routes are:');
     for (const [route, methods] of [['/openapi.json', 'GET, HEAD'], ['/docs', 'GET, HEAD'], ['/health', 'GET'], ['/load', 'GET'], ['/ping', 'POST'], ['/ping', 'GET'], ['/tokenize', 'POST'], ['/detokenize', 'POST'], ['/v1/models', 'GET'], ['/version', 'GET'], ['/v1/chat/completions', 'POST'], ['/v1/completions', 'POST'], ['/metrics', 'GET']]) {
@@ -156,14 +183,21 @@ export async function runServer(spec) {
     if (faults.oom) await failWithOomWhileLoading();
     await waitPhase(phases.load);
     holdMemory(profile.weightsGiB * GiB + 900);
-    log.info('', `Load weight end. type=${model.arch}, dtype=torch.bfloat16, avail mem=${(freeMiB / 1024 - profile.weightsGiB).toFixed(2)} GB, mem usage=${profile.weightsGiB.toFixed(2)} GB.`, 'engine');
+    log.info('', sglangLoadWeightEnd(spec.version, model, { elapsed: phases.load, availGB: freeMiB / 1024 - profile.weightsGiB, usageGB: profile.weightsGiB }), 'engine');
     const kvHalf = profile.kvCacheGiB / 2;
-    log.info('', `KV Cache is allocated. #tokens: ${profile.kvTokens}, K size: ${kvHalf.toFixed(2)} GB, V size: ${kvHalf.toFixed(2)} GB`, 'engine');
+    // python/sglang/srt/mem_cache/memory_pool.py: "dtype: …, " from 0.5.13; from 0.5.17 the line is gone from it.
+    if (!atLeast(spec.version, '0.5.17')) {
+      const dtype = atLeast(spec.version, '0.5.13') ? `dtype: ${sglangKvDtype(spec.knobs.kvCacheDtype)}, ` : '';
+      log.info('', `KV Cache is allocated. ${dtype}#tokens: ${profile.kvTokens}, K size: ${kvHalf.toFixed(2)} GB, V size: ${kvHalf.toFixed(2)} GB`, 'engine');
+    }
     holdMemory(profile.heldMiB);
+    // The "Capture cuda graph begin/end" lines of model_runner.py up to 0.5.13.post1; 0.5.14 logs another form
+    // (per role and backend) that the simulation does not reproduce, so it prints none.
+    const oldCaptureLines = !atLeast(spec.version, '0.5.14');
     if (phases.graphs > 0) {
-      log.info('', `Capture cuda graph begin. This can take up to several minutes. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024).toFixed(2)} GB`, 'engine');
+      if (oldCaptureLines) log.info('', `Capture cuda graph begin. This can take up to several minutes. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024).toFixed(2)} GB`, 'engine');
       await waitPhase(phases.graphs + phases.compile);
-      log.info('', `Capture cuda graph end. Time elapsed: ${(phases.graphs + phases.compile).toFixed(2)} s. mem usage=0.88 GB. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024 - 0.88).toFixed(2)} GB.`, 'engine');
+      if (oldCaptureLines) log.info('', `Capture cuda graph end. Time elapsed: ${(phases.graphs + phases.compile).toFixed(2)} s. mem usage=0.88 GB. avail mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024 - 0.88).toFixed(2)} GB.`, 'engine');
     }
     log.info('', `max_total_num_tokens=${profile.kvTokens}, chunked_prefill_size=${profile.chunkedPrefill ? profile.maxBatchedTokens : -1}, max_prefill_tokens=16384, max_running_requests=${profile.maxRunning}, context_len=${profile.maxModelLen}, available_gpu_mem=${((config.gpuModel.memoryMiB - profile.heldMiB) / 1024 - 0.88).toFixed(2)} GB`, 'engine');
     const bound = await bindPort(spec, state, faults);
@@ -185,7 +219,7 @@ export async function runServer(spec) {
       await waitPhase(phases.warmup);
       log.uvicorn(`127.0.0.1:${40000 + (pid % 20000)} - "GET /get_model_info HTTP/1.1" 200 OK`);
       await runInternalRequest(state, 6, 8);
-      log.info('', 'Prefill batch. #new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, ', 'engine');
+      log.info('', `${sglangBatchPrefix('Prefill', spec.version, 1)}#new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, `, 'engine');
       log.uvicorn(`127.0.0.1:${40001 + (pid % 20000)} - "POST /generate HTTP/1.1" 200 OK`);
       state.healthy = true;
       log.info('', 'The server is fired up and ready to roll!');
@@ -272,6 +306,44 @@ function portInUseFailure(spec, log) {
   }
 }
 
+/**
+ * SGLang's batch log prefix: "Prefill batch. " up to 0.5.3.post3, "Prefill batch [N], " at 0.5.4 (N: the forward
+ * count), "Prefill batch, " from 0.5.4.post1 (the count only with SGLANG_LOG_FORWARD_ITERS, default off)
+ * (python/sglang/srt/managers/scheduler_metrics_mixin.py at the tags).
+ */
+function sglangBatchPrefix(kind, version, forwardCount) {
+  if (!atLeast(version, '0.5.4')) return `${kind} batch. `;
+  if (!atLeast(version, '0.5.4.post1')) return `${kind} batch [${forwardCount}], `;
+  return `${kind} batch, `;
+}
+
+/** The KV pool's torch dtype SGLang logs (memory_pool.py `self.dtype`): the model's, or the fp8 one asked for. */
+function sglangKvDtype(kvCacheDtype) {
+  return { fp8_e4m3: 'torch.float8_e4m3fn', fp8_e5m2: 'torch.float8_e5m2' }[kvCacheDtype] ?? 'torch.bfloat16';
+}
+
+/**
+ * SGLang's "Load weight end." (python/sglang/srt/model_executor/model_runner.py): `type, dtype, avail mem, mem usage`
+ * up to 0.5.8.post1; `elapsed` first from 0.5.9; from 0.5.10 the checkpoint's quantisation
+ * (ModelConfig.get_quantization_config_log_str: quant_method plus bits / quant_algo / fmt of the HF config) instead
+ * of the dtype. Qwen's -FP8 checkpoints declare {quant_method: fp8, fmt: e4m3}, the -AWQ ones {quant_method: awq, bits: 4}.
+ */
+function sglangLoadWeightEnd(version, model, { elapsed, availGB, usageGB }) {
+  const tail = `avail mem=${availGB.toFixed(2)} GB, mem usage=${usageGB.toFixed(2)} GB.`;
+  if (!atLeast(version, '0.5.9')) return `Load weight end. type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
+  if (!atLeast(version, '0.5.10')) return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
+  const quant = { fp8: 'quant=fp8, fmt=e4m3, ', awq: 'quant=awq, bits=4, ' }[model.quant] ?? '';
+  return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, ${quant}${tail}`;
+}
+
+/** An exception raised in vLLM's engine core while it starts: its log lines, then the API server's RuntimeError. */
+function engineCoreFailure(log, { frames, exception }) {
+  log.error('core.py', 'EngineCore failed to start.');
+  const tb = traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 699, 'run_engine_core', 'engine_core = EngineCoreProc(*args, **kwargs)'], ...frames], exception);
+  for (const line of tb.trimEnd().split('\n')) log.error('core.py', line);
+  log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
+}
+
 function oomFailure(spec, log, config, profile) {
   const totalGiB = config.gpuModel.memoryMiB / 1024 - 0.8;
   const msg = cudaOomMessage({ tryGiB: Math.min(2.5, profile.weightsGiB / 8), totalGiB, freeMiB: 412.06, inUseGiB: totalGiB - 0.4 });
@@ -351,6 +423,8 @@ function bindPort(spec, state, faults) {
 function startEngine(spec, state, profile, config, log) {
   let lastStats = 0;
   let decodeSteps = 0;
+  // SGLang's forward counter (after the warm-up request's prefill), shown in 0.5.4's batch lines.
+  let forwardCount = 1;
   let promptTokensWindow = 0;
   let genTokensWindow = 0;
   state.engine = new LiveEngine(profile, {
@@ -360,10 +434,10 @@ function startEngine(spec, state, profile, config, log) {
       for (const e of step.emissions) genTokensWindow += e.tokens;
       if (spec.engine === 'sglang') {
         if (step.prefillSeqs > 0 && spec.logBatches !== false) {
-          log.info('', `Prefill batch. #new-seq: ${step.prefillSeqs}, #new-token: ${step.prefillTokens}, #cached-token: 0, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, #running-req: ${eng.core.running.length}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
-        } else if (step.decodeSeqs > 0 && ++decodeSteps % 40 === 0) {
+          log.info('', `${sglangBatchPrefix('Prefill', spec.version, ++forwardCount)}#new-seq: ${step.prefillSeqs}, #new-token: ${step.prefillTokens}, #cached-token: 0, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, #running-req: ${eng.core.running.length}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
+        } else if (step.decodeSeqs > 0 && (forwardCount++, ++decodeSteps % 40 === 0)) {
           const dt = step.end - step.start;
-          log.info('', `Decode batch. #running-req: ${step.decodeSeqs}, #token: ${eng.core.kvUsed}, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, cuda graph: ${step.decodeSeqs <= profile.cudaGraphMaxBs}, gen throughput (token/s): ${(step.decodeSeqs / dt).toFixed(2)}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
+          log.info('', `${sglangBatchPrefix('Decode', spec.version, forwardCount)}#running-req: ${step.decodeSeqs}, #token: ${eng.core.kvUsed}, token usage: ${(eng.core.kvUsed / profile.kvTokens).toFixed(2)}, cuda graph: ${step.decodeSeqs <= profile.cudaGraphMaxBs}, gen throughput (token/s): ${(step.decodeSeqs / dt).toFixed(2)}, #queue-req: ${eng.core.waiting.length}, `, 'engine');
         }
       }
       if (spec.engine === 'vllm' && step.end - lastStats >= 10) {

@@ -7,7 +7,7 @@ import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
-import { shellCommand, shellQuote } from '../../src/core/ssh/shell-quote';
+import { shellCommand, shellQuote } from '../../src/shared/shell-quote';
 import { execBinary } from '../../src/core/jobs/exec-binary';
 
 const COUNT = 10_000;

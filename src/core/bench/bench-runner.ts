@@ -6,7 +6,7 @@ import type { Workload } from '../../shared/bench/workload';
 import type { BoxTransport } from '../box/box-transport';
 import { boxFacts, inLoginEnv, runChecked, type EngineBox } from '../engines/engine-box';
 import { EngineInstaller } from '../engines/engine-installer';
-import { shellCommand } from '../ssh/shell-quote';
+import { shellCommand } from '../../shared/shell-quote';
 
 /** Benchmark runs' folders on the box (the client's saved JSON), relative to HOME. */
 export const BENCH_ROOT = '.servelab/bench';

@@ -2,7 +2,7 @@ import { ServelabError } from '../../shared/contract';
 import type { BoxTransport, TransferProgress } from '../box/box-transport';
 import type { EngineBox } from '../engines/engine-box';
 import { boxFacts, inLoginEnv, runChecked } from '../engines/engine-box';
-import { shellCommand, shellQuote } from '../ssh/shell-quote';
+import { shellCommand, shellQuote } from '../../shared/shell-quote';
 
 /** Datasets live here on the box, relative to HOME, each next to a `<file>.servelab.json` record of its origin. */
 export const DATASETS_ROOT = '.servelab/datasets';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { DEMO_LAB_HOST_ID, type Host } from '../../shared/model/host';
-import { shellQuote } from '../ssh/shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 import type { JobRegistry } from '../jobs/job-registry';
 import { LocalBoxTransport } from './local-box-transport';
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import { shellQuote } from '../ssh/shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 import type { RetryPolicy } from '../jobs/client-provider';
 import type { JobRegistry } from '../jobs/job-registry';
 import { LocalCommandChannel } from '../jobs/local-command-channel';

@@ -1,6 +1,6 @@
 import { ServelabError } from '../../shared/contract';
 import { dockerImage, engineOfImage, getAdapter, type EngineId } from '../../shared/engines';
-import { shellCommand } from '../ssh/shell-quote';
+import { shellCommand } from '../../shared/shell-quote';
 import {
   boxFacts,
   inLoginEnv,

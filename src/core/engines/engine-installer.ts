@@ -1,6 +1,6 @@
 import { ServelabError } from '../../shared/contract';
 import { getAdapter, type EngineId, type InstallSpec } from '../../shared/engines';
-import { shellCommand, shellQuote } from '../ssh/shell-quote';
+import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import {
   boxFacts,
   checkEngineVersion,

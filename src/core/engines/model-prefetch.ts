@@ -1,7 +1,7 @@
 import { ServelabError } from '../../shared/contract';
 import { classifyLog, getAdapter } from '../../shared/engines';
 import { HF_REPO_ID, ModelRevisionSchema, isBoxPath } from '../../shared/model/model-prefetch';
-import { shellQuote } from '../ssh/shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, type EngineBox } from './engine-box';
 import { EngineInstaller } from './engine-installer';
 

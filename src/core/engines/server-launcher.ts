@@ -3,7 +3,7 @@ import { ServelabError } from '../../shared/contract';
 import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { httpFailureOf } from '../box/http-request';
-import { shellCommand, shellQuote } from '../ssh/shell-quote';
+import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
 import { EngineInstaller } from './engine-installer';
 import { pulledImage, requireDocker } from './docker-images';

@@ -1,4 +1,4 @@
-import { shellQuote } from '../ssh/shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 import { runChecked, SERVERS_ROOT, type EngineBox } from './engine-box';
 import type { ServerRecord } from './server-launcher';
 

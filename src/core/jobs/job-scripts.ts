@@ -1,7 +1,7 @@
 // The POSIX sh scripts that run on the box for remote jobs. Each is sent to `sh -s` on stdin, so neither the
 // user's login shell nor `ps` ever sees them, and every value spliced in goes through shellQuote.
 import { randomBytes } from 'node:crypto';
-import { shellCommand, shellQuote } from '../ssh/shell-quote';
+import { shellCommand, shellQuote } from '../../shared/shell-quote';
 
 /** Where job folders live on the box, relative to the remote HOME. */
 export const REMOTE_JOBS_ROOT = '.servelab/jobs';

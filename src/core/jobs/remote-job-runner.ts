@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import { shellQuote } from '../ssh/shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 import { Utf8ChunkDecoder } from '../ssh/utf8-decoder';
 import { abortReason, Backoff, DEFAULT_RETRY_POLICY, isTransientConnectionError, withClient, type RetryPolicy, type SshClientProvider } from './client-provider';
 import { channelError, sshCommandChannel, type CommandChannel, type CommandChannelProvider, type RunningCommand } from './command-channel';

@@ -5,7 +5,7 @@ import { basename, dirname, join, posix } from 'node:path';
 import type { Client, SFTPWrapper, Stats } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { execCollect } from './exec';
-import { shellQuote } from './shell-quote';
+import { shellQuote } from '../../shared/shell-quote';
 
 export interface TransferOptions {
   /** Called as bytes move: bytes transferred so far and the file's size. */

@@ -4,6 +4,7 @@ import type { StudyDefinition, StudyState, Trial, StageDecision } from '../../sh
 import { estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig, type PlanEstimate } from '../../shared/study/planner';
 import type { GpuFacts, PlanContext } from '../../shared/study/plan-context';
 import { decideEngineStage, decideGrid, decideStage, recommendationOf } from '../../shared/study/decide';
+import { shellCommand } from '../../shared/shell-quote';
 import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
@@ -224,7 +225,7 @@ class StudyRun {
       if (this.deps.isDemo(host.hostId) && this.study.demoLab) {
         // The demo lab becomes the study's GPU (an A100 study on an A100), without touching real boxes.
         this.phase(`Configuring the demo lab as ${this.study.demoLab.count}× ${this.study.demoLab.gpu.toUpperCase()}`);
-        const r = await box.run(`simbox config --gpu ${this.study.demoLab.gpu} --count ${this.study.demoLab.count}\n`, { timeoutSeconds: 60 });
+        const r = await box.run(`${shellCommand(['simbox', 'config', '--gpu', this.study.demoLab.gpu, '--count', String(this.study.demoLab.count)])}\n`, { timeoutSeconds: 60 });
         if (r.code !== 0) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not configure the demo lab: ${r.stderr.trim()}`);
       }
     }

@@ -1,3 +1,4 @@
+import { shellQuote } from '../shell-quote';
 import { getAdapter } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
@@ -7,13 +8,8 @@ import type { EngineId } from '../engines/types';
  * only; what runs on a box is quoted by the transport.
  */
 
-const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/** A word as a POSIX shell reads it back: unchanged when nothing in it is special, else single-quoted. */
-export function shellWord(word: string): string {
-  if (PLAIN_WORD.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+/** A word as a POSIX shell reads it back: the same quoting as the commands that run on a box. */
+export const shellWord = shellQuote;
 
 /** `NAME=value … program args`, every word quoted as needed. */
 export function displayCommand(argv: readonly string[], env: Readonly<Record<string, string>> = {}): string {

@@ -7,6 +7,7 @@ import {
   type ExtraArgsCheck,
   type ServerConfig,
 } from '../../../../shared/engines';
+import { shellCommand } from '../../../../shared/shell-quote';
 import { HF_TOKEN_REF } from '../../../../shared/model/model-prefetch';
 
 export const DEFAULT_MODEL = 'Qwen/Qwen3-8B';
@@ -36,10 +37,8 @@ export function splitWords(text: string): string[] {
   return text.split(/\s+/).filter((word) => word !== '');
 }
 
-/** A shell-readable rendering of argv: words with anything but safe characters are single-quoted. */
-export function shellJoin(argv: readonly string[]): string {
-  return argv.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+/** A shell-readable rendering of argv, quoted exactly as the commands that run on a box. */
+export const shellJoin = shellCommand;
 
 export interface LaunchPlan {
   /** Field path → message, from the config schema and the number fields. */

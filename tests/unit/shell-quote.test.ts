@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { shellCommand, shellQuote } from './shell-quote';
+import { shellCommand, shellQuote } from '../../src/shared/shell-quote';
 
 /** Runs a command line through the local /bin/sh and returns the argv that printf received. */
 function roundTrip(words: string[]): string[] {

@@ -117,7 +117,7 @@ function startSshd(configPath: string, port: number): Promise<{ child: ChildProc
   const launch = sshdLaunches.get(configPath);
   const address = launch?.listenAddress ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const child = launch?.netns || launch?.hostname ? spawnIsolatedSshd(configPath, launch) : spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = launch?.netns || launch?.hostname || launch?.binSh ? spawnIsolatedSshd(configPath, launch) : spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     let done = false;
     const timer = setTimeout(() => finish(new Error(`sshd did not start listening within 10 s:\n${log}`)), 10_000);
@@ -166,13 +166,19 @@ interface SshdLaunch {
   listenAddress?: string;
   netns?: string;
   hostname?: string;
+  binSh?: string;
 }
 const sshdLaunches = new Map<string, SshdLaunch>();
 
-/** `ip netns exec NS unshare --uts sh -c "hostname H; exec sshd …"`: each exec keeps the PID, so the child is sshd. */
+/**
+ * `ip netns exec NS unshare --uts [--mount] sh -c "hostname H; mount --bind SH /bin/sh; exec sshd …"`: each exec keeps
+ * the PID, so the child is sshd. The mount namespace is private, so the bind mount is seen by sshd and its sessions only.
+ */
 function spawnIsolatedSshd(configPath: string, launch: SshdLaunch): ChildProcessByStdio<null, Readable, Readable> {
-  const script = `${launch.hostname ? `hostname '${launch.hostname}' && ` : ''}exec ${SSHD} -D -e -f '${configPath}'`;
-  const command = ['unshare', '--uts', 'sh', '-c', script];
+  const hostname = launch.hostname ? `hostname '${launch.hostname}' && ` : '';
+  const binSh = launch.binSh ? `mount --bind '${launch.binSh}' /bin/sh && ` : '';
+  const script = `${hostname}${binSh}exec ${SSHD} -D -e -f '${configPath}'`;
+  const command = ['unshare', '--uts', ...(launch.binSh ? ['--mount', '--propagation', 'private'] : []), 'sh', '-c', script];
   const [file, ...args] = launch.netns ? ['ip', 'netns', 'exec', launch.netns, ...command] : command;
   return spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -196,6 +202,11 @@ export interface TestSshdOptions {
   authorizedKeys?: string[];
   /** More sshd_config lines (e.g. AuthenticationMethods). */
   extraConfig?: string[];
+  /**
+   * An executable mounted over /bin/sh (through its symlink, so `sh` on PATH too) in a private mount namespace of
+   * sshd's own: every `sh` the sessions start is this shell, e.g. busybox (ash when called as sh). Root only.
+   */
+  binSh?: string;
 }
 
 export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSshd> {
@@ -298,8 +309,14 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
       '',
     ].join('\n');
     await writeFile(configPath, config);
-    if (opts.netns || opts.hostname || opts.listenAddress) {
-      sshdLaunches.set(configPath, { listenAddress, ...(opts.netns ? { netns: opts.netns } : {}), ...(opts.hostname ? { hostname: opts.hostname } : {}) });
+    if (opts.binSh && !isRoot) throw new Error('startTestSshd: binSh needs root (a mount namespace with a bind mount over /bin/sh).');
+    if (opts.netns || opts.hostname || opts.listenAddress || opts.binSh) {
+      sshdLaunches.set(configPath, {
+        listenAddress,
+        ...(opts.netns ? { netns: opts.netns } : {}),
+        ...(opts.hostname ? { hostname: opts.hostname } : {}),
+        ...(opts.binSh ? { binSh: opts.binSh } : {}),
+      });
     }
     run(SSHD, ['-t', '-f', configPath]);
     child = (await startSshd(configPath, port)).child;

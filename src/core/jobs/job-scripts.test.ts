@@ -2,7 +2,7 @@
 // the same shell code the box runs, without SSH in between.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
@@ -113,6 +113,14 @@ describe('job scripts under the local sh', () => {
     const result = await runSh(launchScript({ id, argv: ['true'], cwd: '~/no such folder', env: {}, secretEnv: {} }));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no such folder');
+  });
+
+  it('enters a relative working folder whose name starts with a dash instead of reading it as an option of cd', async () => {
+    for (const cwd of ['-', '-P', '-L x']) {
+      await mkdir(join(home, cwd), { recursive: true });
+      const { dir } = await launch(['pwd', '-P'], { cwd });
+      expect((await streamAll(dir)).log.toString()).toBe(`${join(home, cwd)}\n`);
+    }
   });
 
   it('reports a job whose process vanished without an exit code as lost', async () => {

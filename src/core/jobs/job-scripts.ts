@@ -23,11 +23,14 @@ export function isEnvName(value: string): boolean {
   return ENV_NAME.test(value);
 }
 
-/** A folder for sh: `~` and `~/…` become "$HOME"…, anything else is quoted as is. */
+/**
+ * A folder for sh: `~` and `~/…` become "$HOME"…, anything else is quoted as is, except that a relative folder
+ * starting with `-` gets `./` in front (cd would take it as an option, and `cd -` goes to the previous folder).
+ */
 export function remotePathExpr(path: string): string {
   if (path === '~') return '"$HOME"';
   if (path.startsWith('~/')) return `"$HOME"/${shellQuote(path.slice(2) || '.')}`;
-  return shellQuote(path);
+  return shellQuote(path.startsWith('-') ? `./${path}` : path);
 }
 
 export interface LaunchParams {

@@ -34,25 +34,25 @@ interface ShellUnderTest {
 }
 
 const SHELLS: ShellUnderTest[] = [
-  { name: 'dash', exe: '/usr/bin/dash', count: 10_000, runs: 24, jobs: 12 },
+  { name: 'dash', exe: '/usr/bin/dash', count: 10_000, runs: 48, jobs: 24 },
   {
     name: 'bash --posix',
     // Named sh, as on boxes whose /bin/sh is bash: it reads the login profile, then parses everything in POSIX mode
     // (asserted below). `bash --posix -l` itself would skip ~/.profile, which no box's sh does.
     binSh: (scratch) => wrapper(scratch, 'bash-as-sh', '#!/usr/bin/bash\nexec -a sh /usr/bin/bash "$@"\n'),
     exe: '/usr/bin/bash',
-    count: 4_000,
-    runs: 16,
-    jobs: 8,
+    count: 10_000,
+    runs: 32,
+    jobs: 16,
   },
   {
     name: 'busybox ash',
     // A wrapper rather than the binary itself, so /proc/<pid>/exe names busybox instead of the mount point.
     binSh: (scratch) => wrapper(scratch, 'busybox-sh', '#!/usr/bin/busybox sh\nexec /usr/bin/busybox sh "$@"\n'),
     exe: '/usr/bin/busybox',
-    count: 4_000,
-    runs: 16,
-    jobs: 8,
+    count: 10_000,
+    runs: 32,
+    jobs: 16,
   },
 ];
 

@@ -9,7 +9,7 @@ import { runImport } from './commands/import';
 import { runBench } from './commands/bench';
 import { runRun } from './commands/run';
 import { runReport } from './commands/report';
-import type { CliIo } from './cli-io';
+import { terminalSafeIo, type CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
 
 export const USAGE = `${APP_NAME} ${APP_VERSION}: find the fastest way to serve an LLM on your own GPU boxes.
@@ -36,7 +36,16 @@ Commands:
 
 Run \`servelab <command> --help\` for a command's options.`;
 
-export async function runCli(argv: string[], io: CliIo, rendererDir: string): Promise<number> {
+export async function runCli(argv: string[], rawIo: CliIo, rendererDir: string): Promise<number> {
+  const safe = terminalSafeIo(rawIo);
+  try {
+    return await runCommand(argv, safe.io, rendererDir);
+  } finally {
+    safe.end();
+  }
+}
+
+async function runCommand(argv: string[], io: CliIo, rendererDir: string): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'inventory':
@@ -87,6 +96,7 @@ if (isEntry || launchedByBin) {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
+    isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
   };
   runCli(process.argv.slice(2), io, join(here, '../renderer'))
     .then((code) => {

@@ -66,7 +66,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
 
   const text = RENDERERS[command.format](project);
   if (command.out === undefined) {
-    io.stdout(text);
+    (io.document ?? io.stdout)(text);
     return 0;
   }
   try {

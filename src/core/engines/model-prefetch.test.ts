@@ -130,3 +130,64 @@ describe('prefetchModel before any job', () => {
     expect(notInstalled.message).toContain('install it first');
   });
 });
+
+describe('prefetchModel reading the job log', () => {
+  /** A box whose engine is installed and whose prefetch job prints `chunks` (the same string objects, repeated). */
+  function streamingBox(chunks: () => Iterable<string>, code: number): EngineBox {
+    return {
+      hostId: 'h',
+      async run(script) {
+        if (script.includes('SERVELAB_HOME')) return { stdout: 'SERVELAB_HOME=/home/u\nSERVELAB_PATH=/usr/bin\n', stderr: '', code: 0 };
+        return { stdout: 'present\n', stderr: '', code: 0 };
+      },
+      jobs() {
+        return {
+          async start() {
+            return {
+              id: 'job',
+              async stream(onChunk: (text: string, offset: number, end: number) => void) {
+                let offset = 0;
+                for (const chunk of chunks()) {
+                  onChunk(chunk, offset, offset + chunk.length);
+                  offset += chunk.length;
+                }
+                return code;
+              },
+            };
+          },
+        } as unknown as ReturnType<EngineBox['jobs']>;
+      },
+      async httpRequest() {
+        throw new Error('unused');
+      },
+    };
+  }
+  // 1 MiB of warnings in 16 long lines.
+  const noise = `${'W'.repeat(64 * 1024 - 1)}\n`.repeat(16);
+  const done = 'SERVELAB_PREFETCH_DONE {"path":"/c/snapshots/abc","revision":"abc","files":3,"downloaded":3}\n';
+
+  it('reads a log longer than a string can hold, keeping only its tail (and the done line)', { timeout: 60_000 }, async () => {
+    // 600 MiB: more than V8's longest string (2^29 - 24 characters), so a job log kept whole cannot even be built.
+    const result = await prefetchModel(
+      streamingBox(function* () {
+        yield 'SERVELAB_PREFETCH 0/3 org/m@abc\n';
+        yield done;
+        for (let i = 0; i < 600; i++) yield noise;
+      }, 0),
+      { engine: 'vllm', version: '0.11.0', model: 'org/m' },
+    );
+    expect(result).toMatchObject({ ok: true, revision: 'abc', files: 3, downloaded: 3, localPath: '/c/snapshots/abc' });
+  });
+
+  it('explains a failure from the end of a long log', { timeout: 60_000 }, async () => {
+    const error = await prefetchModel(
+      streamingBox(function* () {
+        for (let i = 0; i < 40; i++) yield noise;
+        yield 'huggingface_hub.errors.RepositoryNotFoundError: 404 Client Error. Repository Not Found for url: https://huggingface.co/api/models/org/m\n';
+      }, 1),
+      { engine: 'vllm', version: '0.11.0', model: 'org/m' },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServelabError);
+    expect((error as ServelabError).message).toMatch(/Could not download org\/m: .*(not found|Repository Not Found)/i);
+  });
+});

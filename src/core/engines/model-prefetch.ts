@@ -2,6 +2,7 @@ import { ServelabError } from '../../shared/contract';
 import { classifyLog, getAdapter } from '../../shared/engines';
 import { HF_REPO_ID, ModelRevisionSchema, isBoxPath } from '../../shared/model/model-prefetch';
 import { shellQuote } from '../../shared/shell-quote';
+import { TextTail } from '../../shared/text-tail';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, type EngineBox } from './engine-box';
 import { EngineInstaller } from './engine-installer';
 
@@ -39,6 +40,10 @@ export interface PrefetchResult {
   downloaded: number;
   message: string;
 }
+
+/** How much of the end of a prefetch job's log is kept to explain a failure. */
+export const PREFETCH_LOG_TAIL_CHARS = 256 * 1024;
+const MAX_LINE_CHARS = 64 * 1024;
 
 /** Marks the script for readers of the command (and for the simulated box, which recognises it by this line). */
 export const PREFETCH_SCRIPT_MARKER = '# servelab-prefetch';
@@ -150,21 +155,29 @@ export async function prefetchModel(box: EngineBox, request: PrefetchRequest): P
   });
   request.onJob?.(handle.id);
 
-  let log = '';
+  // Only the log's tail is kept (the failure is read from it) and the done line; the job's whole log stays on the box.
+  const tail = new TextTail(PREFETCH_LOG_TAIL_CHARS);
+  let doneLine = '';
   let partial = '';
+  const onLine = (line: string) => {
+    const progress = parseProgressLine(line);
+    if (progress) request.onProgress?.(progress);
+    else if (line.startsWith('SERVELAB_PREFETCH_DONE ')) doneLine = line;
+  };
   const code = await handle.stream((text) => {
-    log += text;
+    tail.push(text);
     request.onLog?.(text);
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) {
-      const progress = parseProgressLine(line);
-      if (progress) request.onProgress?.(progress);
-    }
+    // A line this long is neither progress nor the done line: it is not kept whole either.
+    if (partial.length > MAX_LINE_CHARS) partial = '';
+    lines.forEach(onLine);
   });
+  onLine(partial);
 
-  const done = code === 0 ? parseDoneLine(log) : null;
+  const done = code === 0 ? parseDoneLine(doneLine) : null;
   if (!done) {
+    const log = tail.text;
     const verdict = classifyLog(log, { engine, exited: true });
     const cause = verdict.class === 'unknown' ? lastLines(log, 3) || `exit status ${code}` : `${verdict.evidence}. ${verdict.hint}`;
     throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not download ${model}: ${cause}`, {

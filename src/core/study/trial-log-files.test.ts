@@ -49,6 +49,35 @@ describe('TrialLogFiles', () => {
     expect(await readFile(files.benchLogPath('engine/vllm/w/r1'), 'utf8')).toMatch(/Result =+\nrerun\n$/);
   });
 
+  it('caps each log: past the bound the file becomes <file>.1 (replacing an older one) and a new one begins', async () => {
+    const files = new TrialLogFiles(join(dir, 'logs'), () => {}, 1000);
+    const lines = Array.from({ length: 300 }, (_, i) => `server line ${String(i).padStart(4, '0')}\n`);
+    for (const line of lines) files.appendServer('srv-a', line);
+    await files.flush();
+    const path = files.serverLogPath('srv-a');
+    expect((await readdir(join(dir, 'logs'))).sort()).toEqual([basename(path), `${basename(path)}.1`]);
+    const current = await readFile(path, 'utf8');
+    const previous = await readFile(`${path}.1`, 'utf8');
+    expect(Buffer.byteLength(current)).toBeLessThanOrEqual(1000);
+    expect(Buffer.byteLength(previous)).toBeLessThanOrEqual(1000);
+    // The two generations are the end of the log, in order and whole.
+    expect(lines.join('').endsWith(previous + current)).toBe(true);
+    expect(current.endsWith('server line 0299\n')).toBe(true);
+
+    // A later run (a resumed study) counts what the file already holds.
+    const again = new TrialLogFiles(join(dir, 'logs'), () => {}, 1000);
+    for (const line of lines) again.appendServer('srv-a', line);
+    await again.flush();
+    expect(Buffer.byteLength(await readFile(path, 'utf8'))).toBeLessThanOrEqual(1000);
+
+    // readTail reaches into the previous generation when the current file is shorter than asked.
+    const currentBytes = Buffer.byteLength(await readFile(path, 'utf8'));
+    const tail = await readTail(path, currentBytes + 500);
+    expect(tail!.text.length).toBeGreaterThan(currentBytes);
+    expect(lines.join('').endsWith(tail!.text)).toBe(true);
+    expect(tail!.truncated).toBe(true);
+  });
+
   it('reports a failed write once per file and goes on', async () => {
     await writeFile(join(dir, 'not-a-folder'), 'x');
     const errors: string[] = [];

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, open } from 'node:fs/promises';
+import { appendFile, mkdir, open, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** How much of each log `readTail` returns at most: enough to read a failure, small enough for one IPC message. */
 export const TRIAL_LOG_TAIL_BYTES = 1024 * 1024;
+
+/**
+ * The bound on one log file. An append that would pass it first renames the file to `<file>.1` (replacing an older
+ * one) and starts a new file, so a log never takes more than twice this on disk and its end is always kept.
+ */
+export const TRIAL_LOG_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
  * A file name for any id: the readable part (letters, digits, `.`, `_`, `-`; others become `_`) plus a short hash of
@@ -21,8 +27,32 @@ export interface LogTail {
   truncated: boolean;
 }
 
-/** The last `maxBytes` of a file (from the first whole line, so no line or character is cut), or null when absent. */
+/**
+ * The last `maxBytes` of a log (from the first whole line, so no line or character is cut), reaching into the
+ * previous generation (`<file>.1`) when the current file is shorter; null when there is no log.
+ */
 export async function readTail(path: string, maxBytes: number = TRIAL_LOG_TAIL_BYTES): Promise<LogTail | null> {
+  const current = await readLastBytes(path, maxBytes);
+  if (current === null) return null;
+  let bytes = current.bytes;
+  let cut = current.cut;
+  if (!cut && bytes.length < maxBytes) {
+    const previous = await readLastBytes(`${path}.1`, maxBytes - bytes.length);
+    if (previous) {
+      bytes = Buffer.concat([previous.bytes, bytes]);
+      cut = previous.cut;
+    }
+  }
+  let text = bytes.toString('utf8');
+  if (cut) {
+    const newline = text.indexOf('\n');
+    text = newline === -1 ? '' : text.slice(newline + 1);
+  }
+  return { text, truncated: cut };
+}
+
+/** The last `maxBytes` of a file and whether anything came before them; null when absent. */
+async function readLastBytes(path: string, maxBytes: number): Promise<{ bytes: Buffer; cut: boolean } | null> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -35,12 +65,7 @@ export async function readTail(path: string, maxBytes: number = TRIAL_LOG_TAIL_B
     const start = Math.max(0, size - maxBytes);
     const buffer = Buffer.alloc(size - start);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-    let text = buffer.subarray(0, bytesRead).toString('utf8');
-    if (start > 0) {
-      const newline = text.indexOf('\n');
-      text = newline === -1 ? '' : text.slice(newline + 1);
-    }
-    return { text, truncated: start > 0 };
+    return { bytes: buffer.subarray(0, bytesRead), cut: start > 0 };
   } finally {
     await handle.close();
   }
@@ -50,16 +75,18 @@ export async function readTail(path: string, maxBytes: number = TRIAL_LOG_TAIL_B
  * The study's per-trial logs beside the project, `<name>.servelab-data/logs/`: each server's own log
  * (`<serverId>.server.log`, shared by every trial of that server) and each trial's benchmark output
  * (`<trial>.bench.log`). Text is appended as it streams, in order per file; a failed write is reported once per file
- * and does not stop the study.
+ * and does not stop the study. Each file is capped at `maxFileBytes` (see TRIAL_LOG_MAX_BYTES).
  */
 export class TrialLogFiles {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly failed = new Set<string>();
+  private readonly sizes = new Map<string, number>();
   private made: Promise<unknown> | undefined;
 
   constructor(
     readonly dir: string,
     private readonly onError: (file: string, error: Error) => void = () => {},
+    private readonly maxFileBytes: number = TRIAL_LOG_MAX_BYTES,
   ) {}
 
   serverLogPath(serverId: string): string {
@@ -90,7 +117,7 @@ export class TrialLogFiles {
     const previous = this.queues.get(file) ?? Promise.resolve();
     const next = previous
       .then(() => made)
-      .then(() => appendFile(file, text, { encoding: 'utf8', mode: 0o644 }))
+      .then(() => this.write(file, text))
       .catch((error: unknown) => {
         if (this.failed.has(file)) return;
         this.failed.add(file);
@@ -100,5 +127,17 @@ export class TrialLogFiles {
     void next.then(() => {
       if (this.queues.get(file) === next) this.queues.delete(file);
     });
+  }
+
+  private async write(file: string, text: string): Promise<void> {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    let size = this.sizes.get(file);
+    if (size === undefined) size = await stat(file).then((s) => s.size, () => 0);
+    if (size > 0 && size + bytes > this.maxFileBytes) {
+      await rename(file, `${file}.1`);
+      size = 0;
+    }
+    await appendFile(file, text, { encoding: 'utf8', mode: 0o644 });
+    this.sizes.set(file, size + bytes);
   }
 }

@@ -50,6 +50,28 @@ describe('attachTtyPrompts', () => {
     expect(tty.shown()).not.toContain('pw\n');
   });
 
+  it('shows what the server sent (keyboard-interactive name, instructions, prompts) without escape sequences', async () => {
+    const broker = new PromptBroker();
+    const tty = fakeTty();
+    attachTtyPrompts(broker, tty);
+    const answer = broker.ask(
+      request({
+        kind: 'keyboard-interactive',
+        title: 'Login\u001b]0;owned\u0007',
+        message: 'Welcome\u001b[2J\u001b[H',
+        prompts: [{ text: 'Code\u001b]52;c;ZWNobyBoaQ==\u0007:', echo: true }],
+      }),
+    );
+    await tick();
+    tty.input.write('1\r');
+    expect(await answer).toEqual({ answers: ['1'], remember: false });
+    // (readline's own line editing adds cursor moves before the prompt.)
+    expect(tty.shown()).toContain('Login\nWelcome\n');
+    expect(tty.shown()).toContain('Code: ');
+    expect(tty.shown()).not.toContain('\u001b]');
+    expect(tty.shown()).not.toContain('\u001b[2J');
+  });
+
   it('cancels on Ctrl-C', async () => {
     const broker = new PromptBroker();
     const tty = fakeTty();

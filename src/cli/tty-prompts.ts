@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline';
 import { ServelabError } from '../shared/contract';
 import type { PendingPrompt, PromptBroker } from '../core/ssh/prompt-broker';
+import { terminalSafe } from '../shared/terminal-text';
 
 /** The streams a terminal front end uses; process.stdin / process.stderr by default. */
 export interface TtyPromptOptions {
@@ -50,10 +51,12 @@ export function attachTtyPrompts(broker: PromptBroker, opts: TtyPromptOptions = 
     chain = chain.then(async () => {
       if (cancelled.has(prompt.id)) return;
       const answers: string[] = [];
-      const heading = [prompt.title, prompt.message].filter((line) => line.trim() !== '');
+      // Keyboard-interactive name, instructions and prompts are the server's text: shown without escape sequences.
+      const heading = [prompt.title, prompt.message].map(shown).filter((line) => line.trim() !== '');
       if (heading.length > 0) output.write(`${heading.join('\n')}\n`);
       for (const field of prompt.prompts) {
-        const text = /\s$/.test(field.text) ? field.text : `${field.text} `;
+        const fieldText = shown(field.text);
+        const text = /\s$/.test(fieldText) ? fieldText : `${fieldText} `;
         const answer = field.echo ? await readEchoed(input, output, text) : await readHidden(input, output, text);
         if (answer === null || cancelled.has(prompt.id)) {
           broker.cancel(prompt.id);
@@ -137,4 +140,8 @@ function readHidden(input: NonNullable<TtyPromptOptions['input']>, output: NodeJ
     };
     input.on('data', onData);
   });
+}
+
+function shown(text: string): string {
+  return terminalSafe(text, { keepColors: false });
 }

@@ -346,6 +346,9 @@ describe.each(SHELLS)('shellQuote over a real sshd with $name as /bin/sh', (shel
     );
   });
 
+});
+
+describe('shellQuote', () => {
   it('refuses NUL, which no argument can carry', () => {
     expect(() => shellQuote('a\0b')).toThrow(/NUL/);
     expect(() => shellCommand(['ok', '\0'])).toThrow(/NUL/);

@@ -2,7 +2,7 @@
 // the same shell code the box runs, without SSH in between.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
@@ -77,7 +77,7 @@ describe('job scripts under the local sh', () => {
     const { log, end } = await streamAll(dir);
     expect(log.toString()).toBe('A=b c\nhéllo\n');
     expect(end).toEqual({ kind: 'exit', code: 7 });
-    expect((await readdir(dir)).sort()).toEqual(['.launch', 'boot', 'command', 'exit', 'log', 'pgid', 'pid', 'started']);
+    expect((await readdir(dir)).sort()).toEqual(['.launch', 'boot', 'command', 'exit', 'log', 'pgid', 'pgstart', 'pid', 'started']);
     expect((await readFile(join(dir, 'exit'), 'utf8')).trim()).toBe('7');
     expect(await readFile(join(dir, 'pid'), 'utf8')).toBe(await readFile(join(dir, 'pgid'), 'utf8'));
     expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 7\n');
@@ -129,6 +129,30 @@ describe('job scripts under the local sh', () => {
     const pid = Number(await readFile(join(dir, 'pid'), 'utf8'));
     try {
       await writeFile(join(dir, 'boot'), 'another-boot\n');
+      expect((await runSh(statusScript(dir))).stdout.toString()).toMatch(/^lost /);
+    } finally {
+      process.kill(-pid, 'SIGKILL');
+    }
+  });
+
+  it('does not run the job when it cannot record its pid, and says why (M1)', async () => {
+    const id = newJobId();
+    const dir = join(home, '.servelab/jobs', id);
+    const marker = join(home, `ran-${id}`);
+    // What a full disk does to the wrapper's first write, without a full disk: the pid file cannot be written.
+    await mkdir(join(dir, 'pgid.tmp'), { recursive: true });
+    const result = await runSh(launchScript({ id, argv: ['sh', '-c', `: > ${marker}; sleep 30`], env: {}, secretEnv: {} }));
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/could not record its pid .* was not run/);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+
+  it('reports a pid whose process has another start time than the one recorded (a reused pid) as lost', async () => {
+    const { dir } = await launch(['sleep', '30']);
+    const pid = Number(await readFile(join(dir, 'pid'), 'utf8'));
+    try {
+      await writeFile(join(dir, 'pgstart'), '1\n');
       expect((await runSh(statusScript(dir))).stdout.toString()).toMatch(/^lost /);
     } finally {
       process.kill(-pid, 'SIGKILL');

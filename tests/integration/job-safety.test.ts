@@ -3,7 +3,7 @@
 // never an untracked orphan on a full disk, and never a folder others can write to.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, readFile, rm, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestSshd } from '../helpers/sshd';
@@ -220,9 +220,9 @@ describe('the stop report is never falsely clean (M6)', () => {
 });
 
 describe('remote folders others can write to (M4)', () => {
-  it('refuses to launch into a group-writable ~/.servelab/jobs and names the fix', async () => {
-    const jobs = join(sshd.homeDir, '.servelab', 'jobs');
-    await mkdir(jobs, { recursive: true });
+  it.each(['jobs', 'engines'])('refuses to launch while ~/.servelab/%s is group-writable, and names the fix', async (folder) => {
+    const jobs = join(sshd.homeDir, '.servelab', folder);
+    await box.run(`mkdir -p -m 700 "$HOME"/.servelab/${folder}\n`, { timeoutSeconds: 30 });
     const before = (await stat(jobs)).mode & 0o777;
     await chmod(jobs, 0o775);
     try {
@@ -231,7 +231,7 @@ describe('remote folders others can write to (M4)', () => {
         .start({ command: ['sleep', '300'] })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ServelabError);
-      expect((error as Error).message).toContain('.servelab/jobs');
+      expect((error as Error).message).toContain(`.servelab/${folder} is owned by`);
       expect((error as Error).message).toContain('chmod 700');
       const ps = spawnSync('ps', ['-u', sshd.user, '-o', 'args='], { encoding: 'utf8' }).stdout;
       expect(ps.split('\n').filter((l) => l.trim() === 'sleep 300')).toEqual([]);

@@ -3,6 +3,7 @@ import type { BoxTransport, TransferProgress } from '../box/box-transport';
 import type { EngineBox } from '../engines/engine-box';
 import { boxFacts, inLoginEnv, runChecked } from '../engines/engine-box';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
+import { REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 
 /** Datasets live here on the box, relative to HOME, each next to a `<file>.servelab.json` record of its origin. */
 export const DATASETS_ROOT = '.servelab/datasets';
@@ -113,7 +114,7 @@ export class DatasetStore {
     checkUrl(url);
     const dir = await this.dir();
     const dest = `${dir}/${file}`;
-    await runChecked(this.box, `create ${dir}`, `mkdir -p ${shellQuote(dir)}\n`);
+    await runChecked(this.box, `create ${dir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(dir)}\n`);
     const facts = await boxFacts(this.box);
     const handle = await this.box.jobs().start({ command: inLoginEnv(facts, ['python3', '-c', FETCH_SCRIPT, url, dest]), label: `dataset ${file}` });
     let log = '';
@@ -149,7 +150,7 @@ export class DatasetStore {
     checkFileName(file);
     const dir = await this.dir();
     const dest = `${dir}/${file}`;
-    await runChecked(this.box, `generate ${file}`, `mkdir -p ${shellQuote(dir)} && ${shellCommand(['simbox', 'make-sharegpt', dest, '--count', String(count)])}\n`, { timeoutSeconds: 300 });
+    await runChecked(this.box, `generate ${file}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(dir)} && ${shellCommand(['simbox', 'make-sharegpt', dest, '--count', String(count)])}\n`, { timeoutSeconds: 300 });
     const { sha256, bytes } = await this.hash(dest);
     return this.record({ file, path: dest, sha256, bytes, source: 'synthetic', origin: `simbox make-sharegpt --count ${count}`, storedAt: new Date().toISOString() });
   }
@@ -204,7 +205,7 @@ printf 'SERVELAB_TAIL %s\\n' "$(tail -c 4096 "$f" | tr -d ' \\t\\r\\n' | tail -c
   }
 
   private async record(record: DatasetRecord): Promise<DatasetRecord> {
-    await runChecked(this.box, 'record the dataset', `cat > ${shellQuote(`${record.path}.servelab.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+    await runChecked(this.box, 'record the dataset', `umask 077\ncat > ${shellQuote(`${record.path}.servelab.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
     return record;
   }
 }

@@ -6,7 +6,7 @@ import { httpFailureOf } from '../box/http-request';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
 import { EngineInstaller } from './engine-installer';
-import { isJobId, JOB_ALIVE_FUNCTIONS, remotePathExpr } from '../jobs/job-scripts';
+import { isJobId, JOB_ALIVE_FUNCTIONS, remotePathExpr, REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 import { parseServerRecord } from './server-records';
 import { pulledImage, requireDocker } from './docker-images';
 
@@ -323,12 +323,12 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   const env: Record<string, string> = mode === 'docker' ? {} : { ...built.env };
   if (gpus.length > 0 && mode === 'env') env.CUDA_VISIBLE_DEVICES = gpus.join(',');
 
-  await runChecked(box, `create ${serverDir}`, `mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
+  await runChecked(box, `create ${serverDir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
   // Created by us before docker would create it as root.
   if (mode === 'docker') await runChecked(box, `create ${hfCacheDir}`, `mkdir -p ${shellQuote(hfCacheDir)}\n`);
   for (const file of built.extraFiles ?? []) {
     const path = file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`;
-    await runChecked(box, `write ${path}`, `mkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
+    await runChecked(box, `write ${path}`, `umask 077\nmkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
   }
 
   const handle = await box.jobs().start({
@@ -357,7 +357,7 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     ...(gpus.length > 0 ? { gpus } : {}),
     ...(request.owner !== undefined ? { owner: request.owner } : {}),
   };
-  await runChecked(box, 'record the server', `cat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+  await runChecked(box, 'record the server', `umask 077\ncat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
   const server = new RunningServer(box, record, handle);
   if (request.onLog) server.onLogText(request.onLog);
   if (request.onState) server.onState(request.onState);

@@ -13,6 +13,7 @@ import { newJobId } from '../../src/core/jobs/job-scripts';
 import { listServerRecords } from '../../src/core/engines/server-records';
 import { newServerId, readServerRecord, stopRecordedServer, type ServerRecord } from '../../src/core/engines/server-launcher';
 import { ServelabError } from '../../src/shared/contract';
+import { DatasetStore } from '../../src/core/bench/dataset-store';
 
 let lab: SimboxOverSsh;
 let sshd: TestSshd;
@@ -279,5 +280,34 @@ describe('a launch on a full disk (M1)', () => {
       }
       spawnSync('umount', ['-l', root]);
     }
+  });
+});
+
+describe('records read back from the box are parsed, not trusted (L10)', () => {
+  it('names what is wrong with a damaged server record instead of failing as INTERNAL', async () => {
+    const good = await fakeServerRecord(newJobId(), join(sshd.homeDir, '.servelab', 'jobs', 'gone'));
+    await box.run(`cat > "$HOME"/.servelab/servers/${good.serverId}/server.json\n`, { stdin: `${JSON.stringify({ ...good, engine: 'bogus' })}\n`, timeoutSeconds: 30 });
+    const error = await readServerRecord(box, good.serverId)
+      .then((record) => stopRecordedServer(box, record))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServelabError);
+    expect((error as ServelabError).code).toBe('REMOTE_COMMAND_FAILED');
+    expect((error as Error).message).toMatch(/server record .*server\.json.* is damaged: engine/);
+    // The list leaves it out rather than failing as a whole.
+    expect((await listServerRecords(box)).map((r) => r.serverId)).not.toContain(good.serverId);
+  });
+
+  it('names a damaged dataset record instead of calling the dataset absent', async () => {
+    const store = new DatasetStore(box);
+    const dir = await store.dir();
+    const record = { file: 'tiny.json', path: `${dir}/tiny.json`, sha256: 'a'.repeat(64), bytes: 'lots', source: 'upload', origin: 'tiny.json', storedAt: new Date().toISOString() };
+    await box.run(`mkdir -p "$HOME"/.servelab/datasets && printf '[]' > "$HOME"/.servelab/datasets/tiny.json && cat > "$HOME"/.servelab/datasets/tiny.json.servelab.json\n`, {
+      stdin: `${JSON.stringify(record)}\n`,
+      timeoutSeconds: 30,
+    });
+    const error = await store.verify('tiny.json').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServelabError);
+    expect((error as Error).message).toMatch(/tiny\.json\.servelab\.json\) is damaged: bytes/);
+    expect((await store.list()).map((r) => r.file)).not.toContain('tiny.json');
   });
 });

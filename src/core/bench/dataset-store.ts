@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ServelabError } from '../../shared/contract';
 import type { BoxTransport, TransferProgress } from '../box/box-transport';
 import type { EngineBox } from '../engines/engine-box';
@@ -33,6 +34,31 @@ export interface DatasetProgress {
 
 // A dataset file name: one path segment, nothing a shell or a path could read as syntax.
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** A `<file>.servelab.json` record as the box holds it: parsed, never cast. */
+const DatasetRecordSchema = z
+  .object({
+    file: z.string().regex(FILE_NAME, 'is not a dataset file name'),
+    path: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'is not a SHA-256'),
+    bytes: z.number().int().nonnegative(),
+    source: z.enum(['url', 'upload', 'synthetic']),
+    origin: z.string(),
+    storedAt: z.string(),
+  })
+  .refine((r) => r.path.endsWith(`/${DATASETS_ROOT}/${r.file}`), { message: `is not in ~/${DATASETS_ROOT}`, path: ['path'] });
+
+/** The record's problems in words, or the record. */
+function parseDatasetRecord(text: string): DatasetRecord | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'it is not valid JSON';
+  }
+  const parsed = DatasetRecordSchema.safeParse(json);
+  return parsed.success ? parsed.data : parsed.error.issues.map((i) => `${i.path.join('.') || 'record'} ${i.message}`).join('; ');
+}
 
 function checkFileName(file: string): void {
   if (!FILE_NAME.test(file) || file.endsWith('.servelab.json') || file.endsWith('.part')) {
@@ -93,19 +119,24 @@ export class DatasetStore {
   }
 
   async list(): Promise<DatasetRecord[]> {
-    const script = `for f in "$HOME"/${shellQuote(DATASETS_ROOT)}/*.servelab.json; do [ -f "$f" ] && { tr -d '\\n' < "$f"; echo; }; done; :\n`;
+    return (await this.records()).valid;
+  }
+
+  /** Every record in the cache: the valid ones, and by record file name what is wrong with the others. */
+  private async records(): Promise<{ valid: DatasetRecord[]; damaged: Map<string, string> }> {
+    const script = `for f in "$HOME"/${shellQuote(DATASETS_ROOT)}/*.servelab.json; do [ -f "$f" ] && { printf 'SERVELAB_DATASET %s\\t' "\${f##*/}"; tr -d '\\n' < "$f"; echo; }; done; :\n`;
     const result = await runChecked(this.box, 'list the datasets', script);
-    return result.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as DatasetRecord];
-        } catch {
-          return [];
-        }
-      })
-      .sort((a, b) => a.file.localeCompare(b.file));
+    const valid: DatasetRecord[] = [];
+    const damaged = new Map<string, string>();
+    for (const line of result.stdout.split('\n')) {
+      const m = /^SERVELAB_DATASET ([^\t]+)\t(.*)$/.exec(line);
+      if (!m) continue;
+      const parsed = parseDatasetRecord(m[2] as string);
+      if (typeof parsed === 'string') damaged.set(m[1] as string, parsed);
+      else if (`${parsed.file}.servelab.json` === m[1]) valid.push(parsed);
+      else damaged.set(m[1] as string, `it names another file (${parsed.file})`);
+    }
+    return { valid: valid.sort((a, b) => a.file.localeCompare(b.file)), damaged };
   }
 
   /** Downloads `url` on the box (not through this machine) into the cache as `file`. */
@@ -158,8 +189,14 @@ export class DatasetStore {
   /** The cached dataset if its file is there and still has the SHA-256 it was stored with; a clear error otherwise. */
   async verify(file: string): Promise<DatasetRecord> {
     checkFileName(file);
-    const records = await this.list();
-    const record = records.find((r) => r.file === file);
+    const { valid, damaged } = await this.records();
+    const record = valid.find((r) => r.file === file);
+    const problem = damaged.get(`${file}.servelab.json`);
+    if (!record && problem !== undefined) {
+      throw new ServelabError('REMOTE_COMMAND_FAILED', `The record of the dataset ${file} on the box (~/${DATASETS_ROOT}/${file}.servelab.json) is damaged: ${problem}. Fetch or upload the dataset again.`, {
+        details: { file },
+      });
+    }
     if (!record) throw new ServelabError('NOT_FOUND', `The dataset ${file} is not in the box's dataset cache (~/${DATASETS_ROOT}); fetch or upload it first.`, { details: { file } });
     const now = await this.hash(record.path).catch(() => null);
     if (!now) throw new ServelabError('NOT_FOUND', `The dataset file ${record.path} is missing on the box; fetch or upload it again.`, { details: { file } });

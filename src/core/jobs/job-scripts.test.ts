@@ -2,7 +2,7 @@
 // the same shell code the box runs, without SSH in between.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
@@ -157,6 +157,29 @@ describe('job scripts under the local sh', () => {
     } finally {
       process.kill(-pid, 'SIGKILL');
     }
+  });
+
+  it('a launch removes finished job folders older than two weeks and keeps the rest (L10)', async () => {
+    const jobs = join(home, '.servelab/jobs');
+    const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+    const make = async (files: Record<string, string>, daysOld: number) => {
+      const id = newJobId(new Date(Date.now() - daysOld * 86_400_000));
+      await mkdir(join(jobs, id), { recursive: true });
+      for (const [name, text] of Object.entries(files)) await writeFile(join(jobs, id, name), text);
+      const when = new Date(Date.now() - daysOld * 86_400_000);
+      await utimes(join(jobs, id), when, when);
+      return id;
+    };
+    const oldFinished = await make({ exit: '0\n', boot: `${boot}\n` }, 20);
+    const oldEarlierBoot = await make({ boot: 'an-earlier-boot\n', pgid: '12345\n' }, 20);
+    const oldUnfinished = await make({ boot: `${boot}\n`, pgid: '12345\n' }, 20);
+    const recentFinished = await make({ exit: '0\n', boot: `${boot}\n` }, 2);
+    await launch(['true']);
+    const left = await readdir(jobs);
+    expect(left).not.toContain(oldFinished);
+    expect(left).not.toContain(oldEarlierBoot);
+    expect(left).toContain(oldUnfinished);
+    expect(left).toContain(recentFinished);
   });
 
   it('cancel stops a job that ignores TERM with KILL and records an exit code', async () => {

@@ -76,6 +76,25 @@ done
 chmod 700 "$HOME/.servelab" 2>/dev/null || :
 `;
 
+/** Finished job folders (and the records of servers whose job finished) older than this are removed at a launch. */
+export const PRUNE_AFTER_DAYS = 14;
+/** At most this many folders are removed per launch, so one launch stays quick whatever piled up. */
+const PRUNE_PER_LAUNCH = 50;
+
+// Removes finished job folders older than PRUNE_AFTER_DAYS (an `exit` file, or a boot id from an earlier boot: nothing
+// of them can run), then server folders whose job folder is gone or finished and that are as old. A folder's mtime is
+// when an entry was last added (the exit file, for a job). Bounded per launch.
+const PRUNE = `servelab_now_boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || :)
+find "$HOME"/${shellQuote(REMOTE_JOBS_ROOT)} -mindepth 1 -maxdepth 1 -type d -name '[0-9]*T*Z-*' -mtime +${PRUNE_AFTER_DAYS} 2>/dev/null | head -n ${PRUNE_PER_LAUNCH} | while IFS= read -r old; do
+  if [ -e "$old/exit" ] || { [ -s "$old/boot" ] && [ -n "$servelab_now_boot" ] && [ "$(cat "$old/boot")" != "$servelab_now_boot" ]; }; then rm -rf -- "$old"; fi
+done
+find "$HOME"/.servelab/servers -mindepth 1 -maxdepth 1 -type d -name 'srv-*' -mtime +${PRUNE_AFTER_DAYS} 2>/dev/null | head -n ${PRUNE_PER_LAUNCH} | while IFS= read -r old; do
+  job=$(sed -n 's/.*"jobDir":"\\([^"]*\\)".*/\\1/p' "$old/server.json" 2>/dev/null)
+  case $job in "$HOME"/${shellQuote(REMOTE_JOBS_ROOT)}/*) ;; *) continue ;; esac
+  if [ ! -e "$job" ] || [ -e "$job/exit" ]; then rm -rf -- "$old"; fi
+done
+`;
+
 /** Free space (KiB) below which a launch is refused: the job could not even record its pid, let alone its log. */
 export const MIN_FREE_KIB = 1024;
 
@@ -152,6 +171,7 @@ export function launchScript(params: LaunchParams): string {
   const lines = [
     'set -u',
     REMOTE_TREE_GUARD,
+    PRUNE,
     `root="$HOME"/${shellQuote(REMOTE_JOBS_ROOT)}`,
     `dir="$root"/${shellQuote(params.id)}`,
   ];

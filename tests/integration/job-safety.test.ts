@@ -214,6 +214,13 @@ describe('the stop report is never falsely clean (M6)', () => {
       const again = await stopRecordedServer(box, record);
       expect(again.leftovers.join('\n')).toMatch(/job folder .* is gone/);
       expect(again.gpuMemoryReleased).toBe(false);
+      // A worker that dropped the mark still holds GPU memory: the GPUs' memory in use is reported.
+      await lab.simbox('fault stray on 30000');
+      try {
+        expect((await stopRecordedServer(box, record)).leftovers.join('\n')).toMatch(/GPU 0 has \d+ MiB in use/);
+      } finally {
+        await lab.simbox('fault stray off');
+      }
     } finally {
       kill(pid);
     }

@@ -436,6 +436,8 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   leftovers.push(...holders);
+  // With nothing of the job to match pids against, what the server's GPUs hold is the next best evidence.
+  if (unknown) leftovers.push(...(await gpuMemoryInUse(box, record.gpus)));
   if (record.mode === 'docker' && record.container) leftovers.push(...(await containerLeftovers(box, record.container)));
   return { portClosed, gpuMemoryReleased: holders.length === 0 && !unknown, leftovers, signal };
 }
@@ -484,6 +486,19 @@ job_marked
       .map((l) => Number(l.trim()))
       .filter((n) => Number.isInteger(n) && n > 1),
   );
+}
+
+/** `GPU <i> has <n> MiB in use` for the given GPUs (indices or UUIDs; all when none), from nvidia-smi; empty without it. */
+async function gpuMemoryInUse(box: EngineBox, gpus: readonly string[] | undefined): Promise<string[]> {
+  const result = await box.run('nvidia-smi --query-gpu=index,uuid,memory.used --format=csv,noheader,nounits 2>/dev/null || :\n', { timeoutSeconds: 30 });
+  const out: string[] = [];
+  for (const line of result.stdout.split('\n')) {
+    const [index = '', uuid = '', used = ''] = line.split(',').map((c) => c.trim());
+    if (!/^\d+$/.test(index) || !/^\d+$/.test(used)) continue;
+    if (gpus && gpus.length > 0 && !gpus.includes(index) && !gpus.includes(uuid)) continue;
+    if (Number(used) > 0) out.push(`GPU ${index} has ${used} MiB in use (by this server or another process)`);
+  }
+  return out;
 }
 
 interface ComputeApp {

@@ -1,7 +1,8 @@
 // The engines and servers calls through the core's dispatcher (so every result and event is checked against the
 // contract), on the demo lab.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from '../../src/core/create-core';
@@ -97,5 +98,37 @@ describe('engines and servers calls', () => {
       await later.close();
     }
     await core.call('servers:stop', { serverId: launched.serverId }).catch(() => {});
+  }, 60_000);
+
+  it('servers:stop of a record from before a reboot signals nothing, and servers:onBox lists it as not running (H1)', async () => {
+    // The pgid in the record's job folder now belongs to an unrelated process of the same user.
+    const victim = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    victim.unref();
+    const victimPid = victim.pid as number;
+    const home = join(dataDir, 'demo-lab', 'home');
+    const jobId = '20200101T000000000Z-0badbee2';
+    const jobDir = join(home, '.servelab', 'jobs', jobId);
+    const serverId = 'srv-stale-0badbee2';
+    await mkdir(jobDir, { recursive: true, mode: 0o700 });
+    await writeFile(join(jobDir, 'boot'), 'an-earlier-boot\n');
+    await writeFile(join(jobDir, 'pgid'), `${victimPid}\n`);
+    await mkdir(join(home, '.servelab', 'servers', serverId), { recursive: true, mode: 0o700 });
+    await writeFile(
+      join(home, '.servelab', 'servers', serverId, 'server.json'),
+      `${JSON.stringify({ serverId, hostId: DEMO_LAB_HOST_ID, engine: 'vllm', version: '0.11.0', port: 1, jobId, jobDir, command: 'vllm serve', startedAt: '2020-01-01T00:00:00.000Z', mode: 'env' })}\n`,
+    );
+    try {
+      const onBox = (await core.call('servers:onBox', { hostId: DEMO_LAB_HOST_ID })) as { serverId: string; running: boolean }[];
+      expect(onBox.find((s) => s.serverId === serverId)?.running).toBe(false);
+      await core.call('servers:stop', { serverId, hostId: DEMO_LAB_HOST_ID }).catch(() => {});
+      await new Promise((r) => setTimeout(r, 300));
+      expect(() => process.kill(victimPid, 0)).not.toThrow();
+    } finally {
+      try {
+        process.kill(victimPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   }, 60_000);
 });

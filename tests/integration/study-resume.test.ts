@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliPath, repoRoot } from '../helpers/repo';
@@ -84,6 +84,24 @@ describe('servelab run, killed and resumed', () => {
     expect(doneAtKill.length).toBeGreaterThanOrEqual(2);
     expect(atKill.state.status).toBe('running');
 
+    // A record the project's earlier run left before the box rebooted: its pgid now names an unrelated process of
+    // the same user. Resuming must not signal it (H1).
+    const victim = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    victim.unref();
+    const victimPid = victim.pid as number;
+    const boxHome = join(dir, 'data', 'demo-lab', 'home');
+    const staleJob = join(boxHome, '.servelab', 'jobs', '20200101T000000000Z-0badbeef');
+    const staleServer = 'srv-stale-0badbeef';
+    await mkdir(staleJob, { recursive: true, mode: 0o700 });
+    await writeFile(join(staleJob, 'boot'), 'an-earlier-boot\n');
+    await writeFile(join(staleJob, 'pgid'), `${victimPid}\n`);
+    await writeFile(join(staleJob, 'pid'), `${victimPid}\n`);
+    await mkdir(join(boxHome, '.servelab', 'servers', staleServer), { recursive: true, mode: 0o700 });
+    await writeFile(
+      join(boxHome, '.servelab', 'servers', staleServer, 'server.json'),
+      `${JSON.stringify({ serverId: staleServer, hostId: DEMO_LAB_HOST_ID, engine: 'vllm', version: '0.11.0', port: 1, jobId: '20200101T000000000Z-0badbeef', jobDir: staleJob, command: 'vllm serve', startedAt: '2020-01-01T00:00:00.000Z', mode: 'env', owner: path })}\n`,
+    );
+
     // Second run: the same command resumes and completes.
     const second = spawn(process.execPath, [cliPath, 'run', path], { cwd: dir, env });
     let out = '';
@@ -93,6 +111,14 @@ describe('servelab run, killed and resumed', () => {
     const code = await new Promise<number | null>((resolve) => second.on('close', resolve));
     expect(code, err).toBe(0);
     expect(out).toMatch(/^Recommended \(/m);
+    let victimAlive = true;
+    try {
+      process.kill(victimPid, 0);
+    } catch {
+      victimAlive = false;
+    }
+    if (victimAlive) process.kill(victimPid, 'SIGKILL');
+    expect(victimAlive, 'the resume signalled a process group from before the reboot').toBe(true);
 
     const after = await readProject(path);
     expect(after.state.status).toBe('done');

@@ -7,6 +7,7 @@ import type { BoxTransport } from '../box/box-transport';
 import { boxFacts, inLoginEnv, runChecked, type EngineBox } from '../engines/engine-box';
 import { EngineInstaller } from '../engines/engine-installer';
 import { shellCommand } from '../../shared/shell-quote';
+import { REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 
 /** Benchmark runs' folders on the box (the client's saved JSON), relative to HOME. */
 export const BENCH_ROOT = '.servelab/bench';
@@ -104,7 +105,7 @@ export async function runBenchmark(box: BenchBox, request: BenchRunRequest): Pro
   }
   const [, ...args] = argv;
   const command = [`${client.dir}/bin/vllm`, ...args];
-  await runChecked(box, `create ${runDir}`, `mkdir -p -m 700 ${shellCommand([runDir])}\n`);
+  await runChecked(box, `create ${runDir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellCommand([runDir])}\n`);
   await mkdir(request.localDir, { recursive: true });
 
   const startedAt = new Date().toISOString();

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { ServelabError } from '../../shared/contract';
 import type { BoxTransport, TransferProgress } from '../box/box-transport';
 import type { EngineBox } from '../engines/engine-box';
 import { boxFacts, inLoginEnv, runChecked } from '../engines/engine-box';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
+import { REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 
 /** Datasets live here on the box, relative to HOME, each next to a `<file>.servelab.json` record of its origin. */
 export const DATASETS_ROOT = '.servelab/datasets';
@@ -32,6 +34,31 @@ export interface DatasetProgress {
 
 // A dataset file name: one path segment, nothing a shell or a path could read as syntax.
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/** A `<file>.servelab.json` record as the box holds it: parsed, never cast. */
+const DatasetRecordSchema = z
+  .object({
+    file: z.string().regex(FILE_NAME, 'is not a dataset file name'),
+    path: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, 'is not a SHA-256'),
+    bytes: z.number().int().nonnegative(),
+    source: z.enum(['url', 'upload', 'synthetic']),
+    origin: z.string(),
+    storedAt: z.string(),
+  })
+  .refine((r) => r.path.endsWith(`/${DATASETS_ROOT}/${r.file}`), { message: `is not in ~/${DATASETS_ROOT}`, path: ['path'] });
+
+/** The record's problems in words, or the record. */
+function parseDatasetRecord(text: string): DatasetRecord | string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'it is not valid JSON';
+  }
+  const parsed = DatasetRecordSchema.safeParse(json);
+  return parsed.success ? parsed.data : parsed.error.issues.map((i) => `${i.path.join('.') || 'record'} ${i.message}`).join('; ');
+}
 
 function checkFileName(file: string): void {
   if (!FILE_NAME.test(file) || file.endsWith('.servelab.json') || file.endsWith('.part')) {
@@ -92,19 +119,24 @@ export class DatasetStore {
   }
 
   async list(): Promise<DatasetRecord[]> {
-    const script = `for f in "$HOME"/${shellQuote(DATASETS_ROOT)}/*.servelab.json; do [ -f "$f" ] && { tr -d '\\n' < "$f"; echo; }; done; :\n`;
+    return (await this.records()).valid;
+  }
+
+  /** Every record in the cache: the valid ones, and by record file name what is wrong with the others. */
+  private async records(): Promise<{ valid: DatasetRecord[]; damaged: Map<string, string> }> {
+    const script = `for f in "$HOME"/${shellQuote(DATASETS_ROOT)}/*.servelab.json; do [ -f "$f" ] && { printf 'SERVELAB_DATASET %s\\t' "\${f##*/}"; tr -d '\\n' < "$f"; echo; }; done; :\n`;
     const result = await runChecked(this.box, 'list the datasets', script);
-    return result.stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .flatMap((l) => {
-        try {
-          return [JSON.parse(l) as DatasetRecord];
-        } catch {
-          return [];
-        }
-      })
-      .sort((a, b) => a.file.localeCompare(b.file));
+    const valid: DatasetRecord[] = [];
+    const damaged = new Map<string, string>();
+    for (const line of result.stdout.split('\n')) {
+      const m = /^SERVELAB_DATASET ([^\t]+)\t(.*)$/.exec(line);
+      if (!m) continue;
+      const parsed = parseDatasetRecord(m[2] as string);
+      if (typeof parsed === 'string') damaged.set(m[1] as string, parsed);
+      else if (`${parsed.file}.servelab.json` === m[1]) valid.push(parsed);
+      else damaged.set(m[1] as string, `it names another file (${parsed.file})`);
+    }
+    return { valid: valid.sort((a, b) => a.file.localeCompare(b.file)), damaged };
   }
 
   /** Downloads `url` on the box (not through this machine) into the cache as `file`. */
@@ -113,7 +145,7 @@ export class DatasetStore {
     checkUrl(url);
     const dir = await this.dir();
     const dest = `${dir}/${file}`;
-    await runChecked(this.box, `create ${dir}`, `mkdir -p ${shellQuote(dir)}\n`);
+    await runChecked(this.box, `create ${dir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(dir)}\n`);
     const facts = await boxFacts(this.box);
     const handle = await this.box.jobs().start({ command: inLoginEnv(facts, ['python3', '-c', FETCH_SCRIPT, url, dest]), label: `dataset ${file}` });
     let log = '';
@@ -149,7 +181,7 @@ export class DatasetStore {
     checkFileName(file);
     const dir = await this.dir();
     const dest = `${dir}/${file}`;
-    await runChecked(this.box, `generate ${file}`, `mkdir -p ${shellQuote(dir)} && ${shellCommand(['simbox', 'make-sharegpt', dest, '--count', String(count)])}\n`, { timeoutSeconds: 300 });
+    await runChecked(this.box, `generate ${file}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(dir)} && ${shellCommand(['simbox', 'make-sharegpt', dest, '--count', String(count)])}\n`, { timeoutSeconds: 300 });
     const { sha256, bytes } = await this.hash(dest);
     return this.record({ file, path: dest, sha256, bytes, source: 'synthetic', origin: `simbox make-sharegpt --count ${count}`, storedAt: new Date().toISOString() });
   }
@@ -157,8 +189,14 @@ export class DatasetStore {
   /** The cached dataset if its file is there and still has the SHA-256 it was stored with; a clear error otherwise. */
   async verify(file: string): Promise<DatasetRecord> {
     checkFileName(file);
-    const records = await this.list();
-    const record = records.find((r) => r.file === file);
+    const { valid, damaged } = await this.records();
+    const record = valid.find((r) => r.file === file);
+    const problem = damaged.get(`${file}.servelab.json`);
+    if (!record && problem !== undefined) {
+      throw new ServelabError('REMOTE_COMMAND_FAILED', `The record of the dataset ${file} on the box (~/${DATASETS_ROOT}/${file}.servelab.json) is damaged: ${problem}. Fetch or upload the dataset again.`, {
+        details: { file },
+      });
+    }
     if (!record) throw new ServelabError('NOT_FOUND', `The dataset ${file} is not in the box's dataset cache (~/${DATASETS_ROOT}); fetch or upload it first.`, { details: { file } });
     const now = await this.hash(record.path).catch(() => null);
     if (!now) throw new ServelabError('NOT_FOUND', `The dataset file ${record.path} is missing on the box; fetch or upload it again.`, { details: { file } });
@@ -204,7 +242,7 @@ printf 'SERVELAB_TAIL %s\\n' "$(tail -c 4096 "$f" | tr -d ' \\t\\r\\n' | tail -c
   }
 
   private async record(record: DatasetRecord): Promise<DatasetRecord> {
-    await runChecked(this.box, 'record the dataset', `cat > ${shellQuote(`${record.path}.servelab.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+    await runChecked(this.box, 'record the dataset', `umask 077\ncat > ${shellQuote(`${record.path}.servelab.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
     return record;
   }
 }

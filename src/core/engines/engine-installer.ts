@@ -156,7 +156,7 @@ rm -rf -- "$real" && echo removed
       };
     }
     const marker: EnvMarker = { engine, version, installedAt: new Date().toISOString(), verifiedVersion: found, tool };
-    await runChecked(this.box, `write ${MARKER_FILE}`, `cat > ${shellQuote(`${dir}/${MARKER_FILE}`)}\n`, { stdin: `${JSON.stringify(marker)}\n` });
+    await runChecked(this.box, `write ${MARKER_FILE}`, `umask 077\ncat > ${shellQuote(`${dir}/${MARKER_FILE}`)}\n`, { stdin: `${JSON.stringify(marker)}\n` });
     const message = `${getAdapter(engine).displayName} ${version} installed and verified in ${dir}.`;
     opts.onProgress?.({ phase: 'done', percent: 100, line: message });
     return { ok: true, skipped: false, jobId: handle.id, message, env: { ...marker, dir, mode: 'env' } };
@@ -180,6 +180,8 @@ export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'
   const indexes = spec.extraIndexUrls.flatMap((url) => ['--extra-index-url', url]);
   const lines = [
     'set -e',
+    // The environment is code the next launch runs: nobody else may write to it, whatever the login umask.
+    'umask 077',
     `echo ${shellQuote(`servelab: creating the environment ${dir}`)}`,
     `rm -rf -- ${shellQuote(dir)}`,
     `mkdir -p -- ${shellQuote(dir.slice(0, dir.lastIndexOf('/')))}`,

@@ -6,6 +6,8 @@ import { httpFailureOf } from '../box/http-request';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
 import { EngineInstaller } from './engine-installer';
+import { isJobId, JOB_ALIVE_FUNCTIONS, remotePathExpr, REMOTE_TREE_GUARD } from '../jobs/job-scripts';
+import { parseServerRecord } from './server-records';
 import { pulledImage, requireDocker } from './docker-images';
 
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopping' | 'stopped';
@@ -321,12 +323,12 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   const env: Record<string, string> = mode === 'docker' ? {} : { ...built.env };
   if (gpus.length > 0 && mode === 'env') env.CUDA_VISIBLE_DEVICES = gpus.join(',');
 
-  await runChecked(box, `create ${serverDir}`, `mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
+  await runChecked(box, `create ${serverDir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
   // Created by us before docker would create it as root.
   if (mode === 'docker') await runChecked(box, `create ${hfCacheDir}`, `mkdir -p ${shellQuote(hfCacheDir)}\n`);
   for (const file of built.extraFiles ?? []) {
     const path = file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`;
-    await runChecked(box, `write ${path}`, `mkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
+    await runChecked(box, `write ${path}`, `umask 077\nmkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
   }
 
   const handle = await box.jobs().start({
@@ -355,7 +357,7 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     ...(gpus.length > 0 ? { gpus } : {}),
     ...(request.owner !== undefined ? { owner: request.owner } : {}),
   };
-  await runChecked(box, 'record the server', `cat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+  await runChecked(box, 'record the server', `umask 077\ncat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
   const server = new RunningServer(box, record, handle);
   if (request.onLog) server.onLogText(request.onLog);
   if (request.onState) server.onState(request.onState);
@@ -368,7 +370,7 @@ export async function readServerRecord(box: EngineBox, serverId: string): Promis
   const result = await box.run(`cat "$HOME"/${shellQuote(`${SERVERS_ROOT}/${serverId}/server.json`)} 2>/dev/null || :\n`, { timeoutSeconds: 30 });
   const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new ServelabError('NOT_FOUND', `No server ${serverId} was launched on this box.`);
-  return JSON.parse(line) as ServerRecord;
+  return parseServerRecord(line, `~/${SERVERS_ROOT}/${serverId}/server.json`);
 }
 
 /** Stops a server recorded by an earlier process (see readServerRecord). */
@@ -400,8 +402,10 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
     if (stopped.code === 0) signal = 'TERM';
     else if (!/No such container/i.test(stopped.stdout)) leftovers.push(`docker stop ${record.container} failed: ${stopped.stdout.trim().split('\n').slice(-2).join(' ')}`);
   } else {
-    members = await groupMembers(box, record.jobDir);
+    members = await jobProcesses(box, record.jobId, record.jobDir);
   }
+  // Nothing found to stop (no folder, no pgid, no marked process) is unknown, not clean: the report says so.
+  let unknown = false;
   try {
     const cancelled = (await handle.cancel({ graceSeconds: record.mode === 'docker' ? 5 : grace })).signal;
     if (signal === 'none') signal = cancelled;
@@ -409,6 +413,12 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
     const survivors = (error as ServelabError).details?.survivors;
     if (Array.isArray(survivors)) leftovers.push(...survivors.map((s) => `process still running after SIGKILL: ${String(s).trim()}`));
     else if (!(error instanceof ServelabError && error.code === 'NOT_FOUND')) throw error;
+    else if (record.mode !== 'docker') {
+      unknown = true;
+      leftovers.push(
+        `the job folder ${record.jobDir} is gone or holds no process group, and no process carries the job's SERVELAB_JOB mark: whether the server still runs cannot be confirmed (a worker that dropped the mark would not be found)`,
+      );
+    }
   }
 
   const portClosed = !(await portIsOpen(box, record.port));
@@ -419,13 +429,17 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
   const deadline = Date.now() + GPU_RELEASE_WAIT_MS;
   for (;;) {
     const apps = await computeApps(box);
-    holders = apps.filter((a) => members.has(a.pid)).map((a) => `pid ${a.pid} (${a.name}) still holds ${a.usedMiB} MiB on GPU ${a.gpu}`);
+    // Also what carries the job's mark now: a worker that left the group after the members were listed.
+    const ours = record.mode === 'docker' ? members : new Set([...members, ...(apps.length > 0 ? await jobProcesses(box, record.jobId, record.jobDir) : [])]);
+    holders = apps.filter((a) => ours.has(a.pid)).map((a) => `pid ${a.pid} (${a.name}) still holds ${a.usedMiB} MiB on GPU ${a.gpu}`);
     if (holders.length === 0 || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   leftovers.push(...holders);
+  // With nothing of the job to match pids against, what the server's GPUs hold is the next best evidence.
+  if (unknown) leftovers.push(...(await gpuMemoryInUse(box, record.gpus)));
   if (record.mode === 'docker' && record.container) leftovers.push(...(await containerLeftovers(box, record.container)));
-  return { portClosed, gpuMemoryReleased: holders.length === 0, leftovers, signal };
+  return { portClosed, gpuMemoryReleased: holders.length === 0 && !unknown, leftovers, signal };
 }
 
 /** Host pids of the container's processes (`docker top`), empty when it is not running. */
@@ -453,19 +467,38 @@ async function containerLeftovers(box: EngineBox, container: string): Promise<st
   }
 }
 
-/** Pids of the job's process group while it runs (the engine forks workers that hold GPU memory). */
-async function groupMembers(box: EngineBox, jobDir: string): Promise<Set<number>> {
-  const script = `pgid=$(cat ${shellQuote(`${jobDir}/pgid`)} 2>/dev/null || :)
-case $pgid in ''|*[!0-9]*) exit 0 ;; esac
-ps -e -o pid=,pgid= | awk -v g="$pgid" '$2 == g { print $1 }'
+/**
+ * Pids of the job while it runs: its process group when job_alive confirms it is still the job's (the engine forks
+ * workers that hold GPU memory), and every process carrying its SERVELAB_JOB mark (a worker that left the group, a
+ * job whose folder is gone).
+ */
+async function jobProcesses(box: EngineBox, jobId: string, jobDir: string): Promise<Set<number>> {
+  if (!isJobId(jobId)) return new Set();
+  const script = `job_id=${shellQuote(jobId)}
+${JOB_ALIVE_FUNCTIONS}
+if cd ${remotePathExpr(jobDir)} 2>/dev/null && job_alive; then ps -e -o pid=,pgid= | awk -v g="$pgid" '$2 == g { print $1 }'; fi
+job_marked
 `;
   const result = await box.run(script, { timeoutSeconds: 30 });
   return new Set(
     result.stdout
       .split('\n')
       .map((l) => Number(l.trim()))
-      .filter((n) => Number.isInteger(n) && n > 0),
+      .filter((n) => Number.isInteger(n) && n > 1),
   );
+}
+
+/** `GPU <i> has <n> MiB in use` for the given GPUs (indices or UUIDs; all when none), from nvidia-smi; empty without it. */
+async function gpuMemoryInUse(box: EngineBox, gpus: readonly string[] | undefined): Promise<string[]> {
+  const result = await box.run('nvidia-smi --query-gpu=index,uuid,memory.used --format=csv,noheader,nounits 2>/dev/null || :\n', { timeoutSeconds: 30 });
+  const out: string[] = [];
+  for (const line of result.stdout.split('\n')) {
+    const [index = '', uuid = '', used = ''] = line.split(',').map((c) => c.trim());
+    if (!/^\d+$/.test(index) || !/^\d+$/.test(used)) continue;
+    if (gpus && gpus.length > 0 && !gpus.includes(index) && !gpus.includes(uuid)) continue;
+    if (Number(used) > 0) out.push(`GPU ${index} has ${used} MiB in use (by this server or another process)`);
+  }
+  return out;
 }
 
 interface ComputeApp {

@@ -2,7 +2,7 @@
 // the same shell code the box runs, without SSH in between.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
@@ -77,7 +77,7 @@ describe('job scripts under the local sh', () => {
     const { log, end } = await streamAll(dir);
     expect(log.toString()).toBe('A=b c\nhéllo\n');
     expect(end).toEqual({ kind: 'exit', code: 7 });
-    expect((await readdir(dir)).sort()).toEqual(['.launch', 'boot', 'command', 'exit', 'log', 'pgid', 'pid', 'started']);
+    expect((await readdir(dir)).sort()).toEqual(['.launch', 'boot', 'command', 'exit', 'log', 'pgid', 'pgstart', 'pid', 'started']);
     expect((await readFile(join(dir, 'exit'), 'utf8')).trim()).toBe('7');
     expect(await readFile(join(dir, 'pid'), 'utf8')).toBe(await readFile(join(dir, 'pgid'), 'utf8'));
     expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 7\n');
@@ -141,6 +141,53 @@ describe('job scripts under the local sh', () => {
     } finally {
       process.kill(-pid, 'SIGKILL');
     }
+  });
+
+  it('does not run the job when it cannot record its pid, and says why (M1)', async () => {
+    const id = newJobId();
+    const dir = join(home, '.servelab/jobs', id);
+    const marker = join(home, `ran-${id}`);
+    // What a full disk does to the wrapper's first write, without a full disk: the pid file cannot be written.
+    await mkdir(join(dir, 'pgid.tmp'), { recursive: true });
+    const result = await runSh(launchScript({ id, argv: ['sh', '-c', `: > ${marker}; sleep 30`], env: {}, secretEnv: {} }));
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/could not record its pid .* was not run/);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+
+  it('reports a pid whose process has another start time than the one recorded (a reused pid) as lost', async () => {
+    const { dir } = await launch(['sleep', '30']);
+    const pid = Number(await readFile(join(dir, 'pid'), 'utf8'));
+    try {
+      await writeFile(join(dir, 'pgstart'), '1\n');
+      expect((await runSh(statusScript(dir))).stdout.toString()).toMatch(/^lost /);
+    } finally {
+      process.kill(-pid, 'SIGKILL');
+    }
+  });
+
+  it('a launch removes finished job folders older than two weeks and keeps the rest (L10)', async () => {
+    const jobs = join(home, '.servelab/jobs');
+    const boot = (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+    const make = async (files: Record<string, string>, daysOld: number) => {
+      const id = newJobId(new Date(Date.now() - daysOld * 86_400_000));
+      await mkdir(join(jobs, id), { recursive: true });
+      for (const [name, text] of Object.entries(files)) await writeFile(join(jobs, id, name), text);
+      const when = new Date(Date.now() - daysOld * 86_400_000);
+      await utimes(join(jobs, id), when, when);
+      return id;
+    };
+    const oldFinished = await make({ exit: '0\n', boot: `${boot}\n` }, 20);
+    const oldEarlierBoot = await make({ boot: 'an-earlier-boot\n', pgid: '12345\n' }, 20);
+    const oldUnfinished = await make({ boot: `${boot}\n`, pgid: '12345\n' }, 20);
+    const recentFinished = await make({ exit: '0\n', boot: `${boot}\n` }, 2);
+    await launch(['true']);
+    const left = await readdir(jobs);
+    expect(left).not.toContain(oldFinished);
+    expect(left).not.toContain(oldEarlierBoot);
+    expect(left).toContain(oldUnfinished);
+    expect(left).toContain(recentFinished);
   });
 
   it('cancel stops a job that ignores TERM with KILL and records an exit code', async () => {

@@ -134,7 +134,10 @@ export class RemoteJobRunner {
     const stdout = result.stdout.toString('utf8');
     const started = /^started (.+)$/m.exec(stdout);
     if (result.code !== 0 || !started) {
-      await this.registry?.remove(id);
+      // A launch that timed out and could not kill what it had started keeps its record (state `starting`), so the
+      // job can still be found and stopped; any other failure started nothing.
+      const leftRunning = result.code === 4 && /still running/.test(result.stderr);
+      if (!leftRunning) await this.registry?.remove(id);
       const reason = result.stderr.trim() || stdout.trim() || `exit status ${result.code ?? 'signal'}`;
       throw new ServelabError('REMOTE_COMMAND_FAILED', `The job ${spec.label ?? spec.command[0]} could not be started: ${reason}`, {
         details: { jobId: id, stderr: result.stderr },
@@ -294,7 +297,11 @@ export class RemoteJobHandle {
     const verdict = lines[verdictAt];
     if (verdict === undefined) throw this.scriptFailure('cancel', result);
     if (verdict === 'missing') {
-      throw new ServelabError('NOT_FOUND', `Job ${this.label ?? this.id} has no process group to stop (its folder ${this.remoteDir} is gone or incomplete).`);
+      throw new ServelabError(
+        'NOT_FOUND',
+        `Job ${this.label ?? this.id}: nothing of it was found to stop, but whether it still runs is unknown: its folder ${this.remoteDir} is gone or holds no process group, and no process carries its SERVELAB_JOB mark.`,
+        { details: { jobId: this.id, remoteDir: this.remoteDir } },
+      );
     }
     if (verdict === 'survivors') {
       const survivors = lines.slice(verdictAt + 1).filter((l) => l.trim() !== '');

@@ -3,6 +3,7 @@ import { ServelabError } from '../../shared/contract';
 import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { httpFailureOf } from '../box/http-request';
+import { redactCredentialArgs } from '../../shared/engines/credentials';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
 import { EngineInstaller } from './engine-installer';
@@ -344,13 +345,13 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     port,
     jobId: handle.id,
     jobDir: handle.remoteDir,
-    command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(argv)].join(' '),
+    command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(redactCredentialArgs(argv))].join(' '),
     startedAt: new Date().toISOString(),
     mode,
     ...(mode === 'docker' ? { container } : {}),
     model: config.model,
     ...(config.servedModelName !== undefined ? { servedModelName: config.servedModelName } : {}),
-    argv,
+    argv: redactCredentialArgs(argv),
     envNames: [...Object.keys(env), ...Object.keys(secretEnv)].sort(),
     ...(gpus.length > 0 ? { gpus } : {}),
     ...(request.owner !== undefined ? { owner: request.owner } : {}),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fieldIssues, parseOrBadInput } from '../contract/errors';
 import { HostAddressSchema, PortSchema } from '../model/host';
+import { credentialFlagRefusal, isCredentialFlag, looksLikeToken, TOKEN_VALUE_REFUSAL } from './credentials';
 
 /**
  * One server launch, independent of the engine. Each adapter maps these knobs onto its own flags
@@ -50,7 +51,11 @@ export const EnvNameSchema = z
 export function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   if (upper === 'HF_TOKEN' || upper === 'HUGGING_FACE_HUB_TOKEN') return true;
-  return /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_|$)/.test(upper);
+  return (
+    /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_|$)/.test(upper) ||
+    // OPENAI_KEY, PROXY_AUTH, GITHUB_PAT
+    /_(?:KEY|AUTH|PAT)$/.test(upper)
+  );
 }
 
 const EnvValueSchema = z.union([
@@ -66,9 +71,38 @@ export const EnvSchema = z.record(z.string(), EnvValueSchema).superRefine((env, 
       ctx.addIssue({ code: 'custom', path: [name], message: `name ${check.error.issues[0]?.message ?? 'is not valid'}` });
     } else if (typeof value === 'string' && isSecretEnvName(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'holds a credential: give a secret reference ({"secretRef": …}), not the value' });
+    } else if (typeof value === 'string' && looksLikeToken(value)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: TOKEN_VALUE_REFUSAL });
     }
   }
 });
+
+/**
+ * Credentials in argv words (M2): a credential flag given a value (`--hf-token hf_…`, `--api-key=…`), or a word shaped
+ * like a token. A flag is matched by its spellings here; `validateExtraArgs` also resolves abbreviations per engine.
+ */
+export function credentialArgIssues(engine: string | undefined, args: readonly string[], canonical: (word: string) => string = (w) => w): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
+  const isFlag = (w: string | undefined) => w !== undefined && w.startsWith('-') && w !== '-' && !/^-\d/.test(w);
+  let valueOfRefused = false;
+  args.forEach((word, i) => {
+    if (!isFlag(word) && valueOfRefused) return;
+    valueOfRefused = false;
+    if (isFlag(word)) {
+      const eq = word.indexOf('=');
+      const name = canonical(eq > 0 ? word.slice(0, eq) : word);
+      const next = args[i + 1];
+      if (isCredentialFlag(name) && (eq > 0 || (next !== undefined && !isFlag(next)))) {
+        out.push({ index: i, message: credentialFlagRefusal(engine, name) });
+        valueOfRefused = true;
+      }
+      else if (eq > 0 && looksLikeToken(word.slice(eq + 1))) out.push({ index: i, message: `the value of ${word.slice(0, eq)} ${TOKEN_VALUE_REFUSAL}` });
+    } else if (looksLikeToken(word)) {
+      out.push({ index: i, message: `this argument ${TOKEN_VALUE_REFUSAL}` });
+    }
+  });
+  return out;
+}
 
 export const SpeculativeConfigSchema = z
   .object({
@@ -125,6 +159,9 @@ export const ServerConfigSchema = z
         { error: 'must be a list of strings' },
       )
       .max(1000, 'has more than 1000 entries')
+      .superRefine((args, ctx) => {
+        for (const issue of credentialArgIssues(undefined, args)) ctx.addIssue({ code: 'custom', path: [issue.index], message: issue.message });
+      })
       .default([]),
     env: EnvSchema.default({}),
   })

@@ -5,7 +5,7 @@ import { renderCsv, renderHtml, renderMarkdown } from '../study/report';
 import { studyBProject } from '../../../tests/helpers/study-projects';
 import { validateExtraArgs } from './adapters';
 import { CREDENTIAL_FLAGS, credentialWordIndexes, looksLikeToken, redactCredentialArgs } from './credentials';
-import { isSecretEnvName, parseServerConfig } from './server-config';
+import { isSecretEnvName, parseServerConfig, refusedEnvName } from './server-config';
 
 const HF = 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 const SK = 'sk-live-0123456789abcdefghijklmnop';
@@ -87,5 +87,15 @@ describe('secret env (L4)', () => {
       expect(() => parseServerConfig({ model: 'm', env: { MY_VAR: value } }), value).toThrow(/looks like a token.*secretRef/);
     }
     for (const value of ['hf_transfer', 'sk-1', 'Qwen/Qwen3-8B', '1']) expect(looksLikeToken(value), value).toBe(false);
+  });
+});
+
+describe('loader env (L5)', () => {
+  it('refuses the variables that change which code runs, and takes the engine tuning ones', () => {
+    for (const name of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'PATH', 'BASH_ENV', 'ENV', 'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME']) {
+      expect(refusedEnvName(name), name).toBeDefined();
+      expect(() => parseServerConfig({ model: 'm', env: { [name]: '/tmp/x' } }), name).toThrow(new RegExp(name));
+    }
+    for (const name of ['VLLM_ATTENTION_BACKEND', 'TLLM_LOG_LEVEL', 'NCCL_DEBUG', 'CUDA_DEVICE_MAX_CONNECTIONS', 'PYTHONUNBUFFERED']) expect(refusedEnvName(name), name).toBeUndefined();
   });
 });

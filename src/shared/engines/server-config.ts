@@ -58,6 +58,23 @@ export function isSecretEnvName(name: string): boolean {
   );
 }
 
+/**
+ * Variables that change which code runs before or instead of the engine: the dynamic loader's (`LD_PRELOAD`,
+ * `LD_LIBRARY_PATH`, `LD_AUDIT`, any `LD_*`), the shell's start-up files and word splitting (`BASH_ENV`, `ENV`, `IFS`),
+ * the program search path, and the Python interpreter's start-up and import path (`PYTHONPATH`, `PYTHONHOME`,
+ * `PYTHONSTARTUP`, `PYTHONUSERBASE`). A project file is shared configuration: it may tune the engine, not replace its
+ * code (L5). The engine's own environment is where extra Python packages belong.
+ */
+const LOADER_ENV = new Set(['PATH', 'BASH_ENV', 'ENV', 'IFS', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'HOME', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONEXECUTABLE', 'PYTHONSAFEPATH', 'PERL5OPT', 'PERL5LIB', 'NODE_OPTIONS', 'GCONV_PATH']);
+
+/** Why `name` may not be set in a server's environment, or undefined when it may. */
+export function refusedEnvName(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper.startsWith('LD_') || upper.startsWith('DYLD_')) return `${name} changes which libraries the dynamic loader runs into every process of the server; Servelab does not set it from a project (install what the engine needs into its environment instead)`;
+  if (LOADER_ENV.has(upper)) return `${name} changes which program, shell start-up file or Python code runs instead of the engine's own; Servelab does not set it from a project (install extra packages into the engine's environment instead)`;
+  return undefined;
+}
+
 const EnvValueSchema = z.union([
   z.string().max(32_768, 'is longer than 32768 characters').refine((s) => !s.includes('\0'), 'must not contain NUL'),
   SecretRefSchema,
@@ -67,8 +84,11 @@ export type EnvValue = z.infer<typeof EnvValueSchema>;
 export const EnvSchema = z.record(z.string(), EnvValueSchema).superRefine((env, ctx) => {
   for (const [name, value] of Object.entries(env)) {
     const check = EnvNameSchema.safeParse(name);
+    const refused = check.success ? refusedEnvName(name) : undefined;
     if (!check.success) {
       ctx.addIssue({ code: 'custom', path: [name], message: `name ${check.error.issues[0]?.message ?? 'is not valid'}` });
+    } else if (refused !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [name], message: refused });
     } else if (typeof value === 'string' && isSecretEnvName(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'holds a credential: give a secret reference ({"secretRef": …}), not the value' });
     } else if (typeof value === 'string' && looksLikeToken(value)) {

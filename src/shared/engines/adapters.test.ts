@@ -361,7 +361,6 @@ describe('install specs (engines.md §4)', () => {
   it('pins each engine exactly', () => {
     expect(vllmAdapter.installSpec('0.11.0')).toMatchObject({
       pipSpecs: ['vllm==0.11.0'],
-      extraIndexUrls: ['https://download.pytorch.org/whl/cu128'],
       uvArgs: ['--torch-backend=auto'],
       python: '3.12',
       verifyImport: 'import vllm; print(vllm.__version__)',
@@ -372,7 +371,7 @@ describe('install specs (engines.md §4)', () => {
     expect(sglangAdapter.installSpec('0.5.5.post1').pipSpecs).toEqual(['sglang==0.5.5.post1']);
     expect(trtllmAdapter.installSpec('1.2.0rc1')).toMatchObject({
       pipSpecs: ['tensorrt_llm==1.2.0rc1'],
-      extraIndexUrls: ['https://pypi.nvidia.com'],
+      vendorIndex: { url: 'https://pypi.nvidia.com', specs: ['tensorrt_llm==1.2.0rc1'] },
       pipArgs: ['--pre'],
       systemPackages: ['libopenmpi-dev'],
       verifyImport: 'import tensorrt_llm; print(tensorrt_llm.__version__)',

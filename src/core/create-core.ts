@@ -25,6 +25,7 @@ import { ResultsLibrary } from './results/results-library';
 import { benchHandlers } from './bench/bench-handlers';
 import type { StudyBox, StudyRunnerDeps } from './study/study-runner';
 import { studyHandlers } from './study/study-handlers';
+import { ProjectTrust } from './study/project-trust';
 import { RecentProjects } from './study/recent-projects';
 import { resolveExamplesDir } from './study/examples-path';
 
@@ -202,6 +203,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       runner: () => studyDeps(),
       examplesDir: options.examplesDir !== undefined ? options.examplesDir : resolveExamplesDir(),
       recent: new RecentProjects(join(options.dataDir, 'recent-projects.json')),
+      trust: new ProjectTrust(options.dataDir),
     }),
   };
 

@@ -168,7 +168,12 @@ describe('docker mode', () => {
       await server.waitReady(30_000);
       expect(log).toContain('Application startup complete.');
       expect(server.record).toMatchObject({ mode: 'docker', container });
-      expect(server.record.command).toMatch(/^docker run --rm --name servelab-srv-\S+ --gpus '"device=1"' --ipc=host -p 127\.0\.0\.1:\d+:\d+ -v \S+\/\.cache\/huggingface:\/root\/\.cache\/huggingface --env VLLM_LOGGING_LEVEL=INFO --env HF_TOKEN vllm\/vllm-openai:v0\.11\.0 --model meta-llama\/Llama-3\.1-8B-Instruct /);
+      // Run as the box user, with plain values off the argv too (L2): `--env NAME` copies them from docker's environment.
+      const uid = (await run(box, 'printf "%s:%s" "$(id -u)" "$(id -g)"')).trim().split('\n').pop() as string;
+      expect(server.record.command).toMatch(
+        new RegExp(`^VLLM_LOGGING_LEVEL=INFO docker run --rm --name servelab-srv-\\S+ --user ${uid} --gpus '"device=1"' --ipc=host -p 127\\.0\\.0\\.1:\\d+:\\d+ -v \\S+/\\.cache/huggingface:/servelab-hf --env HF_HOME=/servelab-hf --env HOME=/tmp --env VLLM_LOGGING_LEVEL --env HF_TOKEN vllm/vllm-openai:v0\\.11\\.0 --model meta-llama/Llama-3\\.1-8B-Instruct `),
+      );
+      expect(server.record.argv).not.toContain('VLLM_LOGGING_LEVEL=INFO');
       // The gated model loaded, so the token reached the container; its value is nowhere in the command or the record.
       expect(server.record.command).not.toContain('hf_secret_value_123');
       expect(await run(box, `cat "$HOME/.servelab/servers/${server.serverId}/server.json"`)).not.toContain('hf_secret_value_123');

@@ -290,7 +290,7 @@ function images(args) {
   process.stdout.write(`${MARKER_LINE}\n`);
 }
 
-const RUN_VALUE_FLAGS = ['--name', '--gpus', '--ipc', '--shm-size', '--ulimit', '-p', '--publish', '-v', '--volume', '-e', '--env', '--runtime', '-w', '--workdir', '--entrypoint'];
+const RUN_VALUE_FLAGS = ['--name', '--gpus', '--ipc', '--shm-size', '--ulimit', '-p', '--publish', '-v', '--volume', '-e', '--env', '--runtime', '-w', '--workdir', '--entrypoint', '-u', '--user'];
 const RUN_BOOL_FLAGS = ['--rm', '-i', '--interactive', '-t', '--tty', '-it'];
 
 function parseRun(args) {

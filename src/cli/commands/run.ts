@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
 import { ServelabError } from '../../shared/contract';
@@ -7,6 +8,7 @@ import { createCore } from '../../core/create-core';
 import { resolveSimboxBinDir } from '../../core/box/simbox-path';
 import { defaultDataDir } from '../../core/util/paths';
 import { StudyProject } from '../../core/study/project-store';
+import { ProjectTrust, untrustedMessage } from '../../core/study/project-trust';
 import { runStudy, type StudyEvent } from '../../core/study/study-runner';
 
 export const RUN_USAGE = `Usage: servelab run <project.servelab> [--data-dir DIR] [--quiet]
@@ -19,6 +21,11 @@ server it started. Then: \`servelab report <project> --format md|html|csv\`.
 
   --data-dir DIR   the app's data folder (default: $SERVELAB_DATA_DIR or ~/.config/servelab)
   --quiet          only phases, decisions and the outcome (no trial lines, no logs)
+  --trust          accept what a project from elsewhere runs (remote code, env, extra arguments, dataset files)
+                   without asking; without it a terminal asks once, and a non-interactive run refuses
+
+A project not written by you here that turns on trustRemoteCode, sets env or extra arguments or names dataset files
+is run only once you accept exactly those settings; the answer is kept in the data folder, not in the project.
 
 Exit codes: 0 the study is done, 1 it failed or was cancelled, 2 usage.`;
 
@@ -29,7 +36,7 @@ export interface RunCommandOptions {
 export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions = {}): Promise<number> {
   let parsed;
   try {
-    parsed = parseSinglePositional(args, { 'data-dir': { type: 'string' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, { missing: 'name the project file', noun: 'project file' });
+    parsed = parseSinglePositional(args, { 'data-dir': { type: 'string' }, quiet: { type: 'boolean' }, trust: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, { missing: 'name the project file', noun: 'project file' });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr(`servelab run: ${error.message}\n\n${RUN_USAGE}\n`);
@@ -49,6 +56,25 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
   } catch (error) {
     io.stderr(`servelab run: ${(error as Error).message}\n`);
     return 1;
+  }
+  // L5: a shared project is executable configuration; run it only once its settings were accepted here.
+  const trust = new ProjectTrust(dataDir);
+  const check = await trust.check(path, project.file.study);
+  if (!check.trusted) {
+    let accepted = parsed.values.trust === true;
+    if (!accepted && process.stdin.isTTY && process.stderr.isTTY && !opts.signal) {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        accepted = /^y(es)?$/i.test((await rl.question(`${untrustedMessage(check, 'answer y to run it')}\nRun it? [y/N] `)).trim());
+      } finally {
+        rl.close();
+      }
+    }
+    if (!accepted) {
+      io.stderr(`servelab run: ${untrustedMessage(check, 'run again with --trust to accept them')}\n`);
+      return 1;
+    }
+    await trust.trust(path, check.hash);
   }
   const core = await createCore({ dataDir, env: io.env, simboxBinDir: resolveSimboxBinDir(), log: (line) => (quiet ? undefined : io.stderr(`[core] ${line}\n`)) });
   const controller = new AbortController();

@@ -175,9 +175,12 @@ function envDirOf(facts: BoxFacts, engine: EngineId, version: string): string {
   return `${facts.home.replace(/\/+$/, '')}/${ENGINES_ROOT}/${envName(engine, version)}`;
 }
 
-/** The install job: a fresh environment, the exact pins and indexes of the adapter, then the import check. */
+/**
+ * The install job: a fresh environment, the exact pins of the adapter, then the import check. A vendor's packages come
+ * from the vendor's index alone, in their own step (`--index-url … --no-deps`); everything else from the box's index.
+ */
 export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'): string {
-  const indexes = spec.extraIndexUrls.flatMap((url) => ['--extra-index-url', url]);
+  const vendor = spec.vendorIndex;
   const lines = [
     'set -e',
     // The environment is code the next launch runs: nobody else may write to it, whatever the login umask.
@@ -190,10 +193,12 @@ export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'
     // uv spells pip's --pre as --prerelease=allow.
     const uvExtra = [...(spec.uvArgs ?? []), ...(spec.pipArgs ?? []).map((a) => (a === '--pre' ? '--prerelease=allow' : a))];
     lines.push(shellCommand(['uv', 'venv', ...(spec.python ? ['--python', spec.python] : []), dir]));
-    lines.push(shellCommand(['uv', 'pip', 'install', '--python', dir, ...indexes, ...uvExtra, ...spec.pipSpecs]));
+    if (vendor) lines.push(shellCommand(['uv', 'pip', 'install', '--python', dir, '--index-url', vendor.url, '--no-deps', ...uvExtra, ...vendor.specs]));
+    lines.push(shellCommand(['uv', 'pip', 'install', '--python', dir, ...uvExtra, ...spec.pipSpecs]));
   } else {
     lines.push(shellCommand(['python3', '-m', 'venv', dir]));
-    lines.push(shellCommand([`${dir}/bin/pip`, 'install', ...indexes, ...(spec.pipArgs ?? []), ...spec.pipSpecs]));
+    if (vendor) lines.push(shellCommand([`${dir}/bin/pip`, 'install', '--index-url', vendor.url, '--no-deps', ...(spec.pipArgs ?? []), ...vendor.specs]));
+    lines.push(shellCommand([`${dir}/bin/pip`, 'install', ...(spec.pipArgs ?? []), ...spec.pipSpecs]));
   }
   lines.push(`echo 'servelab: verifying the import'`, shellCommand([`${dir}/bin/python`, '-c', spec.verifyImport]));
   return `${lines.join('\n')}\n`;

@@ -22,16 +22,26 @@ describe('InstallProgressParser', () => {
 });
 
 describe('installScript', () => {
-  it('uses the adapter pins and indexes, with uv or with venv + pip', () => {
+  it('uses the adapter pins, with uv or with venv + pip', () => {
     const spec = getAdapter('vllm').installSpec('0.11.0');
     const uv = installScript('/home/u/.servelab/engines/vllm-0.11.0', spec, 'uv');
     expect(uv).toContain('uv venv --python 3.12 /home/u/.servelab/engines/vllm-0.11.0');
-    expect(uv).toContain(
-      'uv pip install --python /home/u/.servelab/engines/vllm-0.11.0 --extra-index-url https://download.pytorch.org/whl/cu128 --torch-backend=auto vllm==0.11.0',
-    );
+    expect(uv).toContain('uv pip install --python /home/u/.servelab/engines/vllm-0.11.0 --torch-backend=auto vllm==0.11.0');
     const pip = installScript('/home/u/.servelab/engines/trtllm-1.2.0rc1', getAdapter('trtllm').installSpec('1.2.0rc1'), 'pip');
     expect(pip).toContain('python3 -m venv /home/u/.servelab/engines/trtllm-1.2.0rc1');
-    expect(pip).toContain('/home/u/.servelab/engines/trtllm-1.2.0rc1/bin/pip install --extra-index-url https://pypi.nvidia.com --pre tensorrt_llm==1.2.0rc1');
     expect(pip).toContain("-c 'import tensorrt_llm; print(tensorrt_llm.__version__)'");
+  });
+
+  it('never merges package indexes: a package from a vendor index comes from it alone, in its own step (L7)', () => {
+    for (const engine of ['vllm', 'sglang', 'trtllm'] as const) {
+      for (const tool of ['uv', 'pip'] as const) {
+        const script = installScript('/e', getAdapter(engine).installSpec(getAdapter(engine).defaultVersion), tool);
+        expect(script, `${engine} ${tool}`).not.toMatch(/--extra-index-url/);
+      }
+    }
+    const pip = installScript('/e', getAdapter('trtllm').installSpec('1.2.0rc1'), 'pip');
+    expect(pip).toContain('/e/bin/pip install --index-url https://pypi.nvidia.com --no-deps --pre tensorrt_llm==1.2.0rc1\n/e/bin/pip install --pre tensorrt_llm==1.2.0rc1\n');
+    const uv = installScript('/e', getAdapter('trtllm').installSpec('1.2.0rc1'), 'uv');
+    expect(uv).toContain('uv pip install --python /e --index-url https://pypi.nvidia.com --no-deps --prerelease=allow tensorrt_llm==1.2.0rc1\nuv pip install --python /e --prerelease=allow tensorrt_llm==1.2.0rc1\n');
   });
 });

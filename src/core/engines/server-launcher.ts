@@ -3,6 +3,7 @@ import { ServelabError } from '../../shared/contract';
 import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { httpFailureOf } from '../box/http-request';
+import { redactCredentialArgs } from '../../shared/engines/credentials';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
 import { boxFacts, checkEngineVersion, inLoginEnv, MARKER_FILE, runChecked, SERVERS_ROOT, type EngineBox, type EngineMode } from './engine-box';
 import { EngineInstaller } from './engine-installer';
@@ -28,7 +29,14 @@ export interface LaunchRequest {
   resolveSecret?: (secretRef: string) => Promise<string | null>;
   /** `env` (default): from the engine's environment; `docker`: `docker run` of the engine's pulled official image. */
   mode?: EngineMode;
+  /**
+   * The weights are in the box's Hugging Face cache (prefetched): the server runs with HF_HUB_OFFLINE=1 and without
+   * HF_TOKEN, so the token does not live in a long-running process's environment (L4) or a container's config (L2).
+   */
+  offline?: boolean;
 }
+
+const HF_TOKEN_ENV = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
 
 export interface StopReport {
   portClosed: boolean;
@@ -296,6 +304,10 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   const container = `servelab-${serverId}`;
   const files = (built.extraFiles ?? []).map((file) => (file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`));
   const hfCacheDir = `${home}/.cache/huggingface`;
+  const offline = request.offline === true;
+  const secretEnvSpecs = built.secretEnv.filter((s) => !(offline && HF_TOKEN_ENV.has(s.name)));
+  // The container runs as the box user, so the blobs and locks it writes into the shared cache are the user's.
+  const user = mode === 'docker' ? await boxUser(box) : undefined;
   // Env mode: the engine's own program from its environment, never whatever is first on PATH. Docker mode: the
   // container gets the GPUs, the plain env and the names of the secret variables (their values stay in the job's env).
   const argv =
@@ -307,21 +319,25 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
           port,
           gpus,
           hfCacheDir,
-          envNames: built.secretEnv.map((s) => s.name),
+          envNames: secretEnvSpecs.map((s) => s.name),
           plainEnv: built.env,
+          ...(user !== undefined ? { user } : {}),
+          offline,
           files,
           name: container,
         })
       : [`${envDir}/bin/${program}`, ...args];
 
   const secretEnv: Record<string, string> = {};
-  for (const { name, secretRef } of built.secretEnv) {
+  for (const { name, secretRef } of secretEnvSpecs) {
     const value = request.resolveSecret ? await request.resolveSecret(secretRef) : null;
     if (value === null) throw new ServelabError('NOT_FOUND', `The secret "${secretRef}" for ${name} is not in the keychain.`);
     secretEnv[name] = value;
   }
-  const env: Record<string, string> = mode === 'docker' ? {} : { ...built.env };
+  // Docker mode too: `docker run --env NAME` copies each value from this environment, so none is on its argv.
+  const env: Record<string, string> = { ...built.env };
   if (gpus.length > 0 && mode === 'env') env.CUDA_VISIBLE_DEVICES = gpus.join(',');
+  if (offline && mode === 'env') env.HF_HUB_OFFLINE = '1';
 
   await runChecked(box, `create ${serverDir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
   // Created by us before docker would create it as root.
@@ -346,13 +362,13 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     port,
     jobId: handle.id,
     jobDir: handle.remoteDir,
-    command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(argv)].join(' '),
+    command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(redactCredentialArgs(argv))].join(' '),
     startedAt: new Date().toISOString(),
     mode,
     ...(mode === 'docker' ? { container } : {}),
     model: config.model,
     ...(config.servedModelName !== undefined ? { servedModelName: config.servedModelName } : {}),
-    argv,
+    argv: redactCredentialArgs(argv),
     envNames: [...Object.keys(env), ...Object.keys(secretEnv)].sort(),
     ...(gpus.length > 0 ? { gpus } : {}),
     ...(request.owner !== undefined ? { owner: request.owner } : {}),
@@ -362,6 +378,14 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   if (request.onLog) server.onLogText(request.onLog);
   if (request.onState) server.onState(request.onState);
   return server;
+}
+
+/** `uid:gid` of the login on the box. */
+async function boxUser(box: EngineBox): Promise<string> {
+  const result = await box.run('printf "%s:%s\\n" "$(id -u)" "$(id -g)"\n', { timeoutSeconds: 30 });
+  const line = result.stdout.split('\n').map((l) => l.trim()).find((l) => /^\d+:\d+$/.test(l));
+  if (line === undefined) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not read the box user's uid and gid (id -u, id -g): ${result.stderr.trim() || result.stdout.trim() || 'no output'}`);
+  return line;
 }
 
 /** Reads the record a launch left on the box, so another process can stop that server. */

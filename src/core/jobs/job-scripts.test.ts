@@ -68,6 +68,11 @@ describe('command file', () => {
     expect(text).toBe(`# secret environment (values not stored): HF_TOKEN\ncd "$HOME"/'work dir' && A='b c' vllm serve 'it'\\''s'`);
     expect(text).not.toContain('hf_secret');
   });
+
+  it('never holds the value of a credential flag (M2)', () => {
+    const text = commandFileText({ argv: ['vllm', 'serve', 'm', '--api-key', 'sk-0123456789abcdefghijkl', '--hf-token=abc123'], env: {}, secretEnv: {} });
+    expect(text).toBe("vllm serve m --api-key '<redacted>' '--hf-token=<redacted>'");
+  });
 });
 
 describe('job scripts under the local sh', () => {

@@ -1,6 +1,7 @@
 // The POSIX sh scripts that run on the box for remote jobs. Each is sent to `sh -s` on stdin, so neither the
 // user's login shell nor `ps` ever sees them, and every value spliced in goes through shellQuote.
 import { randomBytes } from 'node:crypto';
+import { redactCredentialArgs } from '../../shared/engines/credentials';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
 
 /** Where job folders live on the box, relative to the remote HOME. */
@@ -41,10 +42,10 @@ export interface LaunchParams {
   secretEnv: Record<string, string>;
 }
 
-/** What the `command` file holds: a line that reruns the job by hand, without any secret value. */
+/** What the `command` file holds: a line that reruns the job by hand, without any secret value (nor a credential flag's, M2). */
 export function commandFileText(params: Pick<LaunchParams, 'argv' | 'cwd' | 'env' | 'secretEnv'>): string {
   const assignments = Object.entries(params.env).map(([name, value]) => `${name}=${shellQuote(value)}`);
-  const line = [...assignments, shellCommand(params.argv)].join(' ');
+  const line = [...assignments, shellCommand(redactCredentialArgs(params.argv))].join(' ');
   const cd = params.cwd === undefined ? '' : `cd ${remotePathExpr(params.cwd)} && `;
   const secretNames = Object.keys(params.secretEnv);
   const note = secretNames.length > 0 ? `# secret environment (values not stored): ${secretNames.join(' ')}\n` : '';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../dispatch/event-bus';
 import { projectDataDir, StudyProject } from './project-store';
+import { ProjectTrust } from './project-trust';
 import { RecentProjects } from './recent-projects';
 import { studyHandlers } from './study-handlers';
 import type { StudyRunnerDeps } from './study-runner';
@@ -32,7 +33,7 @@ function heldRunner() {
 function handlers(runner = heldRunner()) {
   const recent = new RecentProjects(join(dir, 'recent-projects.json'));
   const events = new EventBus();
-  return { calls: studyHandlers({ events, runner: () => runner.deps, examplesDir: null, recent }), recent, events, runner };
+  return { calls: studyHandlers({ events, runner: () => runner.deps, examplesDir: null, recent, trust: new ProjectTrust(join(dir, 'data')) }), recent, events, runner };
 }
 
 async function projectWithData(name: string): Promise<string> {

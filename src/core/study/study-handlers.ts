@@ -13,12 +13,15 @@ import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
+import { untrustedMessage, type ProjectTrust } from './project-trust';
 
 export interface StudyHandlerDeps {
   events: EventBus;
   runner: () => StudyRunnerDeps;
   examplesDir: string | null;
   recent: RecentProjects;
+  /** Which project files' remote code, env, extra args and dataset files the user has accepted (L5). */
+  trust: ProjectTrust;
 }
 
 type StudyCalls = Pick<
@@ -28,6 +31,7 @@ type StudyCalls = Pick<
   | 'studies:save'
   | 'studies:plan'
   | 'studies:run'
+  | 'studies:trustCheck'
   | 'studies:cancel'
   | 'studies:report'
   | 'studies:export'
@@ -54,6 +58,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
   return {
     'studies:create': async ({ path, study }) => {
       const project = await StudyProject.create(path, study);
+      await deps.trust.trustWritten(path, project.file.study);
       await deps.recent.touch(path, study.name).catch(() => {});
       return project.file;
     },
@@ -68,13 +73,17 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       }
       const next = { ...project.file, study };
       await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
-      return (await StudyProject.open(path)).file;
+      const saved = (await StudyProject.open(path)).file;
+      await deps.trust.trustWritten(path, saved.study);
+      return saved;
     },
 
     'studies:saveAs': async ({ path, out }) => {
       // A running study is still writing its journal and runs: a copy now would catch it half-way.
       if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; wait for it to end or cancel it before saving a copy.');
       const file = await saveProjectAs(path, out);
+      // The copy runs what the original runs: trusted as far as the original was.
+      if ((await deps.trust.check(path, file.study)).trusted) await deps.trust.trustWritten(out, file.study);
       await deps.recent.touch(out, file.study.name).catch(() => {});
       return file;
     },
@@ -84,9 +93,18 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       return previewPlan(project.file.study, deps.runner());
     },
 
-    'studies:run': async ({ path }) => {
+    'studies:trustCheck': async ({ path }) => deps.trust.check(path, (await StudyProject.open(path)).file.study),
+
+    'studies:run': async ({ path, trust }) => {
       if (running.has(path)) return { started: false };
       const project = await opened(path);
+      const check = await deps.trust.check(path, project.file.study);
+      if (!check.trusted) {
+        if (trust !== check.hash) {
+          throw new ServelabError('BAD_INPUT', untrustedMessage(check, 'confirm to run it'), { details: { untrusted: true, runs: check.runs, hash: check.hash } });
+        }
+        await deps.trust.trust(path, check.hash);
+      }
       const controller = new AbortController();
       running.set(path, controller);
       void runStudy(project, deps.runner(), {
@@ -153,6 +171,8 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       const read = await readVersionedFile(source, { version: 1, schema: ProjectFileSchema });
       if (!read) throw new ServelabError('NOT_FOUND', `There is no example ${basename(example)}.`);
       const project = await StudyProject.create(path, read.data.study);
+      // The examples ship with the app: the user's copy is theirs.
+      await deps.trust.trustWritten(path, project.file.study);
       await deps.recent.touch(path, read.data.study.name).catch(() => {});
       return project.file;
     },

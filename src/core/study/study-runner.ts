@@ -114,7 +114,8 @@ class StudyRun {
   private state: StudyState;
   private readonly boxes = new Map<string, StudyBox>();
   private readonly live = new Set<RunningServer>();
-  private readonly prefetched = new Set<string>();
+  /** host + model → whether its weights are on the box. */
+  private readonly prefetched = new Map<string, boolean>();
   private ctx: PlanContext = { gpus: [] };
   private pool: SlotPool | undefined;
   /** Each host's inventory, read once per run for the results' provenance. */
@@ -413,7 +414,7 @@ class StudyRun {
     const first = group[0]!;
     const box = this.boxes.get(slot.hostId) as StudyBox;
     const where = `${this.deps.hostLabel(slot.hostId)} GPU ${slot.gpus.join(',')}`;
-    await this.prefetch(slot.hostId, box, first);
+    const offline = await this.prefetch(slot.hostId, box, first);
     if (this.cancelled) return;
 
     this.emit({ kind: 'log', text: `Launching ${first.command} on ${where}\n` });
@@ -432,6 +433,7 @@ class StudyRun {
         mode: first.mode,
         config: first.config,
         gpus: slot.gpus,
+        ...(offline ? { offline: true } : {}),
         owner: this.project.path,
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
         onLog: onServerLog,
@@ -513,13 +515,23 @@ class StudyRun {
     }
   }
 
-  /** Weights into the host's HF cache before a timed launch, once per host and model. */
-  private async prefetch(hostId: string, box: StudyBox, trial: Trial): Promise<void> {
+  /**
+   * Weights into the host's HF cache before a timed launch, once per host and model. True when every model of the
+   * trial is on the box, so the server can run offline and without the token.
+   */
+  private async prefetch(hostId: string, box: StudyBox, trial: Trial): Promise<boolean> {
     const models = [trial.config.model, ...(trial.config.speculative?.draftModel ? [trial.config.speculative.draftModel] : [])];
+    // Docker mode has no engine environment on the box to download with; its containers fetch what they need.
+    if (trial.mode === 'docker') return false;
+    let allLocal = true;
     for (const model of models) {
       const key = `${hostId}\n${model}`;
-      if (this.prefetched.has(key) || trial.mode === 'docker') continue;
-      this.prefetched.add(key);
+      const earlier = this.prefetched.get(key);
+      if (earlier !== undefined) {
+        allLocal &&= earlier;
+        continue;
+      }
+      this.prefetched.set(key, false);
       this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
       try {
         await prefetchModel(box, {
@@ -530,11 +542,14 @@ class StudyRun {
           ...((await this.deps.resolveSecret?.('hf-token')) ? { hfTokenRef: 'hf-token' } : {}),
           resolveSecret: async (ref) => (this.deps.resolveSecret ? this.deps.resolveSecret(ref) : null),
         });
+        this.prefetched.set(key, true);
       } catch (error) {
         // The launch then reports what is wrong with the model (gated, unknown) in the engine's own words.
         this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
+        allLocal = false;
       }
     }
+    return allLocal;
   }
 
   private workloadOf(id: string): Workload {

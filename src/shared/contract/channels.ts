@@ -42,6 +42,7 @@ export const CALL_NAMES = [
   'studies:save',
   'studies:plan',
   'studies:run',
+  'studies:trustCheck',
   'studies:cancel',
   'studies:report',
   'studies:export',

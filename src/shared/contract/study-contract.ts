@@ -53,10 +53,19 @@ export const STUDY_CALLS = {
     input: PathInput,
     output: z.object({ trials: z.array(TrialSchema), estimate: PlanEstimateSchema, gpus: z.array(GpuFactsSchema) }),
   },
-  /** Starts (or resumes) the study; progress as studies:* events. */
+  /**
+   * Starts (or resumes) the study; progress as studies:* events. A project not written by this user that turns on
+   * remote code, env, extra args or dataset files is refused until `trust` carries the hash `studies:trustCheck`
+   * returned, after the user confirmed what it runs (remembered in the data folder, not the project).
+   */
   'studies:run': {
-    input: PathInput,
+    input: PathInput.extend({ trust: z.string().regex(/^[0-9a-f]{64}$/, 'must be the hash from studies:trustCheck').optional() }),
     output: z.object({ started: z.boolean() }),
+  },
+  /** What the project runs beyond the typed knobs, and whether the user has accepted exactly that already. */
+  'studies:trustCheck': {
+    input: PathInput,
+    output: z.object({ trusted: z.boolean(), runs: z.array(z.string()), hash: z.string() }),
   },
   'studies:cancel': {
     input: PathInput,

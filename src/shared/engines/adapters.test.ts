@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServelabError } from '../contract/errors';
-import { ENGINE_ADAPTERS, validateExtraArgs } from './adapters';
+import { ENGINE_ADAPTERS, extraArgsSyntax, validateExtraArgs } from './adapters';
 import { HINT_FLAGS } from './classify-log';
 import { selectRow } from './command-builder';
 import { parseServerConfig, type ServerConfigInput } from './server-config';
@@ -86,7 +86,7 @@ describe('knob tables', () => {
           if (row.to.kind === 'switch') words.push(...[...(row.to.on ?? []), ...(row.to.off ?? [])].filter((w) => w.startsWith('-') && !/^-\d/.test(w)));
         }
         const flagsOnly = words.map((w) => (w.startsWith('-O') && w.length === 3 ? '-O' : w));
-        const check = validateExtraArgs(engine, version, flagsOnly.flatMap((f) => [f, ...(needsValue(engine, version, f) ? [valueFor(engine, version, f)] : [])]));
+        const check = extraArgsSyntax(engine, version, flagsOnly.flatMap((f) => [f, ...(needsValue(engine, version, f) ? [valueFor(engine, version, f)] : [])]));
         expect(check.issues.filter((i) => i.severity === 'error'), `${engine} ${version}`).toEqual([]);
       }
     }
@@ -279,38 +279,38 @@ describe('TensorRT-LLM argv', () => {
   });
 });
 
-describe('validateExtraArgs', () => {
+describe('extraArgsSyntax', () => {
   it('flags names the engine does not have as "unknown flag"', () => {
-    const check = validateExtraArgs('vllm', '0.11.0', ['--max-model-len', '4096', '--max-modle-len', '1']);
+    const check = extraArgsSyntax('vllm', '0.11.0', ['--max-model-len', '4096', '--max-modle-len', '1']);
     expect(check.ok).toBe(false);
     expect(check.issues).toEqual([{ index: 2, arg: '--max-modle-len', severity: 'error', message: 'unknown flag: --max-modle-len' }]);
   });
 
   it("reads vLLM's spellings: underscores, =, --no-x, dotted JSON keys, -O3, short aliases", () => {
     const args = ['--max_model_len=4096', '--no-enable-prefix-caching', '--speculative-config.method', 'ngram', '-O3', '-O.cudagraph_mode=FULL', '-tp', '2', '--api-key', 'a', 'b', '--seed', '-1'];
-    expect(validateExtraArgs('vllm', '0.11.0', args).issues).toEqual([]);
+    expect(extraArgsSyntax('vllm', '0.11.0', args).issues).toEqual([]);
   });
 
   it('tells TensorRT-LLM users about underscores and refuses abbreviations (click has none)', () => {
-    const check = validateExtraArgs('trtllm', '1.2.0rc1', ['--max-seq-len', '4096', '--max_seq', '1', '--max_num_tokens=8192']);
+    const check = extraArgsSyntax('trtllm', '1.2.0rc1', ['--max-seq-len', '4096', '--max_seq', '1', '--max_num_tokens=8192']);
     expect(check.issues.map((i) => i.message)).toEqual(['unknown flag: --max-seq-len (trtllm-serve spells it --max_seq_len)', 'unknown flag: --max_seq']);
   });
 
   it("refuses a flag the version's parser lacks, and warns on argparse abbreviations", () => {
-    const trt = validateExtraArgs('trtllm', '1.2.0rc1', ['--config', 'x.yaml']);
+    const trt = extraArgsSyntax('trtllm', '1.2.0rc1', ['--config', 'x.yaml']);
     expect(trt.ok).toBe(false);
     expect(trt.issues[0]).toMatchObject({ severity: 'error', message: 'unknown flag: --config' });
-    const sgl = validateExtraArgs('sglang', '0.5.3.post3', ['--tp', '2', '--model', 'x', '--enable-torch-comp']);
+    const sgl = extraArgsSyntax('sglang', '0.5.3.post3', ['--tp', '2', '--model', 'x', '--enable-torch-comp']);
     expect(sgl.issues.map((i) => [i.severity, i.message])).toEqual([
       ['warning', '--tp is read as --tensor-parallel-size; write the full name, a later flag could make it ambiguous'],
       ['warning', '--enable-torch-comp is read as --enable-torch-compile; write the full name, a later flag could make it ambiguous'],
     ]);
     // 0.5.3.post3's parser also has --enable-torch-symm-mem, so the shorter prefix is ambiguous there.
-    expect(validateExtraArgs('sglang', '0.5.3.post3', ['--enable-torch']).issues[0]?.message).toBe('ambiguous option: --enable-torch could match --enable-torch-compile, --enable-torch-symm-mem');
+    expect(extraArgsSyntax('sglang', '0.5.3.post3', ['--enable-torch']).issues[0]?.message).toBe('ambiguous option: --enable-torch could match --enable-torch-compile, --enable-torch-symm-mem');
   });
 
   it('refuses ambiguous abbreviations, missing values and values given to switches', () => {
-    const check = validateExtraArgs('sglang', '0.5.5', ['--speculative-num', '3', '--context-length', '--trust-remote-code=yes']);
+    const check = extraArgsSyntax('sglang', '0.5.5', ['--speculative-num', '3', '--context-length', '--trust-remote-code=yes']);
     expect(check.issues.map((i) => i.message)).toEqual([
       'ambiguous option: --speculative-num could match --speculative-num-draft-tokens, --speculative-num-steps',
       'argument --context-length: expected one argument',
@@ -319,9 +319,41 @@ describe('validateExtraArgs', () => {
   });
 
   it('checks a version it does not know against the nearest known list, and says so', () => {
-    const check = validateExtraArgs('sglang', '0.5.4.post9', ['--cuda-graph-max-bs', '8']);
+    const check = extraArgsSyntax('sglang', '0.5.4.post9', ['--cuda-graph-max-bs', '8']);
     expect(check).toMatchObject({ ok: true, checkedAgainst: '0.5.4.post3' });
     expect(check.issues[0]?.message).toMatch(/0\.5\.4\.post9 is not a version Servelab has the flags of; they are checked against 0\.5\.4\.post3's/);
+  });
+});
+
+describe('validateExtraArgs refuses flags Servelab writes itself (L5)', () => {
+  const refused = (engine: EngineId, version: string, args: string[]) =>
+    validateExtraArgs(engine, version, args).issues.filter((i) => i.severity === 'error').map((i) => [i.arg, i.message]);
+
+  it('names the typed field to use for --host, --port, the model and each typed knob, in every spelling', () => {
+    expect(refused('vllm', '0.11.0', ['--host', '0.0.0.0', '--port=9999', '--model', 'x'])).toEqual([
+      ['--host', "--host is set by Servelab (the server listens on the box's 127.0.0.1 unless the host field says otherwise); set the host field instead of passing it in the extra arguments"],
+      ['--port=9999', '--port is set by Servelab (the port readiness and the stop checks watch); set the port field instead of passing it in the extra arguments'],
+      ['--model', '--model is set by Servelab from the model field; set the model there instead of in the extra arguments'],
+    ]);
+    expect(refused('vllm', '0.11.0', ['-tp', '2', '--max_model_len=8192', '--gpu-memory-utilization', '0.8', '--trust-remote-code']).map(([, m]) => m)).toEqual([
+      '-tp duplicates the typed setting tensorParallelSize; set tensorParallelSize instead (a copy in the extra arguments would silently override it)',
+      '--max_model_len duplicates the typed setting maxModelLen; set maxModelLen instead (a copy in the extra arguments would silently override it)',
+      '--gpu-memory-utilization duplicates the typed setting gpuMemoryFraction; set gpuMemoryFraction instead (a copy in the extra arguments would silently override it)',
+      '--trust-remote-code duplicates the typed setting trustRemoteCode; set trustRemoteCode instead (a copy in the extra arguments would silently override it)',
+    ]);
+    expect(refused('sglang', '0.5.3.post3', ['--tp', '2', '--model', 'x', '--mem-fraction-static', '0.8']).map(([a]) => a)).toEqual(['--tp', '--model', '--mem-fraction-static']);
+    expect(refused('trtllm', '1.2.0rc1', ['--port', '1', '--tp_size', '2', '--max_seq_len=4096']).map(([a]) => a)).toEqual(['--port', '--tp_size', '--max_seq_len=4096']);
+  });
+
+  it('still takes what the typed config cannot say', () => {
+    for (const [engine, version, args] of [
+      ['vllm', '0.11.0', ['--enable-prefix-caching', '--seed', '1', '--speculative-config.method', 'ngram', '-O.cudagraph_mode=FULL']],
+      ['vllm', '0.11.0', ['-O3']],
+      ['sglang', '0.5.3.post3', ['--disable-radix-cache', '--enable-mixed-chunk']],
+      ['trtllm', '1.2.0rc1', ['--backend', 'pytorch']],
+    ] as [EngineId, string, string[]][]) {
+      expect(validateExtraArgs(engine, version, args).ok, `${engine} ${args.join(' ')}`).toBe(true);
+    }
   });
 });
 
@@ -329,7 +361,6 @@ describe('install specs (engines.md §4)', () => {
   it('pins each engine exactly', () => {
     expect(vllmAdapter.installSpec('0.11.0')).toMatchObject({
       pipSpecs: ['vllm==0.11.0'],
-      extraIndexUrls: ['https://download.pytorch.org/whl/cu128'],
       uvArgs: ['--torch-backend=auto'],
       python: '3.12',
       verifyImport: 'import vllm; print(vllm.__version__)',
@@ -340,7 +371,7 @@ describe('install specs (engines.md §4)', () => {
     expect(sglangAdapter.installSpec('0.5.5.post1').pipSpecs).toEqual(['sglang==0.5.5.post1']);
     expect(trtllmAdapter.installSpec('1.2.0rc1')).toMatchObject({
       pipSpecs: ['tensorrt_llm==1.2.0rc1'],
-      extraIndexUrls: ['https://pypi.nvidia.com'],
+      vendorIndex: { url: 'https://pypi.nvidia.com', specs: ['tensorrt_llm==1.2.0rc1'] },
       pipArgs: ['--pre'],
       systemPackages: ['libopenmpi-dev'],
       verifyImport: 'import tensorrt_llm; print(tensorrt_llm.__version__)',

@@ -23,15 +23,19 @@ describe('buildDockerRun', () => {
       hfCacheDir: HF,
       envNames: ['HF_TOKEN'],
       plainEnv: { NCCL_DEBUG: 'INFO' },
+      user: '1000:1000',
       name: 'servelab-srv-1',
     });
     expect(argv).toEqual([
       'docker', 'run', '--rm', '--name', 'servelab-srv-1',
+      '--user', '1000:1000',
       '--gpus', 'all',
       '--ipc=host',
       '-p', '127.0.0.1:8123:8123',
-      '-v', `${HF}:/root/.cache/huggingface`,
-      '--env', 'NCCL_DEBUG=INFO',
+      '-v', `${HF}:/servelab-hf`,
+      '--env', 'HF_HOME=/servelab-hf',
+      '--env', 'HOME=/tmp',
+      '--env', 'NCCL_DEBUG',
       '--env', 'HF_TOKEN',
       'vllm/vllm-openai:v0.11.0',
       '--model', 'Qwen/Qwen3-8B', ...built.argv.slice(3),
@@ -48,7 +52,8 @@ describe('buildDockerRun', () => {
       '--gpus', '"device=0,1"',
       '--shm-size', '32g', '--ipc=host',
       '-p', '127.0.0.1:30001:30001',
-      '-v', `${HF}:/root/.cache/huggingface`,
+      '-v', `${HF}:/servelab-hf`,
+      '--env', 'HF_HOME=/servelab-hf',
       'lmsysorg/sglang:v0.5.3.post3',
       'python3', '-m', 'sglang.launch_server', '--model-path', 'Qwen/Qwen3-8B', '--host', '0.0.0.0', '--port', '8123', '--tp-size', '2', '--cuda-graph-max-bs', '64',
     ]);
@@ -64,11 +69,25 @@ describe('buildDockerRun', () => {
       '--gpus', '"device=GPU-7a83c607-3a4d-9c92-985a-881af537acf6"',
       '--ipc=host', '--ulimit', 'memlock=-1', '--ulimit', 'stack=67108864',
       '-p', '127.0.0.1:8000:8000',
-      '-v', `${HF}:/root/.cache/huggingface`,
+      '-v', `${HF}:/servelab-hf`,
+      '--env', 'HF_HOME=/servelab-hf',
       '-v', `${FILES_DIR}:${FILES_DIR}:ro`,
       'nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc1',
       'trtllm-serve', 'Qwen/Qwen3-8B', '--host=0.0.0.0', '--port=8123', '--tp_size=2', `--extra_llm_api_options=${FILES_DIR}/extra_llm_api_options.yaml`,
     ]);
+  });
+
+  it('never puts an env value in argv (L2): plain values too come from the docker CLI\'s environment, by name', () => {
+    const argv = buildDockerRun({ engine: 'vllm', version: '0.11.0', serverArgv: ['vllm', 'serve', 'm'], port: 1, hfCacheDir: HF, plainEnv: { NCCL_DEBUG: 'INFO' }, name: 'n' });
+    expect(argv.join(' ')).not.toContain('INFO');
+    expect(argv).toContain('NCCL_DEBUG');
+  });
+
+  it('runs offline once the weights are in the cache: HF_HUB_OFFLINE=1 and no token (L2)', () => {
+    const argv = buildDockerRun({ engine: 'vllm', version: '0.11.0', serverArgv: ['vllm', 'serve', 'm'], port: 1, hfCacheDir: HF, envNames: ['HF_TOKEN', 'VLLM_API_KEY'], offline: true, name: 'n' });
+    expect(argv).toContain('HF_HUB_OFFLINE=1');
+    expect(argv).not.toContain('HF_TOKEN');
+    expect(argv).toContain('VLLM_API_KEY');
   });
 
   it('never puts a secret value in argv: secret variables are passed by name only', () => {

@@ -26,8 +26,14 @@ export const DOCKER_ENGINES: Readonly<Record<EngineId, DockerEngineSpec>> = {
   },
 };
 
-/** Where the Hugging Face cache is inside every image (they run as root). */
-export const CONTAINER_HF_CACHE = '/root/.cache/huggingface';
+/**
+ * Where the box's Hugging Face cache is mounted in the container, and HF_HOME points: not under /root, which a
+ * container run as the box user (`--user uid:gid`) cannot enter.
+ */
+export const CONTAINER_HF_CACHE = '/servelab-hf';
+
+/** Variables that carry a Hugging Face token, which an offline server does not need. */
+const HF_TOKEN_NAMES = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
 
 export function dockerImage(engine: EngineId, version: string): string {
   const image = getAdapter(engine).installSpec(version).dockerImage;
@@ -64,7 +70,15 @@ export interface DockerRunInput {
   hfCacheDir: string;
   /** Variables docker copies from its own environment (`--env NAME`): secret values never appear in argv. */
   envNames?: readonly string[];
+  /**
+   * Plain variables: passed by name too (`--env NAME`), so their values stay off the process list; the caller runs
+   * `docker run` with them in its environment.
+   */
   plainEnv?: Readonly<Record<string, string>>;
+  /** `uid:gid` of the box user, so what the server writes into the shared cache is not root's. */
+  user?: string;
+  /** The weights are in the cache already: HF_HUB_OFFLINE=1, and no Hugging Face token goes in. */
+  offline?: boolean;
   /** Absolute paths of generated files the server reads (TensorRT-LLM's options YAML): mounted read-only at the same path. */
   files?: readonly string[];
   name: string;
@@ -85,19 +99,26 @@ export function buildDockerRun(input: DockerRunInput): string[] {
   const spec = DOCKER_ENGINES[input.engine];
   if (!input.hfCacheDir.startsWith('/')) throw new Error('hfCacheDir must be an absolute path');
   const argv = ['docker', 'run', '--rm', '--name', input.name];
+  if (input.user !== undefined) {
+    if (!/^\d+:\d+$/.test(input.user)) throw new Error(`user must be uid:gid, got "${input.user}"`);
+    argv.push('--user', input.user);
+  }
   // docker reads --gpus as CSV: a list of devices must be one quoted field, `"device=0,1"`.
   const gpus = input.gpus ?? [];
   argv.push('--gpus', gpus.length === 0 ? 'all' : `"device=${gpus.join(',')}"`);
   argv.push(...spec.runFlags);
   argv.push('-p', `127.0.0.1:${input.port}:${input.port}`);
-  argv.push('-v', `${input.hfCacheDir}:${CONTAINER_HF_CACHE}`);
+  argv.push('-v', `${input.hfCacheDir}:${CONTAINER_HF_CACHE}`, '--env', `HF_HOME=${CONTAINER_HF_CACHE}`);
+  // An arbitrary uid has no home in the image; caches the engines keep under ~ go to the container's own /tmp.
+  if (input.user !== undefined) argv.push('--env', 'HOME=/tmp');
+  if (input.offline) argv.push('--env', 'HF_HUB_OFFLINE=1');
   const dirs = [...new Set((input.files ?? []).map((f) => f.slice(0, f.lastIndexOf('/')) || '/'))];
   for (const dir of dirs) {
     if (!dir.startsWith('/')) throw new Error(`generated files must have absolute paths: ${dir}`);
     argv.push('-v', `${dir}:${dir}:ro`);
   }
-  for (const [name, value] of Object.entries(input.plainEnv ?? {})) argv.push('--env', `${name}=${value}`);
-  for (const name of input.envNames ?? []) argv.push('--env', name);
+  for (const name of Object.keys(input.plainEnv ?? {})) argv.push('--env', name);
+  for (const name of input.envNames ?? []) if (!(input.offline && HF_TOKEN_NAMES.has(name))) argv.push('--env', name);
   argv.push(dockerImage(input.engine, input.version), ...containerCommand(input.engine, input.serverArgv));
   return argv;
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_ADAPTERS, validateExtraArgs } from './adapters';
+import { ENGINE_ADAPTERS, extraArgsSyntax } from './adapters';
 import { FLAG_TABLE_IDS, flagTableAt, printedFlags, tableSource, tableVersions, tabledVersion, trtllmYamlKeys, versionsWithFlag } from './flag-tables';
 import { ENGINE_IDS } from './types';
 
 const errors = (engine: 'vllm' | 'sglang' | 'trtllm', version: string, args: string[]) =>
-  validateExtraArgs(engine, version, args).issues.filter((i) => i.severity === 'error').map((i) => i.message);
+  extraArgsSyntax(engine, version, args).issues.filter((i) => i.severity === 'error').map((i) => i.message);
 
 describe('the generated flag tables', () => {
   it('cover every version an adapter offers, each read at a recorded commit', () => {

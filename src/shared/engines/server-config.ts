@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { fieldIssues, parseOrBadInput } from '../contract/errors';
 import { HostAddressSchema, PortSchema } from '../model/host';
+import { credentialFlagRefusal, isCredentialFlag, looksLikeToken, TOKEN_VALUE_REFUSAL } from './credentials';
 
 /**
  * One server launch, independent of the engine. Each adapter maps these knobs onto its own flags
@@ -50,7 +51,28 @@ export const EnvNameSchema = z
 export function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   if (upper === 'HF_TOKEN' || upper === 'HUGGING_FACE_HUB_TOKEN') return true;
-  return /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_|$)/.test(upper);
+  return (
+    /(?:^|_)(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?)(?:_|$)/.test(upper) ||
+    // OPENAI_KEY, PROXY_AUTH, GITHUB_PAT
+    /_(?:KEY|AUTH|PAT)$/.test(upper)
+  );
+}
+
+/**
+ * Variables that change which code runs before or instead of the engine: the dynamic loader's (`LD_PRELOAD`,
+ * `LD_LIBRARY_PATH`, `LD_AUDIT`, any `LD_*`), the shell's start-up files and word splitting (`BASH_ENV`, `ENV`, `IFS`),
+ * the program search path, and the Python interpreter's start-up and import path (`PYTHONPATH`, `PYTHONHOME`,
+ * `PYTHONSTARTUP`, `PYTHONUSERBASE`). A project file is shared configuration: it may tune the engine, not replace its
+ * code (L5). The engine's own environment is where extra Python packages belong.
+ */
+const LOADER_ENV = new Set(['PATH', 'BASH_ENV', 'ENV', 'IFS', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'HOME', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONEXECUTABLE', 'PYTHONSAFEPATH', 'PERL5OPT', 'PERL5LIB', 'NODE_OPTIONS', 'GCONV_PATH']);
+
+/** Why `name` may not be set in a server's environment, or undefined when it may. */
+export function refusedEnvName(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if (upper.startsWith('LD_') || upper.startsWith('DYLD_')) return `${name} changes which libraries the dynamic loader runs into every process of the server; Servelab does not set it from a project (install what the engine needs into its environment instead)`;
+  if (LOADER_ENV.has(upper)) return `${name} changes which program, shell start-up file or Python code runs instead of the engine's own; Servelab does not set it from a project (install extra packages into the engine's environment instead)`;
+  return undefined;
 }
 
 const EnvValueSchema = z.union([
@@ -62,13 +84,45 @@ export type EnvValue = z.infer<typeof EnvValueSchema>;
 export const EnvSchema = z.record(z.string(), EnvValueSchema).superRefine((env, ctx) => {
   for (const [name, value] of Object.entries(env)) {
     const check = EnvNameSchema.safeParse(name);
+    const refused = check.success ? refusedEnvName(name) : undefined;
     if (!check.success) {
       ctx.addIssue({ code: 'custom', path: [name], message: `name ${check.error.issues[0]?.message ?? 'is not valid'}` });
+    } else if (refused !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [name], message: refused });
     } else if (typeof value === 'string' && isSecretEnvName(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'holds a credential: give a secret reference ({"secretRef": …}), not the value' });
+    } else if (typeof value === 'string' && looksLikeToken(value)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: TOKEN_VALUE_REFUSAL });
     }
   }
 });
+
+/**
+ * Credentials in argv words (M2): a credential flag given a value (`--hf-token hf_…`, `--api-key=…`), or a word shaped
+ * like a token. A flag is matched by its spellings here; `validateExtraArgs` also resolves abbreviations per engine.
+ */
+export function credentialArgIssues(engine: string | undefined, args: readonly string[], canonical: (word: string) => string = (w) => w): { index: number; message: string }[] {
+  const out: { index: number; message: string }[] = [];
+  const isFlag = (w: string | undefined) => w !== undefined && w.startsWith('-') && w !== '-' && !/^-\d/.test(w);
+  let valueOfRefused = false;
+  args.forEach((word, i) => {
+    if (!isFlag(word) && valueOfRefused) return;
+    valueOfRefused = false;
+    if (isFlag(word)) {
+      const eq = word.indexOf('=');
+      const name = canonical(eq > 0 ? word.slice(0, eq) : word);
+      const next = args[i + 1];
+      if (isCredentialFlag(name) && (eq > 0 || (next !== undefined && !isFlag(next)))) {
+        out.push({ index: i, message: credentialFlagRefusal(engine, name) });
+        valueOfRefused = true;
+      }
+      else if (eq > 0 && looksLikeToken(word.slice(eq + 1))) out.push({ index: i, message: `the value of ${word.slice(0, eq)} ${TOKEN_VALUE_REFUSAL}` });
+    } else if (looksLikeToken(word)) {
+      out.push({ index: i, message: `this argument ${TOKEN_VALUE_REFUSAL}` });
+    }
+  });
+  return out;
+}
 
 export const SpeculativeConfigSchema = z
   .object({
@@ -125,6 +179,9 @@ export const ServerConfigSchema = z
         { error: 'must be a list of strings' },
       )
       .max(1000, 'has more than 1000 entries')
+      .superRefine((args, ctx) => {
+        for (const issue of credentialArgIssues(undefined, args)) ctx.addIssue({ code: 'custom', path: [issue.index], message: issue.message });
+      })
       .default([]),
     env: EnvSchema.default({}),
   })

@@ -73,7 +73,6 @@ function installSpec(version: string): InstallSpec {
   const hasAllExtra = compareVersions(version, '0.5.5') < 0;
   return {
     pipSpecs: [hasAllExtra ? `sglang[all]==${version}` : `sglang==${version}`],
-    extraIndexUrls: [],
     pythonRequires: '>=3.10',
     verifyImport: 'import sglang; print(sglang.__version__)',
     dockerImage: `lmsysorg/sglang:v${version}`,

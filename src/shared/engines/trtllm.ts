@@ -94,8 +94,9 @@ const SPEC: CommandSpec = {
 function installSpec(version: string): InstallSpec {
   return {
     pipSpecs: [`tensorrt_llm==${version}`],
-    // Release candidates may only be on NVIDIA's index; --pre lets pip pick them.
-    extraIndexUrls: ['https://pypi.nvidia.com'],
+    // Release candidates may only be on NVIDIA's index: the wheel comes from there alone, its dependencies from the
+    // box's own index (never both merged). --pre lets pip pick release candidates.
+    vendorIndex: { url: 'https://pypi.nvidia.com', specs: [`tensorrt_llm==${version}`] },
     pipArgs: ['--pre'],
     python: '3.12',
     pythonRequires: '3.10 or 3.12',

@@ -146,7 +146,13 @@ export interface FlagTable {
 export interface InstallSpec {
   /** Exact requirement strings for `pip install` / `uv pip install`. */
   pipSpecs: string[];
-  extraIndexUrls: string[];
+  /**
+   * Packages that come from a vendor's index and from it alone (L7): installed first, in their own step, with
+   * `--index-url URL --no-deps`; the main step then takes every other package from the box's one configured index.
+   * Indexes are never merged (`--extra-index-url` makes pip take the highest version from any of them, the
+   * dependency-confusion pattern).
+   */
+  vendorIndex?: { url: string; specs: string[] };
   /** Extra words for pip (e.g. `--pre` for release candidates). */
   pipArgs?: string[];
   /** Extra words for `uv pip install` (e.g. `--torch-backend=auto`). */

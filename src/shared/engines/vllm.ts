@@ -106,8 +106,8 @@ const SPEC: CommandSpec = {
 function installSpec(version: string): InstallSpec {
   return {
     pipSpecs: [`vllm==${version}`],
-    // The PyPI wheel is built for CUDA 12.8; pip needs the matching torch index, uv picks it with --torch-backend=auto.
-    extraIndexUrls: ['https://download.pytorch.org/whl/cu128'],
+    // vLLM's PyPI wheels are built against the public PyTorch release on PyPI (docs/getting_started/installation), so
+    // pip takes everything from one index; uv picks the torch build for the driver with --torch-backend=auto.
     uvArgs: ['--torch-backend=auto'],
     python: '3.12',
     pythonRequires: '>=3.9,<3.14',

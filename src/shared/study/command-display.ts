@@ -1,5 +1,6 @@
 import { shellQuote } from '../shell-quote';
 import { getAdapter } from '../engines/adapters';
+import { redactCredentialArgs } from '../engines/credentials';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 
@@ -11,10 +12,10 @@ import type { EngineId } from '../engines/types';
 /** A word as a POSIX shell reads it back: the same quoting as the commands that run on a box. */
 export const shellWord = shellQuote;
 
-/** `NAME=value … program args`, every word quoted as needed. */
+/** `NAME=value … program args`, every word quoted as needed; a credential's value shows as `<redacted>` (M2). */
 export function displayCommand(argv: readonly string[], env: Readonly<Record<string, string>> = {}): string {
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${shellWord(value)}`);
-  return [...assignments, ...argv.map(shellWord)].join(' ');
+  return [...assignments, ...redactCredentialArgs(argv).map(shellWord)].join(' ');
 }
 
 /** The adapter's launch command for a config, without host or port (those belong to one launch, not the config). */

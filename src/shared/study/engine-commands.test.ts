@@ -1,7 +1,7 @@
 // Every command a study plans from the default stages is one the engine's own parser and validation accept, at
 // every release Servelab has the engine's flag tables for.
 import { describe, expect, it } from 'vitest';
-import { getAdapter, validateExtraArgs } from '../engines/adapters';
+import { getAdapter, extraArgsSyntax } from '../engines/adapters';
 import { trtllmYamlKeys } from '../engines/flag-tables';
 import { parseServerConfig, type ServerConfig } from '../engines/server-config';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
@@ -35,7 +35,7 @@ describe('commands built from the default stages', () => {
             const built = adapter.buildArgv(config, version, { filesDir: '/box/run' });
             const where = `${engine} ${version} ${stage.id}/${candidate.id}`;
             expect(built.unsupported, where).toEqual([]);
-            const check = validateExtraArgs(engine, version, flagWords(engine, built.argv));
+            const check = extraArgsSyntax(engine, version, flagWords(engine, built.argv));
             expect(check.issues.filter((i) => i.severity === 'error'), where).toEqual([]);
             for (const file of built.extraFiles ?? []) {
               const accepted = new Set(trtllmYamlKeys(version).map((k) => k.name));

@@ -81,7 +81,10 @@ export interface StudiesSlice {
   /** Reads a trial's server log and benchmark output from the project, unless they are still streaming in. */
   loadTrialLogs(trialId: string): Promise<void>;
   /** Starts or resumes the open study; throws the core's ServelabError when it was refused. */
-  runOpenStudy(): Promise<void>;
+  /** What the open project runs beyond the typed knobs, and whether the user already accepted exactly that. */
+  checkOpenStudyTrust(): Promise<{ trusted: boolean; runs: string[]; hash: string } | null>;
+  /** `trust`: the hash of the settings the user just confirmed, for a project written elsewhere. */
+  runOpenStudy(trust?: string): Promise<void>;
   /** Throws the core's ServelabError when the cancel was refused. */
   cancelOpenStudy(): Promise<void>;
   dismissStudyNotice(): void;
@@ -256,14 +259,20 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
         }
       },
 
-      async runOpenStudy() {
+      async checkOpenStudyTrust() {
+        const path = get().openStudy?.path;
+        if (!path) return null;
+        return api.call('studies:trustCheck', { path });
+      },
+
+      async runOpenStudy(trust) {
         const study = get().openStudy;
         if (!study) return;
         const { path } = study;
         set((s) => ({ startedStudies: { ...s.startedStudies, [path]: study.project.study.name } }));
         try {
           // started: false means a run of this project is already under way in the core: it is live either way.
-          await api.call('studies:run', { path });
+          await api.call('studies:run', trust !== undefined ? { path, trust } : { path });
         } catch (e) {
           set((s) => {
             const { [path]: _dropped, ...rest } = s.startedStudies;

@@ -1,6 +1,7 @@
 import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
+import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
 import { describeWorkload, type Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
 import { metricOf, metricSpec } from '../../results/metrics';
@@ -573,9 +574,35 @@ function mostCommon(values: (string | undefined)[]): string | undefined {
  * Environment values may be credentials, so the report shows names only. Commands can carry a value as a
  * `NAME=value` assignment (or `-e NAME=value`); it becomes `NAME=$NAME`. A long value found anywhere else in a
  * printed string becomes `$NAME` too; short ones ("1", "0") are left elsewhere since they are not secrets and
- * replacing them would break commands.
+ * replacing them would break commands. Credentials in extra args (M2: the value after `--hf-token`, `--api-key`, a
+ * token-shaped word), which a project written before they were refused can hold, become `<redacted>` wherever found.
  */
 export function envRedactor(project: ProjectFile): (text: string) => string {
+  const envOnly = envValueRedactor(project);
+  const configs: Partial<Pick<ServerConfig, 'extraArgs'>>[] = [
+    ...project.study.engines.map((e) => e.config),
+    ...project.study.stages.flatMap((s) => s.candidates.map((c) => c.config)),
+    ...project.state.trials.map((t) => t.config),
+    ...(project.state.recommendation ? [project.state.recommendation.config] : []),
+  ];
+  const secrets = new Set<string>();
+  for (const config of configs) {
+    const args = config?.extraArgs ?? [];
+    for (const i of credentialWordIndexes(args)) {
+      const word = args[i] as string;
+      const value = word.startsWith('-') && word.includes('=') ? word.slice(word.indexOf('=') + 1) : word;
+      if (value.length >= 4) secrets.add(value);
+    }
+  }
+  const values = [...secrets].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = envOnly(text);
+    for (const value of values) out = out.split(value).join(REDACTED);
+    return redactCredentialText(out);
+  };
+}
+
+function envValueRedactor(project: ProjectFile): (text: string) => string {
   const configs: Partial<Pick<ServerConfig, 'env'>>[] = [
     ...project.study.engines.map((e) => e.config),
     ...project.study.stages.flatMap((s) => s.candidates.map((c) => c.config)),

@@ -63,6 +63,7 @@ function studiesApi(file: ProjectFile = project()): FakeApi {
       gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }],
     }),
     'studies:run': () => ({ started: true }),
+    'studies:trustCheck': () => ({ trusted: true, runs: [], hash: 'a'.repeat(64) }),
     'studies:cancel': () => ({ cancelled: true }),
     'studies:report': ({ format }) => ({ text: format === 'csv' ? 'trial,status\nengine/vllm,done\n' : `# ${STUDY.name}\n\n${COMMAND}\n` }),
     'dialogs:openFile': () => coreError({ code: 'NOT_SUPPORTED', message: 'File dialogs exist only in the desktop app.' }),
@@ -117,6 +118,24 @@ describe('Studies page', () => {
     expect(within(table).getAllByRole('row')).toHaveLength(4);
     expect(within(table).getByText('needs sm ≥ 8.9 for block-scaled FP8')).toBeTruthy();
     expect(screen.getByText(/NVIDIA H100 80GB HBM3/)).toBeTruthy();
+  });
+
+  it('asks before the first run of a project from elsewhere, naming what it runs, and runs once accepted (L5)', async () => {
+    const api = studiesApi();
+    const hash = 'b'.repeat(64);
+    api.handle('studies:trustCheck', () => ({ trusted: false, runs: ['vllm 0.11.0: env NCCL_DEBUG=INFO'], hash }));
+    await renderPage(api);
+    await openFromRecent();
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Run' }));
+    });
+    const dialog = await screen.findByRole('dialog', { name: 'Run a project from elsewhere?' });
+    expect(within(dialog).getByText('vllm 0.11.0: env NCCL_DEBUG=INFO')).toBeTruthy();
+    expect(api.calls.some((c) => c.name === 'studies:run')).toBe(false);
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Run it' }));
+    });
+    expect(api.calls.find((c) => c.name === 'studies:run')?.input).toEqual({ path: PATH, trust: hash });
   });
 
   it('runs the study and follows the core: progress, timeline, phase, decisions and log', async () => {

@@ -44,10 +44,34 @@ function CancelDialog({ name, onClose }: { name: string; onClose: () => void }) 
   );
 }
 
+/** Before the first run of a project written elsewhere: what it will run, to accept or not (remembered by the core). */
+function TrustDialog({ runs, onConfirm, onClose }: { runs: string[]; onConfirm: () => Promise<void>; onClose: () => void }) {
+  return (
+    <ConfirmDangerDialog
+      title={t('studies.trust.title')}
+      icon="alert"
+      cancelLabel={t('studies.trust.keep')}
+      confirmLabel={t('studies.trust.confirm')}
+      failureMessage={errorText}
+      onConfirm={onConfirm}
+      onClose={onClose}
+    >
+      <p>{t('studies.trust.body')}</p>
+      <ul className="trust-runs mono-block">
+        {runs.map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+      </ul>
+    </ConfirmDangerDialog>
+  );
+}
+
 /** An open project: its status and run controls, then Plan, Run, Results, Recommendation and Report as tabs. */
 export function StudyProjectView({ study }: { study: OpenStudy }) {
   const closeStudyProject = useAppStore((s) => s.closeStudyProject);
   const runOpenStudy = useAppStore((s) => s.runOpenStudy);
+  const checkOpenStudyTrust = useAppStore((s) => s.checkOpenStudyTrust);
+  const [trustPrompt, setTrustPrompt] = useState<{ runs: string[]; hash: string } | null>(null);
   const editOpenStudy = useAppStore((s) => s.editOpenStudy);
   const tabRequest = useAppStore((s) => s.studyTabRequest);
   const runCommand = useRunCommand();
@@ -83,6 +107,11 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
     setStarting(true);
     setRunError(null);
     try {
+      const check = await checkOpenStudyTrust();
+      if (check && !check.trusted) {
+        setTrustPrompt({ runs: check.runs, hash: check.hash });
+        return;
+      }
       await runOpenStudy();
       setTab('run');
     } catch (e) {
@@ -215,6 +244,16 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
         {tab === 'report' && <ReportPanel path={path} revision={revision} />}
       </div>
       {confirmingCancel && <CancelDialog name={name} onClose={() => setConfirmingCancel(false)} />}
+      {trustPrompt && (
+        <TrustDialog
+          runs={trustPrompt.runs}
+          onConfirm={async () => {
+            await runOpenStudy(trustPrompt.hash);
+            setTab('run');
+          }}
+          onClose={() => setTrustPrompt(null)}
+        />
+      )}
     </div>
   );
 }

@@ -59,6 +59,10 @@ const studies: MessagesOf<typeof en> = {
   'studies.path.hint': '.servelab ile biten mutlak bir yol',
   'studies.path.required': 'Bir .servelab dosyasının yolunu girin.',
   'studies.dialog.cancel': 'İptal',
+  'studies.trust.title': 'Başka bir yerden gelen proje çalıştırılsın mı?',
+  'studies.trust.body': 'Bu proje burada sizin tarafınızdan yazılmadı. İlk çalıştırmadan önce makinelerinizde neyi çalıştıracağını kontrol edin:',
+  'studies.trust.keep': 'Çalıştırma',
+  'studies.trust.confirm': 'Çalıştır',
   'studies.cancel.title': 'Bu çalışma iptal edilsin mi?',
   'studies.cancel.body':
     '“{name}” şimdi durur: sunucuları durdurulur ve çalışan denemeler iptal edildi olarak kaydedilir. Tamamlanan denemeler korunur; çalışmayı daha sonra sürdürebilirsiniz.',

@@ -308,16 +308,16 @@ describe.each(SHELLS)('shellQuote over a real sshd with $name as /bin/sh', (shel
         // A cwd of `~` alone means HOME, by design; as a folder name below HOME it is fine.
         const named = randomFolderName(random);
         const folder = form === 2 && named === '~' ? 'd~' : named;
+        // Every draw before the first await, so a job's inputs depend on the seed alone, not on the workers' timing.
+        const argv = randomStrings(random, 40, 48 * 1024);
+        const env = Object.fromEntries(randomStrings(random, 6, 12 * 1024).map((v, n) => [`FUZZ_E${n}`, v]));
+        const secretEnv = Object.fromEntries(randomStrings(random, 3, 6 * 1024).map((v, n) => [`FUZZ_S${n}`, v]));
         const relative = form === 2 ? folder : join(`fuzz-cwd-${i}`, folder);
         const absolute = join(sshd.homeDir, relative);
         await mkdir(absolute, { recursive: true });
         if (form !== 2) await chown(join(sshd.homeDir, `fuzz-cwd-${i}`), owner.uid, owner.gid);
         await chown(absolute, owner.uid, owner.gid);
         const cwd = form === 0 ? `~/${relative}` : form === 1 ? absolute : relative;
-
-        const argv = randomStrings(random, 40, 48 * 1024);
-        const env = Object.fromEntries(randomStrings(random, 6, 12 * 1024).map((v, n) => [`FUZZ_E${n}`, v]));
-        const secretEnv = Object.fromEntries(randomStrings(random, 3, 6 * 1024).map((v, n) => [`FUZZ_S${n}`, v]));
         const names = [...Object.keys(env), ...Object.keys(secretEnv)];
         const command = ['/bin/sh', '-c', dumpScript(names), 'servelab-fuzz', ...argv];
         const context = `seed ${SEED}, job ${i}, cwd ${show(cwd)}`;

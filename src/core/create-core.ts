@@ -25,6 +25,7 @@ import { ResultsLibrary } from './results/results-library';
 import { benchHandlers } from './bench/bench-handlers';
 import type { StudyBox, StudyRunnerDeps } from './study/study-runner';
 import { studyHandlers } from './study/study-handlers';
+import { SaveGrants } from './study/export-target';
 import { RecentProjects } from './study/recent-projects';
 import { resolveExamplesDir } from './study/examples-path';
 
@@ -142,6 +143,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return registryOpening;
   }
 
+  // Files the user picked in a save dialog: studies:export writes outside the project only to one of these.
+  const saveGrants = new SaveGrants();
   const handlers: CallHandlers = {
     'app:info': async () => ({
       name: APP_NAME,
@@ -191,7 +194,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     }),
     'dialogs:saveFile': async (input) => {
       if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
-      return { path: await options.dialogs.save(input) };
+      const path = await options.dialogs.save(input);
+      return { path, saveHandle: path === null ? null : saveGrants.issue(path) };
     },
     'dialogs:openFile': async (input) => {
       if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
@@ -202,6 +206,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       runner: () => studyDeps(),
       examplesDir: options.examplesDir !== undefined ? options.examplesDir : resolveExamplesDir(),
       recent: new RecentProjects(join(options.dataDir, 'recent-projects.json')),
+      exportsDir: join(options.dataDir, 'exports'),
+      saveGrants,
     }),
   };
 

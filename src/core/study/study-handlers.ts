@@ -11,6 +11,7 @@ import { projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
+import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 
@@ -19,6 +20,9 @@ export interface StudyHandlerDeps {
   runner: () => StudyRunnerDeps;
   examplesDir: string | null;
   recent: RecentProjects;
+  /** Where `studies:export` may write besides the project's folder and a file picked in the save dialog. */
+  exportsDir?: string;
+  saveGrants?: SaveGrants;
 }
 
 type StudyCalls = Pick<
@@ -125,10 +129,11 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:export': async ({ path, format, out }) => {
+      const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
       const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      await writeFileAtomic(out, RENDER[format](read.data), 0o644);
-      return { path: out };
+      await writeFileAtomic(target, RENDER[format](read.data), 0o644);
+      return { path: target };
     },
 
     'studies:examples': async () => {

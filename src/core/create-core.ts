@@ -96,7 +96,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   });
   const { knownHosts } = ssh;
   const events = new EventBus();
-  const secrets = options.secrets ?? new MemorySecretStore();
+  const secrets: SecretStore = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
   const results = await ResultsLibrary.open(join(options.dataDir, 'results', 'library.json'));
   if (hosts.problem) log(`hosts: ${hosts.problem}`);
@@ -106,9 +106,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const prompts = new PromptBroker({ timeoutMs: options.promptTimeoutMs === undefined ? 5 * 60_000 : options.promptTimeoutMs, whenNobodyListens: 'wait' });
   const authSecrets: AuthSecrets = {
     passphrase: (identityFile) => secrets.get(passphraseKey(identityFile)),
-    remember: async (secret: RememberedSecret, value: string) => {
-      await secrets.set(secret.kind === 'passphrase' ? passphraseKey(secret.identityFile) : passwordKey(secret), value);
-    },
+    remember: async (secret: RememberedSecret, value: string) =>
+      secrets.set(secret.kind === 'passphrase' ? passphraseKey(secret.identityFile) : passwordKey(secret), value),
   };
   const pool = new SshConnectionPool({
     knownHosts,
@@ -150,7 +149,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       name: APP_NAME,
       version: APP_VERSION,
       dataDir: options.dataDir,
-      problems: [hosts.problem, results.problem].filter((p): p is string => p !== null),
+      problems: [hosts.problem, results.problem, (await secrets.problem?.()) ?? null].filter((p): p is string => p !== null),
     }),
 
     ...hostHandlers({

@@ -136,19 +136,20 @@ vi.mock('electron', () => {
 });
 
 const APP_PAGE = 'app://servelab/index.html';
-const savedRendererUrl = process.env.ELECTRON_RENDERER_URL;
+const env = process.env as Record<string, string | undefined>;
+const savedRendererUrl = env.ELECTRON_RENDERER_URL;
 
 beforeAll(async () => {
   state.userData = mkdtempSync(join(tmpdir(), 'servelab-electron-'));
   // An inherited dev-server URL must not be honoured outside `npm run dev` (L1).
-  process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
+  env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
   await import('../index');
   await vi.waitFor(() => expect(state.windows.length).toBe(1));
 });
 
 afterAll(() => {
-  if (savedRendererUrl === undefined) delete process.env.ELECTRON_RENDERER_URL;
-  else process.env.ELECTRON_RENDERER_URL = savedRendererUrl;
+  if (savedRendererUrl === undefined) delete env.ELECTRON_RENDERER_URL;
+  else env.ELECTRON_RENDERER_URL = savedRendererUrl;
 });
 
 afterAll(() => rmSync(state.userData, { recursive: true, force: true }));
@@ -257,6 +258,11 @@ describe('Electron main process', () => {
     for (const event of forbidden) {
       expect(await handler(event, {})).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
     }
+  });
+
+  it('reports in app:info that saved secrets last for this session only when there is no keychain (L4)', async () => {
+    const info = (await state.handlers.get('app:info')!({ senderFrame: { url: APP_PAGE, parent: null } }, {})) as { data: { problems: string[] } };
+    expect(info.data.problems).toEqual([expect.stringMatching(/No OS keychain.*this session only/)]);
   });
 
   it('validates input behind the sender gate', async () => {

@@ -94,6 +94,7 @@ function benchApi(): ApiClient & { emit<N extends EventName>(name: N, payload: E
       return () => listeners.get(name)?.delete(listener as (payload: never) => void);
     },
     status: () => 'open',
+    closedReason: () => null,
     onStatus: () => () => {},
     emit(name, payload) {
       for (const listener of listeners.get(name) ?? []) (listener as (p: typeof payload) => void)(payload);

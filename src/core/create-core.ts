@@ -26,6 +26,7 @@ import { benchHandlers } from './bench/bench-handlers';
 import type { StudyBox, StudyRunnerDeps } from './study/study-runner';
 import { studyHandlers } from './study/study-handlers';
 import { ProjectTrust } from './study/project-trust';
+import { SaveGrants } from './study/export-target';
 import { RecentProjects } from './study/recent-projects';
 import { resolveExamplesDir } from './study/examples-path';
 
@@ -96,7 +97,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   });
   const { knownHosts } = ssh;
   const events = new EventBus();
-  const secrets = options.secrets ?? new MemorySecretStore();
+  const secrets: SecretStore = options.secrets ?? new MemorySecretStore();
   const hosts = await HostStore.open(join(options.dataDir, 'hosts.json'));
   const results = await ResultsLibrary.open(join(options.dataDir, 'results', 'library.json'));
   if (hosts.problem) log(`hosts: ${hosts.problem}`);
@@ -106,9 +107,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const prompts = new PromptBroker({ timeoutMs: options.promptTimeoutMs === undefined ? 5 * 60_000 : options.promptTimeoutMs, whenNobodyListens: 'wait' });
   const authSecrets: AuthSecrets = {
     passphrase: (identityFile) => secrets.get(passphraseKey(identityFile)),
-    remember: async (secret: RememberedSecret, value: string) => {
-      await secrets.set(secret.kind === 'passphrase' ? passphraseKey(secret.identityFile) : passwordKey(secret), value);
-    },
+    remember: async (secret: RememberedSecret, value: string) =>
+      secrets.set(secret.kind === 'passphrase' ? passphraseKey(secret.identityFile) : passwordKey(secret), value),
   };
   const pool = new SshConnectionPool({
     knownHosts,
@@ -143,12 +143,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     return registryOpening;
   }
 
+  // Files the user picked in a save dialog: studies:export writes outside the project only to one of these.
+  const saveGrants = new SaveGrants();
   const handlers: CallHandlers = {
     'app:info': async () => ({
       name: APP_NAME,
       version: APP_VERSION,
       dataDir: options.dataDir,
-      problems: [hosts.problem, results.problem].filter((p): p is string => p !== null),
+      problems: [hosts.problem, results.problem, (await secrets.problem?.()) ?? null].filter((p): p is string => p !== null),
     }),
 
     ...hostHandlers({
@@ -192,7 +194,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     }),
     'dialogs:saveFile': async (input) => {
       if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
-      return { path: await options.dialogs.save(input) };
+      const path = await options.dialogs.save(input);
+      return { path, saveHandle: path === null ? null : saveGrants.issue(path) };
     },
     'dialogs:openFile': async (input) => {
       if (!options.dialogs) throw new ServelabError('NOT_SUPPORTED', 'File dialogs exist only in the desktop app.');
@@ -204,6 +207,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       examplesDir: options.examplesDir !== undefined ? options.examplesDir : resolveExamplesDir(),
       recent: new RecentProjects(join(options.dataDir, 'recent-projects.json')),
       trust: new ProjectTrust(options.dataDir),
+      exportsDir: join(options.dataDir, 'exports'),
+      saveGrants,
     }),
   };
 

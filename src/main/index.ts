@@ -1,13 +1,14 @@
 // Composition root of the desktop app: everything Electron-specific lives in this file and src/main/electron;
 // the core it wires up is the same one the CLI and the WebSocket host run without Electron.
-import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, safeStorage, session } from 'electron';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createCore, type Core } from '../core/create-core';
 import { EVENT_CHANNEL } from '../shared/contract/channels';
 import { registerIpcHandlers } from './electron/ipc-adapter';
 import { isAppRendererUrl, isTrustedFrame, type RendererLocation } from './electron/trusted-sender';
-import { denyAllPermissions, isSafeExternalUrl, restrictNavigation } from './electron/security';
+import { denyAllPermissions, restrictNavigation } from './electron/security';
+import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolResponse } from './electron/app-protocol';
 import { mainWindowOptions } from './electron/window';
 import { buildMenuTemplate } from './electron/menu';
 import { SafeStorageSecretStore } from './electron/safe-storage-secrets';
@@ -19,34 +20,57 @@ import { appCommandSender } from './electron/app-command-sender';
 import { studyNotifier } from './electron/study-notifier';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const rendererIndex = join(here, '../renderer/index.html');
+const rendererDir = join(here, '../renderer');
 const preloadPath = join(here, '../preload/index.cjs');
-// The dev server is used only by `npm run dev`; production always loads the built files.
-const devServerUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined;
-const location: RendererLocation = devServerUrl ? { devServerUrl } : { fileIndexUrl: pathToFileURL(rendererIndex).href };
+
+/**
+ * The dev server is used only by `npm run dev` (electron-vite sets NODE_ENV=development and ELECTRON_RENDERER_URL),
+ * from a checkout, and only on loopback: an ELECTRON_RENDERER_URL inherited anywhere else would make the app load,
+ * and grant IPC to, whatever that URL serves (L1). Everything else loads the built files over app://.
+ */
+function devServer(): string | undefined {
+  const url = process.env.ELECTRON_RENDERER_URL;
+  if (!url || app.isPackaged || process.env.NODE_ENV !== 'development') return undefined;
+  try {
+    const { protocol: scheme, hostname } = new URL(url);
+    return scheme === 'http:' && (hostname === 'localhost' || hostname === '127.0.0.1') ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const devServerUrl = devServer();
+const location: RendererLocation = devServerUrl ? { devServerUrl } : { appIndexUrl: APP_INDEX_URL };
 
 app.enableSandbox();
+// Must happen before the app is ready: app:// behaves like https (its own origin, secure context, fetch).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 function log(line: string): void {
   process.stderr.write(`[servelab] ${line}\n`);
 }
 
 function createWindow(): BrowserWindow {
-  const win = new BrowserWindow(mainWindowOptions(preloadPath, false));
+  const win = new BrowserWindow(mainWindowOptions(preloadPath, false, !app.isPackaged));
   win.once('ready-to-show', () => win.show());
   guardUnload(win, dialog);
-  if (devServerUrl) void win.loadURL(devServerUrl);
-  else void win.loadFile(rendererIndex);
+  void win.loadURL(devServerUrl ?? APP_INDEX_URL);
   return win;
+}
+
+function showFirstWindow(): void {
+  const win = BrowserWindow.getAllWindows()[0];
+  if (!win) return;
+  if (win.isMinimized()) win.restore();
+  win.show();
+  win.focus();
 }
 
 async function start(): Promise<void> {
   await app.whenReady();
+  protocol.handle(APP_SCHEME, (request) => appProtocolResponse(rendererDir, request.url));
   denyAllPermissions(session.defaultSession);
   app.on('web-contents-created', (_event, contents) => {
-    restrictNavigation(contents, (url) => isAppRendererUrl(url, location), (url) => {
-      if (isSafeExternalUrl(url)) void shell.openExternal(url);
-    });
+    restrictNavigation(contents, (url) => isAppRendererUrl(url, location));
   });
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(
@@ -75,17 +99,13 @@ async function start(): Promise<void> {
       isSupported: () => Notification.isSupported(),
       create: (options) => new Notification(options),
       anyWindowFocused: () => BrowserWindow.getFocusedWindow() !== null,
-      showWindow: () => {
-        const win = BrowserWindow.getAllWindows()[0];
-        if (!win) return;
-        if (win.isMinimized()) win.restore();
-        win.show();
-        win.focus();
-      },
+      showWindow: showFirstWindow,
     }),
   );
 
   createWindow();
+  // A second launch brings this window forward instead of running a second core on the same data (M5).
+  app.on('second-instance', () => showFirstWindow());
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });
@@ -97,7 +117,14 @@ async function start(): Promise<void> {
   });
 }
 
-start().catch((error: unknown) => {
-  log(`failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-  app.exit(1);
-});
+// One app per user: two would each rewrite hosts.json and jobs.json from their own memory and lose the other's
+// changes, and each would resume the other's studies (M5).
+if (!app.requestSingleInstanceLock()) {
+  log('Servelab is already running: brought its window forward instead of starting a second one.');
+  app.quit();
+} else {
+  start().catch((error: unknown) => {
+    log(`failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    app.exit(1);
+  });
+}

@@ -8,9 +8,12 @@ import { startSshLab, type SshLab } from '../helpers/netns';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 
 export interface RunningCore {
-  /** The page with its token: `http://127.0.0.1:<port>/#token=…`. */
+  /**
+   * The first sign-in link serve printed on stdout: `http://127.0.0.1:<port>/?code=…`. The code signs in one tab
+   * once; the tab keeps its session, so reloading or loading this link again in the same page works.
+   */
   pageUrl: string;
-  /** The same server without the token. */
+  /** The same server without a code. */
   origin: string;
   dataDir: string;
   /** The core's HOME: a throwaway folder, so ~/.ssh is the test's own. */
@@ -21,7 +24,7 @@ export interface RunningCore {
   output(): string;
 }
 
-const UI_LINE = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/;
+const UI_LINE = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/\?code=\S+)/;
 
 /**
  * Starts `servelab serve` on a free port with its own data folder and HOME; resolves once it printed its address.

@@ -143,7 +143,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
     expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);
   });
 
-  test('a page opened without a token says it is not connected to a core', async ({ page, core }) => {
+  test('a page opened without a sign-in code says it is not connected to a core', async ({ page, core }) => {
     await page.goto(`${core.origin}/`);
     await expect(page.getByRole('heading', { name: 'Not connected to a Servelab core' })).toBeVisible();
     await expect(page.getByRole('navigation')).toHaveCount(0);

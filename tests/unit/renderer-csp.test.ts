@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/repo';
 import { RENDERER_CSP } from '../../src/cli/serve/ws-host';
+import { APP_CSP } from '../../src/main/electron/app-protocol';
 
 function parsePolicy(policy: string): Map<string, string[]> {
   return new Map(
@@ -31,13 +32,25 @@ describe('renderer CSP', () => {
     expect(policy.get('object-src')).toEqual(["'none'"]);
     expect(policy.get('base-uri')).toEqual(["'none'"]);
     expect(meta).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
-    expect(policy.get('connect-src')).toEqual(["'self'", 'ws://127.0.0.1:*']);
+    // The desktop app talks to the core over IPC: the page itself allows no WebSocket anywhere (L1).
+    expect(policy.get('connect-src')).toEqual(["'self'"]);
   });
 
-  it('is sent as a header by the loopback host with the same directives (plus frame-ancestors)', () => {
-    const header = parsePolicy(RENDERER_CSP);
+  it('is sent as a header by the app:// protocol with the same directives (plus frame-ancestors)', () => {
+    const header = parsePolicy(APP_CSP);
     const page = parsePolicy(meta!);
     for (const [name, values] of page) expect(header.get(name), name).toEqual(values);
+    expect([...header.keys()].sort()).toEqual([...page.keys(), 'frame-ancestors'].sort());
+    expect(header.get('frame-ancestors')).toEqual(["'none'"]);
+  });
+
+  it('is sent as a header by the loopback host with the same directives, its WebSocket, and frame-ancestors', () => {
+    const header = parsePolicy(RENDERER_CSP);
+    const page = parsePolicy(meta!);
+    for (const [name, values] of page) {
+      if (name === 'connect-src') expect(header.get(name)).toEqual([...values, 'ws://127.0.0.1:*']);
+      else expect(header.get(name), name).toEqual(values);
+    }
     expect(header.get('frame-ancestors')).toEqual(["'none'"]);
   });
 });

@@ -3,15 +3,20 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCore } from '../../core/create-core';
-import { startWsHost } from '../serve/ws-host';
+import { startWsHost, type WsHost } from '../serve/ws-host';
 import { defaultDataDir } from '../../core/util/paths';
 import { resolveSimboxBinDir } from '../../core/box/simbox-path';
 import type { CliIo } from '../cli-io';
 
+/** How long the code handed to the browser opener stays valid: long enough for a browser to start. */
+export const OPEN_LINK_TTL_MS = 30_000;
+
 export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]
 
 Runs the Servelab core headless and serves the workbench UI to a browser on 127.0.0.1 only.
-The printed address carries a one-time random token; without it the core refuses to connect.
+The printed address carries a sign-in code that signs in one browser tab, once; after each use a fresh
+address is printed. Without one the core refuses to connect. Paste it into the browser: a link clicked in a
+terminal goes through a command line that other users of this machine can read.
 
   --port N               port on 127.0.0.1 (default: a free one)
   --data-dir DIR         where hosts and accepted host keys are kept (default: ${'$'}SERVELAB_DATA_DIR or ~/.config/servelab)
@@ -19,7 +24,8 @@ The printed address carries a one-time random token; without it the core refuses
   --no-user-known-hosts  do not also trust ~/.ssh/known_hosts
   --ssh-config FILE      the OpenSSH client config that aliases and ProxyJump come from (default: ~/.ssh/config,
                          with ~ taken from ${'$'}HOME)
-  --open                 open the page in the default browser`;
+  --open                 open the page in the default browser (its command line carries only a code that is
+                         single-use and expires after ${OPEN_LINK_TTL_MS / 1000} seconds)`;
 
 function openInBrowser(url: string): void {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
@@ -76,10 +82,15 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
     ...(values['known-hosts'] ? { appKnownHostsFile: values['known-hosts'] } : {}),
     ...(values['no-user-known-hosts'] ? { userKnownHostsFiles: [] } : {}),
   });
-  const host = await startWsHost(core, { port, rendererDir, log });
-  io.stdout(`Servelab UI: ${host.pageUrl}\n`);
+  // The printed link is spent by the tab that uses it; the next tab or browser needs the next one.
+  const host: WsHost = await startWsHost(core, { port, rendererDir, log, onSignIn: () => printLink() });
+  function printLink(): void {
+    io.stdout(`Servelab UI: ${host.signInUrl()}\n`);
+  }
+  printLink();
   io.stdout(`Data folder: ${dataDir}\nPress Ctrl+C to stop.\n`);
-  if (values.open) openInBrowser(host.pageUrl);
+  // The opener's command line is readable by every local user: it gets its own code, which dies within seconds.
+  if (values.open) openInBrowser(host.signInUrl(OPEN_LINK_TTL_MS));
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,6 +118,20 @@ describe('AuthPlan', () => {
     expect(remembered).toEqual(['passphrase']);
     expect(logText()).toContain('Passphrase was wrong, asking again (2 of 3).');
     expect(logText()).not.toContain(PASSPHRASE);
+  });
+
+  it('says "saved" only when the store saved it, and "this session only" when it kept it in memory (L4)', async () => {
+    for (const [kept, line] of [
+      ['saved', 'Saved the passphrase for ~/id_encrypted.'],
+      ['session', 'Kept the passphrase for ~/id_encrypted for this session only: no OS keychain is available'],
+    ] as const) {
+      const { next, script, logText } = setup({ identityFiles: [encryptedKey] }, { secrets: { remember: async () => kept } });
+      script.reply({ answers: [PASSPHRASE], remember: true });
+      await next(null);
+      expect(await next(['publickey'])).toMatchObject({ type: 'publickey' });
+      await vi.waitFor(() => expect(logText()).toContain(line));
+      if (kept === 'session') expect(logText()).not.toContain('Saved the passphrase');
+    }
   });
 
   it('uses a saved passphrase without asking', async () => {

@@ -8,6 +8,7 @@ import { targetAddress, targetLabel } from './ssh-target';
 import type { PromptAsker, PromptRequest, PromptResponse } from './prompt-broker';
 import type { ConnectionLogLevel, ConnectionLogWriter } from './connection-log';
 import { agentSocketProblem, createAgent } from './agent';
+import type { SecretPersistence } from '../secrets/secret-store';
 
 // ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export, bundlers on the namespace.
 const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh2Module }).default ?? ssh2Module;
@@ -86,7 +87,7 @@ export interface AuthSecrets {
   /** A saved passphrase for this key file, or null. */
   passphrase?(identityFile: string): Promise<string | null>;
   /** Keeps a secret the person asked to remember, once it is known to work. Its presence makes prompts offer "remember". */
-  remember?(secret: RememberedSecret, value: string): Promise<void> | void;
+  remember?(secret: RememberedSecret, value: string): Promise<SecretPersistence | void> | SecretPersistence | void;
   /** Told about every typed secret that worked, remembered or not (the pool keeps them in memory to reconnect). */
   accepted?(secret: RememberedSecret, value: string): void;
 }
@@ -521,8 +522,10 @@ export class AuthPlan {
 
   private async remember(secret: Parameters<NonNullable<AuthSecrets['remember']>>[0], value: string): Promise<void> {
     try {
-      await this.opts.secrets?.remember?.(secret, value);
-      this.log('info', secret.kind === 'passphrase' ? `Saved the passphrase for ${this.show(secret.identityFile)}.` : 'Saved the password.');
+      const kept = await this.opts.secrets?.remember?.(secret, value);
+      const what = secret.kind === 'passphrase' ? `the passphrase for ${this.show(secret.identityFile)}` : 'the password';
+      if (kept === 'session') this.log('warn', `Kept ${what} for this session only: no OS keychain is available to save it, so it will be asked for again after a restart.`);
+      else this.log('info', `Saved ${what}.`);
     } catch (error) {
       this.log('warn', `Could not save the ${secret.kind}: ${(error as Error).message}`);
     }

@@ -11,6 +11,7 @@ import { projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
+import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 import { untrustedMessage, type ProjectTrust } from './project-trust';
@@ -22,6 +23,9 @@ export interface StudyHandlerDeps {
   recent: RecentProjects;
   /** Which project files' remote code, env, extra args and dataset files the user has accepted (L5). */
   trust: ProjectTrust;
+  /** Where `studies:export` may write besides the project's folder and a file picked in the save dialog. */
+  exportsDir?: string;
+  saveGrants?: SaveGrants;
 }
 
 type StudyCalls = Pick<
@@ -143,10 +147,11 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:export': async ({ path, format, out }) => {
+      const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
       const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      await writeFileAtomic(out, RENDER[format](read.data), 0o644);
-      return { path: out };
+      await writeFileAtomic(target, RENDER[format](read.data), 0o644);
+      return { path: target };
     },
 
     'studies:examples': async () => {

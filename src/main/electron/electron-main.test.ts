@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CALL_NAMES, EVENT_CHANNEL } from '../../shared/contract';
 
 const state = vi.hoisted(() => ({
@@ -21,6 +20,12 @@ const state = vi.hoisted(() => ({
   focused: null as unknown,
   messageBoxes: [] as Array<Record<string, unknown>>,
   messageBoxChoice: 1,
+  privilegedSchemes: [] as Array<{ scheme: string; privileges: Record<string, unknown> }>,
+  protocolHandlers: new Map<string, (request: { url: string }) => Promise<Response>>(),
+  singleInstanceLocks: 0,
+  restored: 0,
+  shown: 0,
+  focusedCalls: 0,
 }));
 
 vi.mock('electron', () => {
@@ -47,7 +52,18 @@ vi.mock('electron', () => {
     isDestroyed() {
       return false;
     }
-    show() {}
+    isMinimized() {
+      return true;
+    }
+    restore() {
+      state.restored += 1;
+    }
+    show() {
+      state.shown += 1;
+    }
+    focus() {
+      state.focusedCalls += 1;
+    }
     async loadFile(path: string) {
       this.record.loadFile.push(path);
     }
@@ -63,12 +79,20 @@ vi.mock('electron', () => {
         state.enableSandbox += 1;
       },
       whenReady: () => Promise.resolve(),
+      requestSingleInstanceLock: () => {
+        state.singleInstanceLocks += 1;
+        return true;
+      },
       getPath: () => state.userData,
       on: (name: string, listener: (...args: unknown[]) => void) => state.appEvents.set(name, listener),
       quit: () => {},
       exit: () => {},
     },
     BrowserWindow,
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: typeof state.privilegedSchemes) => state.privilegedSchemes.push(...schemes),
+      handle: (scheme: string, handler: (request: { url: string }) => Promise<Response>) => state.protocolHandlers.set(scheme, handler),
+    },
     ipcMain: {
       handle: (channel: string, listener: (event: unknown, input: unknown) => Promise<unknown>) => state.handlers.set(channel, listener),
       removeHandler: (channel: string) => state.handlers.delete(channel),
@@ -111,13 +135,21 @@ vi.mock('electron', () => {
   };
 });
 
-let rendererIndex = '';
+const APP_PAGE = 'app://servelab/index.html';
+const env = process.env as Record<string, string | undefined>;
+const savedRendererUrl = env.ELECTRON_RENDERER_URL;
 
 beforeAll(async () => {
   state.userData = mkdtempSync(join(tmpdir(), 'servelab-electron-'));
+  // An inherited dev-server URL must not be honoured outside `npm run dev` (L1).
+  env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
   await import('../index');
   await vi.waitFor(() => expect(state.windows.length).toBe(1));
-  rendererIndex = state.windows[0]!.loadFile[0]!;
+});
+
+afterAll(() => {
+  if (savedRendererUrl === undefined) delete env.ELECTRON_RENDERER_URL;
+  else env.ELECTRON_RENDERER_URL = savedRendererUrl;
 });
 
 afterAll(() => rmSync(state.userData, { recursive: true, force: true }));
@@ -142,9 +174,33 @@ describe('Electron main process', () => {
     expect(String(prefs.preload)).toMatch(/preload[\\/]index\.cjs$/);
   });
 
-  it('loads the production renderer from files, not from a dev server', () => {
-    expect(state.windows[0]!.loadURL).toEqual([]);
-    expect(rendererIndex).toMatch(/renderer[\\/]index\.html$/);
+  it('loads the renderer from app://, not file:// and not an inherited dev-server URL (M3, L1)', () => {
+    expect(state.windows[0]!.loadFile).toEqual([]);
+    expect(state.windows[0]!.loadURL).toEqual([APP_PAGE]);
+    expect(state.privilegedSchemes).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
+    expect([...state.protocolHandlers.keys()]).toEqual(['app']);
+  });
+
+  it('serves app:// from out/renderer with the CSP header, and nothing outside it', async () => {
+    const handler = state.protocolHandlers.get('app')!;
+    const missing = await handler({ url: 'app://servelab/../../package.json' });
+    expect(missing.status).toBe(404);
+    const other = await handler({ url: 'app://elsewhere/index.html' });
+    expect(other.status).toBe(404);
+  });
+
+  it('has no DevTools in a packaged app (L1)', () => {
+    const prefs = state.windows[0]!.options.webPreferences as Record<string, unknown>;
+    expect(prefs.devTools).toBe(false);
+  });
+
+  it('holds the single-instance lock, and a second launch brings the window forward (M5)', () => {
+    expect(state.singleInstanceLocks).toBe(1);
+    const before = { restored: state.restored, shown: state.shown, focused: state.focusedCalls };
+    state.appEvents.get('second-instance')!({}, ['servelab'], '/');
+    expect(state.restored).toBe(before.restored + 1);
+    expect(state.shown).toBe(before.shown + 1);
+    expect(state.focusedCalls).toBe(before.focused + 1);
   });
 
   it('refuses every permission request and check', () => {
@@ -170,13 +226,16 @@ describe('Electron main process', () => {
     const event = (tag: string) => ({ preventDefault: () => prevented.push(tag) });
     listeners.get('will-navigate')!(event('evil'), 'https://evil.example/');
     listeners.get('will-navigate')!(event('file'), 'file:///etc/passwd');
-    listeners.get('will-navigate')!(event('own'), pathToFileURL(rendererIndex).href + '#/hosts');
+    listeners.get('will-navigate')!(event('own'), `${APP_PAGE}#/hosts`);
+    listeners.get('will-navigate')!(event('dev'), 'http://localhost:5173/');
     listeners.get('will-attach-webview')!(event('webview'), '');
-    expect(prevented).toEqual(['evil', 'file', 'webview']);
+    expect(prevented).toEqual(['evil', 'file', 'dev', 'webview']);
 
+    // The renderer has no links: nothing is handed to the user's browser, so a page cannot send data out that way (M3).
     expect(openHandler!({ url: 'https://docs.vllm.ai/' })).toEqual({ action: 'deny' });
+    expect(openHandler!({ url: 'https://attacker.example/?d=secret' })).toEqual({ action: 'deny' });
     expect(openHandler!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
-    expect(state.opened).toEqual(['https://docs.vllm.ai/']);
+    expect(state.opened).toEqual([]);
   });
 
   it('registers one IPC handler per contract call and nothing else', () => {
@@ -185,23 +244,30 @@ describe('Electron main process', () => {
 
   it('answers the app’s own top frame and refuses other senders with FORBIDDEN_SENDER', async () => {
     const handler = state.handlers.get('app:info')!;
-    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
     expect(await handler(own, {})).toMatchObject({ ok: true, data: { name: 'Servelab' } });
 
     const forbidden = [
       { senderFrame: null },
       { senderFrame: { url: 'https://evil.example/', parent: null } },
-      { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: { url: 'x' } } },
+      { senderFrame: { url: APP_PAGE, parent: { url: 'x' } } },
       { senderFrame: { url: 'file:///tmp/other.html', parent: null } },
+      { senderFrame: { url: 'app://servelab/other.html', parent: null } },
+      { senderFrame: { url: 'http://localhost:5173/', parent: null } },
     ];
     for (const event of forbidden) {
       expect(await handler(event, {})).toMatchObject({ ok: false, error: { code: 'FORBIDDEN_SENDER' } });
     }
   });
 
+  it('reports in app:info that saved secrets last for this session only when there is no keychain (L4)', async () => {
+    const info = (await state.handlers.get('app:info')!({ senderFrame: { url: APP_PAGE, parent: null } }, {})) as { data: { problems: string[] } };
+    expect(info.data.problems).toEqual([expect.stringMatching(/No OS keychain.*this session only/)]);
+  });
+
   it('validates input behind the sender gate', async () => {
     const handler = state.handlers.get('hosts:add')!;
-    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
     const result = (await handler(own, { address: '', user: 'x', auth: { method: 'key', identityFile: 'k' } })) as {
       ok: boolean;
       error?: { code: string; issues?: { path: string }[] };
@@ -212,9 +278,9 @@ describe('Electron main process', () => {
   });
 
   it('answers file dialogs with the native ones: a chosen path, or null when cancelled', async () => {
-    const own = { senderFrame: { url: pathToFileURL(rendererIndex).href, parent: null } };
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
     const saved = await state.handlers.get('dialogs:saveFile')!(own, { title: 'Export report', defaultName: 'study.html', extensions: ['html'] });
-    expect(saved).toEqual({ ok: true, data: { path: '/home/u/report.html' } });
+    expect(saved).toEqual({ ok: true, data: { path: '/home/u/report.html', saveHandle: expect.any(String) } });
     expect(state.saveDialogs.at(-1)).toMatchObject({ title: 'Export report', defaultPath: 'study.html', filters: [{ extensions: ['html'] }] });
     expect(await state.handlers.get('dialogs:openFile')!(own, { title: 'Open project', extensions: ['servelab'] })).toEqual({ ok: true, data: { path: null } });
   });

@@ -1,24 +1,12 @@
 import type { Session, WebContents } from 'electron';
 
-/** Only plain web pages may be handed to the user's browser; never file:, javascript: or custom schemes. */
-export function isSafeExternalUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Locks a web contents to the app's page: navigation away is blocked, new windows are denied (http(s) links
- * open in the user's browser instead), and webviews cannot be attached (checklist items 12–14).
+ * Locks a web contents to the app's page: navigation away is blocked, new windows are denied, and webviews
+ * cannot be attached (checklist items 12–14). Nothing is handed to `shell.openExternal`: the renderer has no
+ * links, and a page that could open any URL in the user's browser would have a way to send data out that CSP
+ * does not cover (M3). Add an explicit host allow-list here if the app ever links to its docs.
  */
-export function restrictNavigation(
-  contents: Pick<WebContents, 'on' | 'setWindowOpenHandler'>,
-  isAppUrl: (url: string) => boolean,
-  openExternal: (url: string) => void,
-): void {
+export function restrictNavigation(contents: Pick<WebContents, 'on' | 'setWindowOpenHandler'>, isAppUrl: (url: string) => boolean): void {
   contents.on('will-navigate', (event: { preventDefault(): void }, url: string) => {
     if (!isAppUrl(url)) event.preventDefault();
   });
@@ -28,10 +16,7 @@ export function restrictNavigation(
   contents.on('will-attach-webview', (event: { preventDefault(): void }) => {
     event.preventDefault();
   });
-  contents.setWindowOpenHandler(({ url }) => {
-    if (isSafeExternalUrl(url)) openExternal(url);
-    return { action: 'deny' };
-  });
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
 /** The app needs no camera, microphone, notifications API, geolocation…: every permission is refused. */

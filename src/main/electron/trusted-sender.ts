@@ -1,7 +1,7 @@
 /** Where the app's own renderer is loaded from; anything else is not allowed to call the core. */
 export interface RendererLocation {
-  /** file:// URL of out/renderer/index.html in production. */
-  fileIndexUrl?: string;
+  /** `app://servelab/index.html` (app-protocol.ts): the built renderer. */
+  appIndexUrl?: string;
   /** The electron-vite dev server, only during `npm run dev`. */
   devServerUrl?: string;
 }
@@ -14,9 +14,9 @@ export function isAppRendererUrl(url: string, location: RendererLocation): boole
   } catch {
     return false;
   }
-  if (location.fileIndexUrl && parsed.protocol === 'file:') {
-    const expected = new URL(location.fileIndexUrl);
-    return parsed.pathname === expected.pathname && parsed.host === expected.host;
+  if (location.appIndexUrl) {
+    const expected = new URL(location.appIndexUrl);
+    return parsed.protocol === expected.protocol && parsed.host === expected.host && parsed.pathname === expected.pathname;
   }
   if (location.devServerUrl && (parsed.protocol === 'http:' || parsed.protocol === 'https:')) {
     return parsed.origin === new URL(location.devServerUrl).origin;

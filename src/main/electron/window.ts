@@ -4,7 +4,7 @@ import type { BrowserWindowConstructorOptions } from 'electron';
  * The main window's options. Every security switch is explicit, even where it is Electron's default,
  * so the test that asserts them fails if anyone relaxes one (Electron security checklist items 2–4, 6).
  */
-export function mainWindowOptions(preloadPath: string, dark: boolean): BrowserWindowConstructorOptions {
+export function mainWindowOptions(preloadPath: string, dark: boolean, devTools: boolean): BrowserWindowConstructorOptions {
   return {
     width: 1360,
     height: 860,
@@ -26,7 +26,8 @@ export function mainWindowOptions(preloadPath: string, dark: boolean): BrowserWi
       webviewTag: false,
       experimentalFeatures: false,
       spellcheck: false,
-      devTools: true,
+      // Only from a checkout: a packaged app has no DevTools for anyone to open (L1).
+      devTools,
       safeDialogs: true,
     },
   };

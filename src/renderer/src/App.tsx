@@ -96,6 +96,15 @@ function ProblemsBanner() {
 function ConnectionBanner() {
   const api = useApi();
   const status = useSyncExternalStore(api.onStatus, api.status);
+  const reason = status === 'closed' ? api.closedReason() : null;
+  if (reason) {
+    return (
+      <div className="banner banner-danger" role="alert">
+        <Icon name="alert" size={14} />
+        {reason}
+      </div>
+    );
+  }
   if (status !== 'reconnecting') return null;
   return (
     <div className="banner banner-warning" role="status">

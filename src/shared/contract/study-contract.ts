@@ -76,9 +76,16 @@ export const STUDY_CALLS = {
     input: PathInput.extend({ format: z.enum(REPORT_FORMATS) }),
     output: z.object({ text: z.string() }),
   },
-  /** Writes the report to a file (atomically). */
+  /**
+   * Writes the report to a file (atomically): the one picked in `dialogs:saveFile` (by its single-use
+   * `saveHandle`), or a `.<format>` path inside the project's folder or the data folder's `exports/`. Any other
+   * path is refused (BAD_INPUT).
+   */
   'studies:export': {
-    input: PathInput.extend({ format: z.enum(REPORT_FORMATS), out: z.string().min(1).max(4096) }),
+    input: PathInput.extend({
+      format: z.enum(REPORT_FORMATS),
+      out: z.union([z.string().min(1).max(4096), z.object({ saveHandle: z.string().min(1).max(200) }).strict()]),
+    }),
     output: z.object({ path: z.string() }),
   },
   /** The example studies shipped with the app, and recently opened projects. */
@@ -93,11 +100,12 @@ export const STUDY_CALLS = {
   },
   /**
    * A native save / open dialog (desktop app only; NOT_SUPPORTED in a browser, where the UI downloads instead).
-   * Resolves to the chosen path, or null when the user cancelled.
+   * Resolves to the chosen path, or null when the user cancelled. A save also gives a `saveHandle`, which
+   * `studies:export` accepts once, within 10 minutes, as permission to write that file.
    */
   'dialogs:saveFile': {
     input: z.object({ title: z.string().max(200), defaultName: z.string().max(255), extensions: z.array(z.string().regex(/^[a-z0-9]{1,10}$/)).max(10) }),
-    output: z.object({ path: z.string().nullable() }),
+    output: z.object({ path: z.string().nullable(), saveHandle: z.string().nullable() }),
   },
   'dialogs:openFile': {
     input: z.object({ title: z.string().max(200), extensions: z.array(z.string().regex(/^[a-z0-9]{1,10}$/)).max(10) }),

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServelabError, type ServelabBridge } from '../../../shared/contract';
 import type { Host } from '../../../shared/model/host';
 import { createApiClient } from './client';
-import { pickTransport, tokenFromHash } from './pick-transport';
-import { createWsTransport, type WebSocketLike } from './ws-transport';
+import { pickTransport, signInCodeFrom, SESSION_STORAGE_KEY, type TransportEnvironment } from './pick-transport';
+import { createWsTransport, hmacProofMatches, type WebSocketLike } from './ws-transport';
 
 const HOST: Host = {
   id: 'h1',
@@ -50,12 +50,14 @@ class FakeWebSocket implements WebSocketLike {
   serverSends(frame: unknown): void {
     this.onmessage?.(new MessageEvent('message', { data: typeof frame === 'string' ? frame : JSON.stringify(frame) }));
   }
-  drop(): void {
+  drop(code = 1006): void {
     this.readyState = 3;
     this.onerror?.(new Event('error'));
-    this.onclose?.(new CloseEvent('close', { code: 1006 }));
+    this.onclose?.(new CloseEvent('close', { code }));
   }
 }
+
+const NO_LOCATION = { search: '', hash: '', host: '', pathname: '/' };
 
 function fakeBridge(overrides: Partial<Record<string, unknown>> = {}) {
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
@@ -85,14 +87,14 @@ function fakeBridge(overrides: Partial<Record<string, unknown>> = {}) {
 describe('ApiClient over IPC', () => {
   it('returns the data of an ok envelope', async () => {
     const { bridge } = fakeBridge();
-    const api = createApiClient(pickTransport({ servelab: bridge, location: { hash: '', host: '' } })!);
+    const api = createApiClient(pickTransport({ servelab: bridge, location: NO_LOCATION })!);
     expect(api.kind).toBe('ipc');
     await expect(api.call('hosts:list', {})).resolves.toEqual([HOST]);
   });
 
   it('throws a ServelabError with code and details for an error envelope', async () => {
     const { bridge, raw } = fakeBridge();
-    const api = createApiClient(pickTransport({ servelab: bridge, location: { hash: '', host: '' } })!);
+    const api = createApiClient(pickTransport({ servelab: bridge, location: NO_LOCATION })!);
     const error = await api.call('hosts:inventory', { hostId: 'h1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServelabError);
     expect((error as ServelabError).code).toBe('HOST_KEY_UNKNOWN');
@@ -102,13 +104,13 @@ describe('ApiClient over IPC', () => {
 
   it('turns a rejected bridge promise into a typed error', async () => {
     const { bridge } = fakeBridge({ app: { info: async () => Promise.reject(new Error('ipc broke')) } });
-    const api = createApiClient(pickTransport({ servelab: bridge, location: { hash: '', host: '' } })!);
+    const api = createApiClient(pickTransport({ servelab: bridge, location: NO_LOCATION })!);
     await expect(api.call('app:info', {})).rejects.toMatchObject({ code: 'INTERNAL', message: 'ipc broke' });
   });
 
   it('delivers events and unsubscribes', () => {
     const { bridge, emit } = fakeBridge();
-    const api = createApiClient(pickTransport({ servelab: bridge, location: { hash: '', host: '' } })!);
+    const api = createApiClient(pickTransport({ servelab: bridge, location: NO_LOCATION })!);
     const seen: unknown[] = [];
     const off = api.on('hosts:state', (payload) => seen.push(payload));
     emit('hosts:state', { hostId: 'h1', state: 'ready' });
@@ -119,28 +121,133 @@ describe('ApiClient over IPC', () => {
 });
 
 describe('pickTransport', () => {
-  it('prefers IPC when window.servelab exists, even with a token', () => {
+  function browserEnv(search: string, stored: Record<string, string> = {}) {
+    const storage = new Map(Object.entries(stored));
+    const replaced: string[] = [];
+    const posted: unknown[] = [];
+    const env: TransportEnvironment = {
+      location: { search, hash: '#/hosts', host: '127.0.0.1:4567', pathname: '/' },
+      history: { replaceState: (_data: unknown, _unused: string, url?: string | URL | null) => void replaced.push(String(url)) },
+      sessionStorage: { getItem: (key) => storage.get(key) ?? null, setItem: (key, value) => void storage.set(key, value) },
+      fetch: async (url, init) => {
+        posted.push({ url, body: JSON.parse(String(init.body)) });
+        return { ok: true, status: 200, json: async () => ({ session: 'sess-1', proofKey: 'pk-1' }) };
+      },
+      WebSocket: FakeWebSocket,
+    };
+    return { env, storage, replaced, posted };
+  }
+  const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('prefers IPC when window.servelab exists, even with a code', () => {
     const { bridge } = fakeBridge();
-    expect(pickTransport({ servelab: bridge, location: { hash: '#token=abc', host: '127.0.0.1:1' } })?.kind).toBe('ipc');
+    expect(pickTransport({ servelab: bridge, location: { ...NO_LOCATION, search: '?code=abc', host: '127.0.0.1:1' } })?.kind).toBe('ipc');
   });
 
-  it('uses the WebSocket of the page host when the fragment has a token', () => {
+  it('takes the code out of the address bar, trades it once, keeps the session for the tab and connects with it (H2)', async () => {
     FakeWebSocket.instances = [];
-    const transport = pickTransport({ location: { hash: '#token=a-b_c', host: '127.0.0.1:4567' }, WebSocket: FakeWebSocket });
+    const { env, storage, replaced, posted } = browserEnv('?code=c-1');
+    const transport = pickTransport(env);
     expect(transport?.kind).toBe('websocket');
-    expect(FakeWebSocket.last.url).toBe('ws://127.0.0.1:4567/ws?token=a-b_c');
+    expect(replaced).toEqual(['/#/hosts']);
+    await flush();
+    expect(posted).toEqual([{ url: '/session', body: { code: 'c-1' } }]);
+    expect(JSON.parse(storage.get(SESSION_STORAGE_KEY)!)).toEqual({ session: 'sess-1', proofKey: 'pk-1', code: 'c-1' });
+    expect(FakeWebSocket.last.url).toBe('ws://127.0.0.1:4567/ws?session=sess-1');
     transport?.close();
   });
 
-  it('returns null without bridge or token', () => {
-    expect(pickTransport({ location: { hash: '', host: '127.0.0.1:1' }, WebSocket: FakeWebSocket })).toBeNull();
-    expect(pickTransport({ location: { hash: '#token=', host: '127.0.0.1:1' }, WebSocket: FakeWebSocket })).toBeNull();
+  it('reuses the tab’s session on reload, and on the same link again, without spending the code twice', async () => {
+    FakeWebSocket.instances = [];
+    const stored = { [SESSION_STORAGE_KEY]: JSON.stringify({ session: 's0', proofKey: 'k0', code: 'c-0' }) };
+    for (const search of ['', '?code=c-0']) {
+      const { env, posted } = browserEnv(search, stored);
+      const transport = pickTransport(env);
+      await flush();
+      expect(posted).toEqual([]);
+      expect(FakeWebSocket.last.url).toBe('ws://127.0.0.1:4567/ws?session=s0');
+      transport?.close();
+    }
   });
 
-  it('reads the token from the fragment', () => {
-    expect(tokenFromHash('#token=xyz')).toBe('xyz');
-    expect(tokenFromHash('#other=1&token=t2')).toBe('t2');
-    expect(tokenFromHash('')).toBeNull();
+  it('closes with the server’s words when the code is refused', async () => {
+    FakeWebSocket.instances = [];
+    const { env } = browserEnv('?code=spent');
+    env.fetch = async () => ({ ok: false, status: 409, json: async () => ({ error: 'This sign-in link was already used.' }) });
+    const api = createApiClient(pickTransport(env)!);
+    await expect(api.call('app:info', {})).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: 'This sign-in link was already used.' });
+    expect(api.status()).toBe('closed');
+    expect(api.closedReason()).toBe('This sign-in link was already used.');
+    expect(FakeWebSocket.instances).toHaveLength(0);
+  });
+
+  it('returns null without bridge, code or stored session', () => {
+    expect(pickTransport({ location: { ...NO_LOCATION, host: '127.0.0.1:1' }, WebSocket: FakeWebSocket })).toBeNull();
+    expect(pickTransport({ location: { ...NO_LOCATION, search: '?code=', host: '127.0.0.1:1' }, WebSocket: FakeWebSocket })).toBeNull();
+    expect(pickTransport({ location: { ...NO_LOCATION, hash: '#token=old', host: '127.0.0.1:1' }, WebSocket: FakeWebSocket })).toBeNull();
+  });
+
+  it('reads the code from the query', () => {
+    expect(signInCodeFrom('?code=xyz')).toBe('xyz');
+    expect(signInCodeFrom('?other=1&code=t2')).toBe('t2');
+    expect(signInCodeFrom('')).toBeNull();
+  });
+});
+
+describe('the server proves it knows the proof key before the page trusts it (L3)', () => {
+  beforeEach(() => {
+    FakeWebSocket.instances = [];
+  });
+  // What the host sends: HMAC-SHA256(proofKey, nonce), base64url (the host test pins the Node side).
+  async function proof(key: string, nonce: string): Promise<string> {
+    const encoder = new TextEncoder();
+    const cryptoKey = await crypto.subtle.importKey('raw', encoder.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const bytes = new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, encoder.encode(nonce)));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+  const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+  function open() {
+    const transport = createWsTransport({ url: 'ws://127.0.0.1:1/ws', credentials: async () => ({ session: 's', proofKey: 'pk' }), warn: () => {}, WebSocketImpl: FakeWebSocket });
+    return { transport, api: createApiClient(transport) };
+  }
+
+  it('checks HMAC-SHA256 with WebCrypto the way the host computes it', async () => {
+    expect(await hmacProofMatches('pk', 'nonce-123', await proof('pk', 'nonce-123'))).toBe(true);
+    expect(await hmacProofMatches('pk', 'nonce-123', await proof('other', 'nonce-123'))).toBe(false);
+    expect(await hmacProofMatches('pk', 'nonce-123', '!!not base64')).toBe(false);
+  });
+
+  it('sends calls only after a correct proof', async () => {
+    const { api } = open();
+    const result = api.call('hosts:list', {});
+    await flush();
+    const ws = FakeWebSocket.last;
+    ws.serverAccepts();
+    const hello = ws.sent[0] as { type: string; nonce: string };
+    expect(hello.type).toBe('hello');
+    expect(hello.nonce.length).toBeGreaterThanOrEqual(32);
+    // Events before the proof are not delivered.
+    const seen: unknown[] = [];
+    api.on('hosts:changed', (payload) => seen.push(payload));
+    ws.serverSends({ type: 'event', name: 'hosts:changed', payload: { hosts: [] } });
+    ws.serverSends({ type: 'hello', proof: await proof('pk', hello.nonce) });
+    await vi.waitFor(() => expect(ws.sent).toHaveLength(2));
+    expect(ws.sent[1]).toEqual({ type: 'call', id: 1, name: 'hosts:list', input: {} });
+    expect(seen).toEqual([]);
+    ws.serverSends({ type: 'result', id: 1, envelope: { ok: true, data: [] } });
+    await expect(result).resolves.toEqual([]);
+  });
+
+  it('a server that cannot prove it (a port squatter) gets no call and ends the transport', async () => {
+    const { api } = open();
+    const result = api.call('hosts:list', {});
+    await flush();
+    const ws = FakeWebSocket.last;
+    ws.serverAccepts();
+    ws.serverSends({ type: 'hello', proof: await proof('guess', (ws.sent[0] as { nonce: string }).nonce) });
+    await expect(result).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: expect.stringContaining('could not prove') });
+    expect(ws.sent).toHaveLength(1);
+    expect(api.status()).toBe('closed');
   });
 });
 
@@ -244,6 +351,21 @@ describe('ApiClient over WebSocket', () => {
     const call = api.call('app:info', {});
     FakeWebSocket.last.drop();
     await expect(call).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: expect.stringContaining('Could not reach') });
+  });
+
+  it('stops reconnecting after the server closed cleanly: stopped, or the session was ended (L3)', async () => {
+    for (const code of [1001, 4401]) {
+      FakeWebSocket.instances = [];
+      const { api } = open();
+      FakeWebSocket.last.serverAccepts();
+      const call = api.call('hosts:list', {});
+      FakeWebSocket.last.drop(code);
+      await expect(call).rejects.toMatchObject({ code: 'CONNECT_FAILED' });
+      vi.advanceTimersByTime(10_000);
+      expect(FakeWebSocket.instances).toHaveLength(1);
+      expect(api.status()).toBe('closed');
+      expect(api.closedReason()).toMatch(code === 1001 ? /stopped/ : /signed out/);
+    }
   });
 
   it('stops reconnecting once closed', async () => {

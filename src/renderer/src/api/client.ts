@@ -14,6 +14,8 @@ export interface ApiClient {
   call<N extends CallName>(name: N, input: CallInput<N>): Promise<CallOutput<N>>;
   on<N extends EventName>(name: N, listener: (payload: EventPayload<N>) => void): () => void;
   status(): ConnectionStatus;
+  /** Why the connection ended for good, or null. */
+  closedReason(): string | null;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
 }
 
@@ -36,6 +38,7 @@ export function createApiClient(transport: Transport): ApiClient {
       return transport.on(name, listener as (payload: unknown) => void);
     },
     status: () => transport.status(),
+    closedReason: () => transport.closedReason(),
     onStatus: (listener) => transport.onStatus(listener),
   };
 }

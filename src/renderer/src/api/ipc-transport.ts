@@ -22,6 +22,7 @@ export function createIpcTransport(bridge: ServelabBridge): Transport {
     },
     // IPC lives as long as the window: there is no connection to lose.
     status: () => 'open',
+    closedReason: () => null,
     onStatus: () => () => {},
     close: () => {},
   };

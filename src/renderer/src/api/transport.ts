@@ -14,6 +14,8 @@ export interface Transport {
   invoke(name: CallName, input: unknown): Promise<Envelope<unknown>>;
   on(name: EventName, listener: (payload: unknown) => void): () => void;
   status(): ConnectionStatus;
+  /** Why the core closed the connection for good (server stopped, sign-in refused…), or null. */
+  closedReason(): string | null;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
   close(): void;
 }

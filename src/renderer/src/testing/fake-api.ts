@@ -50,6 +50,7 @@ export function createFakeApi(handlers: Handlers = {}): FakeApi {
       return () => listeners.get(name)?.delete(listener as (payload: never) => void);
     },
     status: () => status,
+    closedReason: () => null,
     onStatus(listener) {
       statusListeners.add(listener);
       return () => statusListeners.delete(listener);

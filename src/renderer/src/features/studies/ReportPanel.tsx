@@ -60,9 +60,10 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
     setOutcome(null);
     const name = reportFileName(path, format);
     try {
+      // The dialog's handle, not its path, is what studies:export accepts as permission to write outside the project.
       let chosen: string | null | undefined;
       try {
-        chosen = (await api.call('dialogs:saveFile', { title: t('studies.report.saveTitle'), defaultName: name, extensions: [format] })).path;
+        chosen = (await api.call('dialogs:saveFile', { title: t('studies.report.saveTitle'), defaultName: name, extensions: [format] })).saveHandle;
       } catch (e) {
         if (!isNotSupported(e)) throw e;
         chosen = undefined;
@@ -73,7 +74,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
         download(text, name, format);
         setOutcome({ ok: true, text: t('studies.report.downloaded', { name }) });
       } else {
-        const written = await api.call('studies:export', { path, format, out: chosen });
+        const written = await api.call('studies:export', { path, format, out: { saveHandle: chosen } });
         setOutcome({ ok: true, text: t('studies.report.saved', { path: written.path }) });
       }
     } catch (e) {

@@ -359,8 +359,8 @@ describe('Studies page', () => {
 
   it('exports on the desktop through the save dialog and studies:export', async () => {
     const api = studiesApi(project({ status: 'done' }));
-    api.handle('dialogs:saveFile', () => ({ path: '/home/me/report.html' }));
-    api.handle('studies:export', ({ out }) => ({ path: out }));
+    api.handle('dialogs:saveFile', () => ({ path: '/home/me/report.html', saveHandle: 'h-1' }));
+    api.handle('studies:export', () => ({ path: '/home/me/report.html' }));
     await renderPage(api);
     await openFromRecent();
     fireEvent.click(screen.getByRole('tab', { name: 'Report' }));
@@ -368,7 +368,7 @@ describe('Studies page', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Export HTML' }));
     });
     expect(api.calls.find((c) => c.name === 'dialogs:saveFile')?.input).toMatchObject({ defaultName: 'qwen3-8b-latency-h100.html', extensions: ['html'] });
-    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'html', out: '/home/me/report.html' });
+    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'html', out: { saveHandle: 'h-1' } });
     expect(screen.getByText('Saved /home/me/report.html')).toBeTruthy();
   });
 

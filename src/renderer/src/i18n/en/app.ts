@@ -58,7 +58,7 @@ const app = {
   'notConnected.title': 'Not connected to a Servelab core',
   'notConnected.body':
     'This page talks to a Servelab core, either inside the desktop app or through the address the core prints when it starts.',
-  'notConnected.howTo': 'Start the core and open the address it prints (it ends with #token=…):',
+  'notConnected.howTo': 'Start the core and open the newest address it prints (it ends with ?code=…; each one signs in one tab):',
   'notConnected.command': 'npx servelab serve',
 
   'problems.titleOne': 'Servelab found a problem it left for you to fix',
@@ -72,6 +72,13 @@ const app = {
   'api.connectionDropped': 'The connection to the Servelab core dropped before it answered {name}. Reconnecting; try again.',
   'api.connectFailed': 'Could not reach the Servelab core for {name}. Is it still running? Reconnecting…',
   'api.closed': 'The connection to the Servelab core was closed.',
+  'api.serverStopped': 'The Servelab core stopped (servelab serve ended). Start it again and open the new address it prints.',
+  'api.sessionRevoked':
+    'This tab was signed out because its sign-in link was used a second time. If you did not open it twice, someone else on this machine may have it: stop servelab serve and start it again.',
+  'api.impostor':
+    'The server on this port could not prove it is the Servelab core this tab signed in to, so the page stopped talking to it. Start servelab serve and open the new address it prints.',
+  'api.signInUnreachable': 'Could not reach the Servelab core to sign in. Is servelab serve still running?',
+  'api.signInRefused': 'The Servelab core refused the sign-in (HTTP {status}). Open the newest address servelab serve printed.',
 } as const;
 
 export default app;

@@ -58,7 +58,7 @@ const app: MessagesOf<typeof en> = {
   'notConnected.title': 'Bir Servelab çekirdeğine bağlı değil',
   'notConnected.body':
     'Bu sayfa bir Servelab çekirdeğiyle konuşur: ya masaüstü uygulamasının içindeki çekirdekle ya da çekirdeğin açılışta yazdırdığı adres üzerinden.',
-  'notConnected.howTo': 'Çekirdeği başlatın ve yazdırdığı adresi açın (adres #token=… ile biter):',
+  'notConnected.howTo': 'Çekirdeği başlatın ve yazdırdığı en yeni adresi açın (adres ?code=… ile biter; her biri bir sekmede oturum açar):',
   'notConnected.command': 'npx servelab serve',
 
   'problems.titleOne': 'Servelab, düzeltmeniz için bıraktığı bir sorun buldu',
@@ -72,6 +72,13 @@ const app: MessagesOf<typeof en> = {
   'api.connectionDropped': 'Servelab çekirdeğiyle bağlantı, {name} çağrısı yanıtlanmadan koptu. Yeniden bağlanılıyor; tekrar deneyin.',
   'api.connectFailed': '{name} çağrısı için Servelab çekirdeğine ulaşılamadı. Hâlâ çalışıyor mu? Yeniden bağlanılıyor…',
   'api.closed': 'Servelab çekirdeğiyle bağlantı kapatıldı.',
+  'api.serverStopped': 'Servelab çekirdeği durdu (servelab serve sona erdi). Yeniden başlatın ve yazdırdığı yeni adresi açın.',
+  'api.sessionRevoked':
+    'Bu sekmenin oturumu kapatıldı, çünkü oturum bağlantısı ikinci kez kullanıldı. Bağlantıyı iki kez açmadıysanız bu makinedeki başka biri ona sahip olabilir: servelab serve’ü durdurup yeniden başlatın.',
+  'api.impostor':
+    'Bu porttaki sunucu, bu sekmenin oturum açtığı Servelab çekirdeği olduğunu kanıtlayamadı; sayfa onunla konuşmayı bıraktı. servelab serve’ü başlatın ve yazdırdığı yeni adresi açın.',
+  'api.signInUnreachable': 'Oturum açmak için Servelab çekirdeğine ulaşılamadı. servelab serve hâlâ çalışıyor mu?',
+  'api.signInRefused': 'Servelab çekirdeği oturum açmayı reddetti (HTTP {status}). servelab serve’ün yazdırdığı en yeni adresi açın.',
 };
 
 export default app;

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { runServe } from './serve';
+
+let dir: string;
+let argvFile: string;
+let stdout = '';
+const stop = new AbortController();
+let exited: Promise<number>;
+const savedPath = process.env.PATH;
+
+/** Resolves with the HTTP status of a refused upgrade, or 101 when the socket opened. */
+function upgradeStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url);
+    ws.on('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('error', () => resolve(0));
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'servelab-serve-'));
+  const renderer = join(dir, 'renderer');
+  mkdirSync(renderer);
+  writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>Servelab</title>');
+  // A stand-in for the desktop's URL opener that records its command line, as /proc/<pid>/cmdline shows it to every user.
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  argvFile = join(dir, 'opener-argv');
+  for (const name of ['xdg-open', 'open']) {
+    writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\n`);
+    chmodSync(join(bin, name), 0o755);
+  }
+  process.env.PATH = `${bin}:${savedPath ?? ''}`;
+  exited = runServe(
+    ['--open', '--port', '0', '--data-dir', join(dir, 'data'), '--no-user-known-hosts'],
+    { stdout: (text) => (stdout += text), stderr: () => {}, env: { ...process.env, HOME: dir }, cwd: dir },
+    renderer,
+    stop.signal,
+  );
+  for (let waited = 0; !(existsSync(argvFile) && readFileSync(argvFile, 'utf8').includes('\n')); waited += 50) {
+    if (waited > 15_000) throw new Error(`the opener was not run; serve printed:\n${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+});
+
+afterAll(async () => {
+  stop.abort();
+  await exited;
+  process.env.PATH = savedPath;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('servelab serve --open', () => {
+  it('puts nothing on the opener command line that opens the core by itself (H2)', async () => {
+    const opened = new URL(readFileSync(argvFile, 'utf8').trim());
+    expect(opened.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const fromArgv = [...opened.searchParams.values(), ...new URLSearchParams(opened.hash.slice(1)).values()];
+    const ws = `ws://127.0.0.1:${opened.port}/ws`;
+    for (const value of fromArgv) {
+      expect(await upgradeStatus(`${ws}?token=${encodeURIComponent(value)}`)).toBe(401);
+      expect(await upgradeStatus(`${ws}?session=${encodeURIComponent(value)}`)).toBe(401);
+    }
+    // What is on the command line is a sign-in code: it gives one browser tab a session, once.
+    const code = opened.searchParams.get('code');
+    expect(code).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+    const signIn = () =>
+      fetch(`${opened.origin}/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    const first = await signIn();
+    expect(first.status).toBe(200);
+    const { session } = (await first.json()) as { session: string };
+    expect(await upgradeStatus(`${ws}?session=${encodeURIComponent(session)}`)).toBe(101);
+    expect((await signIn()).status).toBe(409);
+    // The address printed in the terminal is a different code: stdout is not readable by other users.
+    const printed = /Servelab UI: (\S+)/.exec(stdout)?.[1];
+    expect(printed).toBeDefined();
+    expect(new URL(printed!).searchParams.get('code')).not.toBe(code);
+  });
+});

@@ -147,7 +147,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       name: APP_NAME,
       version: APP_VERSION,
       dataDir: options.dataDir,
-      problems: [hosts.problem, results.problem].filter((p): p is string => p !== null),
+      problems: [hosts.problem, results.problem, await jobRegistry().then((r) => r.problem, (error: unknown) => (error as Error).message)].filter((p): p is string => p !== null),
     }),
 
     ...hostHandlers({

@@ -17,6 +17,7 @@ import { prepareMeasurement, type ShareGptSource } from '../bench/measure';
 import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../bench/dataset-store';
 import { newRunId } from '../bench/bench-handlers';
 import type { StudyProject } from './project-store';
+import type { HeldLock } from '../util/lock-file';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
@@ -94,6 +95,8 @@ export type StudyEvent =
 
 export interface RunStudyOptions {
   signal?: AbortSignal;
+  /** The project's run lock when the caller took it already (`StudyProject.lockRun`); it stays the caller's. */
+  runLock?: HeldLock;
   onEvent?: (event: StudyEvent) => void;
 }
 
@@ -102,11 +105,19 @@ export interface RunStudyOptions {
  * stage after stage (greedy) or the whole grid, on GPU slots across the hosts, launching each distinct server config
  * once for all of its workloads and repeats, deciding after each stage, and ends with the generalisation pass and the
  * recommendation. Every trial change is saved to the project (atomically) and journalled, so a kill -9 loses nothing
- * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again.
+ * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again. The
+ * project's run lock keeps a second process (the app and `servelab run`) from resuming a study that still runs.
  */
 export async function runStudy(project: StudyProject, deps: StudyRunnerDeps, opts: RunStudyOptions = {}): Promise<StudyState> {
-  const run = new StudyRun(project, deps, opts);
-  return run.execute();
+  // One run per project across processes: a second one refuses here, before it touches anything.
+  const lock = opts.runLock ?? (await project.lockRun());
+  try {
+    // The state as the lock's previous holder left it (the file may have changed since it was opened).
+    await project.reload();
+    return await new StudyRun(project, deps, opts).execute();
+  } finally {
+    if (!opts.runLock) await lock.release();
+  }
 }
 
 class StudyRun {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * Writes a file the user owns so that a crash leaves either the old or the new content, never half of one:
- * temp file in the same folder → fsync → rename → fsync the folder.
+ * temp file in the same folder → fsync → rename → fsync the folder. A write that fails removes its temp file.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
   const dir = dirname(path);
@@ -12,14 +12,15 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, path);
   } catch (error) {
+    // A full disk or a failed rename leaves no temp file behind.
     await rm(temp, { force: true });
     throw error;
   }

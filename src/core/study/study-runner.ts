@@ -436,6 +436,7 @@ class StudyRun {
       else this.serverLog(launched.serverId, text);
     };
     let server: RunningServer;
+    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, trials: group.map((t) => t.id) });
     try {
       server = await launchServer(box, {
         engine: first.engine,
@@ -488,9 +489,10 @@ class StudyRun {
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
     if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
     const inventory = await this.inventories.get(hostId);
+    const runId = newRunId();
     try {
       const prepared = await prepareMeasurement(box, {
-        runId: newRunId(),
+        runId,
         serverId: server.serverId,
         workload,
         clientVersion: this.study.clientVersion,
@@ -501,6 +503,7 @@ class StudyRun {
         ...(inventory ? { inventory } : {}),
         onLog: (text) => this.benchLog(trial.id, server.serverId, text),
       });
+      await this.project.journal({ event: 'measuring', id: trial.id, runId, serverId: server.serverId });
       const measured = await prepared.run();
       if (this.cancelled) return;
       const now = new Date().toISOString();
@@ -532,6 +535,7 @@ class StudyRun {
       if (this.prefetched.has(key) || trial.mode === 'docker') continue;
       this.prefetched.add(key);
       this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
+      await this.project.journal({ event: 'prefetch', hostId, model });
       try {
         await prefetchModel(box, {
           engine: trial.engine,
@@ -545,6 +549,7 @@ class StudyRun {
         // The launch then reports what is wrong with the model (gated, unknown) in the engine's own words.
         this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
       }
+      await this.project.journal({ event: 'prefetched', hostId, model });
     }
   }
 
@@ -573,8 +578,9 @@ class StudyRun {
   }
 
   private async save(journalEvent: Record<string, unknown>): Promise<void> {
-    await this.project.journal(journalEvent);
+    // The project file first: the journal never says a trial finished that the project does not hold.
     await this.project.save(this.state);
+    await this.project.journal(journalEvent);
     this.emit({ kind: 'state', state: this.state });
   }
 }

@@ -239,6 +239,8 @@ describe('servelab run killed with SIGKILL at ten points of a study', () => {
       const measuredAgain = events.slice(was.journalLength).filter((e) => e.event === 'measuring' && e.id === id);
       expect(measuredAgain, `${id} (finished by ${was.point}) was measured again`).toEqual([]);
     }
+    // No temp file of a save cut short is left beside the project.
+    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     // Each trial is measured to a finish once in the journal.
     const done = events.filter((e) => e.event === 'trial' && e.status === 'done').map((e) => e.id);
     expect(new Set(done).size).toBe(done.length);

@@ -1,7 +1,7 @@
 import { readFile, rename } from 'node:fs/promises';
 import { z } from 'zod';
 import { ServelabError, describeIssues, fieldIssues } from '../../shared/contract';
-import { writeFileAtomic } from '../util/atomic-write';
+import { removeAbandonedTemps, writeFileAtomic } from '../util/atomic-write';
 import { withLock } from '../util/lock-file';
 
 export const JOB_STATES = ['starting', 'running', 'exited', 'lost'] as const;
@@ -71,7 +71,11 @@ export class JobRegistry {
   /** Loads the registry file; a missing file is an empty registry, a damaged one is moved aside and reported. */
   static async open(file: string, opts: JobRegistryOptions = {}): Promise<JobRegistry> {
     const registry = new JobRegistry(file, opts);
-    registry.jobs = await withLock(`${file}.lock`, () => registry.readDisk());
+    registry.jobs = await withLock(`${file}.lock`, async () => {
+      // Every writer writes under this lock: a temp file here is one a killed process left.
+      await removeAbandonedTemps(file);
+      return registry.readDisk();
+    });
     return registry;
   }
 

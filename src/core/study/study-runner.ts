@@ -18,6 +18,7 @@ import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../bench/dataset-stor
 import { newRunId } from '../bench/bench-handlers';
 import type { StudyProject } from './project-store';
 import type { HeldLock } from '../util/lock-file';
+import { removeAbandonedTemps } from '../util/atomic-write';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
@@ -112,8 +113,10 @@ export async function runStudy(project: StudyProject, deps: StudyRunnerDeps, opt
   // One run per project across processes: a second one refuses here, before it touches anything.
   const lock = opts.runLock ?? (await project.lockRun());
   try {
-    // The state as the lock's previous holder left it (the file may have changed since it was opened).
+    // The state as the lock's previous holder left it (the file may have changed since it was opened), without the
+    // temp file of a save it was killed in.
     await project.reload();
+    await removeAbandonedTemps(project.path);
     return await new StudyRun(project, deps, opts).execute();
   } finally {
     if (!opts.runLock) await lock.release();

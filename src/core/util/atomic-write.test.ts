@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from './atomic-write';
+import { removeAbandonedTemps, writeFileAtomic } from './atomic-write';
 
 let dir: string;
 beforeEach(async () => {
@@ -32,5 +32,14 @@ describe('writeFileAtomic', () => {
     await mkdir(join(dir, 'taken', 'child'), { recursive: true });
     await expect(writeFileAtomic(join(dir, 'taken'), 'x')).rejects.toThrow();
     expect((await readdir(dir)).sort()).toEqual(['taken']);
+  });
+
+  it('removes the temp files a killed writer left, and nothing else', async () => {
+    await writeFile(join(dir, 'a.json'), 'x');
+    await writeFile(join(dir, '.a.json.0123456789ab.tmp'), 'half');
+    await writeFile(join(dir, '.b.json.0123456789ab.tmp'), 'other file');
+    await writeFile(join(dir, '.a.json.notours.tmp'), 'not ours');
+    await removeAbandonedTemps(join(dir, 'a.json'));
+    expect((await readdir(dir)).sort()).toEqual(['.a.json.notours.tmp', '.b.json.0123456789ab.tmp', 'a.json']);
   });
 });

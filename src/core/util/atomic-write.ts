@@ -1,4 +1,4 @@
-import { open, rename, mkdir, rm } from 'node:fs/promises';
+import { open, readdir, rename, mkdir, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -31,5 +31,18 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
     // Some file systems refuse fsync on a folder; the rename itself is still atomic.
   } finally {
     await dirHandle.close();
+  }
+}
+
+/**
+ * Removes the temp files of writes to `path` that never finished (a process killed mid-write leaves one). Only for
+ * a caller that holds the lock every writer of `path` takes, so no write in progress loses its temp file.
+ */
+export async function removeAbandonedTemps(path: string): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (name.startsWith(prefix) && /^[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) await rm(join(dir, name), { force: true });
   }
 }

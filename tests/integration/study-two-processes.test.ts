@@ -15,7 +15,7 @@ let dir: string;
 let env: NodeJS.ProcessEnv;
 
 /** One engine, no stage: the engine trial and the generalisation pass on one server each. */
-function study(name: string, gpu: string): StudyDefinitionInput {
+function study(name: string, gpu: string, numPrompts = 10): StudyDefinitionInput {
   return {
     name,
     model: { id: 'Qwen/Qwen3-8B' },
@@ -24,7 +24,7 @@ function study(name: string, gpu: string): StudyDefinitionInput {
     goal: { kind: 'latency' },
     engines: [{ engine: 'vllm', version: '0.11.0' }],
     stages: [],
-    workloads: { primary: { id: 'random-small', dataset: { kind: 'random', inputLen: 256, outputLen: 64 }, numPrompts: 20, maxConcurrency: 4, seed: 42 } },
+    workloads: { primary: { id: 'random-small', dataset: { kind: 'random', inputLen: 256, outputLen: 64 }, numPrompts, maxConcurrency: 4, seed: 42 } },
   };
 }
 
@@ -83,7 +83,8 @@ describe('two servelab run processes on one data folder', () => {
 
   it('a second run of a running project refuses, naming the first, and leaves its servers alone', async () => {
     const path = join(dir, 'same.servelab');
-    await writeProject(path, study('Same', '0'));
+    // Long enough that the first run is still measuring when the second starts.
+    await writeProject(path, study('Same', '0', 40));
     const first = startRun(path);
     // The first run has a server up (its trial is running on it).
     await until('the first run to launch its server', () => /running\s+engine\//.test(first.stderr()));

@@ -150,7 +150,12 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       name: APP_NAME,
       version: APP_VERSION,
       dataDir: options.dataDir,
-      problems: [hosts.problem, results.problem, (await secrets.problem?.()) ?? null].filter((p): p is string => p !== null),
+      problems: [
+        hosts.problem,
+        results.problem,
+        (await secrets.problem?.()) ?? null,
+        await jobRegistry().then((r) => r.problem, (error: unknown) => (error as Error).message),
+      ].filter((p): p is string => p !== null),
     }),
 
     ...hostHandlers({

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { CliIo } from '../cli-io';
@@ -10,6 +11,7 @@ import { defaultDataDir } from '../../core/util/paths';
 import { StudyProject } from '../../core/study/project-store';
 import { ProjectTrust, untrustedMessage } from '../../core/study/project-trust';
 import { runStudy, type StudyEvent } from '../../core/study/study-runner';
+import type { HeldLock } from '../../core/util/lock-file';
 
 export const RUN_USAGE = `Usage: servelab run <project.servelab> [--data-dir DIR] [--quiet]
 
@@ -46,13 +48,18 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     io.stdout(`${RUN_USAGE}\n`);
     return 0;
   }
-  const path = resolve(io.cwd, parsed.positional);
+  const given = resolve(io.cwd, parsed.positional);
+  // One project, one name: a symlink to a running project is that project (its data folder is the real one's).
+  const path = await realpath(given).catch(() => given);
   const dataDir = typeof parsed.values['data-dir'] === 'string' ? resolve(io.cwd, parsed.values['data-dir']) : defaultDataDir(io.env);
   const quiet = parsed.values.quiet === true;
 
   let project: StudyProject;
+  let runLock: HeldLock;
   try {
     project = await StudyProject.open(path);
+    // Refused before anything starts when another process runs this study.
+    runLock = await project.lockRun();
   } catch (error) {
     io.stderr(`servelab run: ${(error as Error).message}\n`);
     return 1;
@@ -71,12 +78,18 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
       }
     }
     if (!accepted) {
+      await runLock.release();
       io.stderr(`servelab run: ${untrustedMessage(check, 'run again with --trust to accept them')}\n`);
       return 1;
     }
     await trust.trust(path, check.hash);
   }
-  const core = await createCore({ dataDir, env: io.env, simboxBinDir: resolveSimboxBinDir(), log: (line) => (quiet ? undefined : io.stderr(`[core] ${line}\n`)) });
+  const core = await createCore({ dataDir, env: io.env, simboxBinDir: resolveSimboxBinDir(), log: (line) => (quiet ? undefined : io.stderr(`[core] ${line}\n`)) }).catch(
+    async (error: unknown) => {
+      await runLock.release();
+      throw error;
+    },
+  );
   const controller = new AbortController();
   const onSignal = () => {
     io.stderr('servelab: cancelling — stopping every server this run started…\n');
@@ -124,7 +137,7 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     }
   };
   try {
-    const state = await runStudy(project, core.studyDeps(), { signal: controller.signal, onEvent: print });
+    const state = await runStudy(project, core.studyDeps(), { signal: controller.signal, onEvent: print, runLock });
     if (state.status === 'done' && state.recommendation) {
       io.stdout(`Recommended (${state.recommendation.engine} ${state.recommendation.version}):\n  ${state.recommendation.command}\n`);
       io.stdout(`Report: servelab report ${parsed.positional} --format md   (or html, csv)\n`);
@@ -137,5 +150,6 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await core.close();
+    await runLock.release();
   }
 }

@@ -22,6 +22,7 @@ import {
 } from './engine-box';
 import { InstallProgressParser, phasePercent } from './install-progress';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
+import { isJobId, REMOTE_JOBS_ROOT } from '../jobs/job-scripts';
 import { listEngineImages, pulledImage, startImagePull } from './docker-images';
 
 const VERIFY_TIMEOUT_SECONDS = 120;
@@ -93,6 +94,12 @@ done
       throw new ServelabError('NOT_SUPPORTED', 'The box has neither uv nor python3: install one of them to create engine environments.');
     }
     const tool = facts.hasUv ? 'uv' : 'pip';
+    const running = await this.runningInstall(dir);
+    if (running) {
+      const line = `${getAdapter(engine).displayName} ${version} is already being installed into ${dir} (job ${running.id}, left by an earlier run or started by another Servelab); following it.`;
+      opts.onProgress?.({ phase: 'environment', percent: phasePercent('environment'), line });
+      return { jobId: running.id, done: this.follow(running, engine, version, dir, spec, tool, opts) };
+    }
     const handle = await this.box.jobs().start({
       command: inLoginEnv(facts, ['sh', '-c', installScript(dir, spec, tool)]),
       label: `install ${engine} ${version}`,
@@ -162,6 +169,33 @@ rm -rf -- "$real" && echo removed
     return { ok: true, skipped: false, jobId: handle.id, message, env: { ...marker, dir, mode: 'env' } };
   }
 
+  /**
+   * The install job still running into `dir`, if any: a process killed during an install leaves its job running on
+   * the box, and a second install would delete the environment under it (the install script starts with rm -rf).
+   */
+  private async runningInstall(dir: string): Promise<RemoteJobHandle | null> {
+    const script = `for d in "$HOME"/${shellQuote(REMOTE_JOBS_ROOT)}/*/; do
+  d=\${d%/}
+  [ -f "$d/command" ] && [ ! -f "$d/exit" ] || continue
+  grep -qF -- ${shellQuote(creatingLine(dir))} "$d/command" && printf 'SERVELAB_INSTALL_JOB %s\\n' "$d"
+done
+:
+`;
+    const result = await this.box.run(script, { timeoutSeconds: 30 });
+    for (const line of result.stdout.split('\n')) {
+      const jobDir = /^SERVELAB_INSTALL_JOB (\/.+)$/.exec(line)?.[1];
+      if (!jobDir) continue;
+      const id = jobDir.slice(jobDir.lastIndexOf('/') + 1);
+      if (!isJobId(id)) continue;
+      const now = new Date().toISOString();
+      const handle = this.box.jobs().reattach({ id, hostId: this.box.hostId, remoteDir: jobDir, command: '', offset: 0, state: 'running', createdAt: now, updatedAt: now });
+      // The job's own status decides (it knows about reboots and reused pids).
+      const status = await handle.status().catch(() => null);
+      if (status?.state === 'running') return handle;
+    }
+    return null;
+  }
+
   /** The version the environment's Python imports, or null when the import fails. */
   private async verify(dir: string, spec: InstallSpec): Promise<string | null> {
     const result = await this.box.run(`${shellCommand([`${dir}/bin/python`, '-c', spec.verifyImport])} 2>&1\n`, { timeoutSeconds: VERIFY_TIMEOUT_SECONDS });
@@ -175,6 +209,11 @@ function envDirOf(facts: BoxFacts, engine: EngineId, version: string): string {
   return `${facts.home.replace(/\/+$/, '')}/${ENGINES_ROOT}/${envName(engine, version)}`;
 }
 
+/** The install job's first line, which also finds a running install of that environment by its `command` file. */
+function creatingLine(dir: string): string {
+  return `servelab: creating the environment ${dir}`;
+}
+
 /**
  * The install job: a fresh environment, the exact pins of the adapter, then the import check. A vendor's packages come
  * from the vendor's index alone, in their own step (`--index-url … --no-deps`); everything else from the box's index.
@@ -185,7 +224,7 @@ export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'
     'set -e',
     // The environment is code the next launch runs: nobody else may write to it, whatever the login umask.
     'umask 077',
-    `echo ${shellQuote(`servelab: creating the environment ${dir}`)}`,
+    `echo ${shellQuote(creatingLine(dir))}`,
     `rm -rf -- ${shellQuote(dir)}`,
     `mkdir -p -- ${shellQuote(dir.slice(0, dir.lastIndexOf('/')))}`,
   ];

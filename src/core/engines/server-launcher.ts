@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
 import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
+import { newJobId, REMOTE_JOBS_ROOT } from '../jobs/job-scripts';
 import { httpFailureOf } from '../box/http-request';
 import { redactCredentialArgs } from '../../shared/engines/credentials';
 import { shellCommand, shellQuote } from '../../shared/shell-quote';
@@ -347,21 +348,17 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     await runChecked(box, `write ${path}`, `umask 077\nmkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
   }
 
-  const handle = await box.jobs().start({
-    command: inLoginEnv(facts, argv),
-    cwd: serverDir,
-    env,
-    ...(Object.keys(secretEnv).length > 0 ? { secretEnv } : {}),
-    label: `${engine} ${version} server ${serverId}`,
-  });
+  // The record is on the box before the job starts: a process killed during the launch leaves a server that the
+  // next run finds (by its owner) and stops, never one that holds the GPUs unrecorded.
+  const jobId = newJobId();
   const record: ServerRecord = {
     serverId,
     hostId: box.hostId,
     engine,
     version,
     port,
-    jobId: handle.id,
-    jobDir: handle.remoteDir,
+    jobId,
+    jobDir: `${home}/${REMOTE_JOBS_ROOT}/${jobId}`,
     command: [...Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`), shellCommand(redactCredentialArgs(argv))].join(' '),
     startedAt: new Date().toISOString(),
     mode,
@@ -373,7 +370,28 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     ...(gpus.length > 0 ? { gpus } : {}),
     ...(request.owner !== undefined ? { owner: request.owner } : {}),
   };
-  await runChecked(box, 'record the server', `umask 077\ncat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+  const writeRecord = () => runChecked(box, 'record the server', `umask 077\ncat > ${shellQuote(`${serverDir}/server.json`)}\n`, { stdin: `${JSON.stringify(record)}\n` });
+  await writeRecord();
+  const handle = await box
+    .jobs()
+    .start({
+      id: jobId,
+      command: inLoginEnv(facts, argv),
+      cwd: serverDir,
+      env,
+      ...(Object.keys(secretEnv).length > 0 ? { secretEnv } : {}),
+      label: `${engine} ${version} server ${serverId}`,
+    })
+    .catch(async (error: unknown) => {
+      // Nothing started: no record of a server that never was (best effort; a record without a job reads as stopped).
+      await box.run(`rm -f ${shellQuote(`${serverDir}/server.json`)}\n`, { timeoutSeconds: 30 }).catch(() => {});
+      throw error;
+    });
+  if (handle.remoteDir !== record.jobDir) {
+    // The box names the folder as it resolved it (a symlinked HOME).
+    record.jobDir = handle.remoteDir;
+    await writeRecord();
+  }
   const server = new RunningServer(box, record, handle);
   if (request.onLog) server.onLogText(request.onLog);
   if (request.onState) server.onState(request.onState);

@@ -35,6 +35,20 @@ describe('HostStore', () => {
     expect((await HostStore.open(path)).list()).toEqual([]);
   });
 
+  it('keeps the hosts two stores (two processes) add to one file', async () => {
+    const path = tempFile();
+    const app = await HostStore.open(path);
+    const cli = await HostStore.open(path);
+    const a = await app.add({ ...newHost, label: 'a' });
+    const b = await cli.add({ ...newHost, label: 'b' });
+    await app.update(a.id, { port: 2200 });
+    const c = await app.add({ ...newHost, label: 'c' });
+    expect((await HostStore.open(path)).list().map((h) => h.label).sort()).toEqual(['a', 'b', 'c']);
+    expect(app.list().map((h) => h.id).sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(await cli.remove(a.id)).toBe(true);
+    expect((await HostStore.open(path)).list().map((h) => h.label).sort()).toEqual(['b', 'c']);
+  });
+
   it('migrates a version 1 file, keeping a copy of the original', async () => {
     const v1 = {
       schemaVersion: 1,

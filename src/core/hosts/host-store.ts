@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HostSchema, type Host } from '../../shared/model/host';
 import { ServelabError } from '../../shared/contract';
 import { writeFileAtomic } from '../util/atomic-write';
+import { withLock } from '../util/lock-file';
 
 export const HOSTS_FILE_VERSION = 3;
 
@@ -78,7 +79,8 @@ export type NewHost = Omit<Host, 'id' | 'createdAt' | 'updatedAt'>;
  * The hosts the user added, persisted as versioned JSON in the data folder (never a secret). A damaged file or
  * one from a newer version is left untouched: the store then refuses changes with the reason, so nothing is
  * overwritten, and the rest of the app keeps working. Built-in hosts (kind other than `ssh`) have fixed ids; one
- * the user removed is remembered as removed, so it only comes back when restored.
+ * the user removed is remembered as removed, so it only comes back when restored. Every change re-reads the file
+ * under `hosts.json.lock` before writing it, so processes sharing the data folder never drop each other's hosts.
  */
 export class HostStore {
   private hosts: Host[] = [];
@@ -103,12 +105,12 @@ export class HostStore {
     return this.loadProblem;
   }
 
-  private async load(): Promise<void> {
+  private async load(opts: { migrate: boolean } = { migrate: true }): Promise<void> {
     const read = await readVersionedFile(this.path, { version: HOSTS_FILE_VERSION, schema: HostsFileSchema, migrations: MIGRATIONS });
     if (!read) return;
     this.hosts = read.data.hosts;
     this.removedBuiltIns = read.data.removedBuiltIns;
-    if (read.fileVersion < HOSTS_FILE_VERSION) await this.save();
+    if (opts.migrate && read.fileVersion < HOSTS_FILE_VERSION) await withLock(`${this.path}.lock`, () => this.save());
   }
 
   list(): Host[] {
@@ -122,31 +124,35 @@ export class HostStore {
   }
 
   async add(fields: NewHost): Promise<Host> {
-    this.assertWritable();
     const now = new Date().toISOString();
     const host: Host = { ...fields, id: randomUUID(), createdAt: now, updatedAt: now };
-    this.hosts = [...this.hosts, host];
-    await this.save();
+    await this.change(() => {
+      this.hosts = [...this.hosts, host];
+    });
     return { ...host };
   }
 
   async update(id: string, patch: Partial<NewHost>): Promise<Host> {
-    this.assertWritable();
-    const existing = this.get(id);
-    const updated: Host = { ...existing, ...patch, id, createdAt: existing.createdAt, updatedAt: new Date().toISOString() };
-    this.hosts = this.hosts.map((h) => (h.id === id ? updated : h));
-    await this.save();
-    return { ...updated };
+    let updated: Host | undefined;
+    await this.change(() => {
+      const existing = this.get(id);
+      updated = { ...existing, ...patch, id, createdAt: existing.createdAt, updatedAt: new Date().toISOString() };
+      this.hosts = this.hosts.map((h) => (h.id === id ? (updated as Host) : h));
+    });
+    return { ...(updated as Host) };
   }
 
   async remove(id: string): Promise<boolean> {
-    this.assertWritable();
-    const existing = this.hosts.find((h) => h.id === id);
-    if (!existing) return false;
-    this.hosts = this.hosts.filter((h) => h.id !== id);
-    if (existing.kind !== 'ssh' && !this.removedBuiltIns.includes(id)) this.removedBuiltIns = [...this.removedBuiltIns, id];
-    await this.save();
-    return true;
+    let removed = false;
+    await this.change(() => {
+      const existing = this.hosts.find((h) => h.id === id);
+      if (!existing) return false;
+      this.hosts = this.hosts.filter((h) => h.id !== id);
+      if (existing.kind !== 'ssh' && !this.removedBuiltIns.includes(id)) this.removedBuiltIns = [...this.removedBuiltIns, id];
+      removed = true;
+      return true;
+    });
+    return removed;
   }
 
   /** True when the user removed this built-in host (and did not restore it). */
@@ -162,24 +168,54 @@ export class HostStore {
     const present = this.hosts.find((h) => h.id === host.id);
     if (present) return { ...present };
     if (this.loadProblem || this.isRemovedBuiltIn(host.id)) return null;
-    this.hosts = [...this.hosts, { ...host }];
-    await this.save();
-    return { ...host };
+    let result: Host | null = null;
+    await this.change(() => {
+      const now = this.hosts.find((h) => h.id === host.id);
+      if (now) {
+        result = { ...now };
+        return false;
+      }
+      if (this.isRemovedBuiltIn(host.id)) return false;
+      this.hosts = [...this.hosts, { ...host }];
+      result = { ...host };
+      return true;
+    });
+    return result;
   }
 
   /** Brings a built-in host back after the user removed it; the one already there is returned as is. */
   async restoreBuiltIn(host: Host): Promise<Host> {
+    let result: Host = { ...host };
+    await this.change(() => {
+      const present = this.hosts.find((h) => h.id === host.id);
+      const wasRemoved = this.isRemovedBuiltIn(host.id);
+      this.removedBuiltIns = this.removedBuiltIns.filter((id) => id !== host.id);
+      if (present) {
+        result = { ...present };
+        return wasRemoved;
+      }
+      this.hosts = [...this.hosts, { ...host }];
+      return true;
+    });
+    return result;
+  }
+
+  /**
+   * One change, as a read-modify-write under `hosts.json.lock`: the file is read again first, so a host another
+   * process (the app, the CLI) added meanwhile is kept. `apply` returns false when there is nothing to write.
+   */
+  private async change(apply: () => boolean | void): Promise<void> {
     this.assertWritable();
-    const present = this.hosts.find((h) => h.id === host.id);
-    const wasRemoved = this.isRemovedBuiltIn(host.id);
-    this.removedBuiltIns = this.removedBuiltIns.filter((id) => id !== host.id);
-    if (present) {
-      if (wasRemoved) await this.save();
-      return { ...present };
-    }
-    this.hosts = [...this.hosts, { ...host }];
-    await this.save();
-    return { ...host };
+    await withLock(`${this.path}.lock`, async () => {
+      try {
+        await this.load({ migrate: false });
+      } catch (error) {
+        this.loadProblem = error instanceof Error ? error.message : String(error);
+        this.assertWritable();
+      }
+      if (apply() === false) return;
+      await this.save();
+    });
   }
 
   private assertWritable(): void {

@@ -18,6 +18,11 @@ export interface RemoteJobSpec {
   /** Environment (tokens and the like) that reaches the job only through the launcher's stdin. */
   secretEnv?: Record<string, string>;
   label?: string;
+  /**
+   * The job's id (`newJobId()`), when the caller must know its folder before it starts — a server's record is
+   * written first, so that a process killed during the launch leaves a job that can be found and stopped.
+   */
+  id?: string;
 }
 
 export type RemoteJobStatus = { state: 'running' } | { state: 'exited'; code: number } | { state: 'lost'; reason: string };
@@ -103,7 +108,8 @@ export class RemoteJobRunner {
     const env = spec.env ?? {};
     const secretEnv = spec.secretEnv ?? {};
     validateSpec(spec, env, secretEnv);
-    const id = newJobId();
+    const id = spec.id ?? newJobId();
+    if (!isJobId(id)) throw new ServelabError('BAD_INPUT', `"${id}" is not a job id.`);
     const command = commandFileText({ argv: spec.command, ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}), env, secretEnv });
     const now = new Date().toISOString();
     // Recorded before the launch: if the app dies during it, the job can still be found and re-attached.

@@ -11,6 +11,7 @@ import {
 } from '../../shared/study/study';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
+import { describeHolder, liveHolder, tryLock, type HeldLock, type LockHolder } from '../util/lock-file';
 
 /** The folder beside `<name>.servelab` that holds the study's results, logs and journal. */
 export function projectDataDir(path: string): string {
@@ -78,6 +79,34 @@ export class StudyProject {
     return join(this.dataDir, 'gpu-memory.jsonl');
   }
 
+  /** Held by the process running the study (`run.lock`, see `util/lock-file.ts`). */
+  get runLockPath(): string {
+    return join(this.dataDir, 'run.lock');
+  }
+
+  /**
+   * Takes the project's run lock, or refuses naming the process that runs it: a second runner would otherwise
+   * "resume" the study and stop the first one's live servers. A lock left by a killed run is taken over.
+   */
+  async lockRun(): Promise<HeldLock> {
+    const attempt = await tryLock(this.runLockPath);
+    if (attempt.ok) return attempt.lock;
+    throw runningElsewhere(this.path, attempt.holder, this.runLockPath);
+  }
+
+  /** Refuses when another process runs this study (changing it under a running study is not allowed). */
+  async assertNotRunningElsewhere(): Promise<void> {
+    const holder = await liveHolder(this.runLockPath);
+    if (holder) throw runningElsewhere(this.path, holder, this.runLockPath);
+  }
+
+  /** Reads the file again (after taking the run lock: another process may have run the study meanwhile). */
+  async reload(): Promise<void> {
+    const read = await readVersionedFile(this.path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${this.path}.`);
+    this.current = read.data;
+  }
+
   /** Writes the state: temp + fsync + rename, after copying the previous file to `<file>.bak`. */
   save(state: StudyState): Promise<void> {
     const next: ProjectFile = { ...this.current, state };
@@ -105,4 +134,13 @@ export class StudyProject {
       await handle.close();
     }
   }
+}
+
+function runningElsewhere(path: string, holder: LockHolder | null, lockPath: string): ServelabError {
+  const who = holder ? describeHolder(holder) : 'another process';
+  return new ServelabError(
+    'BAD_INPUT',
+    `${basename(path)} is already being run by ${who}. Wait for that run to end or cancel it there; a second run would stop its servers. If that process is gone for good (it ran on another machine), delete ${lockPath}.`,
+    { details: { path, lockPath, ...(holder ? { pid: holder.pid, program: holder.program, since: holder.since, hostname: holder.hostname } : {}) } },
+  );
 }

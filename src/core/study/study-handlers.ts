@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import type { CallHandlers } from '../dispatch/dispatcher';
@@ -15,6 +15,7 @@ import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 import { untrustedMessage, type ProjectTrust } from './project-trust';
+import type { HeldLock } from '../util/lock-file';
 
 export interface StudyHandlerDeps {
   events: EventBus;
@@ -49,9 +50,13 @@ type StudyCalls = Pick<
 
 const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
 
-/** Project files, plans, runs (one at a time per project) and reports. */
+/**
+ * Project files, plans, runs and reports. One run at a time per project: in this process by the project's real path
+ * (a symlink names the same project), across processes by the project's run lock (`StudyProject.lockRun`).
+ */
 export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
   const running = new Map<string, AbortController>();
+  const key = (path: string): Promise<string> => realpath(path).catch(() => path);
 
   async function opened(path: string): Promise<StudyProject> {
     const project = await StudyProject.open(path);
@@ -71,7 +76,8 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
 
     'studies:save': async ({ path, study }) => {
       const project = await StudyProject.open(path);
-      if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; cancel it before changing its definition.');
+      if (running.has(await key(path))) throw new ServelabError('BAD_INPUT', 'The study is running; cancel it before changing its definition.');
+      await project.assertNotRunningElsewhere();
       if (project.file.state.trials.some((t) => t.status === 'done' || t.status === 'failed')) {
         throw new ServelabError('BAD_INPUT', 'This study has results: its definition can no longer change. Save it under a new name to run a changed study.');
       }
@@ -84,7 +90,8 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
 
     'studies:saveAs': async ({ path, out }) => {
       // A running study is still writing its journal and runs: a copy now would catch it half-way.
-      if (running.has(path)) throw new ServelabError('BAD_INPUT', 'The study is running; wait for it to end or cancel it before saving a copy.');
+      if (running.has(await key(path))) throw new ServelabError('BAD_INPUT', 'The study is running; wait for it to end or cancel it before saving a copy.');
+      await (await StudyProject.open(path)).assertNotRunningElsewhere();
       const file = await saveProjectAs(path, out);
       // The copy runs what the original runs: trusted as far as the original was.
       if ((await deps.trust.check(path, file.study)).trusted) await deps.trust.trustWritten(out, file.study);
@@ -100,19 +107,30 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:trustCheck': async ({ path }) => deps.trust.check(path, (await StudyProject.open(path)).file.study),
 
     'studies:run': async ({ path, trust }) => {
-      if (running.has(path)) return { started: false };
-      const project = await opened(path);
-      const check = await deps.trust.check(path, project.file.study);
-      if (!check.trusted) {
-        if (trust !== check.hash) {
-          throw new ServelabError('BAD_INPUT', untrustedMessage(check, 'confirm to run it'), { details: { untrusted: true, runs: check.runs, hash: check.hash } });
-        }
-        await deps.trust.trust(path, check.hash);
-      }
+      const real = await key(path);
+      if (running.has(real)) return { started: false };
       const controller = new AbortController();
-      running.set(path, controller);
+      running.set(real, controller);
+      let project: StudyProject;
+      let runLock: HeldLock;
+      try {
+        project = await opened(real);
+        const check = await deps.trust.check(real, project.file.study);
+        if (!check.trusted) {
+          if (trust !== check.hash) {
+            throw new ServelabError('BAD_INPUT', untrustedMessage(check, 'confirm to run it'), { details: { untrusted: true, runs: check.runs, hash: check.hash } });
+          }
+          await deps.trust.trust(real, check.hash);
+        }
+        // Another process (servelab run, another window of the app) running it: refused, naming that process.
+        runLock = await project.lockRun();
+      } catch (error) {
+        running.delete(real);
+        throw error;
+      }
       void runStudy(project, deps.runner(), {
         signal: controller.signal,
+        runLock,
         onEvent: (event) => {
           if (event.kind === 'state') deps.events.emit('studies:state', { path, state: event.state });
           else if (event.kind === 'phase') deps.events.emit('studies:phase', { path, text: event.text });
@@ -129,12 +147,17 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
         },
       })
         .catch((error: unknown) => deps.events.emit('studies:phase', { path, text: `The study stopped: ${(error as Error).message}` }))
-        .finally(() => running.delete(path));
+        .finally(() => {
+          running.delete(real);
+          void runLock.release().catch(() => {
+            // Left for the next run to take over: its holder (this process) is judged by pid and start time.
+          });
+        });
       return { started: true };
     },
 
     'studies:cancel': async ({ path }) => {
-      const controller = running.get(path);
+      const controller = running.get(await key(path));
       if (!controller) return { cancelled: false };
       controller.abort(new ServelabError('CANCELLED', 'Cancelled.'));
       return { cancelled: true };

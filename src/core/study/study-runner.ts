@@ -17,6 +17,8 @@ import { prepareMeasurement, type ShareGptSource } from '../bench/measure';
 import { DatasetStore, SHAREGPT_FILE, SHAREGPT_URL } from '../bench/dataset-store';
 import { newRunId } from '../bench/bench-handlers';
 import type { StudyProject } from './project-store';
+import type { HeldLock } from '../util/lock-file';
+import { removeAbandonedTemps } from '../util/atomic-write';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
@@ -94,6 +96,8 @@ export type StudyEvent =
 
 export interface RunStudyOptions {
   signal?: AbortSignal;
+  /** The project's run lock when the caller took it already (`StudyProject.lockRun`); it stays the caller's. */
+  runLock?: HeldLock;
   onEvent?: (event: StudyEvent) => void;
 }
 
@@ -102,11 +106,21 @@ export interface RunStudyOptions {
  * stage after stage (greedy) or the whole grid, on GPU slots across the hosts, launching each distinct server config
  * once for all of its workloads and repeats, deciding after each stage, and ends with the generalisation pass and the
  * recommendation. Every trial change is saved to the project (atomically) and journalled, so a kill -9 loses nothing
- * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again.
+ * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again. The
+ * project's run lock keeps a second process (the app and `servelab run`) from resuming a study that still runs.
  */
 export async function runStudy(project: StudyProject, deps: StudyRunnerDeps, opts: RunStudyOptions = {}): Promise<StudyState> {
-  const run = new StudyRun(project, deps, opts);
-  return run.execute();
+  // One run per project across processes: a second one refuses here, before it touches anything.
+  const lock = opts.runLock ?? (await project.lockRun());
+  try {
+    // The state as the lock's previous holder left it (the file may have changed since it was opened), without the
+    // temp file of a save it was killed in.
+    await project.reload();
+    await removeAbandonedTemps(project.path);
+    return await new StudyRun(project, deps, opts).execute();
+  } finally {
+    if (!opts.runLock) await lock.release();
+  }
 }
 
 class StudyRun {
@@ -426,6 +440,7 @@ class StudyRun {
       else this.serverLog(launched.serverId, text);
     };
     let server: RunningServer;
+    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, trials: group.map((t) => t.id) });
     try {
       server = await launchServer(box, {
         engine: first.engine,
@@ -479,9 +494,10 @@ class StudyRun {
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
     if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
     const inventory = await this.inventories.get(hostId);
+    const runId = newRunId();
     try {
       const prepared = await prepareMeasurement(box, {
-        runId: newRunId(),
+        runId,
         serverId: server.serverId,
         workload,
         clientVersion: this.study.clientVersion,
@@ -492,6 +508,7 @@ class StudyRun {
         ...(inventory ? { inventory } : {}),
         onLog: (text) => this.benchLog(trial.id, server.serverId, text),
       });
+      await this.project.journal({ event: 'measuring', id: trial.id, runId, serverId: server.serverId });
       const measured = await prepared.run();
       if (this.cancelled) return;
       const now = new Date().toISOString();
@@ -533,6 +550,7 @@ class StudyRun {
       }
       this.prefetched.set(key, false);
       this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
+      await this.project.journal({ event: 'prefetch', hostId, model });
       try {
         await prefetchModel(box, {
           engine: trial.engine,
@@ -548,6 +566,7 @@ class StudyRun {
         this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
         allLocal = false;
       }
+      await this.project.journal({ event: 'prefetched', hostId, model });
     }
     return allLocal;
   }
@@ -577,8 +596,9 @@ class StudyRun {
   }
 
   private async save(journalEvent: Record<string, unknown>): Promise<void> {
-    await this.project.journal(journalEvent);
+    // The project file first: the journal never says a trial finished that the project does not hold.
     await this.project.save(this.state);
+    await this.project.journal(journalEvent);
     this.emit({ kind: 'state', state: this.state });
   }
 }

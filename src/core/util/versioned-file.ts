@@ -1,4 +1,4 @@
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, open } from 'node:fs/promises';
 import { z } from 'zod';
 import { ServelabError, describeIssues, fieldIssues } from '../../shared/contract';
 
@@ -8,6 +8,37 @@ export interface VersionedFileSpec<T> {
   schema: z.ZodType<T>;
   /** `migrations[v]` turns a version-v document into version v+1. */
   migrations?: Record<number, (doc: unknown) => unknown>;
+  /** Largest file read (default 64 MiB, as for imports); a larger one is refused, untouched. */
+  maxBytes?: number;
+}
+
+export const MAX_VERSIONED_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Reads at most `maxBytes`: a file that is larger (or grows past it while read) is refused with its size. */
+async function readCapped(path: string, maxBytes: number): Promise<string> {
+  const handle = await open(path, 'r');
+  const tooLarge = (bytes: number) =>
+    new ServelabError(
+      'BAD_INPUT',
+      `${path} is ${(bytes / 1024 / 1024).toFixed(1)} MiB, more than the ${(maxBytes / 1024 / 1024).toFixed(0)} MiB a Servelab file may have; it was left untouched. Move it away (or put its .bak in its place) and try again.`,
+    );
+  try {
+    const size = (await handle.stat()).size;
+    if (size > maxBytes) throw tooLarge(size);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(total);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface VersionedFileRead<T> {
@@ -19,12 +50,12 @@ export interface VersionedFileRead<T> {
 /**
  * Reads a file the user owns that carries `schemaVersion`: migrates an older one (the caller then saves it; the old
  * file is kept as `<file>.v<N>.bak`), refuses a newer or damaged one with an error that names the version or the
- * field, and never writes it in that case. Returns null when there is no file.
+ * field (and one over 64 MiB with its size), and never writes it in that case. Returns null when there is no file.
  */
 export async function readVersionedFile<T>(path: string, spec: VersionedFileSpec<T>): Promise<VersionedFileRead<T> | null> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readCapped(path, spec.maxBytes ?? MAX_VERSIONED_FILE_BYTES);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -1,0 +1,45 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventBus } from '../dispatch/event-bus';
+import { RecentProjects } from './recent-projects';
+import { ProjectTrust } from './project-trust';
+import { studyHandlers } from './study-handlers';
+import type { StudyRunnerDeps } from './study-runner';
+import { DEMO_LAB_HOST_ID } from '../../shared/model/host';
+import { StudyDefinitionSchema } from '../../shared/study/study';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'servelab-study-handlers-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const study = StudyDefinitionSchema.parse({
+  name: 'Once',
+  model: { id: 'Qwen/Qwen3-8B' },
+  hosts: [{ hostId: DEMO_LAB_HOST_ID }],
+  demoLab: { gpu: 'h100', count: 1 },
+  goal: { kind: 'latency' },
+  engines: [{ engine: 'vllm', version: '0.11.0' }],
+  stages: [],
+  workloads: { primary: { id: 'w', dataset: { kind: 'random', inputLen: 256, outputLen: 64 }, numPrompts: 10, maxConcurrency: 1, seed: 1 } },
+});
+
+describe('studies:run', () => {
+  it('runs a project once, whatever path (a symlink) names it (M5)', async () => {
+    // A box that never answers keeps the first run in its host setup.
+    const runner = (): StudyRunnerDeps => ({ box: () => new Promise(() => {}), isDemo: () => true, hostLabel: (id) => id });
+    const handlers = studyHandlers({ events: new EventBus(), runner, examplesDir: null, recent: new RecentProjects(join(dir, 'recent.json')), trust: new ProjectTrust(join(dir, 'data')) });
+    const path = join(dir, 'once.servelab');
+    await handlers['studies:create']({ path, study });
+    await symlink(path, join(dir, 'link.servelab'));
+    expect(await handlers['studies:run']({ path })).toEqual({ started: true });
+    expect(await handlers['studies:run']({ path: join(dir, 'link.servelab') })).toEqual({ started: false });
+    await expect(handlers['studies:save']({ path: join(dir, 'link.servelab'), study })).rejects.toThrow(/The study is running/);
+    expect(await handlers['studies:cancel']({ path: join(dir, 'link.servelab') })).toEqual({ cancelled: true });
+  });
+});

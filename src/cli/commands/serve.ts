@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createCore } from '../../core/create-core';
 import { startWsHost, type WsHost } from '../serve/ws-host';
 import { defaultDataDir } from '../../core/util/paths';
@@ -24,14 +26,24 @@ terminal goes through a command line that other users of this machine can read.
   --no-user-known-hosts  do not also trust ~/.ssh/known_hosts
   --ssh-config FILE      the OpenSSH client config that aliases and ProxyJump come from (default: ~/.ssh/config,
                          with ~ taken from ${'$'}HOME)
-  --open                 open the page in the default browser (its command line carries only a code that is
-                         single-use and expires after ${OPEN_LINK_TTL_MS / 1000} seconds)`;
+  --open                 open the page in the default browser (through a file only you can read, holding a
+                         code that is single-use and expires after ${OPEN_LINK_TTL_MS / 1000} seconds)`;
 
-function openInBrowser(url: string): void {
+/**
+ * Opens `url` in the default browser without putting it on a command line, which every local user can read in
+ * /proc: the opener is given a page in a folder only this user can read, which forwards the browser to the URL.
+ * Returns a function that removes that page.
+ */
+export function openInBrowser(url: string): () => void {
+  const folder = mkdtempSync(join(tmpdir(), 'servelab-open-'));
+  const page = join(folder, 'open.html');
+  const escaped = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  writeFileSync(page, `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${escaped}"><title>Servelab</title><a href="${escaped}">Open Servelab</a>\n`, { mode: 0o600 });
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  const child = spawn(command, [pathToFileURL(page).href], { stdio: 'ignore', detached: true });
   child.on('error', () => {});
   child.unref();
+  return () => rmSync(folder, { recursive: true, force: true });
 }
 
 /** Starts the core and the loopback host; resolves when the process is asked to stop (SIGINT/SIGTERM). */
@@ -89,8 +101,14 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
   }
   printLink();
   io.stdout(`Data folder: ${dataDir}\nPress Ctrl+C to stop.\n`);
-  // The opener's command line is readable by every local user: it gets its own code, which dies within seconds.
-  if (values.open) openInBrowser(host.signInUrl(OPEN_LINK_TTL_MS));
+  // The opener's page gets its own code, which dies within seconds; the page goes with it.
+  let removeOpenPage = (): void => {};
+  let openPageTimer: NodeJS.Timeout | undefined;
+  if (values.open) {
+    removeOpenPage = openInBrowser(host.signInUrl(OPEN_LINK_TTL_MS));
+    openPageTimer = setTimeout(removeOpenPage, OPEN_LINK_TTL_MS);
+    openPageTimer.unref();
+  }
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -98,6 +116,8 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
     process.once('SIGTERM', stop);
     stopSignal?.addEventListener('abort', stop, { once: true });
   });
+  clearTimeout(openPageTimer);
+  removeOpenPage();
   await host.close();
   await core.close();
   return 0;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
+import { CONTENT_TYPES } from '../../shared/content-types';
 
 /**
  * The built renderer is served from `app://servelab/…` (a standard, secure custom scheme) instead of `file://`:
@@ -20,19 +21,6 @@ export const APP_SCHEME_PRIVILEGES = { standard: true, secure: true, supportFetc
 export const APP_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; " +
   "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
-};
 
 /** The file inside `rendererDir` an app:// URL names, or null for another host, `..`, encoded separators or NUL. */
 export function appFilePath(rendererDir: string, url: string): string | null {

@@ -84,7 +84,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
       return withBox(hostId, (box) => new EngineInstaller(box).remove(engine, version));
     },
 
-    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds, mode }) => {
+    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds, mode, offline }) => {
       if (mode === 'docker') deps.checkDockerAllowed?.(hostId);
       const box = await deps.box(hostId);
       let server: RunningServer;
@@ -95,6 +95,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
           config,
           ...(gpus ? { gpus } : {}),
           ...(mode ? { mode } : {}),
+          ...(offline ? { offline } : {}),
           ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
         });
       } catch (error) {

@@ -144,6 +144,8 @@ export const CALLS = {
       gpus: z.array(z.string().regex(/^(\d{1,2}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-zA-Z/-]{8,80})$/, 'is not a GPU index or UUID')).max(64).optional(),
       readinessTimeoutSeconds: z.number().positive().max(24 * 3600).optional(),
       mode: EngineModeSchema.optional(),
+      /** The weights are in the box's cache: the server runs with HF_HUB_OFFLINE=1 and gets no Hugging Face token. */
+      offline: z.boolean().optional(),
     }),
     output: z.object({ serverId: z.string(), port: z.number().int(), command: z.string() }),
   },

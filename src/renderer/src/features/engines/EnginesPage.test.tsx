@@ -378,6 +378,32 @@ describe('Engines page: prefetch', () => {
     expect(within(panel).getByTestId('prefetch-state').textContent).toBe('Weights not prefetched: the server downloads them when it starts.');
   });
 
+  it('launches a prefetched model offline, without the token (L4)', async () => {
+    const api = makeApi([VLLM]);
+    api.handle('secrets:list', () => [{ ref: 'hf-token', setAt: '2026-01-04T09:30:00.000Z' }]);
+    api.handle('models:prefetch', () => ({ jobId: 'pf-2' }));
+    api.handle('servers:launch', () => ({ serverId: 'srv-o', port: 8000, command: 'vllm serve Qwen/Qwen3-8B' }));
+    await renderPage(api);
+    await waitForInstalledVersion();
+    const panel = launchPanel();
+    await waitFor(() => expect(within(panel).getByTestId('hf-token-state').textContent).toBe('Set'));
+    const pass = within(panel).getByRole('checkbox', { name: 'Pass HF_TOKEN to the server' }) as HTMLInputElement;
+    fireEvent.click(pass);
+    expect(pass.checked).toBe(true);
+    fireEvent.click(within(panel).getByRole('button', { name: 'Prefetch weights' }));
+    await waitFor(() => expect(api.calls.some((c) => c.name === 'models:prefetch')).toBe(true));
+    act(() => api.emit('models:done', { hostId: 'demo-lab', jobId: 'pf-2', ok: true, message: 'downloaded 12 of 12 files', localPath: '/home/ml/.cache/huggingface/hub/x' }));
+    await waitFor(() => expect(within(panel).getByTestId('prefetch-state').textContent).toBe('Weights cached on the box.'));
+    expect(pass.checked).toBe(false);
+    expect(pass.disabled).toBe(true);
+    expect(within(panel).getByText(/the server runs offline \(HF_HUB_OFFLINE=1\) and gets no token/)).toBeTruthy();
+    fireEvent.click(within(panel).getByRole('button', { name: 'Launch' }));
+    await waitFor(() => expect(api.calls.some((c) => c.name === 'servers:launch')).toBe(true));
+    const launch = api.calls.find((c) => c.name === 'servers:launch')?.input as { offline?: boolean; config: { env?: unknown } };
+    expect(launch.offline).toBe(true);
+    expect(launch.config.env ?? {}).toEqual({});
+  });
+
   it('shows why a prefetch failed, such as a gated model without access', async () => {
     const api = makeApi([VLLM]);
     api.handle('models:prefetch', () => ({ jobId: 'pf-2' }));

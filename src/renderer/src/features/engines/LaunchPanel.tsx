@@ -109,10 +109,13 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
     [installed, form.engine, version],
   );
   const mode: EngineMode = modes.includes(form.mode) ? form.mode : (modes[0] ?? 'env');
-  const passHfToken = form.passHfToken && hfToken !== null;
+  const model = form.model.trim();
+  // Weights prefetched for this model: the server reads them from the cache offline and needs no token (L4).
+  const prefetchJob = useAppStore((s) => (prefetch?.jobId ? s.prefetchJobs[prefetch.jobId] : undefined));
+  const weightsCached = mode === 'env' && prefetch?.model === model && prefetchJob?.outcome?.ok === true;
+  const passHfToken = form.passHfToken && hfToken !== null && !weightsCached;
   const effective = useMemo(() => ({ ...form, version, mode, passHfToken }), [form, version, mode, passHfToken]);
   const plan = useMemo(() => planLaunch(effective, t('engines.launch.notANumber')), [effective]);
-  const model = form.model.trim();
   const prefetchBlocked: string | null = !version ? t('engines.launch.installFirst') : !modes.includes('env') ? t('engines.prefetch.needsEnv') : null;
   const canPrefetch = prefetchBlocked === null && plan.fieldErrors.model === undefined && model !== '';
 
@@ -152,6 +155,7 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
         config: plan.config,
         ...(plan.gpus.length > 0 ? { gpus: plan.gpus } : {}),
         ...(mode === 'docker' ? { mode } : {}),
+        ...(weightsCached ? { offline: true } : {}),
       });
       setServerId(id);
     } catch (e) {
@@ -201,9 +205,9 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
         <HfTokenControl />
         <Checkbox
           label={t('engines.hfToken.pass')}
-          hint={hfToken ? t('engines.hfToken.passHint') : t('engines.hfToken.passNeedsToken')}
+          hint={weightsCached ? t('engines.hfToken.offlineHint') : hfToken ? t('engines.hfToken.passHint') : t('engines.hfToken.passNeedsToken')}
           checked={passHfToken}
-          disabled={!hfToken}
+          disabled={!hfToken || weightsCached}
           onChange={(checked) => setForm((f) => ({ ...f, passHfToken: checked }))}
         />
         <div className="field-row">

@@ -129,6 +129,7 @@ const engines = {
   'engines.hfToken.pass': 'Pass HF_TOKEN to the server',
   'engines.hfToken.passHint': 'The server gets HF_TOKEN from the keychain at launch; the command shows only its name.',
   'engines.hfToken.passNeedsToken': 'Set the Hugging Face token first.',
+  'engines.hfToken.offlineHint': 'The weights are cached on the box: the server runs offline (HF_HUB_OFFLINE=1) and gets no token.',
   'engines.prefetch.button': 'Prefetch weights',
   'engines.prefetch.hint': 'Downloads the model into the box’s Hugging Face cache now, so the launch reads it from disk.',
   'engines.prefetch.needsEnv': 'Prefetching uses this version’s Python environment; install it as an environment first.',

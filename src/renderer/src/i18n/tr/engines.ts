@@ -136,6 +136,7 @@ const engines: MessagesOf<typeof en> = {
   'engines.hfToken.pass': 'HF_TOKEN’ı sunucuya aktar',
   'engines.hfToken.passHint': 'Sunucu, başlatılırken HF_TOKEN’ı anahtar zincirinden alır; komutta yalnızca adı görünür.',
   'engines.hfToken.passNeedsToken': 'Önce Hugging Face token’ını ayarlayın.',
+  'engines.hfToken.offlineHint': 'Ağırlıklar makinenin önbelleğinde: sunucu çevrimdışı çalışır (HF_HUB_OFFLINE=1) ve token almaz.',
   'engines.prefetch.button': 'Ağırlıkları önceden indir',
   'engines.prefetch.hint': 'Modeli şimdi makinenin Hugging Face önbelleğine indirir; böylece başlatma sırasında diskten okunur.',
   'engines.prefetch.needsEnv': 'Önceden indirme bu sürümün Python ortamını kullanır; önce onu ortam olarak kurun.',

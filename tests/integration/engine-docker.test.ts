@@ -171,8 +171,14 @@ describe('docker mode', () => {
       // Run as the box user, with plain values off the argv too (L2): `--env NAME` copies them from docker's environment.
       const uid = (await run(box, 'printf "%s:%s" "$(id -u)" "$(id -g)"')).trim().split('\n').pop() as string;
       expect(server.record.command).toMatch(
-        new RegExp(`^VLLM_LOGGING_LEVEL=INFO docker run --rm --name servelab-srv-\\S+ --user ${uid} --gpus '"device=1"' --ipc=host -p 127\\.0\\.0\\.1:\\d+:\\d+ -v \\S+/\\.cache/huggingface:/servelab-hf --env HF_HOME=/servelab-hf --env HOME=/tmp --env VLLM_LOGGING_LEVEL --env HF_TOKEN vllm/vllm-openai:v0\\.11\\.0 --model meta-llama/Llama-3\\.1-8B-Instruct `),
+        new RegExp(`^VLLM_LOGGING_LEVEL=INFO docker run --rm --name servelab-srv-\\S+ --user ${uid} --gpus '"device=1"' --ipc=host -p 127\\.0\\.0\\.1:\\d+:\\d+ -v \\S+/\\.cache/huggingface:/servelab-hf --env HF_HOME=/servelab-hf --env HOME=/tmp -v (\\S+/hf-token):\\1:ro --env HF_TOKEN_PATH=\\1 --env VLLM_LOGGING_LEVEL vllm/vllm-openai:v0\\.11\\.0 --model meta-llama/Llama-3\\.1-8B-Instruct `),
       );
+      // The token is no variable of the container (docker keeps those in its config for the docker group): a file
+      // only the box user reads, named by HF_TOKEN_PATH, in the server's folder (L2).
+      expect(server.record.command).not.toMatch(/--env HF_TOKEN( |$)/);
+      const tokenFile = `$HOME/.servelab/servers/${server.serverId}/hf-token`;
+      expect((await run(box, `stat -c %a "${tokenFile}"`)).trim().split('\n').pop()).toBe('600');
+      expect((await run(box, `cat "${tokenFile}"`)).trim().split('\n').pop()).toBe('hf_secret_value_123');
       expect(server.record.argv).not.toContain('VLLM_LOGGING_LEVEL=INFO');
       // The gated model loaded, so the token reached the container; its value is nowhere in the command or the record.
       expect(server.record.command).not.toContain('hf_secret_value_123');
@@ -193,6 +199,7 @@ describe('docker mode', () => {
     const report = await server.stop();
     expect(report).toMatchObject({ portClosed: true, gpuMemoryReleased: true, leftovers: [], signal: 'TERM' });
     expect(await gpuMemoryUsed(box)).toBe(before);
+    expect(await run(box, `test -e "$HOME/.servelab/servers/${server.serverId}/hf-token" && echo kept || echo removed`)).toContain('removed');
     expect(await run(box, `docker ps -a --format '{{.Names}}'`)).not.toContain(container);
     expect(states).toEqual(['ready', 'stopping', 'stopped']);
   }, 60_000);

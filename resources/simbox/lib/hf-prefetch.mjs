@@ -2,6 +2,7 @@
 // catalog's models exist on a simulated Hub, gated ones need HF_TOKEN, unknown ids fail with huggingface_hub's
 // real error, and files land as small placeholders in the Hugging Face cache layout. The token is never printed.
 
+import { hasHfToken } from './hf-token.mjs';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -108,7 +109,7 @@ export async function prefetchMain(argv, { packages, env = process.env, out = pr
   const files = repoFiles(model);
   out.write(`SERVELAB_PREFETCH 0/${files.length} ${repo}@${sha}\n`);
 
-  const hasToken = Boolean(env.HF_TOKEN || env.HUGGING_FACE_HUB_TOKEN);
+  const hasToken = hasHfToken(env);
   const repoDir = join(hubCacheDir(env), `models--${repo.replace(/\//g, '--')}`);
   const snapshot = join(repoDir, 'snapshots', sha);
   const msPerByte = (loadConfig(env).timeScale * 1000) / DOWNLOAD_BYTES_PER_SECOND;

@@ -11,6 +11,7 @@ import { cudaOomMessage, makeLogger, traceback } from './pylog.mjs';
 import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './text.mjs';
 import { loadConfig, MARKER_LINE, memoryInUse, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
 import { hash32 } from './rng.mjs';
+import { hasHfToken } from './hf-token.mjs';
 import { floatRepr } from './pyfmt.mjs';
 import { versionCompare } from './version.mjs';
 
@@ -264,7 +265,7 @@ export async function runServer(spec) {
 }
 
 function modelAccessError(id, model) {
-  const hasToken = Boolean(process.env.HF_TOKEN || process.env.HUGGING_FACE_HUB_TOKEN);
+  const hasToken = hasHfToken(process.env);
   if (!model) {
     if (/^[\w.-]+\/[\w.-]+$/.test(id)) {
       return traceback(

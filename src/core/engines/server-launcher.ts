@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
 import { buildDockerRun, getAdapter, parseServerConfig, validateExtraArgs, type EngineId, type LogVerdict, type ServerConfigInput } from '../../shared/engines';
+import { HF_TOKEN_NAMES } from '../../shared/engines/docker-run';
 import type { RemoteJobHandle } from '../jobs/remote-job-runner';
 import { newJobId, REMOTE_JOBS_ROOT } from '../jobs/job-scripts';
 import { httpFailureOf } from '../box/http-request';
@@ -37,7 +38,9 @@ export interface LaunchRequest {
   offline?: boolean;
 }
 
-const HF_TOKEN_ENV = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
+const HF_TOKEN_ENV = HF_TOKEN_NAMES;
+/** In a docker-mode server's folder: the Hugging Face token the container reads through HF_TOKEN_PATH; removed at stop. */
+export const TOKEN_FILE = 'hf-token';
 
 export interface StopReport {
   portClosed: boolean;
@@ -307,6 +310,11 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   const hfCacheDir = `${home}/.cache/huggingface`;
   const offline = request.offline === true;
   const secretEnvSpecs = built.secretEnv.filter((s) => !(offline && HF_TOKEN_ENV.has(s.name)));
+  // Docker mode: the Hugging Face token reaches the container as a private file, never as a variable (which docker
+  // keeps in the container's configuration for anyone in the docker group to read).
+  const tokenSpec = mode === 'docker' ? secretEnvSpecs.find((s) => HF_TOKEN_ENV.has(s.name)) : undefined;
+  const tokenFile = tokenSpec ? `${serverDir}/${TOKEN_FILE}` : undefined;
+  const jobSecretSpecs = tokenSpec ? secretEnvSpecs.filter((s) => !HF_TOKEN_ENV.has(s.name)) : secretEnvSpecs;
   // The container runs as the box user, so the blobs and locks it writes into the shared cache are the user's.
   const user = mode === 'docker' ? await boxUser(box) : undefined;
   // Env mode: the engine's own program from its environment, never whatever is first on PATH. Docker mode: the
@@ -320,21 +328,24 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
           port,
           gpus,
           hfCacheDir,
-          envNames: secretEnvSpecs.map((s) => s.name),
+          envNames: jobSecretSpecs.map((s) => s.name),
           plainEnv: built.env,
           ...(user !== undefined ? { user } : {}),
           offline,
           files,
+          ...(tokenFile !== undefined ? { tokenFile } : {}),
           name: container,
         })
       : [`${envDir}/bin/${program}`, ...args];
 
-  const secretEnv: Record<string, string> = {};
-  for (const { name, secretRef } of secretEnvSpecs) {
+  const resolveSpec = async ({ name, secretRef }: { name: string; secretRef: string }): Promise<string> => {
     const value = request.resolveSecret ? await request.resolveSecret(secretRef) : null;
     if (value === null) throw new ServelabError('NOT_FOUND', `The secret "${secretRef}" for ${name} is not in the keychain.`);
-    secretEnv[name] = value;
-  }
+    return value;
+  };
+  const secretEnv: Record<string, string> = {};
+  for (const spec of jobSecretSpecs) secretEnv[spec.name] = await resolveSpec(spec);
+  const tokenValue = tokenSpec ? await resolveSpec(tokenSpec) : undefined;
   // Docker mode too: `docker run --env NAME` copies each value from this environment, so none is on its argv.
   const env: Record<string, string> = { ...built.env };
   if (gpus.length > 0 && mode === 'env') env.CUDA_VISIBLE_DEVICES = gpus.join(',');
@@ -343,6 +354,10 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
   await runChecked(box, `create ${serverDir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(serverDir)}\n`);
   // Created by us before docker would create it as root.
   if (mode === 'docker') await runChecked(box, `create ${hfCacheDir}`, `mkdir -p ${shellQuote(hfCacheDir)}\n`);
+  // The token travels on stdin into a file only the box user can read (the container runs as that user).
+  if (tokenFile !== undefined && tokenValue !== undefined) {
+    await runChecked(box, 'write the token file', `umask 077\ncat > ${shellQuote(tokenFile)}\n`, { stdin: tokenValue });
+  }
   for (const file of built.extraFiles ?? []) {
     const path = file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`;
     await runChecked(box, `write ${path}`, `umask 077\nmkdir -p "$(dirname ${shellQuote(path)})" && cat > ${shellQuote(path)}\n`, { stdin: file.content });
@@ -441,6 +456,10 @@ async function stopServer(box: EngineBox, record: ServerRecord, handle: RemoteJo
     // from `docker top` before the stop, and `docker stop` (TERM, then KILL after the grace time) ends them.
     members = await containerPids(box, record.container);
     const stopped = await box.run(`${shellCommand(['docker', 'stop', '-t', String(grace), record.container])} 2>&1\n`, { timeoutSeconds: grace + 60 });
+    // The token file outlives no server (a container still running keeps its mount open until it ends).
+    if (/^srv-[A-Za-z0-9-]+$/.test(record.serverId)) {
+      await box.run(`rm -f "$HOME"/${shellQuote(`${SERVERS_ROOT}/${record.serverId}/${TOKEN_FILE}`)}\n`, { timeoutSeconds: 30 }).catch(() => {});
+    }
     if (stopped.code === 0) signal = 'TERM';
     else if (!/No such container/i.test(stopped.stdout)) leftovers.push(`docker stop ${record.container} failed: ${stopped.stdout.trim().split('\n').slice(-2).join(' ')}`);
   } else {

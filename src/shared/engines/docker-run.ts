@@ -33,7 +33,7 @@ export const DOCKER_ENGINES: Readonly<Record<EngineId, DockerEngineSpec>> = {
 export const CONTAINER_HF_CACHE = '/servelab-hf';
 
 /** Variables that carry a Hugging Face token, which an offline server does not need. */
-const HF_TOKEN_NAMES = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
+export const HF_TOKEN_NAMES: ReadonlySet<string> = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
 
 export function dockerImage(engine: EngineId, version: string): string {
   const image = getAdapter(engine).installSpec(version).dockerImage;
@@ -81,6 +81,12 @@ export interface DockerRunInput {
   offline?: boolean;
   /** Absolute paths of generated files the server reads (TensorRT-LLM's options YAML): mounted read-only at the same path. */
   files?: readonly string[];
+  /**
+   * Absolute path of a file on the box holding the Hugging Face token: mounted read-only at the same path and named
+   * by HF_TOKEN_PATH, which huggingface_hub reads the token from (`constants.py`, `HF_TOKEN_PATH`). The value is then
+   * in no variable of the container, so `docker inspect` and the container's config.v2.json never show it.
+   */
+  tokenFile?: string;
   name: string;
 }
 
@@ -112,13 +118,19 @@ export function buildDockerRun(input: DockerRunInput): string[] {
   // An arbitrary uid has no home in the image; caches the engines keep under ~ go to the container's own /tmp.
   if (input.user !== undefined) argv.push('--env', 'HOME=/tmp');
   if (input.offline) argv.push('--env', 'HF_HUB_OFFLINE=1');
+  if (input.tokenFile !== undefined && !input.offline) {
+    if (!input.tokenFile.startsWith('/')) throw new Error(`the token file must have an absolute path: ${input.tokenFile}`);
+    argv.push('-v', `${input.tokenFile}:${input.tokenFile}:ro`, '--env', `HF_TOKEN_PATH=${input.tokenFile}`);
+  }
   const dirs = [...new Set((input.files ?? []).map((f) => f.slice(0, f.lastIndexOf('/')) || '/'))];
   for (const dir of dirs) {
     if (!dir.startsWith('/')) throw new Error(`generated files must have absolute paths: ${dir}`);
     argv.push('-v', `${dir}:${dir}:ro`);
   }
   for (const name of Object.keys(input.plainEnv ?? {})) argv.push('--env', name);
-  for (const name of input.envNames ?? []) if (!(input.offline && HF_TOKEN_NAMES.has(name))) argv.push('--env', name);
+  // An offline server needs no token; one given as a file is not also given as a variable.
+  const tokenElsewhere = input.offline === true || input.tokenFile !== undefined;
+  for (const name of input.envNames ?? []) if (!(tokenElsewhere && HF_TOKEN_NAMES.has(name))) argv.push('--env', name);
   argv.push(dockerImage(input.engine, input.version), ...containerCommand(input.engine, input.serverArgv));
   return argv;
 }

@@ -74,18 +74,18 @@ describe('servelab command', () => {
     expect((await runCli([...base, '--json'])).code).toBe(0);
   });
 
-  it('serves the UI on 127.0.0.1 with a token and stops cleanly on SIGTERM', async () => {
+  it('serves the UI on 127.0.0.1 with a sign-in code and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [cliPath, 'serve', '--data-dir', join(dir, 'serve-data')], { cwd: dir });
     let stdout = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        const m = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/.exec(stdout);
+        const m = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/\?code=[A-Za-z0-9_-]+)/.exec(stdout);
         if (m) resolve(m[1]!);
       });
       child.on('exit', () => reject(new Error(`serve exited early: ${stdout}`)));
     });
-    const page = await fetch(url.replace(/#.*/, ''));
+    const page = await fetch(url.replace(/\?.*/, ''));
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Servelab');
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -62,6 +62,17 @@ describe('dataset cache', () => {
     expect((await store.list()).map((r) => r.file)).toContain(SHAREGPT_FILE);
   });
 
+  it('refuses plain http from off the box without the SHA-256, and a file whose SHA-256 is not the one given (L10)', async () => {
+    const store = new DatasetStore(lab.box);
+    await expect(store.fetch('far.json', 'http://datasets.example.invalid/sharegpt.json')).rejects.toThrow(/plain http.*use https, or give the SHA-256/);
+    const url = `http://127.0.0.1:${httpPort}/sharegpt.json`;
+    const wrong = 'ab'.repeat(32);
+    await expect(store.fetch('pinned.json', url, { sha256: wrong })).rejects.toThrow(new RegExp(`not the expected ${wrong}; the file was not kept`));
+    await expect(store.verify('pinned.json')).rejects.toThrow(/not in the box's dataset cache/);
+    const expected = spawnSync('sha256sum', [sharegptLocal], { encoding: 'utf8' }).stdout.slice(0, 64);
+    expect((await store.fetch('pinned.json', url, { sha256: expected })).sha256).toBe(expected);
+  });
+
   it('uploads a file from this machine, checked on both ends', async () => {
     const record = await new DatasetStore(lab.box).upload(sharegptLocal, 'uploaded.json');
     expect(record.source).toBe('upload');

@@ -16,15 +16,16 @@ import { defaultDataDir } from '../../core/util/paths';
 export const BENCH_USAGE = `Usage: servelab bench <run|presets|datasets|fetch-sharegpt> … (--demo | --host [user@]host [options])
 
   run --server SERVER_ID --workload PRESET|FILE.json [--num-prompts N] [--max-concurrency N]
-      [--client-version V] [--sharegpt-url URL | --sharegpt-file LOCAL] [--json]
+      [--client-version V] [--sharegpt-url URL [--sha256 HEX] | --sharegpt-file LOCAL] [--json]
                          run \`vllm bench serve\` (from the box's vLLM V install, default ${DEFAULT_CLIENT_VERSION}) against a server
                          started by \`servelab engine launch\`, with progress; the normalized result and its provenance
                          are printed and kept in the results library (the app's Results page)
   presets                the built-in workloads (METHOD.md's studies)
   datasets               the box's dataset cache (~/.servelab/datasets) with SHA-256s
-  fetch-sharegpt [--url URL | --file LOCAL]
+  fetch-sharegpt [--url URL [--sha256 HEX] | --file LOCAL]
                          put ShareGPT into the box's cache: downloaded on the box (default URL: vLLM's docs'),
-                         or uploaded from this machine
+                         or uploaded from this machine; with --sha256 a file with another hash is refused (plain
+                         http from off the box needs it)
 
 Where:
 ${BOX_OPTIONS_USAGE}
@@ -54,6 +55,7 @@ export async function runBench(args: string[], io: CliIo, opts: BenchCommandOpti
         'sharegpt-url': { type: 'string' },
         'sharegpt-file': { type: 'string' },
         url: { type: 'string' },
+        sha256: { type: 'string' },
         file: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -100,7 +102,10 @@ export async function runBench(args: string[], io: CliIo, opts: BenchCommandOpti
         ? await store.synthesizeShareGpt(SHAREGPT_FILE)
         : typeof values.file === 'string'
           ? await store.upload(resolve(io.cwd, values.file), SHAREGPT_FILE, progress)
-          : await store.fetch(SHAREGPT_FILE, typeof values.url === 'string' ? values.url : SHAREGPT_URL, { onProgress: (p) => progress(p.bytes, p.total) });
+          : await store.fetch(SHAREGPT_FILE, typeof values.url === 'string' ? values.url : SHAREGPT_URL, {
+              ...(typeof values.sha256 === 'string' ? { sha256: values.sha256 } : {}),
+              onProgress: (p) => progress(p.bytes, p.total),
+            });
       io.stdout(values.json ? `${JSON.stringify(record, null, 2)}\n` : `${record.path}\tsha256 ${record.sha256}\t${record.bytes} bytes\n`);
       return 0;
     }
@@ -161,7 +166,7 @@ async function run(box: CliBox, workload: Workload, values: Values, io: CliIo, o
     : typeof values['sharegpt-file'] === 'string'
       ? { kind: 'upload', localPath: resolve(io.cwd, values['sharegpt-file']) }
       : typeof values['sharegpt-url'] === 'string'
-        ? { kind: 'url', url: values['sharegpt-url'] }
+        ? { kind: 'url', url: values['sharegpt-url'], ...(typeof values.sha256 === 'string' ? { sha256: values.sha256 } : {}) }
         : undefined;
   const controller = new AbortController();
   const onSignal = () => controller.abort(new ServelabError('CANCELLED', 'Benchmark cancelled.'));

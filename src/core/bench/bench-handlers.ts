@@ -43,10 +43,11 @@ export function benchHandlers(deps: BenchHandlerDeps): BenchCalls {
     }
   }
 
-  async function shareGpt(hostId: string, box: ReleasableBoxTransport, url?: string): Promise<DatasetRecord> {
+  async function shareGpt(hostId: string, box: ReleasableBoxTransport, url?: string, sha256?: string): Promise<DatasetRecord> {
     const store = new DatasetStore(box);
     if (deps.isDemo(hostId)) return store.synthesizeShareGpt(SHAREGPT_FILE);
     return store.fetch(SHAREGPT_FILE, url ?? SHAREGPT_URL, {
+      ...(sha256 !== undefined ? { sha256 } : {}),
       onProgress: (p) => deps.events.emit('datasets:progress', { hostId, file: SHAREGPT_FILE, bytes: p.bytes, total: p.total }),
     });
   }
@@ -83,7 +84,7 @@ export function benchHandlers(deps: BenchHandlerDeps): BenchCalls {
 
     'datasets:list': ({ hostId }) => withBox(hostId, (box) => new DatasetStore(box).list()),
 
-    'datasets:fetch': ({ hostId, url }) => withBox(hostId, (box) => shareGpt(hostId, box, url)),
+    'datasets:fetch': ({ hostId, url, sha256 }) => withBox(hostId, (box) => shareGpt(hostId, box, url, sha256)),
 
     'bench:run': async ({ hostId, serverId, workload, clientVersion }) => {
       const box = await deps.box(hostId);

@@ -66,7 +66,10 @@ function checkFileName(file: string): void {
   }
 }
 
-function checkUrl(url: string): void {
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** A dataset URL the box may fetch: http(s) only, and plain http off the box only with the SHA-256 it must have. */
+function checkUrl(url: string, sha256: string | undefined): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -75,6 +78,15 @@ function checkUrl(url: string): void {
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new ServelabError('BAD_INPUT', `Datasets are fetched over http or https, not ${parsed.protocol}`, { issues: [{ path: 'url', message: 'must be http(s)' }] });
+  }
+  // Anyone on the way can change what plain http carries, and every later run would trust the first download.
+  if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname) && sha256 === undefined) {
+    throw new ServelabError('BAD_INPUT', `${url} is plain http, so the file could be changed on the way; use https, or give the SHA-256 the file must have.`, {
+      issues: [{ path: 'url', message: 'plain http needs the expected SHA-256' }],
+    });
+  }
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) {
+    throw new ServelabError('BAD_INPUT', `"${sha256}" is not a SHA-256 (64 lowercase hex digits).`, { issues: [{ path: 'sha256', message: 'is not a SHA-256' }] });
   }
 }
 
@@ -140,9 +152,10 @@ export class DatasetStore {
   }
 
   /** Downloads `url` on the box (not through this machine) into the cache as `file`. */
-  async fetch(file: string, url: string, opts: { onProgress?: (p: DatasetProgress) => void; signal?: AbortSignal } = {}): Promise<DatasetRecord> {
+  /** Downloads on the box; with `sha256`, a file that hashes to anything else is refused and not kept. */
+  async fetch(file: string, url: string, opts: { onProgress?: (p: DatasetProgress) => void; signal?: AbortSignal; sha256?: string } = {}): Promise<DatasetRecord> {
     checkFileName(file);
-    checkUrl(url);
+    checkUrl(url, opts.sha256);
     const dir = await this.dir();
     const dest = `${dir}/${file}`;
     await runChecked(this.box, `create ${dir}`, `${REMOTE_TREE_GUARD}mkdir -p -m 700 ${shellQuote(dir)}\n`);
@@ -162,6 +175,12 @@ export class DatasetStore {
     if (code !== 0 || !done) {
       const reason = log.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('SERVELAB_DATASET')).slice(-1)[0] ?? `exit status ${code}`;
       throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not fetch ${url} on the box: ${reason}`, { details: { url } });
+    }
+    if (opts.sha256 !== undefined && done.sha256 !== opts.sha256) {
+      await this.box.run(`rm -f -- ${shellQuote(dest)}\n`, { timeoutSeconds: 30 }).catch(() => {});
+      throw new ServelabError('BAD_INPUT', `${url} has SHA-256 ${done.sha256}, not the expected ${opts.sha256}; the file was not kept.`, {
+        details: { url, expected: opts.sha256, actual: done.sha256 },
+      });
     }
     await this.checkShape(dest, file);
     return this.record({ file, path: dest, sha256: done.sha256, bytes: done.bytes, source: 'url', origin: url, storedAt: new Date().toISOString() });

@@ -14,7 +14,7 @@ import { measuredEntry, type MeasuredRunContext } from './measured-result';
 export const DEFAULT_CLIENT_VERSION = '0.11.0';
 
 /** Where a ShareGPT workload's file comes from when the box's cache has none. */
-export type ShareGptSource = { kind: 'synthetic' } | { kind: 'url'; url: string } | { kind: 'upload'; localPath: string };
+export type ShareGptSource = { kind: 'synthetic' } | { kind: 'url'; url: string; sha256?: string } | { kind: 'upload'; localPath: string };
 
 export interface MeasureRequest {
   runId: string;
@@ -112,5 +112,8 @@ async function cachedShareGpt(box: BoxTransport, request: MeasureRequest): Promi
   if (!source) throw new ServelabError('NOT_FOUND', `The box has no ${SHAREGPT_FILE} in its dataset cache; fetch or upload it first.`);
   if (source.kind === 'synthetic') return store.synthesizeShareGpt(SHAREGPT_FILE);
   if (source.kind === 'upload') return store.upload(source.localPath, SHAREGPT_FILE, (bytes, total) => request.onDatasetProgress?.({ bytes, total }));
-  return store.fetch(SHAREGPT_FILE, source.url, { ...(request.onDatasetProgress ? { onProgress: request.onDatasetProgress } : {}) });
+  return store.fetch(SHAREGPT_FILE, source.url, {
+    ...(source.sha256 !== undefined ? { sha256: source.sha256 } : {}),
+    ...(request.onDatasetProgress ? { onProgress: request.onDatasetProgress } : {}),
+  });
 }

@@ -15,7 +15,8 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'servelab-study-handlers-'));
 });
 afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+  // A cancelled run may still be writing its lock and journal for a moment.
+  await rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 const study = StudyDefinitionSchema.parse({

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { createCore, type Core } from '../../src/core/create-core';
 import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
 import { demoLabPaths } from '../../src/core/box/demo-lab';
-import { EngineInstaller } from '../../src/core/engines/engine-installer';
+import { EngineInstaller, installScript } from '../../src/core/engines/engine-installer';
+import { boxFacts, inLoginEnv } from '../../src/core/engines/engine-box';
+import { getAdapter } from '../../src/shared/engines';
 import { DEMO_LAB_HOST_ID } from '../../src/shared/model/host';
 
 let dir: string;
@@ -43,6 +45,25 @@ describe('an install interrupted by a killed process', () => {
       for (const id of await readdir(jobs)) if ((await readFile(join(jobs, id, 'command'), 'utf8')).includes('creating the environment')) installs.push(id);
       expect(installs).toEqual([orphan.jobId]);
       expect(await new EngineInstaller(box).install('vllm', '0.11.0')).toMatchObject({ ok: true, skipped: true });
+    } finally {
+      (box as unknown as { release(): void }).release();
+    }
+  }, 120_000);
+
+  it('two install jobs of one environment at once (two processes that each found none running): one waits, both end ok', async () => {
+    const box = await core.box(DEMO_LAB_HOST_ID);
+    try {
+      const facts = await boxFacts(box);
+      const dir = `${facts.home}/.servelab/engines/sglang-0.5.5.post1`;
+      const spec = getAdapter('sglang').installSpec('0.5.5.post1');
+      const job = () => box.jobs().start({ command: inLoginEnv(facts, ['sh', '-c', installScript(dir, spec, facts.hasUv ? 'uv' : 'pip', '0.5.5.post1')]), label: 'install' });
+      const [a, b] = await Promise.all([job(), job()]);
+      const logs = ['', ''];
+      const codes = await Promise.all([a.stream((t) => (logs[0] += t)), b.stream((t) => (logs[1] += t))]);
+      expect(codes, logs.join('\n----\n')).toEqual([0, 0]);
+      expect(logs.join('\n')).toMatch(/another install into .* is running; waiting for it/);
+      expect(logs.join('\n')).toMatch(/the other install left .* ready/);
+      expect(await new EngineInstaller(box).install('sglang', '0.5.5.post1')).toMatchObject({ ok: true, skipped: false });
     } finally {
       (box as unknown as { release(): void }).release();
     }

@@ -101,7 +101,7 @@ done
       return { jobId: running.id, done: this.follow(running, engine, version, dir, spec, tool, opts) };
     }
     const handle = await this.box.jobs().start({
-      command: inLoginEnv(facts, ['sh', '-c', installScript(dir, spec, tool)]),
+      command: inLoginEnv(facts, ['sh', '-c', installScript(dir, spec, tool, version)]),
       label: `install ${engine} ${version}`,
     });
     const done = this.follow(handle, engine, version, dir, spec, tool, opts);
@@ -217,16 +217,35 @@ function creatingLine(dir: string): string {
 /**
  * The install job: a fresh environment, the exact pins of the adapter, then the import check. A vendor's packages come
  * from the vendor's index alone, in their own step (`--index-url … --no-deps`); everything else from the box's index.
+ *
+ * Two installs into one environment (two processes that each found none running) would delete it under each other:
+ * the job holds an flock on `<dir>.lock` (released by the kernel however the job ends, a reboot included), and one
+ * that had to wait for it ends at once when the other install left `version` importable.
  */
-export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip'): string {
+export function installScript(dir: string, spec: InstallSpec, tool: 'uv' | 'pip', version?: string): string {
   const vendor = spec.vendorIndex;
   const lines = [
     'set -e',
     // The environment is code the next launch runs: nobody else may write to it, whatever the login umask.
     'umask 077',
     `echo ${shellQuote(creatingLine(dir))}`,
-    `rm -rf -- ${shellQuote(dir)}`,
     `mkdir -p -- ${shellQuote(dir.slice(0, dir.lastIndexOf('/')))}`,
+    'if command -v flock >/dev/null 2>&1; then',
+    `  exec 9> ${shellQuote(`${dir}.lock`)}`,
+    '  if ! flock -n 9; then',
+    `    echo ${shellQuote(`servelab: another install into ${dir} is running; waiting for it`)}`,
+    '    flock 9',
+    ...(version === undefined
+      ? []
+      : [
+          `    if [ "$(${shellCommand([`${dir}/bin/python`, '-c', spec.verifyImport])} 2>/dev/null | tail -n 1)" = ${shellQuote(version)} ]; then`,
+          `      echo ${shellQuote(`servelab: the other install left ${dir} ready`)}`,
+          '      exit 0',
+          '    fi',
+        ]),
+    '  fi',
+    'fi',
+    `rm -rf -- ${shellQuote(dir)}`,
   ];
   if (tool === 'uv') {
     // uv spells pip's --pre as --prerelease=allow.

@@ -109,10 +109,13 @@ test.describe('Engines on the demo lab against the real core', () => {
       await screenshotBothThemes(page, 'engines-prefetch-token', { height: 1500 });
     });
 
-    await test.step('launch with HF_TOKEN from the keychain; the box lists the server', async () => {
+    await test.step('launch the prefetched model offline, without the token; the box lists the server', async () => {
       const launch = page.getByRole('region', { name: 'Launch server' });
-      await launch.getByRole('checkbox', { name: 'Pass HF_TOKEN to the server' }).check();
-      await expect(launch.getByText('HF_TOKEN comes from the keychain (hf-token); its value never appears in the command.')).toBeVisible();
+      // The weights are on the box: the server needs no token, so none is offered to it.
+      const pass = launch.getByRole('checkbox', { name: 'Pass HF_TOKEN to the server' });
+      await expect(pass).toBeDisabled();
+      await expect(pass).not.toBeChecked();
+      await expect(launch.getByText(/the server runs offline \(HF_HUB_OFFLINE=1\) and gets no token/)).toBeVisible();
       await launch.getByRole('button', { name: 'Launch' }).click();
       await expect(launch.getByTestId('server-state')).toHaveText('Ready', { timeout: 60_000 });
       await expect(page.locator('body')).not.toContainText(token);

@@ -2,7 +2,7 @@
 // the same shell code the box runs, without SSH in between.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancelScript, commandFileText, isJobId, launchScript, newJobId, statusScript, streamScript } from './job-scripts';
@@ -86,6 +86,17 @@ describe('job scripts under the local sh', () => {
     expect((await readFile(join(dir, 'exit'), 'utf8')).trim()).toBe('7');
     expect(await readFile(join(dir, 'pid'), 'utf8')).toBe(await readFile(join(dir, 'pgid'), 'utf8'));
     expect((await runSh(statusScript(dir))).stdout.toString()).toBe('exited 7\n');
+  });
+
+  it('runs the job with the login umask, while its own folder and files stay private', async () => {
+    const id = newJobId();
+    const result = await runSh(`umask 0002\n${launchScript({ id, argv: ['sh', '-c', 'umask; env | grep -c SERVELAB_LOGIN_UMASK || :'], env: {}, secretEnv: {} })}`);
+    expect(result.stderr).toBe('');
+    const dir = /^started (.+)$/m.exec(result.stdout.toString())?.[1] as string;
+    const { log } = await streamAll(dir);
+    expect(log.toString()).toBe('0002\n0\n');
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, 'log'))).mode & 0o777).toBe(0o600);
   });
 
   it('streams from an offset in frames of a given size', async () => {

@@ -118,6 +118,9 @@ start=$(sed -n 's/^.*) //p' "/proc/$$/stat" 2>/dev/null | cut -d' ' -f20)
   date -u +%Y-%m-%dT%H:%M:%SZ > "$dir/started"
 } 2>/dev/null || { rm -f "$dir/pid" "$dir/pgid" "$dir/pid.tmp" "$dir/pgid.tmp" 2>/dev/null; : > "$dir/unrecorded" 2>/dev/null; exit 125; }
 trap 'stopping=1' TERM INT
+# The job's own files (a Hugging Face cache shared with a group, outputs) get the login's umask, not Servelab's.
+case \${SERVELAB_LOGIN_UMASK:-} in [0-7][0-7][0-7]|[0-7][0-7][0-7][0-7]) umask "$SERVELAB_LOGIN_UMASK" ;; esac
+unset SERVELAB_LOGIN_UMASK
 "$@" >> "$dir/log" 2>&1 < /dev/null
 code=$?
 echo "$code" > "$dir/exit.tmp" && mv -f "$dir/exit.tmp" "$dir/exit"
@@ -144,7 +147,8 @@ job_alive() {
   [ "$pgid" -gt 1 ] || return 1
   boot_now=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || :)
   boot_then=$(cat boot 2>/dev/null || :)
-  [ -n "$boot_now" ] && [ "$boot_now" = "$boot_then" ] || return 1
+  # A box that shows no boot id (restricted /proc) cannot have rebooted as far as this check can tell.
+  [ -z "$boot_now" ] || [ "$boot_now" = "$boot_then" ] || return 1
   [ -r "/proc/$pgid/stat" ] || return 1
   ! proc_zombie "$pgid" || return 1
   if [ -e pgstart ]; then [ "$(proc_start "$pgid")" = "$(cat pgstart 2>/dev/null)" ] || return 1; fi
@@ -174,6 +178,8 @@ function jobIdOf(remoteDir: string): string {
 export function launchScript(params: LaunchParams): string {
   const lines = [
     'set -u',
+    // Taken before the guard's umask 077, for the job itself (the wrapper restores it just before the job runs).
+    'servelab_login_umask=$(umask)',
     REMOTE_TREE_GUARD,
     PRUNE,
     `root="$HOME"/${shellQuote(REMOTE_JOBS_ROOT)}`,
@@ -193,6 +199,7 @@ export function launchScript(params: LaunchParams): string {
     ...Object.entries(params.env).map(([name, value]) => `  ${name}=${shellQuote(value)}; export ${name}`),
     ...Object.entries(params.secretEnv).map(([name, value]) => `  ${name}=${shellQuote(value)}; export ${name}`),
     `  SERVELAB_JOB=${shellQuote(params.id)}; export SERVELAB_JOB`,
+    '  SERVELAB_LOGIN_UMASK=$servelab_login_umask; export SERVELAB_LOGIN_UMASK',
     // setsid -f forks without making the job an asynchronous list, which would start it with SIGINT ignored.
     `  if setsid -f true >/dev/null 2>&1; then`,
     `    setsid -f nohup /bin/sh -c ${shellQuote(WRAPPER)} servelab-job "$dir" ${shellCommand(params.argv)} < /dev/null > /dev/null 2>&1`,
@@ -200,7 +207,7 @@ export function launchScript(params: LaunchParams): string {
     `    setsid nohup /bin/sh -c ${shellQuote(WRAPPER)} servelab-job "$dir" ${shellCommand(params.argv)} < /dev/null > /dev/null 2>&1 &`,
     '  fi',
     // The launcher's own commands below must not carry the job's mark.
-    '  unset SERVELAB_JOB',
+    '  unset SERVELAB_JOB SERVELAB_LOGIN_UMASK',
     'fi',
     `job_id=${shellQuote(params.id)}`,
     JOB_ALIVE_FUNCTIONS,

@@ -22,7 +22,7 @@ describe('servelab run of a project from elsewhere (L5)', () => {
     const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), env: {}, cwd: dir };
     const code = await runRun([path, '--data-dir', join(dir, 'data')], io, { signal: new AbortController().signal });
     expect(code).toBe(1);
-    expect(stderr).toContain('  - vllm 0.11.0: env NCCL_DEBUG=INFO\n');
+    expect(stderr).toContain('  - vllm 0.11.0: env NCCL_DEBUG="INFO"\n');
     expect(stderr).toContain('run again with --trust to accept them');
   });
 });

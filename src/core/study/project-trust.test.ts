@@ -30,11 +30,21 @@ describe('project trust (L5)', () => {
     });
     expect(whatItRuns(s)).toEqual([
       "vllm 0.11.0: trust remote code (runs the model repository's own Python code on the box)",
-      'vllm 0.11.0: env NCCL_DEBUG=INFO',
-      'vllm 0.11.0: env HF_TOKEN=(secret hf)',
-      'vllm 0.11.0: extra arguments --enable-prefix-caching',
-      'workload w: dataset file /data/p.jsonl on the box',
+      'vllm 0.11.0: env NCCL_DEBUG="INFO"',
+      'vllm 0.11.0: env HF_TOKEN=(secret "hf")',
+      'vllm 0.11.0: extra arguments "--enable-prefix-caching"',
+      'workload w: dataset file "/data/p.jsonl" on the box',
+      'models whose code may run: "Qwen/Qwen3-8B"',
     ]);
+  });
+
+  it('asks again when trusted remote code would come from another repository, and shows control characters escaped', () => {
+    const remote = (model: string) => study({ model: { id: model }, engines: [{ engine: 'vllm', version: '0.11.0', config: { trustRemoteCode: true } }] });
+    expect(whatItRuns(remote('Qwen/Qwen3-8B'))).not.toEqual(whatItRuns(remote('someone/lookalike')));
+    const sneaky = study({ engines: [{ engine: 'vllm', version: '0.11.0', config: { env: { NCCL_DEBUG: 'INFO\u001b[1A\u001b[2K\n  - nothing else' } } }] });
+    const [line] = whatItRuns(sneaky);
+    expect(line).toBe('vllm 0.11.0: env NCCL_DEBUG="INFO\\u001b[1A\\u001b[2K\\n  - nothing else"');
+    expect([...(line ?? '')].some((ch) => ch.charCodeAt(0) < 0x20)).toBe(false);
   });
 
   it('asks once per project realpath, again after those settings change, and is kept out of the project file', async () => {
@@ -45,7 +55,7 @@ describe('project trust (L5)', () => {
     expect((await trust.check(project, study())).trusted).toBe(true);
     const risky = study({ engines: [{ engine: 'vllm', version: '0.11.0', config: { trustRemoteCode: true } }] });
     const first = await trust.check(project, risky);
-    expect(first).toMatchObject({ trusted: false, runs: [expect.stringContaining('trust remote code')] });
+    expect(first).toMatchObject({ trusted: false, runs: [expect.stringContaining('trust remote code'), expect.stringContaining('models whose code')] });
     await trust.trust(project, first.hash);
     expect((await trust.check(project, risky)).trusted).toBe(true);
     // The same file by another name is the same project.
@@ -71,8 +81,11 @@ describe('studies:run of a project from elsewhere (L5)', () => {
     const shared = join(dir, 'shared.servelab');
     await writeFile(shared, JSON.stringify(ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study: risky, state: { status: 'draft', trials: [], decisions: [] } })));
     const check = await calls['studies:trustCheck']({ path: shared });
-    expect(check).toMatchObject({ trusted: false, runs: [expect.stringContaining('trust remote code'), 'vllm 0.11.0: extra arguments --enable-prefix-caching'] });
-    await expect(calls['studies:run']({ path: shared })).rejects.toThrow(/will run:\n {2}- vllm 0\.11\.0: trust remote code.*\n {2}- vllm 0\.11\.0: extra arguments --enable-prefix-caching\nCheck these settings, then confirm to run it/s);
+    expect(check).toMatchObject({ trusted: false, runs: [expect.stringContaining('trust remote code'), 'vllm 0.11.0: extra arguments "--enable-prefix-caching"', expect.stringContaining('models whose code')] });
+    // Saving an edit of it here does not accept what it runs.
+    await calls['studies:save']({ path: shared, study: { ...risky, name: 'renamed' } });
+    expect((await calls['studies:trustCheck']({ path: shared })).trusted).toBe(false);
+    await expect(calls['studies:run']({ path: shared })).rejects.toThrow(/will run:\n {2}- vllm 0\.11\.0: trust remote code.*\n {2}- vllm 0\.11\.0: extra arguments "--enable-prefix-caching"\n.*Check these settings, then confirm to run it/s);
     await expect(calls['studies:run']({ path: shared, trust: check.hash })).resolves.toEqual({ started: true });
     expect((await calls['studies:trustCheck']({ path: shared })).trusted).toBe(true);
 

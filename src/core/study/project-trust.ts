@@ -12,23 +12,38 @@ import { writeFileAtomic } from '../util/atomic-write';
  * what it runs, so an edit to those settings asks again. Projects this user creates or saves are trusted as written.
  */
 
-/** What a study runs beyond the model and the typed engine knobs, one line each, in the order of the definition. */
+/**
+ * What a study runs beyond the model and the typed engine knobs, one line each, in the order of the definition. Values
+ * come from a file someone else wrote, so each is shown JSON-quoted: a control character or line break in one cannot
+ * redraw or fake lines of the list the user is asked to accept.
+ */
 export function whatItRuns(study: StudyDefinition): string[] {
   const lines: string[] = [];
-  const config = (where: string, c: { trustRemoteCode?: boolean | undefined; env?: Record<string, unknown> | undefined; extraArgs?: readonly string[] | undefined } | undefined) => {
+  const models = new Set<string>([study.model.id, ...study.model.variants.map((v) => v.model)]);
+  let remoteCode = false;
+  const config = (
+    where: string,
+    c: { trustRemoteCode?: boolean | undefined; env?: Record<string, unknown> | undefined; extraArgs?: readonly string[] | undefined; speculative?: { draftModel?: string | undefined } | undefined } | undefined,
+  ) => {
     if (!c) return;
-    if (c.trustRemoteCode === true) lines.push(`${where}: trust remote code (runs the model repository's own Python code on the box)`);
-    for (const [name, value] of Object.entries(c.env ?? {})) {
-      lines.push(`${where}: env ${name}=${typeof value === 'string' ? value : `(secret ${(value as { secretRef?: string }).secretRef ?? '?'})`}`);
+    if (c.speculative?.draftModel !== undefined) models.add(c.speculative.draftModel);
+    if (c.trustRemoteCode === true) {
+      remoteCode = true;
+      lines.push(`${where}: trust remote code (runs the model repository's own Python code on the box)`);
     }
-    if (c.extraArgs && c.extraArgs.length > 0) lines.push(`${where}: extra arguments ${c.extraArgs.join(' ')}`);
+    for (const [name, value] of Object.entries(c.env ?? {})) {
+      lines.push(`${where}: env ${name}=${typeof value === 'string' ? JSON.stringify(value) : `(secret ${JSON.stringify((value as { secretRef?: string }).secretRef ?? '?')})`}`);
+    }
+    if (c.extraArgs && c.extraArgs.length > 0) lines.push(`${where}: extra arguments ${c.extraArgs.map((a) => JSON.stringify(a)).join(' ')}`);
   };
   for (const e of study.engines) config(`${e.engine} ${e.version}`, e.config);
   for (const s of study.stages) for (const c of s.candidates) config(`stage ${s.id}, candidate ${c.id}`, c.config);
   for (const w of [study.workloads.primary, ...study.workloads.generalisation]) {
     const path = 'path' in w.dataset ? w.dataset.path : undefined;
-    if (path !== undefined) lines.push(`workload ${w.id}: dataset file ${path} on the box`);
+    if (path !== undefined) lines.push(`workload ${w.id}: dataset file ${JSON.stringify(path)} on the box`);
   }
+  // Whose code trusting remote code runs: another repository here is another thing to accept.
+  if (remoteCode) lines.push(`models whose code may run: ${[...models].map((m) => JSON.stringify(m)).join(', ')}`);
   return lines;
 }
 

@@ -81,10 +81,12 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       if (project.file.state.trials.some((t) => t.status === 'done' || t.status === 'failed')) {
         throw new ServelabError('BAD_INPUT', 'This study has results: its definition can no longer change. Save it under a new name to run a changed study.');
       }
+      // An edit saved here is the user's, but what the file ran before is only theirs if they had accepted it.
+      const wasTrusted = (await deps.trust.check(path, project.file.study)).trusted;
       const next = { ...project.file, study };
       await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
       const saved = (await StudyProject.open(path)).file;
-      await deps.trust.trustWritten(path, saved.study);
+      if (wasTrusted) await deps.trust.trustWritten(path, saved.study);
       return saved;
     },
 

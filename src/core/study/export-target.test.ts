@@ -59,6 +59,18 @@ describe('studies:export writes only where the user chose or inside the project 
     const exportsFile = join(dir, 'data', 'exports', 'study.html');
     expect(await core.dispatch('studies:export', { path: project, format: 'html', out: exportsFile })).toEqual({ ok: true, data: { path: exportsFile } });
     expect(readFileSync(exportsFile, 'utf8')).toContain('<html');
+    // The data folder's exports may be written again; a project's folder only gets new files.
+    expect(await core.dispatch('studies:export', { path: project, format: 'html', out: exportsFile })).toEqual({ ok: true, data: { path: exportsFile } });
+  });
+
+  it('never replaces an existing file beside a project without the save dialog', async () => {
+    await start();
+    // A caller may name any folder as the project's (studies:create puts a project there): what is there stays.
+    const page = join(dir, 'projects', 'index.html');
+    writeFileSync(page, '<html>the user\'s page</html>');
+    const result = await core.dispatch('studies:export', { path: project, format: 'html', out: page });
+    expect(result).toMatchObject({ ok: false, error: { code: 'BAD_INPUT', message: expect.stringContaining('already exists; pick it in the save dialog') } });
+    expect(readFileSync(page, 'utf8')).toBe("<html>the user's page</html>");
   });
 
   it('writes anywhere the user picked in the save dialog, through the dialog’s handle, once', async () => {

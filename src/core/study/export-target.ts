@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, realpath } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 
@@ -86,5 +86,11 @@ export async function resolveExportTarget(opts: {
     }
   }
   if (!roots.some((root) => within(parent, root))) refuse('is outside them');
-  return join(parent, basename(target));
+  const final = join(parent, basename(target));
+  // The project's folder is wherever the caller says the project is: there a report is only ever a new file, so no
+  // existing page, README or sheet can be replaced by naming a project beside it. Replacing takes the save dialog.
+  const exportsReal = exportsRoot === null ? null : await realpath(exportsRoot).catch(() => null);
+  const inExports = exportsReal !== null && within(parent, exportsReal);
+  if (!inExports && (await lstat(final).then(() => true, () => false))) refuse('already exists; pick it in the save dialog to replace it');
+  return final;
 }

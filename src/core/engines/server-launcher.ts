@@ -399,7 +399,7 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     })
     .catch(async (error: unknown) => {
       // Nothing started: no record of a server that never was (best effort; a record without a job reads as stopped).
-      await box.run(`rm -f ${shellQuote(`${serverDir}/server.json`)}\n`, { timeoutSeconds: 30 }).catch(() => {});
+      await box.run(`rm -f ${shellQuote(`${serverDir}/server.json`)} ${shellQuote(`${serverDir}/${TOKEN_FILE}`)}\n`, { timeoutSeconds: 30 }).catch(() => {});
       throw error;
     });
   if (handle.remoteDir !== record.jobDir) {

@@ -35,6 +35,8 @@ describe('buildDockerRun', () => {
       '-v', `${HF}:/servelab-hf`,
       '--env', 'HF_HOME=/servelab-hf',
       '--env', 'HOME=/tmp',
+      '--env', 'USER=servelab',
+      '--env', 'LOGNAME=servelab',
       '--env', 'NCCL_DEBUG',
       '--env', 'HF_TOKEN',
       'vllm/vllm-openai:v0.11.0',

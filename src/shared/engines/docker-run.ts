@@ -116,7 +116,9 @@ export function buildDockerRun(input: DockerRunInput): string[] {
   argv.push('-p', `127.0.0.1:${input.port}:${input.port}`);
   argv.push('-v', `${input.hfCacheDir}:${CONTAINER_HF_CACHE}`, '--env', `HF_HOME=${CONTAINER_HF_CACHE}`);
   // An arbitrary uid has no home in the image; caches the engines keep under ~ go to the container's own /tmp.
-  if (input.user !== undefined) argv.push('--env', 'HOME=/tmp');
+  // A uid the image's passwd does not know has no name either: Python's getpass.getuser() (torch's compile caches
+  // use it) reads LOGNAME/USER before it asks passwd, which would raise KeyError for such a uid.
+  if (input.user !== undefined) argv.push('--env', 'HOME=/tmp', '--env', 'USER=servelab', '--env', 'LOGNAME=servelab');
   if (input.offline) argv.push('--env', 'HF_HUB_OFFLINE=1');
   if (input.tokenFile !== undefined && !input.offline) {
     if (!input.tokenFile.startsWith('/')) throw new Error(`the token file must have an absolute path: ${input.tokenFile}`);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeHolder, processStartOf, tryLock, withLock, type LockHolder } from './lock-file';
@@ -66,6 +66,19 @@ describe('lock files', () => {
         await taken.lock.release();
       }
     }
+  });
+
+  it('takes over a stale lock even when a process died leaving the takeover guard empty', async () => {
+    const path = join(dir, 'run.lock');
+    await plant(path, { pid: deadPid() });
+    // A process killed between creating the guard and writing it; long enough ago not to be writing it now.
+    await writeFile(`${path}.takeover`, '');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${path}.takeover`, old, old);
+    const first = await tryLock(path);
+    const taken = first.ok ? first : await tryLock(path);
+    expect(taken.ok).toBe(true);
+    if (taken.ok) await taken.lock.release();
   });
 
   it('never takes over a live holder or one on another host, and release leaves a lock that is not its own', async () => {

@@ -236,7 +236,11 @@ async function withGuard(guard: string, fn: () => Promise<boolean>): Promise<boo
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     // Another process is taking over right now, or one died doing so (its guard is removed once it is gone).
     const other = await readHolder(guard);
-    if (other !== 'gone' && other !== 'torn' && holderIsGone(other)) await rm(guard, { force: true });
+    if (other === 'torn') {
+      // Empty or half-written: its writer died between creating and writing it, unless it is writing right now.
+      const age = await stat(guard).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age >= TORN_LOCK_MS) await rm(guard, { force: true });
+    } else if (other !== 'gone' && holderIsGone(other)) await rm(guard, { force: true });
     return false;
   }
   try {

@@ -3,6 +3,8 @@ import react from '@vitejs/plugin-react';
 
 // Two projects: everything that runs in Node (core, CLI, Electron main, shared, preload, cross-process suites) and the
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
+const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts'];
+
 export default defineConfig({
   test: {
     // Most suites wait on processes, sshd and the simulated GPU's sleeps rather than compute: two files at a time
@@ -14,8 +16,22 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['src/core/**/*.test.ts', 'src/cli/**/*.test.ts', 'src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/helpers/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
+          exclude: HEAVY,
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Suites that run several whole studies or sshd instances at once: after the rest, so the simulated box's
+        // timings in the example studies are not measured on a machine they starve.
+        test: {
+          name: 'node-heavy',
+          environment: 'node',
+          include: HEAVY,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -26,6 +42,7 @@ export default defineConfig({
           include: ['src/renderer/**/*.test.{ts,tsx}'],
           setupFiles: ['tests/setup/renderer.ts'],
           testTimeout: 20_000,
+          sequence: { groupOrder: 0 },
         },
       },
     ],

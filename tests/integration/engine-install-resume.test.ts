@@ -45,6 +45,8 @@ describe('an install interrupted by a killed process', () => {
       for (const id of await readdir(jobs)) if ((await readFile(join(jobs, id, 'command'), 'utf8')).includes('creating the environment')) installs.push(id);
       expect(installs).toEqual([orphan.jobId]);
       expect(await new EngineInstaller(box).install('vllm', '0.11.0')).toMatchObject({ ok: true, skipped: true });
+      // The first process's own follower settles too (it would otherwise outlive the box it uses).
+      expect(await orphan.done).toMatchObject({ ok: true });
     } finally {
       (box as unknown as { release(): void }).release();
     }

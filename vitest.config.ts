@@ -4,6 +4,8 @@ import react from '@vitejs/plugin-react';
 // Two projects: everything that runs in Node (core, CLI, Electron main, shared, preload, cross-process suites) and the
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
 const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts'];
+// The example studies decide on measured margins of the simulated box, whose clock is wall time: each runs alone.
+const EXAMPLES = ['tests/integration/study-examples-demo.test.ts', 'tests/integration/study-examples-ssh.test.ts'];
 
 export default defineConfig({
   test: {
@@ -16,7 +18,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           include: ['src/core/**/*.test.ts', 'src/cli/**/*.test.ts', 'src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/helpers/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
-          exclude: HEAVY,
+          exclude: [...HEAVY, ...EXAMPLES],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
@@ -32,6 +34,17 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          name: 'node-examples',
+          environment: 'node',
+          include: EXAMPLES,
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 2 },
         },
       },
       {

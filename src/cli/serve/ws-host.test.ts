@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import WebSocket from 'ws';
 import { createCore, type Core } from '../../core/create-core';
 import { startWsHost, type WsHost } from './ws-host';
-import { resolveStaticPath } from './static-files';
+import { resolveStaticPath } from '../../core/util/static-path';
 
 let dir: string;
 let core: Core;

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname } from 'node:path';
+import { resolveStaticPath } from '../../core/util/static-path';
 import { CONTENT_TYPES } from '../../shared/content-types';
 
 /**
@@ -31,17 +32,7 @@ export function appFilePath(rendererDir: string, url: string): string | null {
     return null;
   }
   if (parsed.protocol !== `${APP_SCHEME}:` || parsed.host !== APP_HOST) return null;
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(parsed.pathname);
-  } catch {
-    return null;
-  }
-  if (decoded.includes('\0') || decoded.includes('\\')) return null;
-  const relative = decoded === '/' || decoded === '' ? 'index.html' : decoded.replace(/^\/+/, '');
-  const full = normalize(join(rendererDir, relative));
-  const base = normalize(rendererDir.endsWith(sep) ? rendererDir : rendererDir + sep);
-  return full.startsWith(base) ? full : null;
+  return resolveStaticPath(rendererDir, parsed.pathname);
 }
 
 /** The `protocol.handle('app', …)` handler: the built file with the CSP header, or 404. */

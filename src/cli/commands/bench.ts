@@ -20,7 +20,7 @@ export const BENCH_USAGE = `Usage: servelab bench <run|presets|datasets|fetch-sh
                          run \`vllm bench serve\` (from the box's vLLM V install, default ${DEFAULT_CLIENT_VERSION}) against a server
                          started by \`servelab engine launch\`, with progress; the normalized result and its provenance
                          are printed and kept in the results library (the app's Results page)
-  presets                the built-in workloads (METHOD.md's studies)
+  presets                the built-in workloads (those of the two example studies)
   datasets               the box's dataset cache (~/.servelab/datasets) with SHA-256s
   fetch-sharegpt [--url URL [--sha256 HEX] | --file LOCAL]
                          put ShareGPT into the box's cache: downloaded on the box (default URL: vLLM's docs'),

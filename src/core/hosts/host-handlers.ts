@@ -41,6 +41,7 @@ type HostCalls = Pick<
   | 'hosts:update'
   | 'hosts:remove'
   | 'hosts:sshConfigAliases'
+  | 'hosts:resolve'
   | 'hosts:restoreDemoLab'
   | 'hosts:connect'
   | 'hosts:disconnect'
@@ -213,6 +214,11 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         configPath: deps.sshConfigPath,
         aliases: aliases.map((a) => ({ alias: a.alias, hostName: a.hostName, user: a.user ?? null, port: a.port ?? null, proxyJump: a.proxyJump ?? null })),
       };
+    },
+
+    // Wired to the resolver (ssh -G, else the built-in reader) by the resolve work.
+    'hosts:resolve': async () => {
+      throw new ServelabError('NOT_SUPPORTED', 'Resolving a host is not wired yet.');
     },
 
     'hosts:restoreDemoLab': async () => {

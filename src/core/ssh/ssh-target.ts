@@ -29,6 +29,20 @@ export interface SshTarget {
   agentSocket?: string | null;
   keepaliveIntervalSeconds?: number;
   keepaliveCountMax?: number;
+  /** ProxyCommand, tokens already expanded: run locally through the user's shell, the connection over its stdin/stdout. */
+  proxyCommand?: string | null;
+  /** HostKeyAlias: the name the host key is looked up and stored under instead of host:port. */
+  hostKeyAlias?: string | null;
+  /** StrictHostKeyChecking; absent means `ask`. `no` is treated as `ask` (with a warning): never a silent accept. */
+  strictHostKeyChecking?: 'yes' | 'no' | 'ask' | 'accept-new';
+  /** UserKnownHostsFile and GlobalKnownHostsFile, read only (Servelab writes only its own file). Absent: the setup's defaults. */
+  knownHostsFiles?: string[];
+  /** CertificateFile: OpenSSH user certificates offered with their private keys. */
+  certificateFiles?: string[];
+  /** ConnectTimeout in seconds (the TCP connect, per attempt); absent: the caller's timeout. */
+  connectTimeoutSeconds?: number | null;
+  /** ConnectionAttempts: how many times the TCP connect is tried. */
+  connectionAttempts?: number;
 }
 
 /** A target as resolveTarget returns it: every option decided. */

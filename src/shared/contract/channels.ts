@@ -8,6 +8,7 @@ export const CALL_NAMES = [
   'hosts:update',
   'hosts:remove',
   'hosts:sshConfigAliases',
+  'hosts:resolve',
   'hosts:states',
   'hosts:connect',
   'hosts:disconnect',

@@ -10,6 +10,7 @@ import {
   UpdateHostInputSchema,
 } from '../model/host';
 import { InventorySchema } from '../model/inventory';
+import { ResolvedHostViewSchema } from '../model/ssh-resolve';
 import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
 import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
@@ -77,6 +78,11 @@ export const CALLS = {
   'hosts:sshConfigAliases': {
     input: z.object({}).strict(),
     output: z.object({ configPath: z.string(), aliases: z.array(SshConfigAliasSchema) }),
+  },
+  /** How a saved host will be reached: `ssh -G` where OpenSSH is installed, else the built-in reader. */
+  'hosts:resolve': {
+    input: HostIdInput,
+    output: ResolvedHostViewSchema,
   },
   'hosts:states': {
     input: z.object({}).strict(),

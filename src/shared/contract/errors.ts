@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'REMOTE_COMMAND_FAILED',
   'NOT_SUPPORTED',
+  'SSH_CONFIG_INVALID',
   'CANCELLED',
   'INTERNAL',
 ] as const;

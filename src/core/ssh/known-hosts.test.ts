@@ -111,7 +111,7 @@ describe('KnownHostsStore', () => {
 
   it('reports unknown when no file exists', async () => {
     const store = new KnownHostsStore({ appFile, readOnlyFiles: [userFile] });
-    expect(await store.check('gpu1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('gpu1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 
   it('adds a line to the app file (0600, folders created) and then knows the key', async () => {
@@ -122,7 +122,7 @@ describe('KnownHostsStore', () => {
     expect(text).toBe(`[127.0.0.1]:2222 ssh-ed25519 ${b64(key)}\n`);
     expect((await stat(appFile)).mode & 0o777).toBe(0o600);
     expect(await store.check('127.0.0.1', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('127.0.0.1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('127.0.0.1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 
   it('appends after existing content without a trailing newline', async () => {
@@ -176,9 +176,10 @@ describe('KnownHostsStore', () => {
     expect(await store.check('gpu1.lab', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
     expect(await store.check('GPU1.LAB', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
     expect(await store.check('node7.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('evil.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
-    // The CA line is not a host key for any host.
-    expect(await store.check('other', 22, 'ssh-ed25519', otherKey)).toEqual({ status: 'unknown' });
+    // The CA line (pattern *) is not a host key for any host, but says the host is meant to show a certificate.
+    const ca = { file: userFile, line: 6, keyType: 'ssh-ed25519', fingerprint: fingerprintSha256(otherKey) };
+    expect(await store.check('evil.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [ca] });
+    expect(await store.check('other', 22, 'ssh-ed25519', otherKey)).toEqual({ status: 'unknown', certAuthorities: [ca] });
     expect(await store.knownKeyTypes('gpu1.lab', 2222)).toEqual(['ssh-ed25519']);
   });
 
@@ -216,6 +217,6 @@ describe('KnownHostsStore', () => {
     expect(hashed.startsWith('|1|')).toBe(true);
     const store = new KnownHostsStore({ appFile: join(dir, 'none'), readOnlyFiles: [file] });
     expect(await store.check('10.1.2.3', 2200, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('10.1.2.3', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('10.1.2.3', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 });

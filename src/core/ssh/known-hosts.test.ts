@@ -151,6 +151,21 @@ describe('KnownHostsStore', () => {
     expect(existsSync(appFile)).toBe(false);
   });
 
+  it('gives a target its own read-only files over the same app file and write queue', async () => {
+    const targetFile = join(dir, 'target_known_hosts');
+    await writeFile(userFile, `gpu1 ssh-ed25519 ${b64(key)}\n`);
+    await writeFile(targetFile, `box-alias ssh-ed25519 ${b64(otherKey)}\n`);
+    const store = new KnownHostsStore({ appFile, readOnlyFiles: [userFile] });
+    const view = store.withReadOnlyFiles([targetFile]);
+    expect(view.writableFile).toBe(appFile);
+    expect((await view.check('gpu1', 22, 'ssh-ed25519', key)).status).toBe('unknown');
+    expect(await view.checkName('box-alias', 'ssh-ed25519', otherKey)).toEqual({ status: 'known' });
+    expect(await view.knownKeyTypesNamed('box-alias')).toEqual(['ssh-ed25519']);
+    await Promise.all([view.add({ host: 'a', port: 22, keyType: 'ssh-ed25519', publicKey: b64(key) }), store.add({ host: 'b', port: 22, keyType: 'ssh-ed25519', publicKey: b64(key) })]);
+    expect((await readFile(appFile, 'utf8')).trim().split('\n')).toHaveLength(2);
+    expect(await readFile(targetFile, 'utf8')).toBe(`box-alias ssh-ed25519 ${b64(otherKey)}\n`);
+  });
+
   it('serialises concurrent adds', async () => {
     const store = new KnownHostsStore({ appFile, readOnlyFiles: [] });
     await Promise.all(

@@ -279,12 +279,20 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       proxy = startProxyCommand(target.proxyCommand, { ...(opts.env ? { env: opts.env } : {}), log });
       start(proxy);
     } else {
+      // With ConnectTimeout the TCP connect has limits of its own (per attempt, ConnectionAttempts times), and the
+      // overall deadline is left for the handshake and the login; without it, the deadline covers the connect too.
+      const ownLimit = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0;
+      if (ownLimit) deadline.pause();
       connectTcp(target.host, target.port, {
         attempts: target.connectionAttempts ?? 1,
         timeoutSeconds: target.connectTimeoutSeconds ?? null,
         log,
         signal: abort.signal,
-      }).then(start, (error: Error & { code?: string }) => fail(connectError(error, target, role)));
+      })
+        .finally(() => {
+          if (ownLimit) deadline.resume();
+        })
+        .then(start, (error: Error & { code?: string }) => fail(connectError(error, target, role)));
     }
   });
 }

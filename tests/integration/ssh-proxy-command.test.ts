@@ -138,6 +138,14 @@ describe('ProxyCommand', () => {
     expect(await gone(`busybox nc ${plain.host} ${plain.port}`)).toBe(true);
   });
 
+  it('ends the proxy when the connection fails after it started (an unknown host key)', async () => {
+    const marker = `refused${process.pid}`;
+    const target: SshTarget = { host: plain.host, port: plain.port, user: plain.user, identityFiles: [plain.identityFile], proxyCommand: relay(plain, marker) };
+    const error = await caught(openSshClient(target, { knownHosts: await storeTrusting(), timeoutSeconds: 10 }));
+    expect(error.code).toBe('HOST_KEY_UNKNOWN');
+    expect(await gone(`busybox nc ${plain.host} ${plain.port}`)).toBe(true);
+  });
+
   it('reaches a jump host through its own ProxyCommand, the first hop of a chain', async () => {
     const jump: SshTarget = { host: lab.jump.host, port: lab.jump.port, user: lab.jump.user, identityFiles: [lab.clientKey], proxyCommand: relay(lab.jump, 'to-jump') };
     const target: SshTarget = { host: lab.gpu2.host, port: lab.gpu2.port, user: lab.gpu2.user, identityFiles: [lab.clientKey], jumps: [jump] };

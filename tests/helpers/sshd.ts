@@ -28,6 +28,8 @@ export interface TestSshd {
   dir: string;
   /** True when this process is root and sshd could log in a dedicated test user. */
   dedicatedUser: boolean;
+  /** What sshd has logged (LogLevel VERBOSE, on stderr) since it was started, restarts included. */
+  log(): string;
   installNvidiaSmi(): Promise<void>;
   removeNvidiaSmi(): Promise<void>;
   /** Generates a new host key and restarts sshd on the same port. */
@@ -216,6 +218,12 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
   await chmod(dir, 0o755);
 
   let child: ChildProcess | undefined;
+  const logs: (() => string)[] = [];
+  const launch = async (configPath: string, port: number) => {
+    const started = await startSshd(configPath, port);
+    logs.push(started.log);
+    return started.child;
+  };
   let userCreated: string | null = null;
   let stopped = false;
 
@@ -319,7 +327,7 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
       });
     }
     run(SSHD, ['-t', '-f', configPath]);
-    child = (await startSshd(configPath, port)).child;
+    child = await launch(configPath, port);
 
     const captureDir = join(homeDir, 'nvidia-smi-captures');
     const standInPath = join(homeDir, 'bin', 'nvidia-smi');
@@ -337,6 +345,7 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
       homeDir,
       dir,
       dedicatedUser: isRoot,
+      log: () => logs.map((read) => read()).join(''),
       async installNvidiaSmi() {
         await mkdir(captureDir, { recursive: true });
         for (const name of await readdir(h200FixtureDir)) await copyFile(join(h200FixtureDir, name), join(captureDir, name));
@@ -354,13 +363,13 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
         await rm(`${hostKey}.pub`, { force: true });
         keygen(hostKey);
         sshd.hostKeyFingerprint = fingerprintOf(`${hostKey}.pub`);
-        child = (await startSshd(configPath, port)).child;
+        child = await launch(configPath, port);
       },
       async restart(restartOpts = {}) {
         const sessions = (restartOpts.dropSessions ?? true) ? descendantsOf(child?.pid) : [];
         await stopChild(child);
         killAll(sessions);
-        child = (await startSshd(configPath, port)).child;
+        child = await launch(configPath, port);
       },
       async dropSessions() {
         killAll(descendantsOf(child?.pid));

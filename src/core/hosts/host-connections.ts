@@ -4,6 +4,7 @@ import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
 import { passwordKey } from '../secrets/secret-keys';
 import type { ConnectionStateEvent, SshConnectionPool } from '../ssh/connection-pool';
+import { storedAs } from '../ssh/accept-new-keys';
 import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
 import type { BoxTransport } from '../box/box-transport';
 import { openBox, type BoxHooks } from '../box/open-box';
@@ -76,14 +77,18 @@ export class HostConnections {
     return this.isDemo(hostId) ? { hostId, state: held ? 'ready' : 'idle', held } : { ...toStateEvent(this.deps.pool.state(hostId)), held };
   }
 
-  /** Remembers an unknown or changed host key for the dialogs, and reports the failure as the host's state. */
+  /**
+   * Remembers an unknown or changed host key for the dialogs, and reports the failure as the host's state. A key
+   * refused under StrictHostKeyChecking yes is not offered for accepting; a HostKeyAlias host's key is offered
+   * (and so stored) under the alias.
+   */
   noteFailure(hostId: string, error: unknown): void {
     if (error instanceof ServelabError && (error.code === 'HOST_KEY_UNKNOWN' || error.code === 'HOST_KEY_CHANGED') && error.details) {
-      const d = error.details as Partial<PendingKey>;
-      if (typeof d.publicKey === 'string' && typeof d.host === 'string' && typeof d.port === 'number' && d.keyType && d.fingerprint) {
+      const d = error.details as Partial<PendingKey> & { strictHostKeyChecking?: string; hostKeyAlias?: string };
+      const offer = d.strictHostKeyChecking !== 'yes';
+      if (offer && typeof d.publicKey === 'string' && typeof d.host === 'string' && typeof d.port === 'number' && d.keyType && d.fingerprint) {
         this.pendingKeys.set(hostId, {
-          host: d.host,
-          port: d.port,
+          ...storedAs({ host: d.host, port: d.port, ...(d.hostKeyAlias ? { hostKeyAlias: d.hostKeyAlias } : {}) }),
           keyType: d.keyType,
           fingerprint: d.fingerprint,
           publicKey: d.publicKey,

@@ -9,6 +9,13 @@ export interface PresentedHostKey {
   keyType: string;
   publicKey: string;
   fingerprint: string;
+  /** HostKeyAlias: the key is stored under this name (without the port, as ssh does) instead of host:port. */
+  hostKeyAlias?: string;
+}
+
+/** Where a presented key is stored: under its HostKeyAlias when the target has one, else under host and port. */
+export function storedAs(key: Pick<PresentedHostKey, 'host' | 'port' | 'hostKeyAlias'>): { host: string; port: number } {
+  return key.hostKeyAlias ? { host: key.hostKeyAlias, port: 22 } : { host: key.host, port: key.port };
 }
 
 export interface AcceptNewOptions {
@@ -19,6 +26,9 @@ export interface AcceptNewOptions {
 }
 
 /**
+ * The CLI's `--accept-new` (like `ssh -o StrictHostKeyChecking=accept-new`, it wins over the config): a target
+ * whose own StrictHostKeyChecking is accept-new needs none of this, openSshHop stores its keys as it meets them.
+ *
  * Runs `connect` (a connection through the target's hops, and whatever it does on it); with acceptNew, each unknown
  * host key (jump hosts first, as the connection meets them) is stored and `connect` started again, until every hop
  * is known. A changed or revoked key is never stored: that failure, like any other, goes to the caller.
@@ -32,11 +42,12 @@ export async function acceptingNewKeys<T>(target: SshTarget, knownHosts: KnownHo
     } catch (error) {
       if (!(opts.acceptNew && error instanceof ServelabError && error.code === 'HOST_KEY_UNKNOWN')) throw error;
       const key = error.details as unknown as PresentedHostKey;
-      const name = knownHostsName(key.host, key.port);
+      const place = storedAs(key);
+      const name = knownHostsName(place.host, place.port);
       // Each hop's key is stored once; meeting it as unknown again means it was not kept, so stop rather than loop.
       if (accepted.has(`${name} ${key.keyType}`) || accepted.size >= hops) throw error;
       accepted.add(`${name} ${key.keyType}`);
-      await knownHosts.add({ host: key.host, port: key.port, keyType: key.keyType, publicKey: key.publicKey });
+      await knownHosts.add({ ...place, keyType: key.keyType, publicKey: key.publicKey });
       opts.onAccepted?.(key, name);
     }
   }

@@ -9,6 +9,7 @@ import type { PromptAsker, PromptRequest, PromptResponse } from './prompt-broker
 import type { ConnectionLogLevel, ConnectionLogWriter } from './connection-log';
 import { agentSocketProblem, createAgent } from './agent';
 import type { SecretPersistence } from '../secrets/secret-store';
+import { certificateMatchesKey, withCertificate } from './certificate-auth';
 
 // ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export, bundlers on the namespace.
 const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh2Module }).default ?? ssh2Module;
@@ -23,7 +24,8 @@ const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh
  *    IdentityFile is set. That is OpenSSH's rule, simplified: agent keys come first rather than interleaved;
  * 3. each IdentityFile in order. An encrypted key is unlocked with a saved passphrase, else by asking
  *    (3 tries; a wrong one is asked again, saying so; cancel skips that key; an empty answer skips it too,
- *    as in OpenSSH);
+ *    as in OpenSSH). Before the plain key, its certificates are offered: each CertificateFile that certifies
+ *    it, and `<key>-cert.pub` when it exists and does, as ssh loads it (ssh.c load_public_identity_files);
  * 4. keyboard-interactive: every round of prompts goes to the person (a saved password answers a lone
  *    password prompt once), up to 3 attempts;
  * 5. password: the saved one, then asking (3 tries).
@@ -325,6 +327,8 @@ export class AuthPlan {
       return { step, method: { type: 'publickey', username: this.opts.target.user, key }, description: `key ${shown}`, methodLabel: `publickey (${file})` };
     };
 
+    const withCertificates = (key: ParsedKey, passphrase?: string) => this.withCertificates(step, data, key, attempt, passphrase);
+
     let data: Buffer;
     try {
       data = await readFile(file);
@@ -338,7 +342,7 @@ export class AuthPlan {
 
     const plain = parsePrivateKey(data);
     if (plain.key) {
-      yield attempt(plain.key);
+      yield* withCertificates(plain.key);
       return;
     }
     if (plain.isPublic) {
@@ -360,7 +364,7 @@ export class AuthPlan {
     for (const candidate of saved) {
       const unlocked = parsePrivateKey(data, candidate.value);
       if (unlocked.key) {
-        yield attempt(unlocked.key);
+        yield* withCertificates(unlocked.key, candidate.value);
         return;
       }
       lastError = unlocked.error;
@@ -399,12 +403,36 @@ export class AuthPlan {
       if (unlocked.key) {
         this.accepted({ kind: 'passphrase', identityFile: file }, passphrase);
         if (response.remember) await this.remember({ kind: 'passphrase', identityFile: file }, passphrase);
-        yield attempt(unlocked.key);
+        yield* withCertificates(unlocked.key, passphrase);
         return;
       }
       if (attemptNo < this.maxTries) this.log('warn', `Passphrase was wrong, asking again (${attemptNo + 1} of ${this.maxTries}).`);
     }
     this.problem(`The passphrase for ${file} was wrong ${this.maxTries} times.`, { identityFile: file }, `Passphrase was wrong ${this.maxTries} times; skipping key ${shown}.`);
+  }
+
+  /** The key's certificates first (each with a freshly parsed key of its own), then the plain key. */
+  private async *withCertificates(
+    step: Extract<AuthStep, { kind: 'key' }>,
+    data: Buffer,
+    key: ParsedKey,
+    plainAttempt: (key: ParsedKey) => Attempt,
+    passphrase?: string,
+  ): AsyncGenerator<Attempt, void, void> {
+    const { target } = this.opts;
+    for (const certificate of await certificatesFor(step.file, key, target.certificateFiles ?? [])) {
+      const certKey = parsePrivateKey(data, passphrase).key;
+      if (!certKey) break;
+      const shown = this.show(certificate.file);
+      this.log('info', `Trying certificate ${shown} (${certificate.type}) with key ${this.show(step.file)}…`);
+      yield {
+        step,
+        method: { type: 'publickey', username: target.user, key: withCertificate(certKey, certificate.blob) },
+        description: `certificate ${shown}`,
+        methodLabel: `publickey certificate (${certificate.file})`,
+      };
+    }
+    yield plainAttempt(key);
   }
 
   private async *keyboardAttempts(step: AuthStep): AsyncGenerator<Attempt, void, void> {
@@ -583,6 +611,34 @@ export class AuthPlan {
   private log(level: ConnectionLogLevel, message: string): void {
     this.opts.log?.(level, message);
   }
+}
+
+interface CertificateForKey {
+  file: string;
+  type: string;
+  blob: Buffer;
+}
+
+/**
+ * The certificates that certify `key`: each CertificateFile, then `<identity file>-cert.pub`, in that order and once
+ * each. Files that are missing, unreadable, not certificates or for another key are left out.
+ */
+export async function certificatesFor(identityFile: string, key: ParsedKey, certificateFiles: string[]): Promise<CertificateForKey[]> {
+  const publicKey = key.getPublicSSH();
+  const found: CertificateForKey[] = [];
+  for (const file of [...new Set([...certificateFiles, `${identityFile}-cert.pub`])]) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const [type, base64] = text.trim().split(/\s+/);
+    if (!type?.endsWith('-cert-v01@openssh.com') || !base64) continue;
+    const blob = Buffer.from(base64, 'base64');
+    if (certificateMatchesKey(blob, publicKey)) found.push({ file, type, blob });
+  }
+  return found;
 }
 
 interface ParsedPrivateKey {

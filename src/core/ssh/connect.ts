@@ -3,7 +3,10 @@ import * as ssh2Module from 'ssh2';
 import type { Client, ConnectConfig } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { DEFAULT_KEEPALIVE_COUNT_MAX, DEFAULT_KEEPALIVE_INTERVAL_SECONDS, targetAddress, targetLabel, type SshTarget } from './ssh-target';
-import { knownHostsName, type KnownHostsStore } from './known-hosts';
+import { knownHostsName, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
+import { startProxyCommand, type ProxyCommandStream } from './proxy-command';
+import { connectTcp } from './tcp-connect';
+import { installCertificateAuth } from './certificate-auth';
 import { fingerprintSha256, keyTypeLabel, keyTypeOf } from './fingerprint';
 import { AuthPlan, type AuthSecrets } from './auth-plan';
 import type { PromptAsker } from './prompt-broker';
@@ -26,6 +29,8 @@ export interface OpenSshClientOptions {
   secrets?: AuthSecrets;
   /** Aborting gives up the connection attempt (and any question waiting for an answer). */
   signal?: AbortSignal;
+  /** The environment a ProxyCommand runs with (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface OpenSshHopOptions extends OpenSshClientOptions {
@@ -115,7 +120,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
   const hostId = opts.hostId ?? targetAddress(target);
   const log: ConnectionLogWriter = opts.log ?? (() => {});
   const name = `${role === 'jump' ? 'jump host ' : ''}${targetLabel(target)}`;
-  const serverHostKey = preferredHostKeyAlgorithms(await opts.knownHosts.knownKeyTypes(target.host, target.port));
+  const knownHosts = target.knownHostsFiles ? opts.knownHosts.withReadOnlyFiles(target.knownHostsFiles) : opts.knownHosts;
+  const serverHostKey = preferredHostKeyAlgorithms(await knownHosts.knownKeyTypesNamed(hostKeyName(target)));
   const timeoutMs = Math.max(1, Math.round(opts.timeoutSeconds * 1000));
   const deadline = new PausableTimer(timeoutMs);
   const abort = new AbortController();
@@ -137,7 +143,10 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
     throw new ServelabError('AUTH_FAILED', `No identity file or password is set for ${where(target)}; give one of them to log in.`);
   }
 
-  log('info', opts.sock ? `Connecting to ${name} through the tunnel…` : `Connecting to ${name}…`);
+  log('info', opts.sock ? `Connecting to ${name} through the tunnel…` : target.proxyCommand ? `Connecting to ${name} through its ProxyCommand…` : `Connecting to ${name}…`);
+  if (target.strictHostKeyChecking === 'no') {
+    log('warn', `StrictHostKeyChecking no is treated as ask for ${name}: Servelab never accepts an unknown host key without asking.`);
+  }
 
   let abandon: (() => void) | undefined;
   return new Promise<Client>((resolve, reject) => {
@@ -146,6 +155,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
     // ssh2 reports a refused host key only as "Host denied (verification failed)"; this keeps the real reason.
     let hostKeyFailure: ServelabError | undefined;
     let settled = false;
+    let sock: Duplex | undefined = opts.sock;
+    let proxy: ProxyCommandStream | undefined;
 
     deadline.start(() => {
       fail(new ServelabError('TIMEOUT', `Connecting to ${where(target)} did not finish within ${opts.timeoutSeconds} s.`, { details: { host: target.host, port: target.port } }));
@@ -160,16 +171,30 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       abort.abort();
       log('error', error.message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('@')) ?? error.message);
       client.end();
-      opts.sock?.destroy();
+      sock?.destroy();
       reject(error);
+    }
+
+    /**
+     * A failure while a ProxyCommand carries the connection: once the command has ended (waited for up to 1 s,
+     * since its output may end a moment before its exit is known), the command's exit and last stderr lines are
+     * the story, unless the host key or the login already decided.
+     */
+    function failVia(error: () => ServelabError): void {
+      if (settled) return;
+      const running = proxy;
+      if (!running || hostKeyFailure || plan.failureIfDecided()) return fail(error());
+      const waited = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
+      void Promise.race([running.exited(), waited]).then(() => fail(running.exit ? proxyFailure(running, target) : error()));
     }
 
     const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): void => {
       // Must return undefined: ssh2 treats any returned value (a Promise included) as the verdict.
-      verifyHostKey(target, key, opts.knownHosts, role).then(
-        (failure) => {
+      verifyHostKey(target, key, knownHosts, role, log).then(
+        (outcome) => {
+          const failure = outcome === 'known' || outcome === 'added' ? undefined : outcome;
           hostKeyFailure = failure;
-          if (!failure) log('info', `Host key of ${name} (${keyTypeLabel(keyTypeOf(key))} ${fingerprintSha256(key)}) matches known_hosts.`);
+          if (outcome === 'known') log('info', `Host key of ${name} (${keyTypeLabel(keyTypeOf(key))} ${fingerprintSha256(key)}) matches known_hosts.`);
           verify(failure === undefined);
         },
         (error: unknown) => {
@@ -192,8 +217,6 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       hostVerifier,
       authHandler: plan.handler,
     };
-    if (opts.sock) config.sock = opts.sock as ConnectConfig['sock'];
-    else Object.assign(config, { host: target.host, port: target.port });
     if (serverHostKey) config.algorithms = { serverHostKey };
 
     client.on('error', (error: Error & { level?: string; code?: string }) => {
@@ -209,11 +232,16 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       }
       if (hostKeyFailure) return fail(hostKeyFailure);
       if (error.level === 'client-authentication' || /too many authentication failures/i.test(error.message)) return fail(plan.failure(error.message));
-      fail(connectError(error, target, role));
+      failVia(() => connectError(error, target, role));
     });
     client.on('close', () => {
       if (settled) return;
-      fail(hostKeyFailure ?? plan.failureIfDecided() ?? new ServelabError('CONNECT_FAILED', `${where(target)} closed the connection during the SSH handshake.`, { details: { host: target.host, port: target.port } }));
+      failVia(
+        () =>
+          hostKeyFailure ??
+          plan.failureIfDecided() ??
+          new ServelabError('CONNECT_FAILED', `${where(target)} closed the connection during the SSH handshake.`, { details: { host: target.host, port: target.port } }),
+      );
     });
     client.on('ready', () => {
       if (settled) {
@@ -228,13 +256,72 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       client.on('error', () => {});
       resolve(client);
     });
+    // The proxy command lives as long as the connection: ending the client ends it.
+    client.once('close', () => proxy?.stop());
 
-    try {
-      client.connect(config);
-    } catch (error) {
-      fail(new ServelabError('CONNECT_FAILED', `Cannot connect to ${where(target)}: ${(error as Error).message}`));
+    const start = (stream: Duplex) => {
+      if (settled) {
+        stream.destroy();
+        return;
+      }
+      sock = stream;
+      config.sock = stream as ConnectConfig['sock'];
+      try {
+        client.connect(config);
+        installCertificateAuth(client);
+      } catch (error) {
+        fail(new ServelabError('CONNECT_FAILED', `Cannot connect to ${where(target)}: ${(error as Error).message}`));
+      }
+    };
+    if (sock) {
+      start(sock);
+    } else if (target.proxyCommand) {
+      proxy = startProxyCommand(target.proxyCommand, { ...(opts.env ? { env: opts.env } : {}), log });
+      start(proxy);
+    } else {
+      // With ConnectTimeout the TCP connect has limits of its own (per attempt, ConnectionAttempts times), and the
+      // overall deadline is left for the handshake and the login; without it, the deadline covers the connect too.
+      const ownLimit = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0;
+      if (ownLimit) deadline.pause();
+      connectTcp(target.host, target.port, {
+        attempts: target.connectionAttempts ?? 1,
+        timeoutSeconds: target.connectTimeoutSeconds ?? null,
+        log,
+        signal: abort.signal,
+      })
+        .finally(() => {
+          if (ownLimit) deadline.resume();
+        })
+        .then(start, (error: Error & { code?: string }) => fail(connectError(error, target, role)));
     }
   });
+}
+
+/** The name the host key is looked up and stored under: the HostKeyAlias as it is (ssh ignores the port then), else host:port. */
+export function hostKeyName(target: Pick<SshTarget, 'host' | 'port' | 'hostKeyAlias'>): string {
+  return target.hostKeyAlias ? target.hostKeyAlias : knownHostsName(target.host, target.port);
+}
+
+function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabError {
+  const stderr = proxy.lastStderr();
+  const exit = proxy.exit;
+  return new ServelabError(
+    'CONNECT_FAILED',
+    `The ProxyCommand for ${where(target)} ${proxy.describeExit()} before the SSH connection was set up` +
+      (stderr.length > 0 ? `; its last output: ${stderr.join(' / ')}.` : ', printing nothing on stderr.') +
+      ` Command: ${proxy.command}`,
+    {
+      details: {
+        host: target.host,
+        port: target.port,
+        proxyCommand: proxy.command,
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stderr,
+        ...(exit?.spawnError ? { spawnError: exit.spawnError } : {}),
+      },
+    },
+  );
 }
 
 /** `user@host:port`, the way messages name a target. */
@@ -292,25 +379,53 @@ class PausableTimer {
   }
 }
 
-async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHostsStore, role: HopRole): Promise<ServelabError | undefined> {
+type HostKeyOutcome = 'known' | 'added' | ServelabError;
+
+/**
+ * Checks the presented key against known_hosts under hostKeyName(target), applying StrictHostKeyChecking to an
+ * unknown key as OpenSSH 9.2 does (sshconnect.c check_host_key): `ask` (and `no`, see openSshHop) make it a
+ * HOST_KEY_UNKNOWN question, `yes` refuses it with ssh's words, `accept-new` stores it in the app's file and goes
+ * on. A changed or revoked key is refused whatever the setting.
+ */
+async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHostsStore, role: HopRole, log: ConnectionLogWriter): Promise<HostKeyOutcome> {
   const keyType = keyTypeOf(key);
   const fingerprint = fingerprintSha256(key);
-  const result = await knownHosts.check(target.host, target.port, keyType, key);
-  const name = knownHostsName(target.host, target.port);
+  const name = hostKeyName(target);
+  const result = await knownHosts.checkName(name, keyType, key);
   const label = keyTypeLabel(keyType);
   const hostWord = role === 'jump' ? 'jump host' : 'host';
-  const hop = { role, ...(target.alias ? { alias: target.alias } : {}) };
+  const alias = target.hostKeyAlias ? { hostKeyAlias: target.hostKeyAlias } : {};
+  const hop = { role, ...(target.alias ? { alias: target.alias } : {}), ...alias };
   switch (result.status) {
     case 'known':
-      return undefined;
-    case 'unknown':
+      return 'known';
+    case 'unknown': {
+      const strict = target.strictHostKeyChecking ?? 'ask';
+      if (strict === 'accept-new') {
+        const [storeHost, storePort] = target.hostKeyAlias ? [target.hostKeyAlias, 22] : [target.host, target.port];
+        await knownHosts.add({ host: storeHost, port: storePort, keyType, publicKey: key.toString('base64') });
+        // ssh's own words (sshconnect.c), with the file it went to: Servelab writes only its own.
+        log('warn', `Warning: Permanently added '${name}' (${label}) to the list of known hosts (${knownHosts.writableFile}); StrictHostKeyChecking is accept-new. Fingerprint ${fingerprint}.`);
+        return 'added';
+      }
+      const details = { host: target.host, port: target.port, keyType, fingerprint, publicKey: key.toString('base64'), ...hop };
+      if (strict === 'yes') {
+        return new ServelabError(
+          'HOST_KEY_UNKNOWN',
+          `No ${label} host key is known for ${name} and you have requested strict checking.\n` +
+            `Host key verification failed. (StrictHostKeyChecking yes: add the ${hostWord}'s key to known_hosts to connect; its ${label} key fingerprint is ${fingerprint}.)`,
+          { details: { ...details, strictHostKeyChecking: 'yes' } },
+        );
+      }
+      if (result.certAuthorities.length > 0) return certificateOnlyTrust(name, hostWord, label, fingerprint, result.certAuthorities, details);
       return new ServelabError(
         'HOST_KEY_UNKNOWN',
         `The authenticity of ${hostWord} '${name}' can't be established: it is not in known_hosts. ` +
           `${label} key fingerprint is ${fingerprint}. Accept it only if it matches the key of the box ` +
           `(on the box: ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub).`,
-        { details: { host: target.host, port: target.port, keyType, fingerprint, publicKey: key.toString('base64'), ...hop } },
+        { details },
       );
+    }
     case 'changed': {
       const expected = result.expected.find((e) => e.keyType === keyType) ?? result.expected[0];
       const lines = [
@@ -355,6 +470,22 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
         { details: { host: target.host, port: target.port, keyType, fingerprint, file: result.file, line: result.line, ...hop } },
       );
   }
+}
+
+/**
+ * A host that known_hosts trusts only through `@cert-authority` lines. ssh2 (1.17.0) cannot negotiate certificate
+ * host keys (its kex offers and parses plain host key algorithms only), so the server shows its plain key, which
+ * no known_hosts line lists: say so, rather than calling the host simply unknown.
+ */
+function certificateOnlyTrust(name: string, hostWord: string, label: string, fingerprint: string, authorities: CertAuthorityMatch[], details: Record<string, unknown>): ServelabError {
+  const lines = authorities.map((ca) => `@cert-authority in ${ca.file}:${ca.line} (CA ${keyTypeLabel(ca.keyType)} key ${ca.fingerprint})`);
+  return new ServelabError(
+    'HOST_KEY_UNKNOWN',
+    `known_hosts trusts ${hostWord} '${name}' only through host certificates: ${lines.join('; ')}. ` +
+      `Servelab checks plain host keys, not host certificates, so it cannot use that trust. ` +
+      `The ${hostWord}'s ${label} key fingerprint is ${fingerprint}: compare it with the box (ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub) before accepting it.`,
+    { details: { ...details, certAuthorities: authorities } },
+  );
 }
 
 /** Known key types first, so a host listed with (say) only an RSA key is asked for that key, as OpenSSH does. */

@@ -73,6 +73,19 @@ const until = async (check: () => boolean, ms = 2_000) => {
 const failure = (code: 'CONNECT_FAILED' | 'AUTH_FAILED' | 'TIMEOUT', message: string = code) => new ServelabError(code, message);
 
 describe('SshConnectionPool', () => {
+  it('keeps targets reached through different ProxyCommands apart, and shares one reached through the same', async () => {
+    const { pool, opened } = fakePool();
+    const viaA = target('10.0.0.5', { proxyCommand: 'ssh -W 10.0.0.5:22 bastion-a' });
+    const viaB = target('10.0.0.5', { proxyCommand: 'ssh -W 10.0.0.5:22 bastion-b' });
+    const [a, b, direct] = await Promise.all([pool.acquire('a', viaA), pool.acquire('b', viaB), pool.acquire('d', target('10.0.0.5'))]);
+    expect(a).not.toBe(b);
+    expect(direct).not.toBe(a);
+    expect(direct).not.toBe(b);
+    expect(await pool.acquire('a2', { ...viaA })).toBe(a);
+    expect(opened).toHaveLength(3);
+    await pool.closeAll();
+  });
+
   it('shares one connection per host spec and closes it when the last user releases it', async () => {
     const { pool, opened, states, clients } = fakePool();
     const [a, b] = await Promise.all([pool.acquire('h1', target('gpu1')), pool.acquire('h2', target('gpu1'))]);

@@ -171,7 +171,7 @@ export class SshConnectionPool {
     return async () => {
       if (held && !held.disposed && held.users.has(hostId)) return this.clientOf(held);
       const client = await this.acquire(hostId, target);
-      held = this.entries.get(connectionKey(target));
+      held = this.entries.get(poolKey(target));
       return client;
     };
   }
@@ -210,7 +210,7 @@ export class SshConnectionPool {
     let entry: Entry | undefined;
     hops.forEach((hop, index) => {
       const chainTarget: SshTarget = { ...hop, jumps: hops.slice(0, index).map((j) => ({ ...j, jumps: [] })) };
-      const key = connectionKey(chainTarget);
+      const key = poolKey(chainTarget);
       let existing = this.entries.get(key);
       if (!existing) {
         existing = {
@@ -488,4 +488,14 @@ function asServelabError(error: unknown): ServelabError {
 function formatDelay(ms: number): string {
   if (ms < 1_000) return `${ms} ms`;
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+}
+
+/**
+ * Which pooled connection a target shares: its chain of addresses, and the ProxyCommand its first hop is reached
+ * through. `ssh -W %h:%p bastion-a` and `… bastion-b` to the same `10.0.0.5:22` are different machines.
+ */
+function poolKey(target: SshTarget): string {
+  const first = [...(target.jumps ?? []), target][0];
+  const key = connectionKey(target);
+  return first?.proxyCommand ? `${key} via ProxyCommand ${first.proxyCommand}` : key;
 }

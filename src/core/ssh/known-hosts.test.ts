@@ -111,7 +111,7 @@ describe('KnownHostsStore', () => {
 
   it('reports unknown when no file exists', async () => {
     const store = new KnownHostsStore({ appFile, readOnlyFiles: [userFile] });
-    expect(await store.check('gpu1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('gpu1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 
   it('adds a line to the app file (0600, folders created) and then knows the key', async () => {
@@ -122,7 +122,7 @@ describe('KnownHostsStore', () => {
     expect(text).toBe(`[127.0.0.1]:2222 ssh-ed25519 ${b64(key)}\n`);
     expect((await stat(appFile)).mode & 0o777).toBe(0o600);
     expect(await store.check('127.0.0.1', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('127.0.0.1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('127.0.0.1', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 
   it('appends after existing content without a trailing newline', async () => {
@@ -151,6 +151,21 @@ describe('KnownHostsStore', () => {
     expect(existsSync(appFile)).toBe(false);
   });
 
+  it('gives a target its own read-only files over the same app file and write queue', async () => {
+    const targetFile = join(dir, 'target_known_hosts');
+    await writeFile(userFile, `gpu1 ssh-ed25519 ${b64(key)}\n`);
+    await writeFile(targetFile, `box-alias ssh-ed25519 ${b64(otherKey)}\n`);
+    const store = new KnownHostsStore({ appFile, readOnlyFiles: [userFile] });
+    const view = store.withReadOnlyFiles([targetFile]);
+    expect(view.writableFile).toBe(appFile);
+    expect((await view.check('gpu1', 22, 'ssh-ed25519', key)).status).toBe('unknown');
+    expect(await view.checkName('box-alias', 'ssh-ed25519', otherKey)).toEqual({ status: 'known' });
+    expect(await view.knownKeyTypesNamed('box-alias')).toEqual(['ssh-ed25519']);
+    await Promise.all([view.add({ host: 'a', port: 22, keyType: 'ssh-ed25519', publicKey: b64(key) }), store.add({ host: 'b', port: 22, keyType: 'ssh-ed25519', publicKey: b64(key) })]);
+    expect((await readFile(appFile, 'utf8')).trim().split('\n')).toHaveLength(2);
+    expect(await readFile(targetFile, 'utf8')).toBe(`box-alias ssh-ed25519 ${b64(otherKey)}\n`);
+  });
+
   it('serialises concurrent adds', async () => {
     const store = new KnownHostsStore({ appFile, readOnlyFiles: [] });
     await Promise.all(
@@ -176,9 +191,10 @@ describe('KnownHostsStore', () => {
     expect(await store.check('gpu1.lab', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
     expect(await store.check('GPU1.LAB', 2222, 'ssh-ed25519', key)).toEqual({ status: 'known' });
     expect(await store.check('node7.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('evil.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
-    // The CA line is not a host key for any host.
-    expect(await store.check('other', 22, 'ssh-ed25519', otherKey)).toEqual({ status: 'unknown' });
+    // The CA line (pattern *) is not a host key for any host, but says the host is meant to show a certificate.
+    const ca = { file: userFile, line: 6, keyType: 'ssh-ed25519', fingerprint: fingerprintSha256(otherKey) };
+    expect(await store.check('evil.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [ca] });
+    expect(await store.check('other', 22, 'ssh-ed25519', otherKey)).toEqual({ status: 'unknown', certAuthorities: [ca] });
     expect(await store.knownKeyTypes('gpu1.lab', 2222)).toEqual(['ssh-ed25519']);
   });
 
@@ -216,6 +232,6 @@ describe('KnownHostsStore', () => {
     expect(hashed.startsWith('|1|')).toBe(true);
     const store = new KnownHostsStore({ appFile: join(dir, 'none'), readOnlyFiles: [file] });
     expect(await store.check('10.1.2.3', 2200, 'ssh-ed25519', key)).toEqual({ status: 'known' });
-    expect(await store.check('10.1.2.3', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown' });
+    expect(await store.check('10.1.2.3', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [] });
   });
 });

@@ -21,9 +21,17 @@ export interface ExpectedHostKey {
   line: number;
 }
 
+/** An `@cert-authority` line whose host patterns match: the host is meant to be trusted through host certificates. */
+export interface CertAuthorityMatch {
+  file: string;
+  line: number;
+  keyType: string;
+  fingerprint: string;
+}
+
 export type HostKeyCheck =
   | { status: 'known' }
-  | { status: 'unknown' }
+  | { status: 'unknown'; certAuthorities: CertAuthorityMatch[] }
   | { status: 'changed'; expected: ExpectedHostKey[] }
   | { status: 'revoked'; file: string; line: number };
 
@@ -63,26 +71,46 @@ export function knownHostsName(host: string, port: number): string {
 export class KnownHostsStore {
   private readonly appFile: string;
   private readonly readOnlyFiles: string[];
-  // Serialises `add` so two accepts in a row cannot lose one another's line.
-  private writes: Promise<void> = Promise.resolve();
+  // Serialises `add` so two accepts in a row cannot lose one another's line; shared with withReadOnlyFiles views.
+  private readonly queue: { writes: Promise<void> };
 
-  constructor(opts: KnownHostsOptions) {
+  constructor(opts: KnownHostsOptions, queue?: { writes: Promise<void> }) {
     this.appFile = opts.appFile;
     this.readOnlyFiles = [...opts.readOnlyFiles];
+    this.queue = queue ?? { writes: Promise.resolve() };
   }
 
   get writableFile(): string {
     return this.appFile;
   }
 
+  /**
+   * The same app file (and write queue) with other read-only files: a target's UserKnownHostsFile and
+   * GlobalKnownHostsFile replace the setup's defaults for that target.
+   */
+  withReadOnlyFiles(readOnlyFiles: string[]): KnownHostsStore {
+    return new KnownHostsStore({ appFile: this.appFile, readOnlyFiles: readOnlyFiles.filter((file) => file !== this.appFile) }, this.queue);
+  }
+
   async check(host: string, port: number, keyType: string, publicKey: Buffer): Promise<HostKeyCheck> {
-    const entries = await this.entriesFor(host, port);
+    return this.checkName(knownHostsName(host, port), keyType, publicKey);
+  }
+
+  /** Like check, for a known_hosts name as it is written (`host`, `[host]:port`, or a HostKeyAlias). */
+  async checkName(name: string, keyType: string, publicKey: Buffer): Promise<HostKeyCheck> {
+    const all = await this.entriesNamed(name);
+    const entries = all.filter((e) => e.marker !== 'cert-authority');
     const sameKey = (e: KnownHostsEntry) => e.keyType === keyType && e.key.equals(publicKey);
     const revoked = entries.find((e) => e.marker === 'revoked' && sameKey(e));
     if (revoked) return { status: 'revoked', file: revoked.file, line: revoked.line };
     const hostKeys = entries.filter((e) => e.marker === null);
     if (hostKeys.some(sameKey)) return { status: 'known' };
-    if (hostKeys.length === 0) return { status: 'unknown' };
+    if (hostKeys.length === 0) {
+      const certAuthorities = all
+        .filter((e) => e.marker === 'cert-authority')
+        .map((e) => ({ file: e.file, line: e.line, keyType: e.keyType, fingerprint: fingerprintSha256(e.key) }));
+      return { status: 'unknown', certAuthorities };
+    }
     return {
       status: 'changed',
       expected: hostKeys.map((e) => ({ keyType: e.keyType, fingerprint: fingerprintSha256(e.key), file: e.file, line: e.line })),
@@ -91,14 +119,18 @@ export class KnownHostsStore {
 
   /** Key types already trusted for this host, so the connection can ask the server for one of those first. */
   async knownKeyTypes(host: string, port: number): Promise<string[]> {
-    const entries = await this.entriesFor(host, port);
+    return this.knownKeyTypesNamed(knownHostsName(host, port));
+  }
+
+  async knownKeyTypesNamed(name: string): Promise<string[]> {
+    const entries = await this.entriesNamed(name);
     return [...new Set(entries.filter((e) => e.marker === null).map((e) => e.keyType))];
   }
 
   async add(entry: NewKnownHost): Promise<void> {
     const line = formatEntry(entry);
-    const next = this.writes.then(() => this.append(line));
-    this.writes = next.catch(() => {});
+    const next = this.queue.writes.then(() => this.append(line));
+    this.queue.writes = next.catch(() => {});
     await next;
   }
 
@@ -110,7 +142,7 @@ export class KnownHostsStore {
   async replace(entry: NewKnownHost): Promise<void> {
     const line = formatEntry(entry);
     const name = knownHostsName(entry.host, entry.port);
-    const next = this.writes.then(async () => {
+    const next = this.queue.writes.then(async () => {
       const entries = await readEntries(this.appFile);
       const dropLines = new Set(entries.filter((e) => e.marker === null && hostFieldMatches(e.hosts, name)).map((e) => e.line));
       let existing = '';
@@ -123,7 +155,7 @@ export class KnownHostsStore {
       await mkdir(dirname(this.appFile), { recursive: true, mode: 0o700 });
       await writeFileAtomic(this.appFile, [...kept, line].join('\n') + '\n', 0o600);
     });
-    this.writes = next.catch(() => {});
+    this.queue.writes = next.catch(() => {});
     await next;
   }
 
@@ -140,12 +172,11 @@ export class KnownHostsStore {
     await writeFileAtomic(this.appFile, `${existing}${line}\n`, 0o600);
   }
 
-  private async entriesFor(host: string, port: number): Promise<KnownHostsEntry[]> {
-    const name = knownHostsName(host, port);
+  /** Every line (cert-authority ones included) whose host field names `name`. */
+  private async entriesNamed(name: string): Promise<KnownHostsEntry[]> {
     const result: KnownHostsEntry[] = [];
     for (const file of [this.appFile, ...this.readOnlyFiles]) {
       for (const entry of await readEntries(file)) {
-        if (entry.marker === 'cert-authority') continue;
         if (hostFieldMatches(entry.hosts, name)) result.push(entry);
       }
     }

@@ -1,0 +1,325 @@
+// The ssh_config options a connection honours, against real OpenSSH sshd: HostKeyAlias, StrictHostKeyChecking,
+// UserKnownHostsFile/GlobalKnownHostsFile, @cert-authority lines, user certificates (CertificateFile and
+// <key>-cert.pub, checked in sshd's own log), ConnectTimeout and ConnectionAttempts.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect as netConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from 'ssh2';
+import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { KnownHostsStore, knownHostsName } from '../../src/core/ssh/known-hosts';
+import { openSshClient } from '../../src/core/ssh/connect';
+import { execCollect } from '../../src/core/ssh/exec';
+import type { SshTarget } from '../../src/core/ssh/ssh-target';
+import { ConnectionLog } from '../../src/core/ssh/connection-log';
+import { ServelabError } from '../../src/shared/contract';
+
+let plain: TestSshd;
+let certified: TestSshd;
+let scratch: string;
+let caKey: string;
+let files = 0;
+
+function keygen(path: string, type: string, extra: string[] = []): void {
+  const result = spawnSync('ssh-keygen', ['-q', '-t', type, ...extra, '-N', '', '-C', 'servelab-test', '-f', path], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`ssh-keygen failed: ${result.stderr}`);
+}
+
+/** `ssh-keygen -s ca -I id -n user key.pub`: writes key-cert.pub. */
+function sign(publicKey: string, principal: string, identity: string): void {
+  const result = spawnSync('ssh-keygen', ['-q', '-s', caKey, '-I', identity, '-n', principal, publicKey], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`ssh-keygen -s failed: ${result.stderr}`);
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'servelab-hostopts-'));
+  caKey = join(scratch, 'user_ca');
+  keygen(caKey, 'ed25519');
+  [plain, certified] = await Promise.all([
+    startTestSshd({ nvidiaSmi: false }),
+    startTestSshd({ nvidiaSmi: false, extraConfig: [`TrustedUserCAKeys ${caKey}.pub`] }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([plain?.stop(), certified?.stop()]);
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function hostKeyLine(sshd: TestSshd): Promise<{ keyType: string; publicKey: string }> {
+  const [keyType, publicKey] = (await readFile(join(sshd.dir, 'ssh_host_ed25519_key.pub'), 'utf8')).trim().split(' ') as [string, string];
+  return { keyType, publicKey };
+}
+
+function emptyStore(readOnlyFiles: string[] = []): KnownHostsStore {
+  return new KnownHostsStore({ appFile: join(scratch, `known_hosts_${++files}`), readOnlyFiles });
+}
+
+function targetOf(sshd: TestSshd, extra: Partial<SshTarget> = {}): SshTarget {
+  return { host: sshd.host, port: sshd.port, user: sshd.user, identityFiles: [sshd.identityFile], ...extra };
+}
+
+async function run(client: Client, command: string): Promise<string> {
+  const result = await execCollect(client, command, { timeoutSeconds: 10 });
+  expect(result.code).toBe(0);
+  return result.stdout.trim();
+}
+
+async function connects(target: SshTarget, knownHosts: KnownHostsStore, log?: ConnectionLog): Promise<void> {
+  const client = await openSshClient(target, { knownHosts, timeoutSeconds: 10, ...(log ? { log: log.writer('h') } : {}) });
+  try {
+    expect(await run(client, 'id -un')).toBe(target.user);
+  } finally {
+    client.end();
+  }
+}
+
+async function caught(promise: Promise<unknown>): Promise<ServelabError> {
+  try {
+    const value = await promise;
+    (value as Client | undefined)?.end();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServelabError);
+    return error as ServelabError;
+  }
+  throw new Error('expected a failure');
+}
+
+const messages = (log: ConnectionLog) => log.entries('h').map((e) => e.message);
+
+describe('HostKeyAlias', () => {
+  it('checks the key under the alias, not host:port', async () => {
+    const key = await hostKeyLine(plain);
+    const file = join(scratch, `alias_known_hosts_${++files}`);
+    await writeFile(file, `box-alias ${key.keyType} ${key.publicKey}\n`);
+    const store = emptyStore([file]);
+    await connects(targetOf(plain, { hostKeyAlias: 'box-alias' }), store);
+    const unknown = await caught(openSshClient(targetOf(plain), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(unknown.code).toBe('HOST_KEY_UNKNOWN');
+    const other = await caught(openSshClient(targetOf(plain, { hostKeyAlias: 'another-alias' }), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(other.code).toBe('HOST_KEY_UNKNOWN');
+    expect(other.message).toContain("'another-alias'");
+    expect(other.details).toMatchObject({ hostKeyAlias: 'another-alias', host: plain.host, port: plain.port });
+  });
+
+  it('stores an accepted-new key under the alias, without the port', async () => {
+    const store = emptyStore();
+    await connects(targetOf(plain, { hostKeyAlias: 'Stored-Alias', strictHostKeyChecking: 'accept-new' }), store);
+    const key = await hostKeyLine(plain);
+    expect(await readFile(store.writableFile, 'utf8')).toBe(`stored-alias ${key.keyType} ${key.publicKey}\n`);
+    // Known now, under the alias only.
+    await connects(targetOf(plain, { hostKeyAlias: 'stored-alias', strictHostKeyChecking: 'yes' }), store);
+  });
+});
+
+describe('StrictHostKeyChecking', () => {
+  it('accept-new stores an unknown key in the app file, logs it like ssh and connects; a changed key is still refused', async () => {
+    const log = new ConnectionLog();
+    const store = emptyStore();
+    await connects(targetOf(plain, { strictHostKeyChecking: 'accept-new' }), store, log);
+    const key = await hostKeyLine(plain);
+    const name = knownHostsName(plain.host, plain.port);
+    expect(await readFile(store.writableFile, 'utf8')).toBe(`${name} ${key.keyType} ${key.publicKey}\n`);
+    expect(messages(log).some((m) => m.startsWith(`Warning: Permanently added '${name}' (ED25519) to the list of known hosts (${store.writableFile})`))).toBe(true);
+
+    const other = await hostKeyLine(certified);
+    const changedFile = join(scratch, `changed_${++files}`);
+    await writeFile(changedFile, `${name} ${other.keyType} ${other.publicKey}\n`);
+    const changedStore = new KnownHostsStore({ appFile: changedFile, readOnlyFiles: [] });
+    const changed = await caught(openSshClient(targetOf(plain, { strictHostKeyChecking: 'accept-new' }), { knownHosts: changedStore, timeoutSeconds: 10 }));
+    expect(changed.code).toBe('HOST_KEY_CHANGED');
+    expect(await readFile(changedFile, 'utf8')).toBe(`${name} ${other.keyType} ${other.publicKey}\n`);
+  });
+
+  it('yes refuses an unknown key with ssh’s words and stores nothing', async () => {
+    const store = emptyStore();
+    const error = await caught(openSshClient(targetOf(plain, { strictHostKeyChecking: 'yes' }), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(error.code).toBe('HOST_KEY_UNKNOWN');
+    expect(error.message).toContain(`No ED25519 host key is known for ${knownHostsName(plain.host, plain.port)} and you have requested strict checking.`);
+    expect(error.message).toContain('Host key verification failed.');
+    expect(error.details).toMatchObject({ strictHostKeyChecking: 'yes' });
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  it('no is treated as ask, with a warning in the log', async () => {
+    const log = new ConnectionLog();
+    const store = emptyStore();
+    const error = await caught(openSshClient(targetOf(plain, { strictHostKeyChecking: 'no' }), { knownHosts: store, timeoutSeconds: 10, log: log.writer('h') }));
+    expect(error.code).toBe('HOST_KEY_UNKNOWN');
+    expect(error.message).toContain("can't be established");
+    expect(messages(log).join('\n')).toContain('StrictHostKeyChecking no is treated as ask');
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('known_hosts files', () => {
+  it("the target's UserKnownHostsFile/GlobalKnownHostsFile replace the default read-only files", async () => {
+    const key = await hostKeyLine(plain);
+    const name = knownHostsName(plain.host, plain.port);
+    const defaults = join(scratch, `default_${++files}`);
+    const users = join(scratch, `user_${files}`);
+    await writeFile(defaults, `${name} ${key.keyType} ${key.publicKey}\n`);
+    await writeFile(users, '');
+    const store = emptyStore([defaults]);
+    await connects(targetOf(plain), store);
+    const replaced = await caught(openSshClient(targetOf(plain, { knownHostsFiles: [users, join(scratch, 'missing')] }), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(replaced.code).toBe('HOST_KEY_UNKNOWN');
+    await writeFile(users, `${name} ${key.keyType} ${key.publicKey}\n`);
+    await connects(targetOf(plain, { knownHostsFiles: [join(scratch, 'missing'), users] }), emptyStore());
+  });
+
+  it('says when the only trust is an @cert-authority line, naming it and the key to compare', async () => {
+    const ca = (await readFile(`${caKey}.pub`, 'utf8')).trim().split(' ');
+    const file = join(scratch, `ca_${++files}`);
+    await writeFile(file, `# host CA\n@cert-authority [127.0.0.1]:* ${ca[0]} ${ca[1]}\n`);
+    const error = await caught(openSshClient(targetOf(plain), { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
+    expect(error.code).toBe('HOST_KEY_UNKNOWN');
+    expect(error.message).toContain(`only through host certificates: @cert-authority in ${file}:2`);
+    expect(error.message).toContain('Servelab checks plain host keys');
+    expect(error.message).toContain(plain.hostKeyFingerprint);
+  });
+});
+
+describe('user certificates', () => {
+  it('logs in with <key>-cert.pub and with a CertificateFile, with no authorized key; sshd says a certificate was used', async () => {
+    const name = knownHostsName(certified.host, certified.port);
+    const key = await hostKeyLine(certified);
+    const knownFile = join(scratch, `cert_known_${++files}`);
+    await writeFile(knownFile, `${name} ${key.keyType} ${key.publicKey}\n`);
+
+    // Ed25519, the certificate beside the key as ssh finds it.
+    const ed = join(scratch, 'id_cert_ed25519');
+    keygen(ed, 'ed25519');
+    const log = new ConnectionLog();
+    const edTarget = targetOf(certified, { identityFiles: [ed], identitiesOnly: true });
+    const withoutCert = await caught(openSshClient(edTarget, { knownHosts: emptyStore([knownFile]), timeoutSeconds: 10 }));
+    expect(withoutCert.code).toBe('AUTH_FAILED');
+    sign(`${ed}.pub`, certified.user, 'servelab-ed25519');
+    await connects(edTarget, emptyStore([knownFile]), log);
+    expect(messages(log).join('\n')).toContain(`Trying certificate ${ed}-cert.pub (ssh-ed25519-cert-v01@openssh.com)`);
+    expect(messages(log)).toContain(`Logged in as ${certified.user} with certificate ${ed}-cert.pub.`);
+    expect(certified.log()).toMatch(new RegExp(`Accepted publickey for ${certified.user} from 127\\.0\\.0\\.1 port \\d+ ssh2: ED25519-CERT SHA256:\\S+ ID servelab-ed25519`));
+
+    // ECDSA, the certificate named by CertificateFile somewhere else.
+    const ecdsa = join(scratch, 'id_cert_ecdsa');
+    keygen(ecdsa, 'ecdsa', ['-b', '256']);
+    sign(`${ecdsa}.pub`, certified.user, 'servelab-ecdsa');
+    const elsewhere = join(scratch, 'elsewhere-ecdsa-cert.pub');
+    await copyFile(`${ecdsa}-cert.pub`, elsewhere);
+    await rm(`${ecdsa}-cert.pub`);
+    await connects(targetOf(certified, { identityFiles: [ecdsa], certificateFiles: [elsewhere], identitiesOnly: true }), emptyStore([knownFile]));
+    expect(certified.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 port \d+ ssh2: ECDSA-CERT SHA256:\S+ ID servelab-ecdsa/);
+
+    // RSA: offered as rsa-sha2-*-cert-v01@openssh.com.
+    const rsa = join(scratch, 'id_cert_rsa');
+    keygen(rsa, 'rsa', ['-b', '2048']);
+    sign(`${rsa}.pub`, certified.user, 'servelab-rsa');
+    await connects(targetOf(certified, { identityFiles: [rsa], identitiesOnly: true }), emptyStore([knownFile]));
+    expect(certified.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 port \d+ ssh2: RSA-CERT SHA256:\S+ ID servelab-rsa/);
+  });
+
+  it('does not offer a certificate that is for another key', async () => {
+    const mine = join(scratch, 'id_mismatch');
+    const other = join(scratch, 'id_other');
+    keygen(mine, 'ed25519');
+    keygen(other, 'ed25519');
+    sign(`${other}.pub`, certified.user, 'servelab-other');
+    const log = new ConnectionLog();
+    const error = await caught(
+      openSshClient(targetOf(certified, { identityFiles: [mine], certificateFiles: [`${other}-cert.pub`], identitiesOnly: true }), {
+        knownHosts: emptyStore(),
+        timeoutSeconds: 10,
+        log: log.writer('h'),
+      }),
+    );
+    expect(error.code).toBe('HOST_KEY_UNKNOWN');
+    const key = await hostKeyLine(certified);
+    const store = emptyStore();
+    await store.add({ host: certified.host, port: certified.port, ...key });
+    const refused = await caught(
+      openSshClient(targetOf(certified, { identityFiles: [mine], certificateFiles: [`${other}-cert.pub`], identitiesOnly: true }), { knownHosts: store, timeoutSeconds: 10, log: log.writer('h') }),
+    );
+    expect(refused.code).toBe('AUTH_FAILED');
+    expect(messages(log).join('\n')).not.toContain('Trying certificate');
+  });
+});
+
+describe('ConnectTimeout and ConnectionAttempts', () => {
+  let blackHole: ChildProcess | undefined;
+  const fillers: Socket[] = [];
+  let port = 0;
+
+  afterAll(() => {
+    for (const socket of fillers) socket.destroy();
+    blackHole?.kill('SIGKILL');
+  });
+
+  /** A listening socket that never accepts, its queue full: further connects get no answer (the SYN is dropped). */
+  async function startBlackHole(): Promise<number> {
+    const child = spawn('python3', ['-c', "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(120)"], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    blackHole = child;
+    const listening = await new Promise<number>((resolve, reject) => {
+      child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+      child.once('exit', (code) => reject(new Error(`the black hole exited (${code})`)));
+    });
+    // Fill the accept queue: connects that complete while nobody accepts.
+    for (let i = 0; i < 3; i++) {
+      const socket = netConnect(listening, '127.0.0.1');
+      socket.on('error', () => {});
+      fillers.push(socket);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return listening;
+  }
+
+  it('gives each TCP connect ConnectTimeout seconds, tries ConnectionAttempts times 1 s apart, and logs each attempt', async () => {
+    port = await startBlackHole();
+    const log = new ConnectionLog();
+    const started = Date.now();
+    const error = await caught(
+      // The overall deadline (2 s) is for the handshake and login: the attempts take longer without being cut short.
+      openSshClient({ host: '127.0.0.1', port, user: 'me', identityFiles: [plain.identityFile], connectTimeoutSeconds: 1, connectionAttempts: 2 }, { knownHosts: emptyStore(), timeoutSeconds: 2, log: log.writer('h') }),
+    );
+    const elapsed = Date.now() - started;
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toContain('ConnectTimeout');
+    // 1 s + 1 s pause + 1 s.
+    expect(elapsed).toBeGreaterThanOrEqual(2_900);
+    expect(elapsed).toBeLessThan(8_000);
+    const text = messages(log);
+    expect(text.filter((m) => /^Connecting to 127\.0\.0\.1 port \d+ \(attempt \d of 2\)\.$/.test(m))).toHaveLength(2);
+    expect(text).toContain('Trying again (attempt 2 of 2)…');
+  });
+
+  it('tries a refused connect ConnectionAttempts times and reports the refusal', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = netConnect(0, '127.0.0.1');
+      probe.on('error', () => {});
+      // Port 1 on loopback: nothing listens there in the test machine (refused at once).
+      resolve(1);
+      probe.destroy();
+    });
+    const log = new ConnectionLog();
+    const started = Date.now();
+    const error = await caught(
+      openSshClient({ host: '127.0.0.1', port: free, user: 'me', identityFiles: [plain.identityFile], connectionAttempts: 3 }, { knownHosts: emptyStore(), timeoutSeconds: 30, log: log.writer('h') }),
+    );
+    expect(error.code).toBe('CONNECT_FAILED');
+    expect(error.message).toContain('Connection refused');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(messages(log).filter((m) => /^connect to 127\.0\.0\.1 port 1 failed: .*ECONNREFUSED/.test(m))).toHaveLength(3);
+  });
+
+  it('connects on the first attempt when sshd answers', async () => {
+    const log = new ConnectionLog();
+    const key = await hostKeyLine(plain);
+    const store = emptyStore();
+    await store.add({ host: plain.host, port: plain.port, ...key });
+    await connects(targetOf(plain, { connectionAttempts: 3, connectTimeoutSeconds: 5 }), store, log);
+    expect(messages(log).filter((m) => m.includes('(attempt '))).toEqual([`Connecting to ${plain.host} port ${plain.port} (attempt 1 of 3).`]);
+  });
+});

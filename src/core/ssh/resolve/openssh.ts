@@ -26,7 +26,8 @@ function isExecutableFile(path: string, platform: NodeJS.Platform): boolean {
  */
 export function findOpenSsh(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
   const name = platform === 'win32' ? 'ssh.exe' : 'ssh';
-  const pathValue = env.PATH ?? env.Path ?? '';
+  // Without PATH, programs are looked up where execvp looks: the system's default path.
+  const pathValue = env.PATH ?? env.Path ?? (platform === 'win32' ? '' : '/usr/bin:/bin');
   for (const dir of pathValue.split(platform === 'win32' ? ';' : delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, name);

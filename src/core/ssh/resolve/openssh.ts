@@ -8,7 +8,7 @@ import { RESOLVED_KEYWORDS, type RawSshOptions, type SshResolveContext, type Ssh
 export const REPEATING_KEYWORDS: ReadonlySet<string> = new Set(['identityfile', 'certificatefile']);
 const WANTED: ReadonlySet<string> = new Set(RESOLVED_KEYWORDS);
 // A `Match exec` in the config can run anything, for as long as it likes.
-const SSH_G_TIMEOUT_MS = 15_000;
+export const SSH_G_TIMEOUT_MS = 15_000;
 
 function isExecutableFile(path: string, platform: NodeJS.Platform): boolean {
   try {
@@ -86,13 +86,18 @@ export function cleanSshStderr(stderr: string): string {
 }
 
 /** Asks OpenSSH how it would reach the host: `ssh -G` with the request's options, in the context's environment. */
-export function openSshRawOptions(request: SshResolveRequest, ctx: Pick<SshResolveContext, 'env'>, sshPath: string): Promise<RawSshOptions> {
+export function openSshRawOptions(
+  request: SshResolveRequest,
+  ctx: Pick<SshResolveContext, 'env'>,
+  sshPath: string,
+  timeoutMs: number = SSH_G_TIMEOUT_MS,
+): Promise<RawSshOptions> {
   const args = sshGArgs(request);
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
       sshPath,
       args,
-      { env: ctx.env, timeout: SSH_G_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, windowsHide: true },
+      { env: ctx.env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, windowsHide: true },
       (error, stdout, stderr) => {
         if (!error) {
           resolvePromise(parseSshGOutput(stdout));
@@ -100,7 +105,7 @@ export function openSshRawOptions(request: SshResolveRequest, ctx: Pick<SshResol
         }
         const killed = (error as { killed?: boolean }).killed === true;
         const message = killed
-          ? `ssh -G ${request.destination} gave no answer within ${SSH_G_TIMEOUT_MS / 1000} s (a Match exec in the config that does not finish?).`
+          ? `ssh -G ${request.destination} gave no answer within ${timeoutMs / 1000} s (a Match exec in the config that does not finish?).`
           : cleanSshStderr(stderr) || `ssh -G ${request.destination} failed: ${error.message}`;
         reject(new ServelabError('SSH_CONFIG_INVALID', message, { details: { host: request.destination, ssh: sshPath } }));
       },

@@ -12,6 +12,8 @@ export interface ResolveHostOptions {
   resolver?: ResolverChoice;
   /** The OpenSSH client to ask (default: found on PATH). */
   sshPath?: string;
+  /** How long `ssh -G` may take (a Match exec can hang). */
+  timeoutMs?: number;
 }
 
 /** The local account and machine as ssh sees them: the passwd entry and gethostname(), not $HOME or $USER. */
@@ -81,7 +83,7 @@ export async function resolveSshHost(request: SshResolveRequest, ctx: SshResolve
       const raw = await builtInRawOptions(req, ctx);
       return finishResolution(raw, req, ctx, 'built-in', resolveAt, depth);
     }
-    const raw = await openSshRawOptions(req, ctx, resolver.sshPath);
+    const raw = await openSshRawOptions(req, ctx, resolver.sshPath, opts.timeoutMs);
     await borrowOrigins(raw, req, ctx);
     return finishResolution(raw, req, ctx, 'ssh -G', resolveAt, depth);
   };

@@ -134,6 +134,7 @@ describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('resolveTarget', ()
   it('gives ssh -F only for a config other than ssh default one, so the system-wide file is read as ssh reads it', () => {
     const context = account.context();
     expect(resolveRequestOf({ alias: 'box' }, join(home, '.ssh', 'config'), context)).toEqual({ destination: 'box' });
+    expect(resolveRequestOf({ alias: 'box' }, join(dir, 'no-such-config'), context)).toEqual({ destination: 'box', configFile: 'none' });
     expect(resolveRequestOf({ alias: 'box', address: '10.0.0.2', user: 'u', port: 2, identityFile: '/k', proxyJump: ' j ' }, configPath, context)).toEqual({
       destination: 'box',
       configFile: configPath,

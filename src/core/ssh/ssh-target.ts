@@ -68,7 +68,7 @@ export interface HostSpec {
 }
 
 export interface ResolveTargetOptions {
-  /** The OpenSSH client config to read (usually ~/.ssh/config); given to ssh as `-F` unless it is ssh's own default. */
+  /** The OpenSSH client config to read (usually ~/.ssh/config); given to ssh as `-F` unless it is ssh's own default; a missing file means no settings. */
   configPath: string;
   /** The local account as ssh sees it (default: this process's passwd entry and host name, with `env`). */
   context?: SshResolveContext;
@@ -91,7 +91,8 @@ export function resolveRequestOf(hostSpec: HostSpec, configPath: string, context
   }
   const request: SshResolveRequest = { destination: name };
   // ssh reads <home>/.ssh/config and then the system-wide file by itself; -F would skip the system-wide file.
-  if (resolvePath(configPath) !== join(context.home, '.ssh', 'config')) request.configFile = configPath;
+  // Another config that does not exist means no settings (`-F none`), where ssh would refuse a missing -F file.
+  if (resolvePath(configPath) !== join(context.home, '.ssh', 'config')) request.configFile = existsSync(configPath) ? configPath : 'none';
   if (hostSpec.alias?.trim() && hostSpec.address?.trim() && hostSpec.address.trim() !== name) request.hostName = hostSpec.address.trim();
   if (hostSpec.user !== undefined) request.user = hostSpec.user;
   if (hostSpec.port !== undefined) request.port = hostSpec.port;

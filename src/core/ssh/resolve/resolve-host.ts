@@ -53,6 +53,8 @@ function chooseResolver(ctx: SshResolveContext, opts: ResolveHostOptions): { kin
 async function borrowOrigins(raw: RawSshOptions, request: SshResolveRequest, ctx: SshResolveContext): Promise<void> {
   let reader: RawSshOptions;
   try {
+    // ssh -G has already run the config's Match exec commands: they are not run a second time for origins
+    // (a value that depends on one may then differ, and borrows nothing).
     reader = await builtInRawOptions(request, ctx, { runExec: async () => false });
   } catch {
     return;

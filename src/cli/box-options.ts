@@ -121,7 +121,7 @@ export async function openCliBox(values: BoxValues, io: CliIo): Promise<CliBox> 
   }
   if (typeof values.host !== 'string') throw new UsageError('name the box: --demo or --host [user@]host.');
   const { spec, ssh, acceptNew } = cliSshHost(values.host, values, io);
-  const target = ssh.resolve(spec);
+  const target = await ssh.resolve(spec);
   const { knownHosts } = ssh;
   // One connection for the command's lifetime; the transport only needs a provider and a release.
   const opening = acceptingNewKeys(target, knownHosts, { acceptNew, onAccepted: (key, name) => io.stderr(acceptedKeyWarning(key, name, knownHosts)) }, () =>

@@ -9,6 +9,7 @@ import { runImport } from './commands/import';
 import { runBench } from './commands/bench';
 import { runRun } from './commands/run';
 import { runReport } from './commands/report';
+import { runSsh } from './commands/ssh';
 import { terminalSafeIo, type CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
 
@@ -31,6 +32,8 @@ Commands:
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   import <file|folder>... [--json | --jsonl]
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
+  ssh resolve <[user@]ssh-alias> [-F FILE] [-l USER] [-p N] [-i FILE] [-J HOPS] [--json] [--resolver auto|ssh|built-in]
+                     how Servelab will reach a host, resolved as ssh resolves it (ssh -G where installed)
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 
@@ -64,6 +67,8 @@ async function runCommand(argv: string[], io: CliIo, rendererDir: string): Promi
       return runReport(rest, io);
     case 'run':
       return runRun(rest, io);
+    case 'ssh':
+      return runSsh(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

@@ -125,6 +125,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     events,
     secrets,
     resolveTarget: (spec) => ssh.resolve(spec),
+    resolveHost: (spec) => ssh.resolveHost(spec),
     dataDir: options.dataDir,
     simboxBinDir,
   });

@@ -8,6 +8,9 @@ import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { runInventory, type InventoryTerminal } from '../../src/cli/commands/inventory';
 import { runCaptured, type CliRun } from '../helpers/cli';
 import { InventorySchema } from '../../src/shared/model/inventory';
+import { execFile } from 'node:child_process';
+import { cliPath } from '../helpers/repo';
+import { fakeLocalAccount, hasNssWrapper } from '../helpers/local-account';
 
 // Without root the test sshd cannot check passwords (see startTestSshd).
 const asRoot = process.getuid?.() === 0;
@@ -147,19 +150,30 @@ describe('servelab inventory', () => {
     expect(JSON.parse(result.stdout).gpus[0].name).toBe('NVIDIA H200');
   });
 
-  it("uses ssh's default identities when neither --identity nor the config names one", async () => {
+  // ssh's default identities are in the passwd entry's home, not $HOME: the command runs as a local account of its own.
+  it.skipIf(!hasNssWrapper)("uses ssh's default identities when neither --identity nor the config names one", async () => {
     const withKey = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
     const empty = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
+    const asAccount = async (accountHome: string, args: string[]): Promise<CliRun> => {
+      const account = await fakeLocalAccount(join(accountHome, 'account'), { user: 'local-user', home: accountHome, hostname: 'laptop' });
+      return new Promise((resolve) => {
+        const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: accountHome, SERVELAB_DATA_DIR: dataDir, ...account.env };
+        const child = execFile(process.execPath, [cliPath, 'inventory', ...args], { env, cwd: accountHome, timeout: 60_000 }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+        child.stdin?.end();
+      });
+    };
     try {
       await mkdir(join(withKey, '.ssh'), { mode: 0o700 });
       await copyFile(sshd.identityFile, join(withKey, '.ssh', 'id_ed25519'));
       const args = [target(), '--port', String(sshd.port), '--json'];
-      const found = await inventory([...args, '-vv'], { HOME: withKey });
+      const found = await asAccount(withKey, [...args, '-vv']);
       expect(found.code, found.stderr).toBe(0);
       expect(found.stderr).toMatch(/servelab: Logged in as \S+ with key \S*id_ed25519\./);
       expect(found.stderr).toContain(`servelab: debug: Route: ${sshd.user}@127.0.0.1:${sshd.port}.`);
 
-      const none = await inventory(args, { HOME: empty });
+      const none = await asAccount(empty, args);
       expect(none.code).toBe(5);
       expect(none.stderr).toContain('No identity file');
       expect(none.stderr).toContain('--identity FILE');

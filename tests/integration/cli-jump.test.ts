@@ -60,7 +60,9 @@ beforeAll(async () => {
   await writeFile(join(ssh, 'conf.d', 'lab.conf'), `${block('bastion', lab.jump)}\n${block('gpu1-alias', lab.gpu1)}\n`);
   await writeFile(
     join(ssh, 'config'),
-    ['Include conf.d/*.conf', 'Host gpu*-alias', '  ProxyJump bastion', 'Host *', '  IdentityFile ~/.ssh/keys/%r@%h', '  IdentitiesOnly yes', ''].join('\n'),
+    // ssh takes `~` (and the folder of a relative Include) from the passwd entry, not from $HOME: this process's
+    // account is not the test's, so the paths are absolute, and the key folder comes from ${HOME} as ssh expands it.
+    [`Include ${join(ssh, 'conf.d')}/*.conf`, 'Host gpu*-alias', '  ProxyJump bastion', 'Host *', '  IdentityFile ${HOME}/.ssh/keys/%r@%h', '  IdentitiesOnly yes', ''].join('\n'),
   );
 });
 

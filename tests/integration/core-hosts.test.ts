@@ -189,6 +189,48 @@ describe('hosts through the core', () => {
     }
   });
 
+  it('shows how a saved host resolves, with ssh\'s values and what Servelab does differently', async () => {
+    const { core } = await newCore(await mkdtemp(join(tmpdir(), 'servelab-core-data-')));
+    try {
+      const host = ok<{ id: string }>(await core.dispatch('hosts:add', { alias: 'gpu-box', user: 'someone-else', label: 'box' }));
+      const view = ok<Record<string, unknown>>(await core.dispatch('hosts:resolve', { hostId: host.id }));
+      expect(view).toMatchObject({
+        hostname: '127.0.0.1',
+        port: sshd.port,
+        // The saved host's user wins over the config's, as ssh -l does.
+        user: 'someone-else',
+        identityFiles: [sshd.encryptedIdentityFile],
+        identitiesOnly: true,
+        serverAliveInterval: 5,
+        proxyJump: [],
+        proxyCommand: null,
+        source: 'ssh -G',
+        warnings: [],
+      });
+      const missing = await core.dispatch('hosts:resolve', { hostId: 'no-such-host' });
+      expect(missing).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    } finally {
+      await core.close();
+    }
+  });
+
+  it('warns that StrictHostKeyChecking no is not followed', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'servelab-core-data-'));
+    const sshConfigPath = join(dataDir, 'lax_config');
+    await writeFile(sshConfigPath, 'Host lax-box\n  HostName 127.0.0.1\n  StrictHostKeyChecking no\n');
+    const core = await createCore({ dataDir, secrets, userKnownHostsFiles: [], sshConfigPath, env: { HOME: home, USER: 'tester' } });
+    try {
+      const lax = ok<{ id: string }>(await core.dispatch('hosts:add', { alias: 'lax-box', label: 'lax' }));
+      expect(ok<Record<string, unknown>>(await core.dispatch('hosts:resolve', { hostId: lax.id }))).toMatchObject({
+        hostname: '127.0.0.1',
+        strictHostKeyChecking: 'no',
+        warnings: ['StrictHostKeyChecking no is treated as ask: Servelab never accepts a key silently.'],
+      });
+    } finally {
+      await core.close();
+    }
+  });
+
   // Last: rotating the host key changes the server for every test after it.
   it('refuses a changed key, offers no accept, and connects only after an explicit replacement of exactly the shown key', async () => {
     const { core } = await newCore(await mkdtemp(join(tmpdir(), 'servelab-core-data-')));

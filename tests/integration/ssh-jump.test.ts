@@ -11,6 +11,7 @@ import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
 import { execCollect } from '../../src/core/ssh/exec';
 import { resolveTarget, type SshTarget } from '../../src/core/ssh/ssh-target';
+import { fakeLocalAccount } from '../helpers/local-account';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
 import { PromptBroker } from '../../src/core/ssh/prompt-broker';
 import { ScriptedPrompts } from '../helpers/scripted-prompts';
@@ -124,7 +125,10 @@ describe('ProxyJump', () => {
       ['Include conf.d/*.conf', 'Host gpu*', '  ProxyJump bastion', '  ServerAliveInterval 7', 'Host *', '  IdentityFile ~/.ssh/keys/%r@%h', '  IdentitiesOnly yes', ''].join('\n'),
     );
 
-    const target = resolveTarget({ alias: 'gpu1' }, { configPath: join(home, '.ssh', 'config'), env: { HOME: home }, home });
+    // ssh takes `~` from the passwd entry: the test runs ssh as a local account whose home is `home`.
+    const account = await fakeLocalAccount(join(scratch, 'account'), { user: 'local-user', home, hostname: 'laptop' });
+    const context = account.context();
+    const target = await resolveTarget({ alias: 'gpu1' }, { configPath: join(home, '.ssh', 'config'), env: context.env, context });
     expect(target).toMatchObject({
       host: lab.gpu1.host,
       user: lab.gpu1.user,

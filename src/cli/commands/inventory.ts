@@ -72,7 +72,7 @@ interface HostKeyDetails {
 export async function runInventory(args: string[], io: CliIo, terminal: InventoryTerminal = {}): Promise<number> {
   let command: InventoryCommand | 'help';
   try {
-    command = parseCommand(args, io);
+    command = await parseCommand(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`servelab inventory: ${error.message}\n\n${INVENTORY_USAGE}\n`);
@@ -188,7 +188,7 @@ function checkCredentials(target: ResolvedSshTarget, interactive: boolean): void
   }
 }
 
-function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
+async function parseCommand(args: string[], io: CliIo): Promise<InventoryCommand | 'help'> {
   const { values, positional, help } = parseSinglePositional(
     args,
     {
@@ -215,7 +215,7 @@ function parseCommand(args: string[], io: CliIo): InventoryCommand | 'help' {
 
   const password = values['password-env'] !== undefined ? fromEnv(env, values['password-env'], '--password-env') : undefined;
   const passphrase = values['passphrase-env'] !== undefined ? fromEnv(env, values['passphrase-env'], '--passphrase-env') : undefined;
-  const target = host.ssh.resolve(host.spec);
+  const target = await host.ssh.resolve(host.spec);
   // The password belongs to the box itself, not to its jump hosts (ssh -J asks each hop for its own).
   if (password !== undefined) target.password = password;
 

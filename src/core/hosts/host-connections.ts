@@ -6,6 +6,7 @@ import { passwordKey } from '../secrets/secret-keys';
 import type { ConnectionStateEvent, SshConnectionPool } from '../ssh/connection-pool';
 import { storedAs } from '../ssh/accept-new-keys';
 import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
+import type { ResolvedSshHost } from '../ssh/resolve/types';
 import type { BoxTransport } from '../box/box-transport';
 import { openBox, type BoxHooks } from '../box/open-box';
 import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
@@ -24,7 +25,9 @@ export interface HostConnectionsDeps {
   events: EventBus;
   secrets: SecretStore;
   /** Resolves what a host names as `ssh` would: the OpenSSH config, the jump chain, identities, the agent. */
-  resolveTarget(spec: HostSpec): ResolvedSshTarget;
+  resolveTarget(spec: HostSpec): Promise<ResolvedSshTarget>;
+  /** The same resolution as ssh reports it, with where each value was set (hosts:resolve). */
+  resolveHost(spec: HostSpec): Promise<ResolvedSshHost>;
   /** The app's data folder: the demo lab's box lives in it. */
   dataDir: string;
   /** The simulated GPU box's `bin/` folder; null: this installation has no demo lab. */
@@ -101,13 +104,18 @@ export class HostConnections {
   }
 
   /** The host as `ssh` would reach it. */
-  resolve(host: HostSshFields): ResolvedSshTarget {
+  resolve(host: HostSshFields): Promise<ResolvedSshTarget> {
     return this.deps.resolveTarget(hostSpecOf(host));
+  }
+
+  /** The host as ssh reports it: every value with its origin where known. */
+  resolveHost(host: HostSshFields): Promise<ResolvedSshHost> {
+    return this.deps.resolveHost(hostSpecOf(host));
   }
 
   /** The resolved host with its remembered password, if any. */
   async targetFor(host: Host): Promise<ResolvedSshTarget> {
-    const target = this.resolve(host);
+    const target = await this.resolve(host);
     const saved = await this.deps.secrets.get(passwordKey(target));
     if (saved !== null) target.password = saved;
     return target;

@@ -9,6 +9,7 @@ import type { SshConnectionPool } from '../ssh/connection-pool';
 import type { PromptBroker } from '../ssh/prompt-broker';
 import type { ConnectionLog } from '../ssh/connection-log';
 import { listSshConfigAliases } from '../ssh/ssh-config';
+import { resolvedHostView } from '../ssh/resolve/view';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
 import type { BoxTransport } from '../box/box-transport';
@@ -118,7 +119,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
   const hostInfo = ({ publicKey: _key, problem: _problem, ...info }: PendingKey): HostKeyInfo => info;
 
   async function rememberPassword(fields: HostSshFields, password: string) {
-    await secrets.set(passwordKey(connections.resolve(fields)), password);
+    await secrets.set(passwordKey(await connections.resolve(fields)), password);
   }
 
   return {
@@ -137,7 +138,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         hasSavedPassword: input.password !== undefined,
       };
       // Resolve now, as `ssh` would, so a wrong alias or ProxyJump is reported before anything is saved.
-      const target = connections.resolve(fields);
+      const target = await connections.resolve(fields);
       if (fields.alias) fields.address = target.host;
       fields.label = input.label || (fields.alias ?? `${target.user}@${target.host}`);
       if (input.password !== undefined) await rememberPassword(fields, input.password);
@@ -165,10 +166,10 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         if (patch[key] !== undefined) (changes as Record<string, unknown>)[key] = patch[key];
       }
       const next = { ...existing, ...changes };
-      const target = connections.resolve(next);
+      const target = await connections.resolve(next);
       if (next.alias) changes.address = target.host;
       if (forgetPassword) {
-        await secrets.delete(passwordKey(connections.resolve(existing)));
+        await secrets.delete(passwordKey(await connections.resolve(existing)));
         changes.hasSavedPassword = false;
       }
       if (password !== undefined) {
@@ -189,15 +190,16 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       if (removed && existing) {
         // A remembered password goes too, unless another host still logs in with it.
         if (existing.hasSavedPassword) {
-          const keyOf = (h: Host): string | null => {
+          const keyOf = async (h: Host): Promise<string | null> => {
             try {
-              return passwordKey(connections.resolve(h));
+              return passwordKey(await connections.resolve(h));
             } catch {
               return null;
             }
           };
-          const key = keyOf(existing);
-          if (key && !hosts.list().some((h) => h.hasSavedPassword && keyOf(h) === key)) await secrets.delete(key);
+          const key = await keyOf(existing);
+          const others = await Promise.all(hosts.list().filter((h) => h.hasSavedPassword).map(keyOf));
+          if (key && !others.includes(key)) await secrets.delete(key);
         }
         if (held.delete(hostId) && existing.kind === 'ssh') pool.release(hostId);
         prompts.cancelAll(hostId);
@@ -216,9 +218,10 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       };
     },
 
-    // Wired to the resolver (ssh -G, else the built-in reader) by the resolve work.
-    'hosts:resolve': async () => {
-      throw new ServelabError('NOT_SUPPORTED', 'Resolving a host is not wired yet.');
+    'hosts:resolve': async ({ hostId }) => {
+      const host = hosts.get(hostId);
+      if (host.kind !== 'ssh') throw new ServelabError('NOT_SUPPORTED', `${DEMO_LAB_LABEL} runs on this machine without SSH: there is no SSH host to resolve.`);
+      return resolvedHostView(await connections.resolveHost(host));
     },
 
     'hosts:restoreDemoLab': async () => {

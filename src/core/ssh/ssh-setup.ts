@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { KnownHostsStore } from './known-hosts';
-import { resolveTarget, type HostSpec, type ResolvedSshTarget } from './ssh-target';
+import { resolveHostSpec, resolveTarget, type HostSpec, type ResolvedSshTarget, type ResolveTargetOptions } from './ssh-target';
+import type { ResolvedSshHost } from './resolve/types';
 
 /** The home folder `~` stands for: $HOME, else the OS user's. */
 export function homeOf(env: NodeJS.ProcessEnv): string {
@@ -15,10 +16,16 @@ export interface SshSetupOptions {
   env: NodeJS.ProcessEnv;
   /** The known_hosts accepted keys are written to (default: <dataDir>/known_hosts). */
   appKnownHostsFile?: string;
-  /** Read-only known_hosts files trusted besides it (default: ~/.ssh/known_hosts). */
+  /**
+   * Read-only known_hosts files trusted besides it. Default: the config's UserKnownHostsFile and
+   * GlobalKnownHostsFile for each host (~/.ssh/known_hosts when nothing resolves them). Given, they replace the
+   * config's files for every host (the CLI's `--known-hosts FILE` gives none: that file alone is read).
+   */
   userKnownHostsFiles?: string[];
   /** The OpenSSH client config aliases and ProxyJump come from (default: ~/.ssh/config). */
   sshConfigPath?: string;
+  /** How hosts are resolved (default: `ssh -G` where OpenSSH is installed, else the built-in reader). */
+  resolver?: ResolveTargetOptions['resolver'];
 }
 
 /** How every front door reaches SSH hosts: the same config, the same trusted keys, the same resolution. */
@@ -27,7 +34,9 @@ export interface SshSetup {
   sshConfigPath: string;
   knownHosts: KnownHostsStore;
   /** A host as `ssh` would reach it: the config's Host blocks, the jump chain, identities, agent and user. */
-  resolve(spec: HostSpec): ResolvedSshTarget;
+  resolve(spec: HostSpec): Promise<ResolvedSshTarget>;
+  /** The same resolution as ssh reports it (`servelab ssh resolve`, the Hosts page's "resolved as"). */
+  resolveHost(spec: HostSpec): Promise<ResolvedSshHost>;
 }
 
 /**
@@ -41,5 +50,17 @@ export function sshSetup(opts: SshSetupOptions): SshSetup {
     appFile: opts.appKnownHostsFile ?? join(opts.dataDir, 'known_hosts'),
     readOnlyFiles: opts.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
   });
-  return { home, sshConfigPath, knownHosts, resolve: (spec) => resolveTarget(spec, { configPath: sshConfigPath, env: opts.env, home }) };
+  const resolveOpts: ResolveTargetOptions = { configPath: sshConfigPath, env: opts.env, ...(opts.resolver ? { resolver: opts.resolver } : {}) };
+  return {
+    home,
+    sshConfigPath,
+    knownHosts,
+    resolve: async (spec) => {
+      const target = await resolveTarget(spec, resolveOpts);
+      const fixedFiles = opts.userKnownHostsFiles;
+      if (fixedFiles === undefined) return target;
+      return { ...target, knownHostsFiles: fixedFiles, jumps: target.jumps.map((jump) => ({ ...jump, knownHostsFiles: fixedFiles })) };
+    },
+    resolveHost: (spec) => resolveHostSpec(spec, resolveOpts),
+  };
 }

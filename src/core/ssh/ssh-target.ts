@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { userInfo } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import { resolveSshConfigHost } from './ssh-config';
+import { localSshResolveContext, resolveSshHost, type ResolveHostOptions } from './resolve/resolve-host';
+import type { ResolvedSshHost, SshResolveContext, SshResolveRequest } from './resolve/types';
 
 /**
  * Where and how to reach one SSH server: already resolved (no aliases, `~` expanded). The fields after
- * `password` are what `resolveTarget` fills in from ~/.ssh/config; left out, they mean: no jump host, only
- * `identityFile`, no agent, keepalive 15 s × 4.
+ * `password` are what `resolveTarget` fills in as `ssh` resolves the host; left out, they mean: no jump host,
+ * only `identityFile`, no agent, keepalive 15 s × 4.
  */
 export interface SshTarget {
   host: string;
@@ -68,163 +68,84 @@ export interface HostSpec {
 }
 
 export interface ResolveTargetOptions {
-  /** The OpenSSH client config to read (usually ~/.ssh/config); a missing file means no settings. */
+  /** The OpenSSH client config to read (usually ~/.ssh/config); given to ssh as `-F` unless it is ssh's own default; a missing file means no settings. */
   configPath: string;
+  /** The local account as ssh sees it (default: this process's passwd entry and host name, with `env`). */
+  context?: SshResolveContext;
   env: NodeJS.ProcessEnv;
-  home: string;
-  /** The local user name (%u, and the remote user when nothing else sets one). Default: $USER, else the OS user. */
-  localUser?: string;
+  /** How to resolve: `ssh -G` where OpenSSH is installed, else the built-in reader (see resolveSshHost). */
+  resolver?: ResolveHostOptions['resolver'];
+  sshPath?: string;
 }
 
 export const DEFAULT_KEEPALIVE_INTERVAL_SECONDS = 15;
 export const DEFAULT_KEEPALIVE_COUNT_MAX = 4;
-// OpenSSH's default identities, in its order; only the ones that exist are tried.
-const DEFAULT_IDENTITY_NAMES = ['id_rsa', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519', 'id_ed25519_sk'];
-// Bounds ProxyJump chains, including loops where a jump host's own ProxyJump leads back.
-const MAX_JUMPS = 8;
 
-/**
- * Resolves a host the way `ssh` would: the config's Host blocks for the alias (or address), explicit fields
- * winning over the config (like `ssh -l/-p/-i`), default identities when none is configured, the agent from
- * IdentityAgent else SSH_AUTH_SOCK, and ProxyJump hops each resolved through the config themselves.
- */
-export function resolveTarget(hostSpec: HostSpec, opts: ResolveTargetOptions): ResolvedSshTarget {
+export { parseJumpHop } from './resolve/jump-hops';
+
+/** What ssh is asked for a host spec: an address next to an alias is the alias's HostName, like `-o HostName=`. */
+export function resolveRequestOf(hostSpec: HostSpec, configPath: string, context: SshResolveContext): SshResolveRequest {
   const name = hostSpec.alias?.trim() || hostSpec.address?.trim();
   if (!name) {
     throw new ServelabError('BAD_INPUT', 'Name the host: an ~/.ssh/config alias or an address.', { issues: [{ path: 'address', message: 'is required' }] });
   }
-  return resolveHop({ ...hostSpec, name }, opts, 0, true);
+  const request: SshResolveRequest = { destination: name };
+  // ssh reads <home>/.ssh/config and then the system-wide file by itself; -F would skip the system-wide file.
+  // Another config that does not exist means no settings (`-F none`), where ssh would refuse a missing -F file.
+  if (resolvePath(configPath) !== join(context.home, '.ssh', 'config')) request.configFile = existsSync(configPath) ? configPath : 'none';
+  if (hostSpec.alias?.trim() && hostSpec.address?.trim() && hostSpec.address.trim() !== name) request.hostName = hostSpec.address.trim();
+  if (hostSpec.user !== undefined) request.user = hostSpec.user;
+  if (hostSpec.port !== undefined) request.port = hostSpec.port;
+  if (hostSpec.identityFile) request.identityFiles = [hostSpec.identityFile];
+  if (hostSpec.proxyJump !== undefined && hostSpec.proxyJump.trim() !== '') request.proxyJump = hostSpec.proxyJump.trim();
+  return request;
 }
 
-interface HopSpec extends HostSpec {
-  /** The name looked up in the config's Host blocks. */
-  name: string;
-}
-
-function resolveHop(spec: HopSpec, opts: ResolveTargetOptions, depth: number, ownJumpsApply: boolean): ResolvedSshTarget {
-  const localUser = opts.localUser ?? (opts.env.USER || opts.env.LOGNAME || userInfo().username);
-  const config = resolveSshConfigHost(spec.name, {
-    configPath: opts.configPath,
-    user: localUser,
-    env: { ...opts.env, HOME: opts.home },
-    ...(spec.user !== undefined ? { remoteUser: spec.user } : {}),
-    ...(spec.port !== undefined ? { port: spec.port } : {}),
-  });
-
-  // An address given next to an alias is where the alias really lives (it overrides HostName).
-  const host = spec.alias && spec.address ? spec.address.trim() : config.hostName;
-  const user = spec.user ?? config.user ?? localUser;
-  const port = spec.port ?? config.port ?? 22;
-
-  const configured = [...(spec.identityFile ? [spec.identityFile] : []), ...config.identityFiles];
-  const identityFiles = configured.length > 0 ? unique(configured) : defaultIdentities(opts.home);
-
-  let agentSocket: string | null;
-  const agent = config.identityAgent;
-  if (agent === undefined || agent === 'SSH_AUTH_SOCK') agentSocket = opts.env.SSH_AUTH_SOCK || null;
-  else if (agent === 'none') agentSocket = null;
-  else if (agent.startsWith('$')) agentSocket = opts.env[agent.slice(1)] || null;
-  else agentSocket = agent;
-
-  const keepaliveIntervalSeconds = config.serverAliveInterval && config.serverAliveInterval > 0 ? config.serverAliveInterval : DEFAULT_KEEPALIVE_INTERVAL_SECONDS;
-  const keepaliveCountMax = config.serverAliveCountMax && config.serverAliveCountMax > 0 ? config.serverAliveCountMax : DEFAULT_KEEPALIVE_COUNT_MAX;
-
-  let jumps: ResolvedSshTarget[] = [];
-  if (ownJumpsApply) {
-    if (spec.proxyJump !== undefined && spec.proxyJump.trim() !== '') {
-      if (spec.proxyJump.trim().toLowerCase() !== 'none') jumps = resolveJumpChain(spec.proxyJump.trim(), spec.name, opts, depth);
-    } else if (config.proxyCommand !== undefined) {
-      throw new ServelabError(
-        'NOT_SUPPORTED',
-        `~/.ssh/config gives ${spec.name} a ProxyCommand (${config.proxyCommand}); Servelab never runs commands from the config. Use ProxyJump instead.`,
-        { details: { host: spec.name, proxyCommand: config.proxyCommand } },
-      );
-    } else if (config.proxyJump !== undefined && config.proxyJump !== 'none') {
-      jumps = resolveJumpChain(config.proxyJump, spec.name, opts, depth);
-    }
-  }
-
-  const target: ResolvedSshTarget = {
-    host,
-    port,
-    user,
-    alias: spec.name,
-    jumps,
-    identityFiles,
-    identitiesOnly: config.identitiesOnly ?? false,
-    agentSocket,
-    keepaliveIntervalSeconds,
-    keepaliveCountMax,
-  };
-  if (spec.identityFile) target.identityFile = spec.identityFile;
-  return target;
+/** Resolves a host spec the way `ssh` would (see resolveSshHost): every value, every jump host, with origins. */
+export async function resolveHostSpec(hostSpec: HostSpec, opts: ResolveTargetOptions): Promise<ResolvedSshHost> {
+  const context = opts.context ?? localSshResolveContext(opts.env);
+  const resolveOpts: ResolveHostOptions = {};
+  if (opts.resolver) resolveOpts.resolver = opts.resolver;
+  if (opts.sshPath) resolveOpts.sshPath = opts.sshPath;
+  return resolveSshHost(resolveRequestOf(hostSpec, opts.configPath, context), context, resolveOpts);
 }
 
 /**
- * `a,b,c` hops, outermost first. Like `ssh -J`, the first hop is reached with its own config (its own
- * ProxyJump included); later hops are reached through the previous one, so their ProxyJump is ignored.
+ * Resolves a host the way `ssh` would (ssh -G where OpenSSH is installed, else the built-in reader) and turns it
+ * into what a connection needs: identity and certificate files that exist (ssh skips the others), the agent,
+ * keepalives, host key options, and the ProxyJump hops, outermost first.
  */
-function resolveJumpChain(value: string, forHost: string, opts: ResolveTargetOptions, depth: number): ResolvedSshTarget[] {
-  const hops = value.split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
-  const chain: ResolvedSshTarget[] = [];
-  hops.forEach((hop, index) => {
-    if (depth + chain.length + 1 > MAX_JUMPS) {
-      throw new ServelabError('BAD_INPUT', `The ProxyJump chain for ${forHost} is longer than ${MAX_JUMPS} hops or loops back on itself.`, {
-        issues: [{ path: 'proxyJump', message: 'too many hops' }],
-      });
-    }
-    const parsed = parseJumpHop(hop, forHost);
-    const resolved = resolveHop(parsed, opts, depth + chain.length + 1, index === 0);
-    chain.push(...resolved.jumps, { ...resolved, jumps: [] });
-  });
-  if (chain.length > MAX_JUMPS) {
-    throw new ServelabError('BAD_INPUT', `The ProxyJump chain for ${forHost} is longer than ${MAX_JUMPS} hops or loops back on itself.`, {
-      issues: [{ path: 'proxyJump', message: 'too many hops' }],
-    });
-  }
-  return chain;
+export async function resolveTarget(hostSpec: HostSpec, opts: ResolveTargetOptions): Promise<ResolvedSshTarget> {
+  const resolved = await resolveHostSpec(hostSpec, opts);
+  const target = targetOf(resolved);
+  if (hostSpec.identityFile) target.identityFile = hostSpec.identityFile;
+  target.jumps = resolved.proxyJump.map((hop) => targetOf(hop));
+  return target;
 }
 
-/** `[user@]host[:port]`, `[user@][v6addr][:port]` or `ssh://[user@]host[:port]`. */
-export function parseJumpHop(hop: string, forHost = 'this host'): HopSpec {
-  let rest = hop.startsWith('ssh://') ? hop.slice('ssh://'.length).replace(/\/$/, '') : hop;
-  const bad = () =>
-    new ServelabError('BAD_INPUT', `ProxyJump hop "${hop}" for ${forHost} is not [user@]host[:port].`, { issues: [{ path: 'proxyJump', message: 'is not [user@]host[:port]' }] });
-  let user: string | undefined;
-  const at = rest.lastIndexOf('@');
-  if (at === 0) throw bad();
-  if (at > 0) {
-    user = rest.slice(0, at);
-    rest = rest.slice(at + 1);
-  }
-  let name: string;
-  let portText: string | undefined;
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(rest);
-  if (bracketed) {
-    name = bracketed[1] as string;
-    portText = bracketed[2];
-  } else if ((rest.match(/:/g) ?? []).length === 1) {
-    [name, portText] = rest.split(':') as [string, string];
-  } else {
-    name = rest;
-  }
-  if (!name || /\s/.test(name)) throw bad();
-  const spec: HopSpec = { name };
-  if (user !== undefined) spec.user = user;
-  if (portText !== undefined) {
-    const port = Number(portText);
-    if (!/^\d+$/.test(portText) || port < 1 || port > 65535) throw bad();
-    spec.port = port;
-  }
-  return spec;
-}
-
-function defaultIdentities(home: string): string[] {
-  return DEFAULT_IDENTITY_NAMES.map((name) => join(home, '.ssh', name)).filter((file) => existsSync(file));
-}
-
-function unique(values: string[]): string[] {
-  return [...new Set(values)];
+/** The connection options of one resolved host (or jump host). */
+export function targetOf(host: Omit<ResolvedSshHost, 'proxyJump' | 'source'>): ResolvedSshTarget {
+  // ServerAliveInterval 0 means ssh sends no keepalive; Servelab always keeps its connections checked.
+  const ownKeepalive = host.serverAliveInterval <= 0;
+  return {
+    host: host.hostname,
+    port: host.port,
+    user: host.user,
+    alias: host.alias,
+    jumps: [],
+    identityFiles: host.identityFiles.filter((file) => existsSync(file)),
+    identitiesOnly: host.identitiesOnly,
+    agentSocket: host.identityAgent === 'none' ? null : host.identityAgent,
+    keepaliveIntervalSeconds: ownKeepalive ? DEFAULT_KEEPALIVE_INTERVAL_SECONDS : host.serverAliveInterval,
+    keepaliveCountMax: ownKeepalive ? DEFAULT_KEEPALIVE_COUNT_MAX : Math.max(1, host.serverAliveCountMax),
+    proxyCommand: host.proxyCommand,
+    hostKeyAlias: host.hostKeyAlias,
+    strictHostKeyChecking: host.strictHostKeyChecking,
+    knownHostsFiles: [...host.userKnownHostsFiles, ...host.globalKnownHostsFiles],
+    certificateFiles: host.certificateFiles.filter((file) => existsSync(file)),
+    connectTimeoutSeconds: host.connectTimeout,
+    connectionAttempts: host.connectionAttempts,
+  };
 }
 
 /** `user@host:port`, the way messages name a target. */

@@ -1,0 +1,38 @@
+import { describe, it, expect } from 'vitest';
+import { formatResolved } from './ssh';
+import type { ResolvedSshHost } from '../../core/ssh/resolve/types';
+
+const host: ResolvedSshHost = {
+  alias: 'gpu',
+  hostname: 'gpu.example',
+  port: 2200,
+  user: 'ann',
+  identityFiles: ['/home/ann/.ssh/a', '/home/ann/.ssh/b'],
+  identitiesOnly: true,
+  identityAgent: 'none',
+  certificateFiles: [],
+  proxyJump: [],
+  proxyCommand: null,
+  hostKeyAlias: null,
+  strictHostKeyChecking: 'no',
+  userKnownHostsFiles: ['/home/ann/.ssh/known_hosts'],
+  globalKnownHostsFiles: [],
+  connectTimeout: 5,
+  connectionAttempts: 1,
+  serverAliveInterval: 0,
+  serverAliveCountMax: 3,
+  batchMode: false,
+  source: 'ssh -G',
+  origins: { user: { file: '/home/ann/.ssh/config', line: 3 }, 'identityFiles#1': { file: '/etc/ssh/ssh_config', line: 9 } },
+};
+
+describe('formatResolved', () => {
+  it('shows each value with where it was set, and what Servelab does differently', () => {
+    const lines = formatResolved(host).split('\n');
+    expect(lines[0]).toBe('gpu, resolved by ssh -G:');
+    expect(lines.find((l) => l.includes(' user '))).toMatch(/^ {2}user\s+ann\s+\/home\/ann\/\.ssh\/config:3$/);
+    expect(lines.find((l) => l.includes('/home/ann/.ssh/a'))).toMatch(/identityFiles\s+\/home\/ann\/\.ssh\/a$/);
+    expect(lines.find((l) => l.includes('/home/ann/.ssh/b'))).toMatch(/^\s+\/home\/ann\/\.ssh\/b\s+\/etc\/ssh\/ssh_config:9$/);
+    expect(lines).toContain('Warning: StrictHostKeyChecking no is treated as ask: Servelab never accepts a key silently.');
+  });
+});

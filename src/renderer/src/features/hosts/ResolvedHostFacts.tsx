@@ -43,6 +43,7 @@ function OriginNote({ origin, keyword }: { origin: Origin | undefined; keyword?:
   if (!origin) return null;
   return (
     <span className="resolved-origin">
+      {/* Spaces, so the value, the keyword and the place read as separate words to assistive technology and in copied text. */}{' '}
       {keyword && <span className="mono">{keyword} </span>}
       <span className="visually-hidden">{t('resolved.origin')} </span>
       <span className="mono">{`${origin.file}:${origin.line}`}</span>

@@ -118,32 +118,32 @@ describe('ResolvedHostPanel', () => {
 
     expect(within(panel).getByText('Resolved by OpenSSH (ssh -G)')).toBeTruthy();
     expect(within(panel).getByText('ml@10.70.0.12:2222')).toBeTruthy();
-    expect(row(panel, 'User').textContent).toBe(`mlset at ${CONFIG}:3`);
-    expect(row(panel, 'Host name').textContent).toBe(`10.70.0.12set at ${CONFIG}:2`);
-    expect(row(panel, 'Port').textContent).toBe(`2222set at ${CONFIG}:4`);
+    expect(row(panel, 'User').textContent).toBe(`ml set at ${CONFIG}:3`);
+    expect(row(panel, 'Host name').textContent).toBe(`10.70.0.12 set at ${CONFIG}:2`);
+    expect(row(panel, 'Port').textContent).toBe(`2222 set at ${CONFIG}:4`);
 
     const hops = within(row(panel, 'Route')).getAllByRole('listitem').filter((li) => li.classList.contains('resolved-hop'));
     expect(hops.map((hop) => hop.textContent)).toEqual([
-      `ops@gw.example.net:22set at ${CONFIG}:6alias gwKeys/home/ml/.ssh/gw_ed25519`,
+      `ops@gw.example.net:22 set at ${CONFIG}:6alias gwKeys/home/ml/.ssh/gw_ed25519`,
       'ml@bastion.lab:2200alias bastionKeysNo identity files',
     ]);
 
     const keys = within(row(panel, 'Identity files')).getAllByRole('listitem');
-    expect(keys.map((li) => li.textContent)).toEqual([`/home/ml/.ssh/h200_ed25519set at ${CONFIG}:5`, '/home/ml/.ssh/id_rsa']);
+    expect(keys.map((li) => li.textContent)).toEqual([`/home/ml/.ssh/h200_ed25519 set at ${CONFIG}:5`, '/home/ml/.ssh/id_rsa']);
     expect(within(row(panel, 'Identity files')).getByText('Tried in this order; files that do not exist are skipped.')).toBeTruthy();
     expect(row(panel, 'Only these identity files').textContent).toBe('Yes');
     expect(row(panel, 'Agent socket').textContent).toBe('/run/user/1000/ssh-agent.socket');
     expect(row(panel, 'Certificate files').textContent).toBe('/home/ml/.ssh/h200_ed25519-cert.pub');
     expect(row(panel, 'Host key alias').textContent).toBe('h200.lab');
     expect(row(panel, 'Host key checking').textContent).toBe(
-      'no: treated as ask, since Servelab never accepts a host key silentlyset at /etc/ssh/ssh_config.d/10-lab.conf:1',
+      'no: treated as ask, since Servelab never accepts a host key silently set at /etc/ssh/ssh_config.d/10-lab.conf:1',
     );
     expect(within(row(panel, 'User known_hosts files')).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
       '/home/ml/.ssh/known_hosts',
       '/home/ml/.ssh/known_hosts2',
     ]);
     expect(within(row(panel, 'System-wide known_hosts files')).getByText('/etc/ssh/ssh_known_hosts')).toBeTruthy();
-    expect(row(panel, 'Connect timeout').textContent).toBe(`10 sset at ${CONFIG}:7`);
+    expect(row(panel, 'Connect timeout').textContent).toBe(`10 s set at ${CONFIG}:7`);
     expect(row(panel, 'Connection attempts').textContent).toBe('3');
     expect(row(panel, 'Keepalive').textContent).toBe('Servelab’s own keepalive (every 15 s)');
 
@@ -156,7 +156,7 @@ describe('ResolvedHostPanel', () => {
     await renderCard(api);
     const panel = await openResolved();
     expect(within(panel).getByText('Resolved by built-in reader')).toBeTruthy();
-    expect(row(panel, 'Route').textContent).toBe(`${THROUGH_COMMAND.proxyCommand}set at ${CONFIG}:9`);
+    expect(row(panel, 'Route').textContent).toBe(`${THROUGH_COMMAND.proxyCommand} set at ${CONFIG}:9`);
     expect(row(panel, 'Route').previousElementSibling?.textContent).toBe('RouteProxyCommand');
     expect(row(panel, 'Agent socket').textContent).toBe('None: no agent is used');
     expect(row(panel, 'Certificate files').textContent).toBe('None');
@@ -166,7 +166,7 @@ describe('ResolvedHostPanel', () => {
     );
     expect(row(panel, 'Connect timeout').textContent).toBe('The system’s default');
     expect(row(panel, 'Keepalive').textContent).toBe(
-      `Every 30 s; the connection is dropped after 5 unansweredServerAliveInterval set at ${CONFIG}:10ServerAliveCountMax set at ${CONFIG}:11`,
+      `Every 30 s; the connection is dropped after 5 unanswered ServerAliveInterval set at ${CONFIG}:10 ServerAliveCountMax set at ${CONFIG}:11`,
     );
     expect(within(panel).queryByRole('note', { name: 'Warnings' })).toBeNull();
   });
@@ -194,7 +194,7 @@ describe('ResolvedHostPanel', () => {
       fireEvent.click(within(panel).getByRole('button', { name: 'Refresh the resolved settings of h200-lab' }));
     });
     expect(within(panel).queryByRole('alert')).toBeNull();
-    expect(row(panel, 'User').textContent).toBe(`mlset at ${CONFIG}:3`);
+    expect(row(panel, 'User').textContent).toBe(`ml set at ${CONFIG}:3`);
   });
 
   it('names any other failure with the host and the core’s message', async () => {
@@ -229,7 +229,7 @@ describe('ResolvedHostPanel', () => {
       fireEvent.click(refresh);
     });
     expect(resolveCalls(api)).toHaveLength(2);
-    expect(row(panel, 'User').textContent).toBe(`mlset at ${CONFIG}:3`);
+    expect(row(panel, 'User').textContent).toBe(`ml set at ${CONFIG}:3`);
     await act(async () => pending.resolve({ ...THROUGH_JUMPS, user: 'root', origins: {} }));
     expect(row(panel, 'User').textContent).toBe('root');
   });
@@ -278,8 +278,8 @@ describe('ResolvedHostPanel', () => {
     expect(screen.getByRole('button', { name: 'Çözümlenen ayarlar: h200-lab' }).getAttribute('aria-expanded')).toBe('true');
     const panel = screen.getByRole('region', { name: 'Çözümlenen ayarlar' });
     expect(within(panel).getByText('Çözümleyen: OpenSSH (ssh -G komutu)')).toBeTruthy();
-    expect(row(panel, 'Kullanıcı').textContent).toBe(`mltanımlandığı yer: ${CONFIG}:3`);
+    expect(row(panel, 'Kullanıcı').textContent).toBe(`ml tanımlandığı yer: ${CONFIG}:3`);
     expect(row(panel, 'Canlı tutma').textContent).toBe('Servelab’in kendi canlı tutma mesajları (15 sn’de bir)');
-    expect(row(panel, 'Bağlantı zaman aşımı').textContent).toBe(`10 sntanımlandığı yer: ${CONFIG}:7`);
+    expect(row(panel, 'Bağlantı zaman aşımı').textContent).toBe(`10 sn tanımlandığı yer: ${CONFIG}:7`);
   });
 });

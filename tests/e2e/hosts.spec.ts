@@ -170,7 +170,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
     const value = (term: string) => panel.locator('dt', { hasText: new RegExp(`^${term}[A-Z]`) }).locator('xpath=following-sibling::dd[1]');
 
     await test.step('the panel opens from the keyboard and shows the resolved values with their origins', async () => {
-      const toggle = card.getByRole('button', { name: `Resolved settings of ${alias}` });
+      const toggle = card.getByRole('button', { name: `Resolved settings of ${alias}`, exact: true });
       await toggle.focus();
       await page.keyboard.press('Enter');
       await expect(toggle).toHaveAttribute('aria-expanded', 'true');
@@ -183,7 +183,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(value('Connect timeout')).toContainText(`7 s set at ${core.sshConfigPath}:6`);
       await expect(value('Route')).toHaveText('Direct: no jump host and no ProxyCommand');
       await expect(panel.getByRole('alert')).toHaveCount(0);
-      await screenshotBothThemes(page, 'host-resolved', { height: 1400 });
+      await screenshotBothThemes(page, 'host-resolved', { height: 2000 });
       await expectAccessibleInBothThemes(page, 'Hosts page with "Resolved as" open');
     });
 
@@ -196,6 +196,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(alert.getByText('The SSH config has an error')).toBeVisible();
       await expect(alert).toContainText(`${core.sshConfigPath}: line 3: Bad configuration option: nosuchoption`);
       await expect(alert).toContainText('Error code SSH_CONFIG_INVALID');
+      await panel.scrollIntoViewIfNeeded();
       await screenshotBothThemes(page, 'host-resolved-error');
     });
 

@@ -34,8 +34,9 @@ export function resolvedAddress({ user, hostname, port }: { user: string; hostna
   return `${user}@${hostPort(hostname, port)}`;
 }
 
-function seconds(value: number): string {
-  return t('resolved.seconds', { value: new Intl.NumberFormat(formattingLocale(), { maximumFractionDigits: 3 }).format(value) });
+/** A number of seconds in the UI's language; the view allows a fraction, so up to three decimals are kept. */
+function secondsValue(value: number): string {
+  return new Intl.NumberFormat(formattingLocale(), { maximumFractionDigits: 3 }).format(value);
 }
 
 /** Where a value was set, as the core gave the path: the renderer cannot know the user's home to shorten it. */
@@ -142,7 +143,7 @@ function keepalive(view: ResolvedHostView): string {
   // 0 is ssh's "send none"; Servelab then keeps the connection alive itself (src/core/ssh/ssh-target.ts: 15 s).
   if (view.serverAliveInterval <= 0) return t('resolved.serverAlive.own');
   return t('resolved.serverAlive.every', {
-    interval: new Intl.NumberFormat(formattingLocale(), { maximumFractionDigits: 3 }).format(view.serverAliveInterval),
+    interval: secondsValue(view.serverAliveInterval),
     count: view.serverAliveCountMax,
   });
 }
@@ -207,7 +208,7 @@ export function ResolvedHostFacts({ view, label }: { view: ResolvedHostView; lab
         <p className="resolved-note">{t('resolved.knownHosts.note')}</p>
       </Row>
       <Row term={t('resolved.connectTimeout')} keyword={KEYWORD.connectTimeout}>
-        <Value origin={origins.connectTimeout}>{view.connectTimeout === null ? t('resolved.connectTimeout.default') : seconds(view.connectTimeout)}</Value>
+        <Value origin={origins.connectTimeout}>{view.connectTimeout === null ? t('resolved.connectTimeout.default') : t('resolved.seconds', { value: secondsValue(view.connectTimeout) })}</Value>
       </Row>
       <Row term={t('resolved.connectionAttempts')} keyword={KEYWORD.connectionAttempts}>
         <Value origin={origins.connectionAttempts}>{view.connectionAttempts}</Value>

@@ -73,19 +73,32 @@ function Row({ term, keyword, children }: { term: string; keyword: string; child
   );
 }
 
-/** A list field in order, each item with its own origin (`field#i`), else the field's. */
+/** The origin of a whole list (one line that set all of it), under the list. */
+function ListOrigin({ origin }: { origin: Origin | undefined }) {
+  if (!origin) return null;
+  return (
+    <span className="resolved-value resolved-list-origin">
+      <OriginNote origin={origin} />
+    </span>
+  );
+}
+
+/** A list field in order, each item with its own origin (`field#i`) where known. */
 function FileList({ files, field, origins }: { files: string[]; field: string; origins: ResolvedHostView['origins'] }) {
   if (files.length === 0) return <Value origin={origins[field]}>{t('resolved.none')}</Value>;
   return (
-    <ol className="resolved-list">
-      {files.map((file, index) => (
-        <li key={`${index}-${file}`}>
-          <Value mono origin={origins[`${field}#${index}`] ?? (index === 0 ? origins[field] : undefined)}>
-            {file}
-          </Value>
-        </li>
-      ))}
-    </ol>
+    <>
+      <ol className="resolved-list">
+        {files.map((file, index) => (
+          <li key={`${index}-${file}`}>
+            <Value mono origin={origins[`${field}#${index}`]}>
+              {file}
+            </Value>
+          </li>
+        ))}
+      </ol>
+      <ListOrigin origin={origins[field]} />
+    </>
   );
 }
 
@@ -98,7 +111,7 @@ function Route({ view }: { view: ResolvedHostView }) {
         <ol className="resolved-hops">
           {view.proxyJump.map((hop, index) => (
             <li key={`${index}-${hop.alias}`} className="resolved-hop">
-              <Value mono origin={origins[`proxyJump#${index}`] ?? (index === 0 ? origins.proxyJump : undefined)}>
+              <Value mono origin={origins[`proxyJump#${index}`]}>
                 {resolvedAddress(hop)}
               </Value>
               {hop.alias !== hop.hostname && <span className="resolved-hop-alias">{t('host.fact.alias', { alias: hop.alias })}</span>}
@@ -119,6 +132,8 @@ function Route({ view }: { view: ResolvedHostView }) {
             </li>
           ))}
         </ol>
+        {/* One ProxyJump line sets the whole chain. */}
+        <ListOrigin origin={origins.proxyJump} />
         <p className="resolved-note">{t('resolved.route.jumpNote')}</p>
       </Row>
     );

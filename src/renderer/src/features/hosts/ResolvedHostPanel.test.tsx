@@ -122,11 +122,14 @@ describe('ResolvedHostPanel', () => {
     expect(row(panel, 'Host name').textContent).toBe(`10.70.0.12 set at ${CONFIG}:2`);
     expect(row(panel, 'Port').textContent).toBe(`2222 set at ${CONFIG}:4`);
 
-    const hops = within(row(panel, 'Route')).getAllByRole('listitem').filter((li) => li.classList.contains('resolved-hop'));
+    const route = row(panel, 'Route');
+    const hops = within(route).getAllByRole('listitem').filter((li) => li.classList.contains('resolved-hop'));
     expect(hops.map((hop) => hop.textContent)).toEqual([
-      `ops@gw.example.net:22 set at ${CONFIG}:6alias gwKeys/home/ml/.ssh/gw_ed25519`,
+      'ops@gw.example.net:22alias gwKeys/home/ml/.ssh/gw_ed25519',
       'ml@bastion.lab:2200alias bastionKeysNo identity files',
     ]);
+    // The ProxyJump line set the whole chain, so its origin is the chain's, not the first hop's.
+    expect(route.querySelector('.resolved-list-origin')?.textContent).toBe(` set at ${CONFIG}:6`);
 
     const keys = within(row(panel, 'Identity files')).getAllByRole('listitem');
     expect(keys.map((li) => li.textContent)).toEqual([`/home/ml/.ssh/h200_ed25519 set at ${CONFIG}:5`, '/home/ml/.ssh/id_rsa']);

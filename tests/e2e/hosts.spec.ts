@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { expectAccessibleInBothThemes } from './a11y';
 import { expect, screenshotBothThemes, test } from './fixtures';
 
 const GPU_LINE = 'NVIDIA H200 · 143771 MiB · sm 9.0';
@@ -138,6 +140,64 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await expect(page.getByRole('dialog')).toHaveCount(0);
       await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
       await expect(card.getByText('Connection state: Ready')).toBeVisible();
+    });
+
+    expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);
+  });
+
+  test('"Resolved as" shows how a host from ~/.ssh/config will be reached, with the lines that set each value', async ({ page, core, sshd }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    const alias = 'resolved-box';
+
+    await test.step('import an alias whose settings all come from the ssh config', async () => {
+      await writeFile(
+        core.sshConfigPath,
+        [`Host ${alias}`, `  HostName ${sshd.host}`, `  Port ${sshd.port}`, `  User ${sshd.user}`, `  IdentityFile ${sshd.identityFile}`, '  ConnectTimeout 7', ''].join('\n'),
+        { mode: 0o600 },
+      );
+      await page.goto(core.pageUrl);
+      await page.getByRole('button', { name: 'Import from ~/.ssh/config', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Import from ~/.ssh/config' });
+      await dialog.getByRole('checkbox', { name: new RegExp(`^${alias} `) }).check();
+      await dialog.getByRole('button', { name: 'Add 1 host' }).click();
+      await expect(dialog).toHaveCount(0);
+    });
+
+    const card = page.getByRole('article', { name: alias, exact: true });
+    const panel = card.getByRole('region', { name: 'Resolved as' });
+    // A row's term is its name followed by its ssh_config keyword ("User" "User", "Connect timeout" "ConnectTimeout").
+    const value = (term: string) => panel.locator('dt', { hasText: new RegExp(`^${term}[A-Z]`) }).locator('xpath=following-sibling::dd[1]');
+
+    await test.step('the panel opens from the keyboard and shows the resolved values with their origins', async () => {
+      const toggle = card.getByRole('button', { name: `Resolved settings of ${alias}`, exact: true });
+      await toggle.focus();
+      await page.keyboard.press('Enter');
+      await expect(toggle).toHaveAttribute('aria-expanded', 'true');
+      await expect(panel.getByText(`${sshd.user}@${sshd.host}:${sshd.port}`, { exact: true })).toBeVisible();
+      // The e2e machine has an OpenSSH client, so ssh -G answers.
+      await expect(panel.getByText('Resolved by OpenSSH (ssh -G)', { exact: true })).toBeVisible();
+      await expect(value('User')).toContainText(`${sshd.user} set at ${core.sshConfigPath}:4`);
+      await expect(value('Port')).toContainText(`${sshd.port} set at ${core.sshConfigPath}:3`);
+      await expect(value('Identity files').getByRole('listitem').first()).toContainText(`${sshd.identityFile} set at ${core.sshConfigPath}:5`);
+      await expect(value('Connect timeout')).toContainText(`7 s set at ${core.sshConfigPath}:6`);
+      await expect(value('Route')).toHaveText('Direct: no jump host and no ProxyCommand');
+      await expect(panel.getByRole('alert')).toHaveCount(0);
+      await screenshotBothThemes(page, 'host-resolved', { height: 2000 });
+      await expectAccessibleInBothThemes(page, 'Hosts page with "Resolved as" open');
+    });
+
+    await test.step('Refresh reads an edited config again, and a bad option is shown with ssh’s own words', async () => {
+      await writeFile(core.sshConfigPath, [`Host ${alias}`, `  HostName ${sshd.host}`, '  NoSuchOption yes', ''].join('\n'), { mode: 0o600 });
+      const refresh = panel.getByRole('button', { name: `Refresh the resolved settings of ${alias}` });
+      await refresh.focus();
+      await page.keyboard.press('Enter');
+      const alert = panel.getByRole('alert');
+      await expect(alert.getByText('The SSH config has an error')).toBeVisible();
+      await expect(alert).toContainText(`${core.sshConfigPath}: line 3: Bad configuration option: nosuchoption`);
+      await expect(alert).toContainText('Error code SSH_CONFIG_INVALID');
+      await panel.scrollIntoViewIfNeeded();
+      await screenshotBothThemes(page, 'host-resolved-error');
     });
 
     expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);

@@ -14,6 +14,7 @@ import { hostPort, hostTarget } from './format';
 import { HostKeyChangedAlert } from './HostKeyChangedAlert';
 import { InventoryView } from './InventoryView';
 import { RemoveHostDialog } from './RemoveHostDialog';
+import { ResolvedHostPanel } from './ResolvedHostPanel';
 
 const BADGE_TONE: Record<HostBadgeState, BadgeTone> = {
   idle: 'neutral',
@@ -95,8 +96,10 @@ export function HostCard({ hostId }: { hostId: string }) {
   const disconnectHost = useAppStore((s) => s.disconnectHost);
   const [dialog, setDialog] = useState<'remove' | 'edit' | null>(null);
   const [logOpen, setLogOpen] = useState(false);
+  const [resolvedOpen, setResolvedOpen] = useState(false);
   const titleId = useId();
   const logId = useId();
+  const resolvedId = useId();
   const { host } = view;
   if (!host) return null;
 
@@ -150,6 +153,19 @@ export function HostCard({ hostId }: { hostId: string }) {
             {hasInventory ? t('host.refresh') : t('host.readInventory')}
           </button>
           <span className="host-actions-divider" aria-hidden="true" />
+          {!isDemo && (
+            <button
+              type="button"
+              className={`btn btn-ghost btn-icon${resolvedOpen ? ' is-on' : ''}`}
+              aria-label={t('host.resolvedOf', { label: host.label })}
+              title={t('host.resolved')}
+              aria-expanded={resolvedOpen}
+              aria-controls={resolvedId}
+              onClick={() => setResolvedOpen((open) => !open)}
+            >
+              <Icon name="route" size={15} />
+            </button>
+          )}
           <button
             type="button"
             className={`btn btn-ghost btn-icon${logOpen ? ' is-on' : ''}`}
@@ -192,6 +208,12 @@ export function HostCard({ hostId }: { hostId: string }) {
           !busy && !view.error && <p className="empty-line">{t('host.notRead')}</p>
         )}
       </div>
+
+      {!isDemo && (
+        <div id={resolvedId} className="host-resolved" hidden={!resolvedOpen}>
+          {resolvedOpen && <ResolvedHostPanel host={host} />}
+        </div>
+      )}
 
       <div id={logId} className="host-log" hidden={!logOpen}>
         {logOpen && <ConnectionLog hostId={host.id} label={host.label} />}

@@ -8,7 +8,7 @@ import { isAbsolute } from 'node:path';
 import { glob } from './glob';
 import { lexLine } from './lexer';
 import { parseJump } from './parse-value';
-import { matchPattern } from './patterns';
+import { asciiLower, matchPattern } from './patterns';
 import { isAddr } from './canonicalise';
 import { a2port } from './values';
 
@@ -30,7 +30,7 @@ const MAX_DEPTH = 16;
 
 function readLines(path: string): string[] | null {
   try {
-    return readFileSync(path, 'latin1').split('\n');
+    return readFileSync(path, 'utf8').split('\n');
   } catch {
     return null; // a missing or unreadable file lists nothing
   }
@@ -135,7 +135,7 @@ export function listConfigAliases(configPath: string, home: string): ConfigAlias
     const collected: Collected = {};
     collectOptions(configPath, alias, home, { active: true }, false, 0, collected);
     const expanded = collected.hostName !== undefined ? collected.hostName.replace(/%([%h])/g, (_m, t: string) => (t === 'h' ? alias : '%')) : alias;
-    const entry: ConfigAlias = { alias, hostName: isAddr(expanded) ? expanded : expanded.toLowerCase() };
+    const entry: ConfigAlias = { alias, hostName: isAddr(expanded) ? expanded : asciiLower(expanded) };
     if (collected.user !== undefined) entry.user = collected.user;
     if (collected.port !== undefined) entry.port = collected.port;
     const jump = collected.jump !== undefined ? formatJump(collected.jump) : undefined;

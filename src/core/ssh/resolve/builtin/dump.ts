@@ -3,6 +3,7 @@
 // proxyjump stay as written; identityagent and userknownhostsfile are printed with ~, %-tokens and ${VAR} expanded.
 import type { ConfigOrigin, RawSshOptions } from '../types';
 import type { SshOptions } from './options';
+import { asciiLower } from './patterns';
 
 /** readconf.c fill_default_options: the seven default identities, when none is configured. */
 export const DEFAULT_IDENTITY_FILES = ['id_rsa', 'id_ecdsa', 'id_ecdsa_sk', 'id_ed25519', 'id_ed25519_sk', 'id_xmss', 'id_dsa'].map((f) => `~/.ssh/${f}`);
@@ -62,7 +63,7 @@ export function dumpResolved(input: DumpInput): RawSshOptions {
   }
 
   const alias = options.str('hostkeyalias');
-  if (alias !== undefined) line('hostkeyalias', alias.toLowerCase(), options.origin('hostkeyalias'));
+  if (alias !== undefined) line('hostkeyalias', asciiLower(alias), options.origin('hostkeyalias'));
   line('stricthostkeychecking', STRICT_NAMES[options.num('stricthostkeychecking') ?? 2] ?? 'UNKNOWN', options.origin('stricthostkeychecking'));
 
   const userHosts = options.lists.get('userknownhostsfile');

@@ -2,6 +2,7 @@
 // options `ssh -G` (OpenSSH 9.2, Debian 12 build) would print, following ssh.c main step by step: command-line
 // options first, the config files (the user's, then the system-wide one; or only -F), HostName, lower-casing,
 // canonicalisation, the final pass, defaults, and the expansions done before printing.
+import { asciiLower } from './patterns';
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { RawSshOptions, SshResolveContext, SshResolveRequest } from '../types';
@@ -81,7 +82,7 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     options.replace('hostname', host, options.origin('hostname'));
   }
   const wasAddr = isAddr(host);
-  if (!wasAddr) host = host.toLowerCase();
+  if (!wasAddr) host = asciiLower(host);
   let resolved = false;
   const canonicalise = options.num('canonicalizehostname') ?? CANONICALISE_NO;
   if (canonicalise !== CANONICALISE_NO || wasAddr) ({ host, resolved } = await resolveCanonicalize(host, options, lookup, diag));
@@ -109,12 +110,13 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
 
   // --- Expansions ssh.c main does before dump_client_config.
   const thisHost = ctx.localHostname;
-  const keyAlias = options.str('hostkeyalias')?.toLowerCase();
+  const keyAlias = options.str('hostkeyalias');
+  const keyAliasLower = keyAlias === undefined ? undefined : asciiLower(keyAlias);
   const tokens = {
     C: connectionHash(thisHost, host, String(port), user),
     L: thisHost.split('.')[0] as string,
     i: String(ctx.uid),
-    k: keyAlias ?? hostArg,
+    k: keyAliasLower ?? hostArg,
     l: thisHost,
     n: hostArg,
     p: String(port),

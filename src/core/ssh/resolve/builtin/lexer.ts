@@ -84,7 +84,7 @@ export function lexLine(raw: string): LexedLine {
   let { token: keyword, rest } = strdelim(line, true);
   if (keyword === '' && rest !== null) ({ token: keyword, rest } = strdelim(rest, true));
   if (keyword === null || keyword === '' || keyword.startsWith('\n') || keyword.startsWith('#')) return { kind: 'empty' };
-  keyword = keyword.toLowerCase();
+  keyword = keyword.replace(/[A-Z]+/g, (m) => m.toLowerCase());
   if (rest !== null) rest = skipWhitespace(rest, 0);
   if (rest === null || rest === '') return { kind: 'no-argument', keyword };
   const args = argvSplit(rest);

@@ -3,7 +3,7 @@
 import type { ConfigOrigin } from '../types';
 import { CIPHERS, GSS_KEX, KEX, KEY_TYPES, MACS, MULTISTATE, type Opcode } from './keywords';
 import type { JumpSpec } from './options';
-import { matchPattern } from './patterns';
+import { asciiLower, matchPattern } from './patterns';
 import { dollarExpandIsValid } from './tokens';
 import { a2port, atoiErr, convtime, parseSshUri, parseUserHostPort, strtonum, validDomainError, validEnvName } from './values';
 import type { ReaderEnvironment } from './read-config';
@@ -343,7 +343,7 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
       if (!p.active || wasSet) continue;
       if (values.length >= MAX_CANON_DOMAINS) return missing('too many hostname suffixes.');
       // valid_domain() lower-cases the name and drops one trailing dot.
-      values.push(arg.toLowerCase().replace(/\.$/, ''));
+      values.push(asciiLower(arg).replace(/\.$/, ''));
     }
     if (p.active && !wasSet && values.length > 0) options.setListFirst('canonicaldomains', values, p.origin);
     return true;
@@ -364,7 +364,7 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
         source = '*';
         target = '*';
       } else {
-        const lower = arg.toLowerCase();
+        const lower = asciiLower(arg);
         const colon = lower.indexOf(':');
         if (colon === -1 || colon === lower.length - 1) return missing(`Invalid permitted CNAME "${lower}"`);
         source = lower.slice(0, colon);

@@ -1,6 +1,11 @@
 // OpenSSH 9.2 match.c: `*` and `?` wildcards, comma lists with `!` negation. Host lines compare case-sensitively
 // (match_pattern); Match host/originalhost lower-case both sides (match_hostname); Match user/localuser do not.
 
+/** C tolower() in the C locale: only A–Z change (ssh's lowercase()). */
+export function asciiLower(s: string): string {
+  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
 export function matchPattern(s: string, pattern: string): boolean {
   let si = 0;
   let pi = 0;
@@ -28,7 +33,7 @@ export function matchPatternList(s: string, list: string, lowerPattern: boolean)
     let sub = negated ? raw.slice(1) : raw;
     // A sub-pattern of 1023 characters or more makes the whole list fail to match (fixed buffer in match.c).
     if (sub.length >= 1023) return 0;
-    if (lowerPattern) sub = sub.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+    if (lowerPattern) sub = asciiLower(sub);
     if (matchPattern(s, sub)) {
       if (negated) return -1;
       positive = true;
@@ -52,5 +57,5 @@ function splitList(list: string): string[] {
 }
 
 export function matchHostname(host: string, list: string): -1 | 0 | 1 {
-  return matchPatternList(host.replace(/[A-Z]+/g, (m) => m.toLowerCase()), list, true);
+  return matchPatternList(asciiLower(host), list, true);
 }

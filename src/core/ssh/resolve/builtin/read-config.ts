@@ -68,7 +68,7 @@ export async function readConfigFile(
   let text: string;
   try {
     const st = statSync(file);
-    text = st.isDirectory() ? '' : readFileSync(file, 'latin1');
+    text = st.isDirectory() ? '' : readFileSync(file, 'utf8');
     if (flags & SSHCONF_CHECKPERM && ((st.uid !== 0 && st.uid !== env.uid) || (st.mode & 0o22) !== 0)) {
       env.diag.fatal(`Bad owner or permissions on ${file}`);
     }

@@ -22,9 +22,9 @@ interface Scenario {
   env?: Record<string, string>;
 }
 
-const S = (name: string, config: string, destination: string, extra: Partial<Scenario> = {}): Scenario => ({
+const S = (name: string, config: string | null, destination: string, extra: Partial<Scenario> = {}): Scenario => ({
   name,
-  files: { config, ...(extra.files ?? {}) },
+  files: config === null ? { ...(extra.files ?? {}) } : { config, ...(extra.files ?? {}) },
   destination,
   ...(extra.request ? { request: extra.request } : {}),
   ...(extra.env ? { env: extra.env } : {}),
@@ -120,6 +120,58 @@ const SCENARIOS: Scenario[] = [
   S('canonicalise always with ProxyJump', 'CanonicalizeHostname always\nCanonicalDomains localdomain\nProxyJump j\n', 'localhost'),
   S('second pass matches the canonical name', 'CanonicalizeHostname yes\nCanonicalDomains localdomain\nHost localhost\n  User first\nHost *.localdomain\n  Port 2022\n', 'localhost'),
   S('numeric address canonicalised', '', '127.1'),
+  // Edge cases of syntax and values.
+  S('CRLF line endings', 'Host x\r\n  User crlf\r\n  Port 2020\r\n', 'x'),
+  S('tabs and = with spaces', 'Host\tx\n\tUser\t=\tt\n\tPort =  2021\n', 'x'),
+  S('quoted identity path with a space', 'IdentityFile "~/.ssh/my key"\nIdentityFile ${HOME}/.ssh/%h\n', 'x'),
+  S('quoted Host pattern', 'Host "x"\n  User q\n', 'x'),
+  S('StrictHostKeyChecking=no', 'StrictHostKeyChecking=no\n', 'x'),
+  S('StrictHostKeyChecking ask', 'StrictHostKeyChecking ask\n', 'x'),
+  S('HostKeyAlias lower-cased', 'HostKeyAlias MixedCase\n', 'x'),
+  S('User not expanded', 'User %u-x\n', 'x'),
+  S('numeric HostName kept', 'Host x\n  HostName 10.000.0.1\n', 'x'),
+  S('IPv6 HostName', 'Host x\n  HostName FE80::1\n', 'x'),
+  S('HostName with %h keeps the typed case', 'Host *\n  HostName %h.Lab\n', 'GPU1'),
+  S('Match exec with %p from -p', 'Match exec "test %p = 2200"\n  User p2200\n', 'x', { request: { port: 2200 } }),
+  S('Match user before User is set', 'Match user later\n  Port 2\nHost x\n  User later\n', 'x'),
+  S('Match with = and quotes', 'Match host="x"\n  User eq\n', 'x'),
+  S('Match all with a comment', 'Match all # everything\n  User all\n', 'x'),
+  S('Match host list', 'Match host a,b,x\n  User list\n', 'x'),
+  S('Match originalhost negated', 'Match !originalhost y\n  User noty\n', 'x'),
+  S('Match canonical without canonicalisation', 'Match canonical\n  User never\nMatch !canonical\n  User first\n', 'x'),
+  S('second pass after Match final adds only unset values', 'Match final\n  User fin\n  IdentityFile ~/.ssh/final\nHost x\n  IdentityFile ~/.ssh/x\n', 'x'),
+  S('Include of a relative path with -F goes to ~/.ssh', 'Include servelab-surely-missing-*\nUser u\n', 'x'),
+  S('ProxyJump with tokens kept', 'ProxyJump %r@jump-%h:%p\n', 'x'),
+  S('ProxyJump IPv6 hop', 'ProxyJump [::1]:2222\n', 'x'),
+  S('ProxyJump first word only', 'ProxyJump a b\n', 'x'),
+  S('ProxyJump none inactive later', 'Host x\n  ProxyJump none\nHost *\n  ProxyJump other\n', 'x'),
+  S('ProxyCommand with =', 'ProxyCommand=ssh -W %h:%p bastion\n', 'x'),
+  S('ServerAliveInterval none', 'ServerAliveInterval none\nServerAliveInterval 10\n', 'x'),
+  S('BatchMode no keeps 0', 'BatchMode no\n', 'x'),
+  S('BatchMode with explicit interval', 'BatchMode yes\nServerAliveInterval 15\n', 'x'),
+  S('CanonicalizeHostname no', 'CanonicalizeHostname no\nCanonicalDomains localdomain\n', 'localhost'),
+  S('CanonicalDomains none', 'CanonicalizeHostname yes\nCanonicalDomains none\n', 'localhost'),
+  S('canonicalise anchored name', 'CanonicalizeHostname yes\n', 'localhost.'),
+  S('canonicalise numeric', 'CanonicalizeHostname yes\nCanonicalDomains localdomain\n', '127.0.0.1'),
+  S('many identity files', Array.from({ length: 12 }, (_, i) => `IdentityFile ~/.ssh/k${i}\n`).join(''), 'x'),
+  S('system-style unsupported keyword warns only', 'CompressionLevel 6\n', 'x'),
+  S('-l and user@ both', '', 'at@x', { request: { user: 'dashl' } }),
+  S('-p and Port', 'Port 2200\n', 'x', { request: { port: 2022 } }),
+  S('-J chain with user and port', '', 'x', { request: { proxyJump: 'u1@j1:2201,j2' } }),
+  // More refusals.
+  S('error: -J with shell characters', '', 'x', { request: { proxyJump: 'a;b' } }),
+  S('error: destination with shell characters', '', 'a;b'),
+  S('error: no argument after keyword', 'Host\n', 'x'),
+  S('error: bad yes/no', 'BatchMode maybe\n', 'x'),
+  S('error: bad StrictHostKeyChecking', 'StrictHostKeyChecking sometimes\n', 'x'),
+  S('error: Port too large', 'Port 70000\n', 'x'),
+  S('error: Host empty pattern', 'Host ""\n', 'x'),
+  S('error: Match exec without command', 'Match exec\n', 'x'),
+  S('error: One or more attributes', 'Match # nothing\n', 'x'),
+  S('error: bad IdentityAgent variable', 'IdentityAgent $1bad\n', 'x'),
+  S('error: unknown key in UserKnownHostsFile', 'UserKnownHostsFile /tmp/%z\n', 'x'),
+  S('error: bad cipher', 'Ciphers aes999\n', 'x'),
+  S('error: missing config file', null, 'x'),
   // Errors.
   S('error: unknown keyword', 'Host a\n  UseKeychain yes\n', 'a'),
   S('error: several bad lines', 'UseKeychain yes\nPort abc\nBatchMode maybe\n', 'a'),
@@ -215,6 +267,7 @@ describe.skipIf(!haveSsh)('built-in reader against ssh -G (OpenSSH 9.2)', () => 
 
   it.each(SCENARIOS.map((s, i) => [s.name, s, i] as const))('%s', async (_name, scenario, index) => {
     const dir = join(root, String(index));
+    await mkdir(dir, { recursive: true });
     for (const [rel, text] of Object.entries(scenario.files)) {
       const path = join(dir, rel);
       await mkdir(dirname(path), { recursive: true });

@@ -57,6 +57,7 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     home: ctx.home,
     uid: ctx.uid,
     env: ctx.env,
+    accounts: { passwdFile, groupFile: groupDatabase(ctx.env) },
     localHostname: ctx.localHostname,
     defaultPort: DEFAULT_SSH_PORT,
     wantFinalPass: false,
@@ -199,6 +200,11 @@ function fileExists(path: string): boolean {
 function passwdDatabase(env: NodeJS.ProcessEnv): string {
   const wrapped = (env.LD_PRELOAD ?? '').includes('nss_wrapper') ? env.NSS_WRAPPER_PASSWD : undefined;
   return wrapped || '/etc/passwd';
+}
+
+function groupDatabase(env: NodeJS.ProcessEnv): string {
+  const wrapped = (env.LD_PRELOAD ?? '').includes('nss_wrapper') ? env.NSS_WRAPPER_GROUP : undefined;
+  return wrapped || '/etc/group';
 }
 
 /** readconf.c execute_in_shell: $SHELL (else /bin/sh) -c, stdin and stdout on /dev/null, stderr kept. */

@@ -1,7 +1,8 @@
 // Reading ssh_config files line by line as OpenSSH 9.2 readconf.c does (process_config_line_depth,
 // read_config_file_depth): every line is checked even inside blocks that do not apply, bad lines are reported
 // and counted, and a file with bad lines ends the resolution after its last line.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { securePermissions, type AccountFiles } from './file-permissions';
 import { isAbsolute } from 'node:path';
 import type { ConfigOrigin } from '../types';
 import type { SshDiagnostics } from './diagnostics';
@@ -23,6 +24,8 @@ export interface ReaderEnvironment extends MatchEnvironment {
   options: SshOptions;
   diag: SshDiagnostics;
   uid: number;
+  /** The passwd and group databases, for the permission check. */
+  accounts: AccountFiles;
   /** For ${VAR} checks. */
   env: NodeJS.ProcessEnv;
   /** Set when a `Match final`/`canonical` asks for the second pass. */
@@ -66,17 +69,16 @@ export async function readConfigFile(
 ): Promise<{ opened: true } | { opened: false; errno: string }> {
   if (depth < 0 || depth > READCONF_MAX_DEPTH) env.diag.fatal('Too many recursive configuration includes');
   let text: string;
+  let st: Stats;
   try {
-    const st = statSync(file);
+    st = statSync(file);
     text = st.isDirectory() ? '' : readFileSync(file, 'utf8');
-    if (flags & SSHCONF_CHECKPERM && ((st.uid !== 0 && st.uid !== env.uid) || (st.mode & 0o22) !== 0)) {
-      env.diag.fatal(`Bad owner or permissions on ${file}`);
-    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code === 'string') return { opened: false, errno: code };
     throw err;
   }
+  if (flags & SSHCONF_CHECKPERM && !securePermissions(st, env.uid, env.accounts)) env.diag.fatal(`Bad owner or permissions on ${file}`);
   env.onFileRead?.(file);
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

@@ -3,7 +3,7 @@
 // canonicalisation and a host name for %l/%L. The system-wide /etc/ssh/ssh_config is read by both, as ssh does.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,10 @@ interface Scenario {
   files: Record<string, string>;
   destination: string;
   request?: Omit<SshResolveRequest, 'destination' | 'configFile'>;
+  /** File modes other than 0644. */
+  modes?: Record<string, number>;
+  /** $HOME pointing elsewhere than the passwd home (glob(3) takes `~` in Include from it). */
+  otherHome?: Record<string, string>;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -57,6 +61,20 @@ const SCENARIOS: Scenario[] = [
     destination: 'gpu1',
   },
   { name: 'anchored name', files: { '.ssh/config': 'CanonicalizeHostname yes\n' }, destination: 'gpu1.lab.example.' },
+  {
+    name: 'Include ~ follows $HOME, other ~ the passwd entry',
+    files: { '.ssh/config': 'Include ~/x.conf\nUserKnownHostsFile ~/kh\n', 'x.conf': 'User from-passwd-home\n' },
+    otherHome: { 'x.conf': 'User from-env-home\n' },
+    destination: 'x',
+  },
+  { name: 'a config writable by the private group', files: { '.ssh/config': 'User x\n' }, modes: { '.ssh/config': 0o664 }, destination: 'x' },
+  { name: 'error: a world-writable user config', files: { '.ssh/config': 'User x\n' }, modes: { '.ssh/config': 0o646 }, destination: 'x' },
+  {
+    name: 'error: a world-writable included file',
+    files: { '.ssh/config': 'Include inc\n', '.ssh/inc': 'User i\n' },
+    modes: { '.ssh/inc': 0o666 },
+    destination: 'x',
+  },
   { name: 'error: a tilde Include needs a user config', files: { '.ssh/config': 'Include ~/nothing\nBogus x\n' }, destination: 'x' },
 ];
 
@@ -76,6 +94,12 @@ describe.skipIf(!usable)('built-in reader against ssh -G with a wrapped passwd e
     for (const [rel, text] of Object.entries(scenario.files)) {
       await mkdir(dirname(join(home, rel)), { recursive: true });
       await writeFile(join(home, rel), text, { mode: 0o644 });
+      await chmod(join(home, rel), scenario.modes?.[rel] ?? 0o644);
+    }
+    const envHome = scenario.otherHome ? join(base, 'env-home') : home;
+    for (const [rel, text] of Object.entries(scenario.otherHome ?? {})) {
+      await mkdir(dirname(join(envHome, rel)), { recursive: true });
+      await writeFile(join(envHome, rel), text, { mode: 0o644 });
     }
     const passwd = join(base, 'passwd');
     const group = join(base, 'group');
@@ -86,7 +110,7 @@ describe.skipIf(!usable)('built-in reader against ssh -G with a wrapped passwd e
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       SHELL: '/bin/sh',
-      HOME: home,
+      HOME: envHome,
       LD_PRELOAD: NSS_WRAPPER,
       NSS_WRAPPER_PASSWD: passwd,
       NSS_WRAPPER_GROUP: group,

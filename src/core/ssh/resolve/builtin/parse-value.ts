@@ -4,7 +4,8 @@ import type { ConfigOrigin } from '../types';
 import { CIPHERS, GSS_KEX, KEX, KEY_TYPES, MACS, MULTISTATE, type Opcode } from './keywords';
 import type { JumpSpec } from './options';
 import { asciiLower, matchPattern } from './patterns';
-import { dollarExpandIsValid } from './tokens';
+import { dollarExpand, dollarExpandIsValid } from './tokens';
+import { validForward } from './forward';
 import { a2port, atoiErr, convtime, parseSshUri, parseUserHostPort, strtonum, validDomainError, validEnvName } from './values';
 import type { ReaderEnvironment } from './read-config';
 import { SSHCONF_USERCONF } from './read-config';
@@ -309,10 +310,18 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
   function parseForward(): boolean {
     const arg = next();
     if (arg === undefined || arg === '') return missing();
-    if (p.keyword !== 'dynamicforward') {
+    const remote = p.keyword === 'remoteforward';
+    let dynamic = p.keyword === 'dynamicforward';
+    let spec = arg;
+    if (!dynamic) {
       const target = next();
-      if ((target === undefined || target === '') && p.keyword === 'localforward') return missing('Missing target argument.');
+      if (target === undefined || target === '') {
+        if (remote) dynamic = true;
+        else return missing('Missing target argument.');
+      } else spec = `${arg}:${target}`;
     }
+    const expanded = dollarExpand(spec, env.env, diag);
+    if (expanded === null || !validForward(expanded, dynamic, remote)) return missing('Bad forwarding specification.');
     return true;
   }
 

@@ -158,7 +158,13 @@ const SCENARIOS: Scenario[] = [
   S('-l and user@ both', '', 'at@x', { request: { user: 'dashl' } }),
   S('-p and Port', 'Port 2200\n', 'x', { request: { port: 2022 } }),
   S('-J chain with user and port', '', 'x', { request: { proxyJump: 'u1@j1:2201,j2' } }),
+  S('forwardings accepted', 'LocalForward 8080 localhost:80\nLocalForward [::1]:8081 h:81\nRemoteForward 9090\nDynamicForward 1080\nLocalForward /tmp/s.sock /tmp/t.sock\nRemoteForward 0 h:22\n', 'x'),
   // More refusals.
+  S('error: LocalForward without target', 'LocalForward 8080\n', 'x'),
+  S('error: LocalForward bad port', 'LocalForward 8080 localhost:0\n', 'x'),
+  S('error: LocalForward listen port 0', 'LocalForward 0 localhost:80\n', 'x'),
+  S('error: DynamicForward with a target', 'DynamicForward a:b:c\n', 'x'),
+  S('error: RemoteForward garbage', 'RemoteForward a:b:c:d:e f\n', 'x'),
   S('error: -J with shell characters', '', 'x', { request: { proxyJump: 'a;b' } }),
   S('error: destination with shell characters', '', 'a;b'),
   S('error: no argument after keyword', 'Host\n', 'x'),

@@ -157,3 +157,13 @@ function passwdHome(user: string, passwdFile: string): string | null {
   }
   return null;
 }
+
+/** dollar_expand(): the string with ${VAR} expanded, or null when one is unset or the syntax is bad. */
+export function dollarExpand(s: string, env: NodeJS.ProcessEnv, diag: SshDiagnostics): string | null {
+  try {
+    return expand(s, { env }, diag);
+  } catch (err) {
+    if (err instanceof ExpandFormatError) return null;
+    throw err;
+  }
+}

@@ -3,7 +3,7 @@
 import type { ConfigOrigin } from '../types';
 import { CIPHERS, GSS_KEX, KEX, KEY_TYPES, MACS, MULTISTATE, type Opcode } from './keywords';
 import type { JumpSpec } from './options';
-import { asciiLower, matchPattern } from './patterns';
+import { asciiLower, matchPatternList } from './patterns';
 import { dollarExpand, dollarExpandIsValid } from './tokens';
 import { validForward } from './forward';
 import { a2port, atoiErr, convtime, parseSshUri, parseUserHostPort, strtonum, validDomainError, validEnvName } from './values';
@@ -148,15 +148,15 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
       return true;
     }
     case 'ciphers':
-      return parseAlgorithms(CIPHERS, (a) => `Bad SSH2 cipher spec '${a}'.`, '%.200s');
+      return parseAlgorithms(CIPHERS, (a) => `Bad SSH2 cipher spec '${a}'.`);
     case 'macs':
-      return parseAlgorithms(MACS, (a) => `Bad SSH2 MAC spec '${a}'.`, '%.200s');
+      return parseAlgorithms(MACS, (a) => `Bad SSH2 MAC spec '${a}'.`);
     case 'kexalgorithms':
-      return parseAlgorithms(KEX, (a) => `Bad SSH2 KexAlgorithms '${a}'.`, '%.200s');
+      return parseAlgorithms(KEX, (a) => `Bad SSH2 KexAlgorithms '${a}'.`);
     case 'gsskexalgorithms':
-      return parseAlgorithms(GSS_KEX, (a) => `Bad GSSAPI KexAlgorithms '${a}'.`, '%.200s');
+      return parseAlgorithms(GSS_KEX, (a) => `Bad GSSAPI KexAlgorithms '${a}'.`);
     case 'keytypes':
-      return parseAlgorithms(KEY_TYPES, (a) => `Bad key types '${a}'.`, '%s', true);
+      return parseAlgorithms(KEY_TYPES, (a) => `Bad key types '${a}'.`, true);
     case 'loglevel': {
       const arg = next();
       if (arg === undefined || !LOG_LEVELS.includes(arg.toUpperCase())) return missing(`unsupported log level '${arg ?? '<NONE>'}'`);
@@ -289,7 +289,7 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
     return true;
   }
 
-  function parseAlgorithms(known: Set<string>, message: (arg: string) => string, _fmt: string, wildcards = false): boolean {
+  function parseAlgorithms(known: Set<string>, message: (arg: string) => string, wildcards = false): boolean {
     const arg = next();
     if (arg === undefined || arg === '') return missing();
     if (!arg.startsWith('-')) {
@@ -297,7 +297,7 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
       const names = list.split(',');
       const valid =
         list !== '' &&
-        names.every((name) => (wildcards && /[*?]/.test(name) ? [...known].some((k) => matchPattern(k, name)) || true : known.has(name)));
+        names.every((name) => (wildcards && /[*?]/.test(name) ? [...known].some((k) => matchPatternList(k, name, false) !== 0) : known.has(name)));
       if (!valid) {
         diag.error(`${p.where}: ${message(arg)}`);
         return false;

@@ -176,6 +176,8 @@ const SCENARIOS: Scenario[] = [
   S('error: One or more attributes', 'Match # nothing\n', 'x'),
   S('error: bad IdentityAgent variable', 'IdentityAgent $1bad\n', 'x'),
   S('error: unknown key in UserKnownHostsFile', 'UserKnownHostsFile /tmp/%z\n', 'x'),
+  S('key type wildcards', 'HostKeyAlgorithms ssh-ed25519*\nPubkeyAcceptedAlgorithms +ssh-rsa\n', 'x'),
+  S('error: key type wildcard matching nothing', 'HostKeyAlgorithms nothing-like-this*\n', 'x'),
   S('error: bad cipher', 'Ciphers aes999\n', 'x'),
   S('error: missing config file', null, 'x'),
   // Errors.

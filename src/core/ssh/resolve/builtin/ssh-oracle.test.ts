@@ -180,6 +180,10 @@ const SCENARIOS: Scenario[] = [
   S('error: key type wildcard matching nothing', 'HostKeyAlgorithms nothing-like-this*\n', 'x'),
   S('error: bad cipher', 'Ciphers aes999\n', 'x'),
   S('error: missing config file', null, 'x'),
+  S('permitted CNAMEs with a bare name that resolves', 'CanonicalizePermittedCNAMEs *:*\n', 'localhost'),
+  S('permitted CNAMEs none', 'CanonicalizeHostname yes\nCanonicalizePermittedCNAMEs none\n', 'zzzunknownhost'),
+  S('error: permitted CNAMEs and an unknown bare name', 'CanonicalizeHostname yes\nCanonicalizePermittedCNAMEs *:*\n', 'zzzunknownhost'),
+  S('permitted CNAMEs, unknown name behind a jump host', 'CanonicalizePermittedCNAMEs *:*\nProxyJump j\n', 'zzzunknownhost'),
   // Errors.
   S('error: unknown keyword', 'Host a\n  UseKeychain yes\n', 'a'),
   S('error: several bad lines', 'UseKeychain yes\nPort abc\nBatchMode maybe\n', 'a'),

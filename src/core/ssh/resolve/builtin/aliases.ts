@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { glob } from './glob';
 import { lexLine } from './lexer';
-import { parseJump } from './parse-value';
+import { formatJump, parseJump } from './jump';
 import { asciiLower, matchPattern } from './patterns';
 import { isAddr } from './canonicalise';
 import { a2port } from './values';
@@ -115,17 +115,10 @@ function collectOptions(path: string, alias: string, home: string, state: { acti
   }
 }
 
-function formatJump(value: string): string | undefined {
+function jumpText(value: string): string | undefined {
   if (value.toLowerCase() === 'none') return undefined;
   const spec = parseJump(value, false);
-  if (spec === null) return undefined;
-  const numeric = spec.host.includes(':') || /^[0-9.]*$/.test(spec.host);
-  return (
-    (spec.extra !== null ? `${spec.extra},` : '') +
-    (spec.user !== null ? `${spec.user}@` : '') +
-    (numeric ? `[${spec.host}]` : spec.host) +
-    (spec.port > 0 ? `:${spec.port}` : '')
-  );
+  return spec === null ? undefined : formatJump(spec);
 }
 
 export function listConfigAliases(configPath: string, home: string): ConfigAlias[] {
@@ -138,7 +131,7 @@ export function listConfigAliases(configPath: string, home: string): ConfigAlias
     const entry: ConfigAlias = { alias, hostName: isAddr(expanded) ? expanded : asciiLower(expanded) };
     if (collected.user !== undefined) entry.user = collected.user;
     if (collected.port !== undefined) entry.port = collected.port;
-    const jump = collected.jump !== undefined ? formatJump(collected.jump) : undefined;
+    const jump = collected.jump !== undefined ? jumpText(collected.jump) : undefined;
     if (jump !== undefined) entry.proxyJump = jump;
     return entry;
   });

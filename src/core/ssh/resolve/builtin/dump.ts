@@ -2,6 +2,7 @@
 // ssh.c main applies before dump_client_config (OpenSSH 9.2): identityfile/certificatefile/proxycommand/
 // proxyjump stay as written; identityagent and userknownhostsfile are printed with ~, %-tokens and ${VAR} expanded.
 import type { ConfigOrigin, RawSshOptions } from '../types';
+import { formatJump } from './jump';
 import type { SshOptions } from './options';
 import { asciiLower } from './patterns';
 
@@ -49,14 +50,7 @@ export function dumpResolved(input: DumpInput): RawSshOptions {
 
   const jump = options.jump;
   if (jump !== null && jump.spec !== 'none') {
-    const spec = jump.spec;
-    const numeric = spec.host.includes(':') || /^[0-9.]*$/.test(spec.host);
-    const text =
-      (spec.extra !== null ? `${spec.extra},` : '') +
-      (spec.user !== null ? `${spec.user}@` : '') +
-      (numeric ? `[${spec.host}]` : spec.host) +
-      (spec.port > 0 ? `:${spec.port}` : '');
-    line('proxyjump', text, jump.origin);
+    line('proxyjump', formatJump(jump.spec), jump.origin);
   } else {
     const proxy = options.str('proxycommand');
     if (proxy !== undefined && proxy.toLowerCase() !== 'none') line('proxycommand', proxy, options.origin('proxycommand'));

@@ -12,7 +12,7 @@ import { DEFAULT_IDENTITY_FILES, DEFAULT_USER_KNOWN_HOSTS, dumpResolved } from '
 import { defaultLookupHost } from './host-lookup';
 import { ExecAbnormalExit, ShellNotExecutable } from './match';
 import { SshOptions } from './options';
-import { parseJump, validHostname, validRemoteUser } from './parse-value';
+import { parseJump, validHostname, validRemoteUser } from './jump';
 import { errnoText, processConfigLine, readConfigFile, SSHCONF_CHECKPERM, SSHCONF_FINAL, SSHCONF_USERCONF, type ReaderEnvironment } from './read-config';
 import { connectionHash } from './match';
 import { percentDollarExpand, percentExpand, tildeExpandFilename, type TildeContext } from './tokens';

@@ -2,11 +2,11 @@
 // where an applying line stores its value (first one wins). Messages are ssh 9.2's, word for word.
 import type { ConfigOrigin } from '../types';
 import { CIPHERS, GSS_KEX, KEX, KEY_TYPES, MACS, MULTISTATE, type Opcode } from './keywords';
-import type { JumpSpec } from './options';
+import { parseJump } from './jump';
 import { asciiLower, matchPatternList } from './patterns';
 import { dollarExpand, dollarExpandIsValid } from './tokens';
 import { validForward } from './forward';
-import { a2port, atoiErr, convtime, parseSshUri, parseUserHostPort, strtonum, validDomainError, validEnvName } from './values';
+import { a2port, atoiErr, convtime, strtonum, validDomainError, validEnvName } from './values';
 import type { ReaderEnvironment } from './read-config';
 import { SSHCONF_USERCONF } from './read-config';
 
@@ -444,55 +444,4 @@ function validTunnel(arg: string): boolean {
   const colon = arg.indexOf(':');
   if (colon === -1) return part(arg);
   return part(arg.slice(0, colon)) && part(arg.slice(colon + 1));
-}
-
-/**
- * readconf.c parse_jump as patched (see parseProxyJump): hops are read from the last one back, each an ssh:// URI
- * or [user@]host[:port]; only the last hop is kept apart, the earlier ones stay as written.
- */
-export function parseJump(s: string, strict: boolean, onError?: (message: string) => void): JumpSpec | null {
-  let orig = s;
-  const hash = orig.indexOf('#');
-  if (hash !== -1) orig = orig.slice(0, hash);
-  orig = orig.replace(/[ \t\r\n]+$/, '');
-  const ws = orig.search(/[ \t]/);
-  if (ws !== -1) orig = orig.slice(0, ws);
-  const hops = orig.split(',');
-  let last: JumpSpec | null = null;
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i] as string;
-    const uri = parseSshUri(hop);
-    if (uri === 'invalid') return null;
-    const parsed = uri === 'not-uri' ? parseUserHostPort(hop) : uri;
-    if (parsed === null) return null;
-    if (strict && !validHostname(parsed.host)) {
-      onError?.(`parse_jump: invalid hostname "${parsed.host}"`);
-      return null;
-    }
-    if (strict && parsed.user !== null && !validRemoteUser(parsed.user)) {
-      onError?.(`parse_jump: invalid username "${parsed.user}"`);
-      return null;
-    }
-    if (last === null) last = { user: parsed.user, host: parsed.host, port: parsed.port, extra: null };
-  }
-  if (last === null) return null;
-  const comma = orig.lastIndexOf(',');
-  if (comma !== -1) last.extra = orig.slice(0, comma);
-  return last;
-}
-
-/** readconf.c ssh_valid_hostname (for -J). */
-export function validHostname(s: string): boolean {
-  if (s.startsWith('-')) return false;
-  // eslint-disable-next-line no-control-regex
-  return !/['`"$\\;&<>|(){},\s\x00-\x1f\x7f]/.test(s);
-}
-
-/** readconf.c ssh_valid_ruser (for -J). */
-export function validRemoteUser(s: string): boolean {
-  if (s.startsWith('-')) return false;
-  // eslint-disable-next-line no-control-regex
-  if (/['`";&<>|(){}\x00-\x1f\x7f]/.test(s)) return false;
-  if (/\s-/.test(s)) return false;
-  return !s.endsWith('\\');
 }

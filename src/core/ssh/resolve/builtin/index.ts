@@ -107,7 +107,14 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     const jumpPort = jump.port > 0 ? jump.port : DEFAULT_SSH_PORT;
     if (jump.host === host && port === jumpPort && user === (jump.user ?? user)) diag.fatal(`jumphost loop via ${jump.host}`);
   }
+  const proxyCommand = options.str('proxycommand');
+  if (proxyCommand === '-' && options.num('proxyusefdpass') === 1 && !jump) diag.fatal('ProxyCommand=- and ProxyUseFDPass are incompatible');
   if ((options.num('connectionattempts') ?? 1) <= 0) diag.fatal('Invalid number of ConnectionAttempts');
+  // -G is given no command, so a ForkAfterAuthentication without RemoteCommand cannot work (ssh.c main).
+  const remote = options.str('remotecommand');
+  if (options.num('forkafterauthentication') === 1 && (remote === undefined || remote.toLowerCase() === 'none') && options.num('sessiontype') !== 0) {
+    diag.fatal('Cannot fork into background without a command to execute.');
+  }
 
   // --- Expansions ssh.c main does before dump_client_config.
   const thisHost = ctx.localHostname;
@@ -140,6 +147,9 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
       ? []
       : userHosts.map((f) => percentDollarExpand(tildeExpandFilename(f, tilde, diag), tokens, ctx.env, diag));
 
+  // dump_client_config expands HostKeyAlgorithms first; a list of nothing but commas cannot be (kex_assemble_names).
+  const hostKeyAlgorithms = options.str('hostkeyalgorithms');
+  if (hostKeyAlgorithms !== undefined && /^[+^-]?,+$/.test(hostKeyAlgorithms)) diag.fatal('dump_client_config: expand HostKeyAlgorithms: invalid argument');
   return dumpResolved({ options, host, user, port, userKnownHostsFiles, identityAgent });
 }
 

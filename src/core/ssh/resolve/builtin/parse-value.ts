@@ -32,7 +32,7 @@ const MAX_CANON_DOMAINS = 32;
 const LOG_LEVELS = ['QUIET', 'FATAL', 'ERROR', 'INFO', 'VERBOSE', 'DEBUG', 'DEBUG1', 'DEBUG2', 'DEBUG3'];
 const LOG_FACILITIES = ['DAEMON', 'USER', 'AUTH', 'AUTHPRIV', 'LOCAL0', 'LOCAL1', 'LOCAL2', 'LOCAL3', 'LOCAL4', 'LOCAL5', 'LOCAL6', 'LOCAL7'];
 const DIGESTS = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'];
-const IPQOS = ['af11', 'af12', 'af13', 'af21', 'af22', 'af23', 'af31', 'af32', 'af33', 'af41', 'af42', 'af43', 'cs0', 'cs1', 'cs2', 'cs3', 'cs4', 'cs5', 'cs6', 'cs7', 'ef', 'le', 'lowdelay', 'throughput', 'reliability'];
+const IPQOS = ['none', 'af11', 'af12', 'af13', 'af21', 'af22', 'af23', 'af31', 'af32', 'af33', 'af41', 'af42', 'af43', 'cs0', 'cs1', 'cs2', 'cs3', 'cs4', 'cs5', 'cs6', 'cs7', 'ef', 'le', 'lowdelay', 'throughput', 'reliability'];
 
 export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
   const { diag, options } = env;
@@ -152,11 +152,11 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
     case 'macs':
       return parseAlgorithms(MACS, (a) => `Bad SSH2 MAC spec '${a}'.`);
     case 'kexalgorithms':
-      return parseAlgorithms(KEX, (a) => `Bad SSH2 KexAlgorithms '${a}'.`);
+      return parseAlgorithms(KEX, (a) => `Bad SSH2 KexAlgorithms '${a}'.`, { namesCulprit: true });
     case 'gsskexalgorithms':
-      return parseAlgorithms(GSS_KEX, (a) => `Bad GSSAPI KexAlgorithms '${a}'.`);
+      return parseAlgorithms(GSS_KEX, (a) => `Bad GSSAPI KexAlgorithms '${a}'.`, { namesCulprit: true, prefixes: false });
     case 'keytypes':
-      return parseAlgorithms(KEY_TYPES, (a) => `Bad key types '${a}'.`, true);
+      return parseAlgorithms(KEY_TYPES, (a) => `Bad key types '${a}'.`, { wildcards: true });
     case 'loglevel': {
       const arg = next();
       if (arg === undefined || !LOG_LEVELS.includes(arg.toUpperCase())) return missing(`unsupported log level '${arg ?? '<NONE>'}'`);
@@ -289,15 +289,25 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
     return true;
   }
 
-  function parseAlgorithms(known: Set<string>, message: (arg: string) => string, wildcards = false): boolean {
+  /**
+   * ciphers_valid / mac_valid / kex_names_valid / sshkey_names_valid2: the names up to the first empty one must be
+   * known; a list starting with `-` is not checked, `+` and `^` are skipped. kex_names_valid names the culprit.
+   */
+  function parseAlgorithms(known: Set<string>, message: (arg: string) => string, opts: { wildcards?: boolean; namesCulprit?: boolean; prefixes?: boolean } = {}): boolean {
     const arg = next();
     if (arg === undefined || arg === '') return missing();
-    if (!arg.startsWith('-')) {
-      const list = arg.startsWith('+') || arg.startsWith('^') ? arg.slice(1) : arg;
-      const names = list.split(',');
-      const valid =
-        list !== '' &&
-        names.every((name) => (wildcards && /[*?]/.test(name) ? [...known].some((k) => matchPatternList(k, name, false) !== 0) : known.has(name)));
+    const prefixes = opts.prefixes ?? true;
+    if (!(prefixes && arg.startsWith('-'))) {
+      const list = prefixes && (arg.startsWith('+') || arg.startsWith('^')) ? arg.slice(1) : arg;
+      let valid = list !== '';
+      for (const name of list.split(',')) {
+        if (!valid || name === '') break;
+        const ok = opts.wildcards && /[*?]/.test(name) ? [...known].some((k) => matchPatternList(k, name, false) !== 0) : known.has(name);
+        if (!ok) {
+          if (opts.namesCulprit) diag.error(`Unsupported KEX algorithm "${name.slice(0, 100)}"`);
+          valid = false;
+        }
+      }
       if (!valid) {
         diag.error(`${p.where}: ${message(arg)}`);
         return false;
@@ -330,11 +340,18 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
     while (p.args.length > 0) {
       const arg = next() as string;
       const lower = arg.toLowerCase();
-      if ((lower === 'none' || lower === 'any') && (i > 0 || p.args.length > 0)) {
-        return missing(`keyword ${p.keyword} "${arg}" argument must appear alone.`);
+      if (lower === 'none' || lower === 'any') {
+        if (i > 0 || p.args.length > 0) return missing(`keyword ${p.keyword} "${arg}" argument must appear alone.`);
+      } else {
+        // hpdelim(): host, then the port after a colon; a `/` first means no host.
+        const m = /^(\[[^\]]*\]|[^:/]*)([:/]?)(.*)$/.exec(arg);
+        if (!m || m[2] === '/' || (arg.startsWith('[') && !arg.includes(']'))) return diag.fatal(`${p.where}: missing host in permitremoteopen`);
+        const port = m[2] === ':' ? (m[3] as string) : null;
+        if (port === null || (port !== '*' && a2port(port) <= 0)) return diag.fatal(`${p.where}: bad port number in permitremoteopen`);
       }
       i++;
     }
+    if (i === 0) diag.fatal(`${p.where}: missing permitremoteopen specification`);
     return true;
   }
 
@@ -407,10 +424,9 @@ export function parseValue(env: ReaderEnvironment, p: ValueLine): boolean {
     const arg = next();
     if (arg === undefined || arg === '') return missing('Missing argument.');
     if (arg !== 'default') {
-      const m = /^([0-9]+)([KkMmGgTtPpEe]?)$/.exec(arg);
-      if (!m) return missing(`Bad number '${arg}': Invalid argument`);
-      const value = Number(m[1]);
-      if (value !== 0 && value < 16 && m[2] === '') return missing('RekeyLimit too small');
+      const value = scanScaled(arg);
+      if (value === null) return missing(`Bad number '${arg}': Invalid argument`);
+      if (value !== 0 && value < 16) return missing('RekeyLimit too small');
     }
     if (p.args.length > 0) {
       if (p.args[0] === 'none') {
@@ -444,4 +460,15 @@ function validTunnel(arg: string): boolean {
   const colon = arg.indexOf(':');
   if (colon === -1) return part(arg);
   return part(arg.slice(0, colon)) && part(arg.slice(colon + 1));
+}
+
+/** OpenBSD scan_scaled: a decimal number with an optional fraction and one B/K/M/G/T/P/E suffix (powers of 1024). */
+function scanScaled(s: string): number | null {
+  const m = /^\s*([+-]?\d+)(?:\.(\d+))?([BbKkMmGgTtPpEe]?)$/.exec(s);
+  if (!m) return null;
+  const power = ' KMGTPE'.indexOf((m[3] ?? '').toUpperCase().replace('B', ' ')) ;
+  const scale = 1024 ** Math.max(power, 0);
+  const whole = Number(m[1]);
+  const fraction = m[2] !== undefined ? Number(`0.${m[2]}`) * (whole < 0 ? -1 : 1) : 0;
+  return Math.trunc((whole + fraction) * scale);
 }

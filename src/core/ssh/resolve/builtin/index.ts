@@ -69,9 +69,9 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     if (!(await processConfigLine(env, `HostName=${request.hostName}`, 'command-line', 0, null, SSHCONF_USERCONF, 0))) diag.abort();
   }
   const hostArg = host;
-  if (!validHostname(hostArg)) diag.fatal('hostname contains invalid characters');
   const cmdUser = options.str('user');
   if (cmdUser !== undefined && !validRemoteUser(cmdUser)) diag.fatal('remote username contains invalid characters');
+  if (!validHostname(hostArg)) diag.fatal('hostname contains invalid characters');
 
   // --- First pass over the config files.
   await processConfigFiles(env, request, ctx, false);

@@ -167,6 +167,8 @@ const SCENARIOS: Scenario[] = [
   S('error: RemoteForward garbage', 'RemoteForward a:b:c:d:e f\n', 'x'),
   S('error: -J with shell characters', '', 'x', { request: { proxyJump: 'a;b' } }),
   S('error: destination with shell characters', '', 'a;b'),
+  S('error: user and destination with shell characters', '', 'c;d', { request: { user: 'a;b' } }),
+  S('-F names a directory', null, 'x', { files: { 'config/keep': '' } }),
   S('error: no argument after keyword', 'Host\n', 'x'),
   S('error: bad yes/no', 'BatchMode maybe\n', 'x'),
   S('error: bad StrictHostKeyChecking', 'StrictHostKeyChecking sometimes\n', 'x'),

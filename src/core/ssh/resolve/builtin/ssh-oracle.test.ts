@@ -182,6 +182,8 @@ const SCENARIOS: Scenario[] = [
   S('error: key type wildcard matching nothing', 'HostKeyAlgorithms nothing-like-this*\n', 'x'),
   S('error: bad cipher', 'Ciphers aes999\n', 'x'),
   S('error: missing config file', null, 'x'),
+  S('error: an Include loop', 'Include @DIR@/config\n', 'x'),
+  S('Include of a directory reads nothing', 'Include @DIR@/inc.conf\n', 'x', { files: { 'inc.conf/x': '' } }),
   S('permitted CNAMEs with a bare name that resolves', 'CanonicalizePermittedCNAMEs *:*\n', 'localhost'),
   S('permitted CNAMEs none', 'CanonicalizeHostname yes\nCanonicalizePermittedCNAMEs none\n', 'zzzunknownhost'),
   S('error: permitted CNAMEs and an unknown bare name', 'CanonicalizeHostname yes\nCanonicalizePermittedCNAMEs *:*\n', 'zzzunknownhost'),

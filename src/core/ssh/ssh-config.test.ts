@@ -182,4 +182,15 @@ describe('listSshConfigAliases', () => {
     ]);
     expect(listSshConfigAliases(join(home, 'missing'), { env: { HOME: home } })).toEqual([]);
   });
+
+  it('follows Include classes once each, lower-cases host names and formats ProxyJump as ssh does', async () => {
+    const configPath = join(home, '.ssh', 'config');
+    await writeFile(join(home, '.ssh', 'conf.d', 'n1'), 'Host one\n  HostName One.Example\n  ProxyJump u@10.0.0.1:2222\n');
+    await writeFile(join(home, '.ssh', 'conf.d', 'na'), 'Host letter\n');
+    await writeFile(configPath, 'Include conf.d/n[0-9]\nInclude conf.d/n1\nHost two\n  HostName %h.lab\n  Port ssh\n');
+    expect(listSshConfigAliases(configPath, { env: { HOME: home } })).toEqual([
+      { alias: 'one', hostName: 'one.example', proxyJump: 'u@[10.0.0.1]:2222' },
+      { alias: 'two', hostName: 'two.lab', port: 22 },
+    ]);
+  });
 });

@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { homedir, hostname, userInfo } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { wildcardMatch } from './known-hosts';
+import { listConfigAliases } from './resolve/builtin/aliases';
 
 /** What ~/.ssh/config says about one host: only the options Servelab uses. */
 export interface SshConfigHost {
@@ -109,42 +110,13 @@ export interface SshConfigAlias {
 
 /**
  * The aliases a user can pick from the config, in the order they appear (Includes followed), each once,
- * resolved like a connection to it would be.
+ * resolved like a connection to it would start (the built-in ssh_config reader's lexer, patterns and Include rules;
+ * nothing in the config is run).
  */
 export function listSshConfigAliases(configPath: string, opts: { user?: string; env?: NodeJS.ProcessEnv } = {}): SshConfigAlias[] {
   const env = opts.env ?? process.env;
   const home = env.HOME || homedir();
-  const user = opts.user ?? (env.USER || env.LOGNAME || safeUserName());
-  const aliases: string[] = [];
-  collectHostAliases(configPath, home, 0, aliases);
-  return [...new Set(aliases)].map((alias) => {
-    const resolved = resolveSshConfigHost(alias, { configPath, user, env });
-    const entry: SshConfigAlias = { alias, hostName: resolved.hostName };
-    if (resolved.user !== undefined) entry.user = resolved.user;
-    if (resolved.port !== undefined) entry.port = resolved.port;
-    if (resolved.proxyJump !== undefined && resolved.proxyJump !== 'none') entry.proxyJump = resolved.proxyJump;
-    return entry;
-  });
-}
-
-function collectHostAliases(path: string, home: string, depth: number, out: string[]): void {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return;
-  }
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const parsed = splitDirective(line);
-    if (!parsed) continue;
-    if (parsed.keyword === 'host') {
-      for (const pattern of parsed.args) if (!/[*?!]/.test(pattern) && pattern !== '') out.push(pattern);
-    } else if (parsed.keyword === 'include' && depth < MAX_INCLUDE_DEPTH) {
-      for (const file of includedFiles(parsed.args, home)) collectHostAliases(file, home, depth + 1, out);
-    }
-  }
+  return listConfigAliases(configPath, home);
 }
 
 interface ReadState {
@@ -279,14 +251,6 @@ function localHostName(): string {
     return hostname();
   } catch {
     return 'localhost';
-  }
-}
-
-function safeUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'user';
   }
 }
 

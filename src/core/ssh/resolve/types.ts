@@ -48,6 +48,11 @@ export interface ConfigOrigin {
  * The options `ssh -G` prints that Servelab uses, keyword in lower case → the printed words (one entry per
  * printed line for the keywords that repeat: identityfile, certificatefile). Values are exactly as printed:
  * `~` and %-tokens that ssh expands only at connect time are still in them.
+ *
+ * Convention, for both resolvers: for identityfile/certificatefile each entry is the whole text after the keyword
+ * on one printed line; for every other keyword the entries are that text split on single spaces
+ * (`text.split(' ')`), so `join(' ')` gives the printed text back (ProxyCommand keeps its spacing). A keyword ssh
+ * does not print (no identityagent, proxycommand, proxyjump, hostkeyalias or certificatefile set) is absent.
  */
 export interface RawSshOptions {
   values: Map<string, string[]>;

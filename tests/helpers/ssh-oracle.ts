@@ -345,11 +345,12 @@ export function hopRequest(argv: string[]): { args: string[]; destination: strin
 }
 
 /** ssh's refusal: its message, and the `FILE: line N:` it names first, if any. */
-function refusal(stderr: string): OracleAnswer {
+export function refusal(stderr: string): OracleAnswer {
   const message = stderr
     .split('\n')
     .filter((line) => line !== '' && !/^(debug\d|OpenSSH_|Pseudo-terminal will not be allocated)/.test(line))
     .join('\n');
-  const located = /^(.+?): line (\d+): /m.exec(message);
+  // ssh says `FILE: line N: …` for unknown keywords and `FILE line N: …` for bad values.
+  const located = /^(\S.*?):? line (\d+): /m.exec(message);
   return { accepted: false, message, location: located ? { file: located[1] ?? '', line: Number(located[2]) } : null };
 }

@@ -71,7 +71,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   if (servers.has(port)) { process.stdout.write(port + '\\n'); return; }
   const server = net.createServer((socket) => socket.destroy());
   server.on('error', (e) => process.stdout.write('error ' + port + ' ' + e.message + '\\n'));
-  server.listen(port, '0.0.0.0', () => { servers.set(port, server); process.stdout.write(port + '\\n'); });
+  server.listen({ port, host: '::', ipv6Only: false }, () => { servers.set(port, server); process.stdout.write(port + '\\n'); });
 });
 process.stdin.on('end', () => process.exit(0));
 `;
@@ -113,6 +113,7 @@ export class SshOracle {
     process.once('exit', removeNamespace);
     ip(['-n', namespace, 'link', 'set', 'lo', 'up']);
     ip(['-n', namespace, 'route', 'add', 'local', 'default', 'dev', 'lo', 'table', 'local']);
+    ip(['-n', namespace, '-6', 'route', 'add', 'local', 'default', 'dev', 'lo', 'table', 'local']);
     const dir = await mkdtemp(join(tmpdir(), 'servelab-ssh-oracle-'));
     await writeFile(join(dir, 'ssh'), RECORDING_SSH);
     await chmod(join(dir, 'ssh'), 0o755);

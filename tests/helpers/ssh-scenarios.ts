@@ -57,7 +57,8 @@ export async function layOutScenario(scenario: SshScenario): Promise<LaidOutScen
     user: scenario.localUser ?? DEFAULT_LOCAL_USER,
     hostname: scenario.localHostname ?? DEFAULT_LOCAL_HOSTNAME,
     hosts: scenario.hosts ?? [],
-    prefix: `servelab-sshdiff-${scenario.id.slice(0, 40)}-`,
+    // Short: ssh refuses a ControlPath of 108 bytes or more, and these paths end up in some.
+    prefix: `sshdiff-${scenario.id.slice(0, 20)}-`,
   });
   const fill = (text: string) => text.replaceAll('@HOME@', identity.home).replaceAll('@ROOT@', identity.root);
   await mkdir(join(identity.home, '.ssh'), { recursive: true, mode: 0o700 });

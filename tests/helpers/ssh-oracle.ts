@@ -107,7 +107,11 @@ export class SshOracle {
   /** Creates the namespace (needs CAP_NET_ADMIN: CI runs as root) and its listener. */
   static async start(): Promise<SshOracle> {
     const namespace = `slora${randomBytes(3).toString('hex')}`;
-    ip(['netns', 'add', namespace]);
+    try {
+      ip(['netns', 'add', namespace]);
+    } catch (error) {
+      throw new Error(`The ssh oracle runs ssh in a network namespace of its own, which needs root (CAP_NET_ADMIN; CI runs as root): ${(error as Error).message}`, { cause: error });
+    }
     const removeNamespace = () => void spawnSync('ip', ['netns', 'del', namespace]);
     // A crashed run must not leave the namespace behind.
     process.once('exit', removeNamespace);

@@ -72,7 +72,10 @@ async function prepare(scenario: SshScenario): Promise<{ laid: LaidOutScenario; 
   const known = prepared.get(scenario.id);
   if (known) return known;
   const laid = await layOutScenario(scenario);
-  const answer = await oracle.resolve({ args: laid.args, destination: laid.destination, env: laid.env, cwd: laid.cwd });
+  const answer = await oracle.resolve({ args: laid.args, destination: laid.destination, env: laid.env, cwd: laid.cwd }).catch(async (error: unknown) => {
+    await laid.identity.remove();
+    throw error;
+  });
   prepared.set(scenario.id, { laid, answer });
   // SSH_ORACLE_DUMP=1 prints OpenSSH's answers, to review new scenarios.
   if (process.env.SSH_ORACLE_DUMP === '1') process.stdout.write(`${scenario.id}: ${JSON.stringify(answer)}\n`);

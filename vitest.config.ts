@@ -3,7 +3,8 @@ import react from '@vitejs/plugin-react';
 
 // Two projects: everything that runs in Node (core, CLI, Electron main, shared, preload, cross-process suites) and the
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
-const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts'];
+// The ssh resolution differential runs four ssh/CLI processes at a time for a few minutes: it would starve timed suites.
+const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts', 'tests/integration/ssh-resolve-differential.test.ts'];
 // The example studies decide on measured margins of the simulated box, whose clock is wall time: each runs alone.
 const EXAMPLES = ['tests/integration/study-examples-demo.test.ts', 'tests/integration/study-examples-ssh.test.ts'];
 

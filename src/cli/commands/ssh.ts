@@ -56,7 +56,8 @@ function parseResolve(args: string[], io: CliIo): ResolveCommand | 'help' {
   // -l wins over user@, as with ssh.
   const user = values.login ?? (at > 0 ? positional.slice(0, at) : undefined);
   if (user !== undefined) request.user = user;
-  if (values.config !== undefined) request.configFile = resolvePath(io.cwd, values.config);
+  // `-F none` reads no config file at all, as in ssh.
+  if (values.config !== undefined) request.configFile = values.config === 'none' ? 'none' : resolvePath(io.cwd, values.config);
   if (values.port !== undefined) {
     const port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) throw new UsageError(`-p ${values.port}: must be a whole number 1–65535.`);

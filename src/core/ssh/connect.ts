@@ -185,7 +185,13 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       const running = proxy;
       if (!running || hostKeyFailure || plan.failureIfDecided()) return fail(error());
       const waited = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
-      void Promise.race([running.exited(), waited]).then(() => fail(running.exit ? proxyFailure(running, target) : error()));
+      void Promise.race([running.exited(), waited]).then(() => {
+        const exit = running.exit;
+        if (!exit) return fail(error());
+        // Status 0 is the far side hanging up normally: ssh2's account of it is the story, not the proxy.
+        if (exit.code === 0 && !exit.signal && !exit.spawnError) return fail(withNote(error(), ' (its ProxyCommand exited normally)'));
+        fail(proxyFailure(running, target));
+      });
     }
 
     const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): void => {
@@ -302,19 +308,25 @@ export function hostKeyName(target: Pick<SshTarget, 'host' | 'port' | 'hostKeyAl
   return target.hostKeyAlias ? target.hostKeyAlias : knownHostsName(target.host, target.port);
 }
 
+// What a command prints when it wanted to ask someone something; a ProxyCommand has no terminal to ask on.
+const WANTED_INPUT = /\/dev\/tty|read_passphrase|ssh_askpass|askpass|password:|passphrase/i;
+
 function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabError {
   const stderr = proxy.lastStderr();
   const exit = proxy.exit;
+  const wantedInput = stderr.some((line) => WANTED_INPUT.test(line));
   return new ServelabError(
     'CONNECT_FAILED',
     `The ProxyCommand for ${where(target)} ${proxy.describeExit()} before the SSH connection was set up` +
       (stderr.length > 0 ? `; its last output: ${stderr.join(' / ')}.` : ', printing nothing on stderr.') +
-      ` Command: ${proxy.command}`,
+      (wantedInput ? ' It runs without a terminal, so it cannot ask for a password or passphrase: put the key in the SSH agent or use a key without one.' : '') +
+      ` Command: ${proxy.shownCommand}`,
     {
       details: {
         host: target.host,
         port: target.port,
-        proxyCommand: proxy.command,
+        // Credential-looking values are hidden here too.
+        proxyCommand: proxy.shownCommand,
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         stderr,
@@ -322,6 +334,10 @@ function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabErr
       },
     },
   );
+}
+
+function withNote(error: ServelabError, note: string): ServelabError {
+  return new ServelabError(error.code, `${error.message.replace(/\.$/, '')}${note}.`, { ...(error.details ? { details: error.details } : {}), ...(error.issues ? { issues: error.issues } : {}) });
 }
 
 /** `user@host:port`, the way messages name a target. */

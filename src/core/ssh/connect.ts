@@ -336,8 +336,17 @@ function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabErr
   );
 }
 
+/** `error` with `note` before its final full stop ("… handshake (its ProxyCommand exited normally)."). */
 function withNote(error: ServelabError, note: string): ServelabError {
-  return new ServelabError(error.code, `${error.message.replace(/\.$/, '')}${note}.`, { ...(error.details ? { details: error.details } : {}), ...(error.issues ? { issues: error.issues } : {}) });
+  return retold(error, /\.$/.test(error.message) ? `${error.message.slice(0, -1)}${note}.` : `${error.message}${note}`);
+}
+
+function withSentence(error: ServelabError, sentence: string): ServelabError {
+  return retold(error, `${error.message} ${sentence}`);
+}
+
+function retold(error: ServelabError, message: string): ServelabError {
+  return new ServelabError(error.code, message, { ...(error.details ? { details: error.details } : {}), ...(error.issues ? { issues: error.issues } : {}) });
 }
 
 /** `user@host:port`, the way messages name a target. */
@@ -516,7 +525,13 @@ function preferredHostKeyAlgorithms(knownKeyTypes: string[]): HostKeyAlgorithm[]
   return [...first, ...HOST_KEY_ALGORITHMS.filter((a) => !first.includes(a))];
 }
 
-function connectError(error: Error & { level?: string; code?: string }, target: SshTarget, role: HopRole): ServelabError {
+function connectError(error: Error & { level?: string; code?: string; attempts?: number }, target: SshTarget, role: HopRole): ServelabError {
+  const mapped = connectErrorOnce(error, target, role);
+  // ConnectionAttempts: say that it was not a single try.
+  return error.attempts && error.attempts > 1 ? withSentence(mapped, `Tried ${error.attempts} times (ConnectionAttempts).`) : mapped;
+}
+
+function connectErrorOnce(error: Error & { level?: string; code?: string }, target: SshTarget, role: HopRole): ServelabError {
   const hostPort = `${role === 'jump' ? 'jump host ' : ''}${target.host}:${target.port}`;
   if (error.level === 'client-timeout' || error.code === 'ETIMEDOUT') {
     return new ServelabError('TIMEOUT', `Timed out connecting to ${hostPort} (${error.message}).`, { details: { host: target.host, port: target.port } });

@@ -274,7 +274,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       config.sock = stream as ConnectConfig['sock'];
       try {
         client.connect(config);
-        installCertificateAuth(client);
+        const certificateProblem = installCertificateAuth(client);
+        if (certificateProblem) plan.certificatesUnavailable(certificateProblem);
       } catch (error) {
         fail(new ServelabError('CONNECT_FAILED', `Cannot connect to ${where(target)}: ${(error as Error).message}`));
       }

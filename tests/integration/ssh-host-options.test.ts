@@ -112,6 +112,16 @@ describe('HostKeyAlias', () => {
     // Known now, under the alias only.
     await connects(targetOf(plain, { hostKeyAlias: 'stored-alias', strictHostKeyChecking: 'yes' }), store);
   });
+
+  it('refuses, naming it, a HostKeyAlias that known_hosts cannot hold instead of failing inside', async () => {
+    for (const strictHostKeyChecking of ['accept-new', 'ask'] as const) {
+      const store = emptyStore();
+      const error = await caught(openSshClient(targetOf(plain, { hostKeyAlias: 'gpu box/1', strictHostKeyChecking }), { knownHosts: store, timeoutSeconds: 10 }));
+      expect(error.code).toBe('BAD_INPUT');
+      expect(error.message).toContain('HostKeyAlias "gpu box/1"');
+      await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow();
+    }
+  });
 });
 
 describe('StrictHostKeyChecking', () => {

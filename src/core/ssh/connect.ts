@@ -3,7 +3,7 @@ import * as ssh2Module from 'ssh2';
 import type { Client, ConnectConfig } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { DEFAULT_KEEPALIVE_COUNT_MAX, DEFAULT_KEEPALIVE_INTERVAL_SECONDS, targetAddress, targetLabel, type SshTarget } from './ssh-target';
-import { knownHostsName, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
+import { hostKeyAliasProblem, hostKeyName, hostKeyPlace, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
 import { startProxyCommand, type ProxyCommandStream } from './proxy-command';
 import { connectTcp } from './tcp-connect';
 import { installCertificateAuth } from './certificate-auth';
@@ -304,11 +304,6 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
   });
 }
 
-/** The name the host key is looked up and stored under: the HostKeyAlias as it is (ssh ignores the port then), else host:port. */
-export function hostKeyName(target: Pick<SshTarget, 'host' | 'port' | 'hostKeyAlias'>): string {
-  return target.hostKeyAlias ? target.hostKeyAlias : knownHostsName(target.host, target.port);
-}
-
 // What a command prints when it wanted to ask someone something; a ProxyCommand has no terminal to ask on.
 const WANTED_INPUT = /\/dev\/tty|read_passphrase|ssh_askpass|askpass|password:|passphrase/i;
 
@@ -426,10 +421,12 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
     case 'known':
       return 'known';
     case 'unknown': {
+      // Neither accept-new nor a person could store it under that alias: say so before anything else.
+      const unstorable = hostKeyAliasProblem(target);
+      if (unstorable) return unstorable;
       const strict = target.strictHostKeyChecking ?? 'ask';
       if (strict === 'accept-new') {
-        const [storeHost, storePort] = target.hostKeyAlias ? [target.hostKeyAlias, 22] : [target.host, target.port];
-        await knownHosts.add({ host: storeHost, port: storePort, keyType, publicKey: key.toString('base64') });
+        await knownHosts.add({ ...hostKeyPlace(target), keyType, publicKey: key.toString('base64') });
         // ssh's own words (sshconnect.c), with the file it went to: Servelab writes only its own.
         log('warn', `Warning: Permanently added '${name}' (${label}) to the list of known hosts (${knownHosts.writableFile}); StrictHostKeyChecking is accept-new. Fingerprint ${fingerprint}.`);
         return 'added';

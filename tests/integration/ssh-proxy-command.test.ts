@@ -301,6 +301,21 @@ describe('ProxyCommand life', () => {
     expect(ok).toBe(true);
   });
 
+  it('does not blame a proxy that exited normally, and says when a proxy failed for want of a terminal', async () => {
+    const normal = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: 'true' }, { knownHosts: await storeTrusting(), timeoutSeconds: 5 }));
+    expect(normal.code).toBe('CONNECT_FAILED');
+    expect(normal.message).not.toContain('exited with status 0');
+    expect(normal.message).toContain('(its ProxyCommand exited normally)');
+    const tty = await caught(
+      openSshClient(
+        { host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: `sh -c ${shellQuote("echo \"read_passphrase: can't open /dev/tty: No such device or address\" >&2; exit 255")}` },
+        { knownHosts: await storeTrusting(), timeoutSeconds: 5 },
+      ),
+    );
+    expect(tty.message).toContain('exited with status 255');
+    expect(tty.message).toContain('It runs without a terminal, so it cannot ask for a password or passphrase');
+  });
+
   it('keeps credentials in the command out of the log and the error', async () => {
     const log = new ConnectionLog();
     const command = `sh -c ${shellQuote('exit 2')} --service-token-secret s3cretvalue http://me:hunter2@proxy.invalid`;

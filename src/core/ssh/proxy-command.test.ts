@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describeProxyExit, KEPT_STDERR_LINES, MAX_LINE_CHARS, proxyCommandInvocation, startProxyCommand } from './proxy-command';
 import type { ConnectionLogLevel } from './connection-log';
 import { shellQuote } from '../../shared/shell-quote';
@@ -55,4 +56,37 @@ describe('ProxyCommandStream', () => {
     expect(exit.spawnError).toMatch(/ENOENT/);
     expect(stream.describeExit()).toMatch(/^could not be started/);
   });
+
+  it('kills what is left of the group after the grace, though the command itself exited long before', async () => {
+    const sleeper = `sleep 7${process.pid}9`;
+    // The command exits at once; its child ignores SIGHUP and keeps stdout open, so the stream stays open too.
+    const stream = startProxyCommand(`sh -c ${shellQuote(`trap '' HUP; ${sleeper} & exit 0`)}`, { killGraceMs: 300 });
+    stream.resume();
+    const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(pidsRunning(sleeper)).not.toHaveLength(0);
+    stream.destroy();
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // SIGHUP is ignored: only the SIGKILL, due 300 ms after the stop, ends it.
+    expect(pidsRunning(sleeper)).not.toHaveLength(0);
+    const started = Date.now();
+    while (pidsRunning(sleeper).length > 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 25));
+    const left = pidsRunning(sleeper);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(left).toEqual([]);
+  });
 });
+
+function pidsRunning(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(marker)) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}

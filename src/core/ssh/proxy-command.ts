@@ -59,6 +59,9 @@ export class ProxyCommandStream extends Duplex {
   private exitInfo: ProxyCommandExit | undefined;
   private readonly exitWaiters: ((exit: ProxyCommandExit) => void)[] = [];
   private stopping = false;
+  // Set at the leader's 'exit' (Node has reaped it then), which can come well before 'close' when something the
+  // command started still holds its stdout.
+  private leaderGone = false;
   // The command's pid is its process group's id (detached); the id is ours only while the leader or another
   // member is alive, so once the group has been seen empty it is never signalled again.
   private groupGone = false;
@@ -94,6 +97,10 @@ export class ProxyCommandStream extends Duplex {
     // Writes after the command went away fail with EPIPE; the exit is what gets reported.
     this.child.stdin?.on('error', () => {});
     this.child.once('error', (error) => this.settle({ code: null, signal: null, spawnError: error.message }, log));
+    this.child.once('exit', () => {
+      this.leaderGone = true;
+      if (this.stopping) this.watchGroup();
+    });
     // 'close' comes after the exit and after stdout and stderr are drained: the stream ends only once the
     // exit status and every stderr line are known, so whoever sees the end can report them.
     this.child.once('close', (code, signal) => this.settle({ code, signal }, log));
@@ -141,8 +148,13 @@ export class ProxyCommandStream extends Duplex {
     // The connection is over: once what was written (ssh2's DISCONNECT) is handed to the command, end it as ssh
     // does, rather than wait for it to notice the end of its stdin (nc does not, on a silent path).
     const stdin = this.child.stdin;
-    if (stdin && !stdin.destroyed) stdin.end(() => this.stop());
-    else this.stop();
+    if (stdin && !stdin.destroyed) {
+      stdin.end(() => this.stop());
+      // In case the pipe never reports back (a command that stopped reading).
+      setTimeout(() => this.stop(), 1_000).unref();
+    } else {
+      this.stop();
+    }
     callback();
   }
 
@@ -162,18 +174,18 @@ export class ProxyCommandStream extends Duplex {
       this.stopWatchingGroup();
     }, this.killGraceMs);
     this.killTimer.unref();
-    if (this.exitInfo) this.watchGroup();
+    if (this.leaderGone) this.watchGroup();
   }
 
   private signal(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined || this.groupGone) return;
     if (this.windows) {
-      if (!this.exitInfo) this.child.kill();
+      if (!this.leaderGone) this.child.kill();
       return;
     }
     // After the leader was reaped the id is only ours while the group still has a member.
-    if (this.exitInfo && !groupExists(pid)) {
+    if (this.leaderGone && !groupExists(pid)) {
       this.groupGone = true;
       return;
     }
@@ -222,6 +234,7 @@ export class ProxyCommandStream extends Duplex {
       this.partialLine = '';
     }
     this.exitInfo = exit;
+    this.leaderGone = true;
     if (exit.spawnError) this.groupGone = true;
     // The connection ends with the command; whatever it started in its group goes too, as when ssh's ends.
     if (this.stopping) this.watchGroup();

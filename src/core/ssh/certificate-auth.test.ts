@@ -98,7 +98,8 @@ describe('certificates', () => {
     const found = await certificatesFor(join(dir, 'id_ed25519'), key, [elsewhere, elsewhere, join(dir, 'id_rsa-cert.pub'), join(dir, 'missing-cert.pub')]);
     expect(found.map((c) => c.file)).toEqual([elsewhere]);
     expect(found[0]?.type).toBe('ssh-ed25519-cert-v01@openssh.com');
-    // A CertificateFile for another key keeps <key>-cert.pub out all the same.
+    // A CertificateFile for another key, or one that does not exist, keeps <key>-cert.pub out all the same (ssh -v says so).
+    expect(await certificatesFor(join(dir, 'id_ed25519'), key, [join(dir, 'missing-cert.pub')])).toEqual([]);
     expect(await certificatesFor(join(dir, 'id_ed25519'), key, [join(dir, 'id_rsa-cert.pub')])).toEqual([]);
     expect(await certificatesFor(join(dir, 'id_other'), await parsedKey('id_other'), [])).toEqual([]);
   });

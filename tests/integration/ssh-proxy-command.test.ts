@@ -1,6 +1,6 @@
 // ProxyCommand against real OpenSSH: the classic `ssh -W %h:%p jump` (the real OpenSSH client) into the network
 // namespace lab, a plain relay (`busybox nc`), commands that fail, and the proxy's life ending with the connection.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,6 +210,15 @@ function sigkillAll(pids: number[]): void {
 }
 
 describe('ProxyCommand life', () => {
+  // What a test started that must not outlive it, even when an assertion fails first.
+  const markers: string[] = [];
+  const marked = (marker: string) => {
+    markers.push(marker);
+    return marker;
+  };
+  afterEach(async () => {
+    for (const marker of markers.splice(0)) sigkillAll(await processesWith(marker));
+  });
   const directTo = (sshd: TestSshd, proxyCommand: string): SshTarget => ({ host: sshd.host, port: sshd.port, user: sshd.user, identityFiles: [sshd.identityFile], proxyCommand });
 
   it('reports the connection closed when the proxy dies after the login, and the pool stops calling the host ready', async () => {
@@ -245,7 +254,7 @@ describe('ProxyCommand life', () => {
 
   it('hangs up on a proxy that keeps running after the connection ends', async () => {
     // nc exits when sshd hangs up; the shell then sleeps on, as a proxy on a wedged path would.
-    const sleeper = `sleep 5${process.pid}1`;
+    const sleeper = marked(`sleep 5${process.pid}1`);
     const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`busybox nc ${plain.host} ${plain.port}; ${sleeper}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
     try {
       expect(await run(client, 'echo hi')).toBe('hi');
@@ -253,13 +262,11 @@ describe('ProxyCommand life', () => {
       client.end();
     }
     // SIGHUP comes at once, well before the 2 s SIGKILL.
-    const ok = await gone(sleeper, 1_500);
-    sigkillAll(await processesWith(sleeper));
-    expect(ok).toBe(true);
+    expect(await gone(sleeper, 1_500)).toBe(true);
   });
 
   it('kills a proxy that ignores SIGHUP once the grace is over', async () => {
-    const sleeper = `sleep 5${process.pid}2`;
+    const sleeper = marked(`sleep 5${process.pid}2`);
     const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`trap '' HUP; busybox nc ${plain.host} ${plain.port}; exec ${sleeper}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
     try {
       expect(await run(client, 'echo hi')).toBe('hi');
@@ -268,13 +275,11 @@ describe('ProxyCommand life', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await processesWith(sleeper)).not.toHaveLength(0);
-    const ok = await gone(sleeper, 3_000);
-    sigkillAll(await processesWith(sleeper));
-    expect(ok).toBe(true);
+    expect(await gone(sleeper, 3_000)).toBe(true);
   });
 
   it('kills what the proxy left in its group, even after the proxy itself has exited', async () => {
-    const sleeper = `sleep 5${process.pid}3`;
+    const sleeper = marked(`sleep 5${process.pid}3`);
     let closed = false;
     const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`trap '' HUP; ${sleeper} & exec busybox nc ${plain.host} ${plain.port}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
     client.once('close', () => {
@@ -287,18 +292,14 @@ describe('ProxyCommand life', () => {
       client.end();
     }
     expect(await within(2_000, () => closed)).toBe(true);
-    const ok = await gone(sleeper, 4_000);
-    sigkillAll(await processesWith(sleeper));
-    expect(ok).toBe(true);
+    expect(await gone(sleeper, 4_000)).toBe(true);
   });
 
   it('ends a proxy that hangs until the deadline', async () => {
-    const sleeper = `sleep 5${process.pid}4`;
+    const sleeper = marked(`sleep 5${process.pid}4`);
     const error = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: sleeper }, { knownHosts: await storeTrusting(), timeoutSeconds: 1 }));
     expect(error.code).toBe('TIMEOUT');
-    const ok = await gone(sleeper, 3_000);
-    sigkillAll(await processesWith(sleeper));
-    expect(ok).toBe(true);
+    expect(await gone(sleeper, 3_000)).toBe(true);
   });
 
   it('does not blame a proxy that exited normally, and says when a proxy failed for want of a terminal', async () => {

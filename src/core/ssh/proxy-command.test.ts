@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, afterEach } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describeProxyExit, KEPT_STDERR_LINES, MAX_LINE_CHARS, proxyCommandInvocation, startProxyCommand } from './proxy-command';
 import type { ConnectionLogLevel } from './connection-log';
@@ -57,8 +57,12 @@ describe('ProxyCommandStream', () => {
     expect(stream.describeExit()).toMatch(/^could not be started/);
   });
 
+  const sleeper = `sleep 7${process.pid}9`;
+  afterEach(() => {
+    for (const pid of pidsRunning(sleeper)) process.kill(pid, 'SIGKILL');
+  });
+
   it('kills what is left of the group after the grace, though the command itself exited long before', async () => {
-    const sleeper = `sleep 7${process.pid}9`;
     // The command exits at once; its child ignores SIGHUP and keeps stdout open, so the stream stays open too.
     const stream = startProxyCommand(`sh -c ${shellQuote(`trap '' HUP; ${sleeper} & exit 0`)}`, { killGraceMs: 300 });
     stream.resume();
@@ -72,9 +76,7 @@ describe('ProxyCommandStream', () => {
     expect(pidsRunning(sleeper)).not.toHaveLength(0);
     const started = Date.now();
     while (pidsRunning(sleeper).length > 0 && Date.now() - started < 2_000) await new Promise((resolve) => setTimeout(resolve, 25));
-    const left = pidsRunning(sleeper);
-    for (const pid of left) process.kill(pid, 'SIGKILL');
-    expect(left).toEqual([]);
+    expect(pidsRunning(sleeper)).toEqual([]);
   });
 });
 

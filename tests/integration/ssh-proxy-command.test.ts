@@ -1,6 +1,6 @@
 // ProxyCommand against real OpenSSH: the classic `ssh -W %h:%p jump` (the real OpenSSH client) into the network
 // namespace lab, a plain relay (`busybox nc`), commands that fail, and the proxy's life ending with the connection.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
 import { ServelabError } from '../../src/shared/contract';
+import { SshConnectionPool } from '../../src/core/ssh/connection-pool';
 import { shellQuote } from '../../src/shared/shell-quote';
 
 let lab: SshLab;
@@ -115,6 +116,7 @@ describe('ProxyCommand', () => {
       expect(await run(client, 'id -un')).toBe(lab.gpu1.user);
       const text = log.entries('gpu1').map((e) => e.message).join('\n');
       expect(text).toContain(`Executing proxy command: exec ssh -F /dev/null`);
+      expect(log.entries('gpu1').find((e) => e.message.startsWith('Executing proxy command'))?.level).toBe('debug');
       expect(text).toMatch(/Host key of .* matches known_hosts/);
       expect(await processesWith(`-W ${lab.gpu1.host}:${lab.gpu1.port}`)).not.toHaveLength(0);
     } finally {
@@ -184,5 +186,146 @@ describe('ProxyCommand', () => {
     expect(error.message).toContain('exited with status 127');
     expect(error.message).toMatch(/servelab-no-such-proxy.*not found/);
     expect(error.details).toMatchObject({ exitCode: 127 });
+  });
+});
+
+/** Whether `predicate` holds within `timeoutMs`. */
+async function within(timeoutMs: number, predicate: () => boolean | Promise<boolean>): Promise<boolean> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (await predicate()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return predicate();
+}
+
+function sigkillAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+describe('ProxyCommand life', () => {
+  // What a test started that must not outlive it, even when an assertion fails first.
+  const markers: string[] = [];
+  const marked = (marker: string) => {
+    markers.push(marker);
+    return marker;
+  };
+  afterEach(async () => {
+    for (const marker of markers.splice(0)) sigkillAll(await processesWith(marker));
+  });
+  const directTo = (sshd: TestSshd, proxyCommand: string): SshTarget => ({ host: sshd.host, port: sshd.port, user: sshd.user, identityFiles: [sshd.identityFile], proxyCommand });
+
+  it('reports the connection closed when the proxy dies after the login, and the pool stops calling the host ready', async () => {
+    const marker = `busybox nc ${plain.host} ${plain.port}`;
+    const pool = new SshConnectionPool({ knownHosts: await storeTrusting(plain), timeoutSeconds: 10, idleTimeoutMs: 0, reconnect: { initialDelayMs: 60_000, maxAttempts: 1 } });
+    try {
+      const client = await pool.acquire('dies', directTo(plain, `sh -c ${shellQuote(`exec ${marker}`)}`));
+      let closed = false;
+      client.once('close', () => {
+        closed = true;
+      });
+      expect(await run(client, 'echo hi')).toBe('hi');
+      expect(pool.state('dies').state).toBe('ready');
+      const relays = await processesWith(marker);
+      expect(relays).not.toHaveLength(0);
+      sigkillAll(relays);
+      expect(await within(3_000, () => closed)).toBe(true);
+      expect(pool.state('dies').state).not.toBe('ready');
+    } finally {
+      await pool.closeAll();
+    }
+  });
+
+  it('reports a proxy that exits after the server banner with its status and last output, not as a timeout', async () => {
+    const command = `sh -c ${shellQuote(`printf 'SSH-2.0-Fake\\r\\n'; echo 'bastion said no' >&2; sleep 0.3; exit 3`)}`;
+    const started = Date.now();
+    const error = await caught(openSshClient({ host: 'x.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: command }, { knownHosts: await storeTrusting(), timeoutSeconds: 8 }));
+    expect(error.code).toBe('CONNECT_FAILED');
+    expect(error.message).toContain('exited with status 3');
+    expect(error.message).toContain('bastion said no');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('hangs up on a proxy that keeps running after the connection ends', async () => {
+    // nc exits when sshd hangs up; the shell then sleeps on, as a proxy on a wedged path would.
+    const sleeper = marked(`sleep 5${process.pid}1`);
+    const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`busybox nc ${plain.host} ${plain.port}; ${sleeper}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
+    try {
+      expect(await run(client, 'echo hi')).toBe('hi');
+    } finally {
+      client.end();
+    }
+    // SIGHUP comes at once, well before the 2 s SIGKILL.
+    expect(await gone(sleeper, 1_500)).toBe(true);
+  });
+
+  it('kills a proxy that ignores SIGHUP once the grace is over', async () => {
+    const sleeper = marked(`sleep 5${process.pid}2`);
+    const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`trap '' HUP; busybox nc ${plain.host} ${plain.port}; exec ${sleeper}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
+    try {
+      expect(await run(client, 'echo hi')).toBe('hi');
+    } finally {
+      client.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await processesWith(sleeper)).not.toHaveLength(0);
+    expect(await gone(sleeper, 3_000)).toBe(true);
+  });
+
+  it('kills what the proxy left in its group, even after the proxy itself has exited', async () => {
+    const sleeper = marked(`sleep 5${process.pid}3`);
+    let closed = false;
+    const client = await openSshClient(directTo(plain, `sh -c ${shellQuote(`trap '' HUP; ${sleeper} & exec busybox nc ${plain.host} ${plain.port}`)}`), { knownHosts: await storeTrusting(plain), timeoutSeconds: 10 });
+    client.once('close', () => {
+      closed = true;
+    });
+    try {
+      expect(await run(client, 'echo hi')).toBe('hi');
+      expect(await processesWith(sleeper)).not.toHaveLength(0);
+    } finally {
+      client.end();
+    }
+    expect(await within(2_000, () => closed)).toBe(true);
+    expect(await gone(sleeper, 4_000)).toBe(true);
+  });
+
+  it('ends a proxy that hangs until the deadline', async () => {
+    const sleeper = marked(`sleep 5${process.pid}4`);
+    const error = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: sleeper }, { knownHosts: await storeTrusting(), timeoutSeconds: 1 }));
+    expect(error.code).toBe('TIMEOUT');
+    expect(await gone(sleeper, 3_000)).toBe(true);
+  });
+
+  it('does not blame a proxy that exited normally, and says when a proxy failed for want of a terminal', async () => {
+    const normal = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: 'true' }, { knownHosts: await storeTrusting(), timeoutSeconds: 5 }));
+    expect(normal.code).toBe('CONNECT_FAILED');
+    expect(normal.message).not.toContain('exited with status 0');
+    expect(normal.message).toContain('(its ProxyCommand exited normally)');
+    const tty = await caught(
+      openSshClient(
+        { host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: `sh -c ${shellQuote("echo \"read_passphrase: can't open /dev/tty: No such device or address\" >&2; exit 255")}` },
+        { knownHosts: await storeTrusting(), timeoutSeconds: 5 },
+      ),
+    );
+    expect(tty.message).toContain('exited with status 255');
+    expect(tty.message).toContain('It runs without a terminal, so it cannot ask for a password or passphrase');
+  });
+
+  it('keeps credentials in the command out of the log and the error', async () => {
+    const log = new ConnectionLog();
+    const command = `sh -c ${shellQuote('exit 2')} --service-token-secret s3cretvalue http://me:hunter2@proxy.invalid`;
+    const error = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: command }, { knownHosts: await storeTrusting(), timeoutSeconds: 5, log: log.writer('c') }));
+    expect(error.code).toBe('CONNECT_FAILED');
+    const everything = [error.message, JSON.stringify(error.details), ...log.entries('c').map((e) => e.message)].join('\n');
+    expect(everything).toContain('exited with status 2');
+    expect(everything).toContain('me:<redacted>@proxy.invalid');
+    expect(everything).not.toContain('s3cretvalue');
+    expect(everything).not.toContain('hunter2');
   });
 });

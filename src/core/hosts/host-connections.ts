@@ -4,7 +4,7 @@ import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
 import { passwordKey } from '../secrets/secret-keys';
 import type { ConnectionStateEvent, SshConnectionPool } from '../ssh/connection-pool';
-import { storedAs } from '../ssh/accept-new-keys';
+import { hostKeyPlace } from '../ssh/known-hosts';
 import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
 import type { ResolvedSshHost } from '../ssh/resolve/types';
 import type { BoxTransport } from '../box/box-transport';
@@ -91,7 +91,7 @@ export class HostConnections {
       const offer = d.strictHostKeyChecking !== 'yes';
       if (offer && typeof d.publicKey === 'string' && typeof d.host === 'string' && typeof d.port === 'number' && d.keyType && d.fingerprint) {
         this.pendingKeys.set(hostId, {
-          ...storedAs({ host: d.host, port: d.port, ...(d.hostKeyAlias ? { hostKeyAlias: d.hostKeyAlias } : {}) }),
+          ...hostKeyPlace({ host: d.host, port: d.port, ...(d.hostKeyAlias ? { hostKeyAlias: d.hostKeyAlias } : {}) }),
           keyType: d.keyType,
           fingerprint: d.fingerprint,
           publicKey: d.publicKey,

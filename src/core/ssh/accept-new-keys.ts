@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import { knownHostsName, type KnownHostsStore } from './known-hosts';
+import { hostKeyAliasProblem, hostKeyName, hostKeyPlace, type KnownHostsStore } from './known-hosts';
 import type { SshTarget } from './ssh-target';
 
 /** An unknown host key as HOST_KEY_UNKNOWN's details present it. */
@@ -11,11 +11,6 @@ export interface PresentedHostKey {
   fingerprint: string;
   /** HostKeyAlias: the key is stored under this name (without the port, as ssh does) instead of host:port. */
   hostKeyAlias?: string;
-}
-
-/** Where a presented key is stored: under its HostKeyAlias when the target has one, else under host and port. */
-export function storedAs(key: Pick<PresentedHostKey, 'host' | 'port' | 'hostKeyAlias'>): { host: string; port: number } {
-  return key.hostKeyAlias ? { host: key.hostKeyAlias, port: 22 } : { host: key.host, port: key.port };
 }
 
 export interface AcceptNewOptions {
@@ -42,8 +37,10 @@ export async function acceptingNewKeys<T>(target: SshTarget, knownHosts: KnownHo
     } catch (error) {
       if (!(opts.acceptNew && error instanceof ServelabError && error.code === 'HOST_KEY_UNKNOWN')) throw error;
       const key = error.details as unknown as PresentedHostKey;
-      const place = storedAs(key);
-      const name = knownHostsName(place.host, place.port);
+      const unstorable = hostKeyAliasProblem(key);
+      if (unstorable) throw unstorable;
+      const place = hostKeyPlace(key);
+      const name = hostKeyName(key);
       // Each hop's key is stored once; meeting it as unknown again means it was not kept, so stop rather than loop.
       if (accepted.has(`${name} ${key.keyType}`) || accepted.size >= hops) throw error;
       accepted.add(`${name} ${key.keyType}`);

@@ -9,7 +9,7 @@ import type { PromptAsker, PromptRequest, PromptResponse } from './prompt-broker
 import type { ConnectionLogLevel, ConnectionLogWriter } from './connection-log';
 import { agentSocketProblem, createAgent } from './agent';
 import type { SecretPersistence } from '../secrets/secret-store';
-import { certificateMatchesKey, withCertificate } from './certificate-auth';
+import { certificateKind, withCertificate } from './certificate-auth';
 
 // ssh2 is CommonJS: Node's ESM loader exposes `utils` only on the default export, bundlers on the namespace.
 const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh2Module }).default ?? ssh2Module;
@@ -24,8 +24,11 @@ const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh
  *    IdentityFile is set. That is OpenSSH's rule, simplified: agent keys come first rather than interleaved;
  * 3. each IdentityFile in order. An encrypted key is unlocked with a saved passphrase, else by asking
  *    (3 tries; a wrong one is asked again, saying so; cancel skips that key; an empty answer skips it too,
- *    as in OpenSSH). Before the plain key, its certificates are offered: each CertificateFile that certifies
- *    it, and `<key>-cert.pub` when it exists and does, as ssh loads it (ssh.c load_public_identity_files);
+ *    as in OpenSSH). With each key go its user certificates, as ssh 9.2 loads them (ssh.c
+ *    load_public_identity_files): when CertificateFile is set, each one that certifies the key, before the plain
+ *    key (ssh offers CertificateFile certificates first of all, even before agent keys: here they come after the
+ *    agent, a simplification); when no CertificateFile is set, `<key>-cert.pub` if it certifies the key, right
+ *    after the plain key. Host certificates are never offered (sshconnect2.c pubkey_prepare);
  * 4. keyboard-interactive: every round of prompts goes to the person (a saved password answers a lone
  *    password prompt once), up to 3 attempts;
  * 5. password: the saved one, then asking (3 tries).
@@ -148,6 +151,8 @@ export class AuthPlan {
   /** A typed password sent to the server, kept until the server says whether it worked. */
   private pendingPassword: { value: string; remember: boolean } | undefined;
   private kbdPromptedThisRound = false;
+  private certificateProblem: string | undefined;
+  private certificateProblemLogged = false;
   private readonly maxTries: number;
   private readonly home: string;
   private readonly label: string;
@@ -411,7 +416,18 @@ export class AuthPlan {
     this.problem(`The passphrase for ${file} was wrong ${this.maxTries} times.`, { identityFile: file }, `Passphrase was wrong ${this.maxTries} times; skipping key ${shown}.`);
   }
 
-  /** The key's certificates first (each with a freshly parsed key of its own), then the plain key. */
+  /**
+   * Certificates cannot be sent (ssh2's internals are not the ones certificate-auth.ts was written for): they are
+   * skipped, with one warning, and the plain keys are still tried.
+   */
+  certificatesUnavailable(problem: string): void {
+    this.certificateProblem = problem;
+  }
+
+  /**
+   * The key with its certificates (see the module comment): CertificateFile certificates before the plain key,
+   * else `<key>-cert.pub` after it. Each certificate gets a freshly parsed key of its own.
+   */
   private async *withCertificates(
     step: Extract<AuthStep, { kind: 'key' }>,
     data: Buffer,
@@ -420,7 +436,16 @@ export class AuthPlan {
     passphrase?: string,
   ): AsyncGenerator<Attempt, void, void> {
     const { target } = this.opts;
-    for (const certificate of await certificatesFor(step.file, key, target.certificateFiles ?? [])) {
+    const certificateFiles = target.certificateFiles ?? [];
+    const found = await certificatesFor(step.file, key, certificateFiles, (message) => this.log('debug', message));
+    if (found.length > 0 && this.certificateProblem !== undefined) {
+      if (!this.certificateProblemLogged) this.log('warn', `Certificates are skipped: ${this.certificateProblem}. Plain keys are still tried.`);
+      this.certificateProblemLogged = true;
+      yield plainAttempt(key);
+      return;
+    }
+    if (certificateFiles.length === 0) yield plainAttempt(key);
+    for (const certificate of found) {
       const certKey = parsePrivateKey(data, passphrase).key;
       if (!certKey) break;
       const shown = this.show(certificate.file);
@@ -432,7 +457,7 @@ export class AuthPlan {
         methodLabel: `publickey certificate (${certificate.file})`,
       };
     }
-    yield plainAttempt(key);
+    if (certificateFiles.length > 0) yield plainAttempt(key);
   }
 
   private async *keyboardAttempts(step: AuthStep): AsyncGenerator<Attempt, void, void> {
@@ -620,13 +645,16 @@ interface CertificateForKey {
 }
 
 /**
- * The certificates that certify `key`: each CertificateFile, then `<identity file>-cert.pub`, in that order and once
- * each. Files that are missing, unreadable, not certificates or for another key are left out.
+ * The user certificates that certify `key`, in order and once each: the CertificateFiles when there are any, else
+ * `<identity file>-cert.pub` (ssh.c at V_9_2_P1: "If no certificates have been explicitly listed then try to add
+ * the default certificate variant too"). Files that are missing, unreadable, not certificates, for another key or
+ * host certificates are left out; `note` hears why a certificate file was.
  */
-export async function certificatesFor(identityFile: string, key: ParsedKey, certificateFiles: string[]): Promise<CertificateForKey[]> {
+export async function certificatesFor(identityFile: string, key: ParsedKey, certificateFiles: string[], note?: (message: string) => void): Promise<CertificateForKey[]> {
   const publicKey = key.getPublicSSH();
   const found: CertificateForKey[] = [];
-  for (const file of [...new Set([...certificateFiles, `${identityFile}-cert.pub`])]) {
+  const candidates = certificateFiles.length > 0 ? certificateFiles : [`${identityFile}-cert.pub`];
+  for (const file of [...new Set(candidates)]) {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
@@ -634,9 +662,18 @@ export async function certificatesFor(identityFile: string, key: ParsedKey, cert
       continue;
     }
     const [type, base64] = text.trim().split(/\s+/);
-    if (!type?.endsWith('-cert-v01@openssh.com') || !base64) continue;
+    if (!type?.endsWith('-cert-v01@openssh.com') || !base64) {
+      note?.(`${file} is not a certificate; not offering it.`);
+      continue;
+    }
     const blob = Buffer.from(base64, 'base64');
-    if (certificateMatchesKey(blob, publicKey)) found.push({ file, type, blob });
+    const kind = certificateKind(blob, publicKey);
+    if (kind === undefined) continue;
+    if (kind !== 'user') {
+      note?.(`Ignoring certificate ${file}: not a user certificate.`);
+      continue;
+    }
+    found.push({ file, type, blob });
   }
   return found;
 }

@@ -11,7 +11,8 @@
  *
  * Checked against ssh2 1.17.0 (lib/protocol/Protocol.js authPK, lib/protocol/utils.js sendPacket and
  * convertSignature, lib/client.js calling `proto.authPK(user, key, keyAlgo[, cbSign])`). `certificateAuthProblem()`
- * names what is missing when those internals change; certificate-auth.test.ts fails then.
+ * names what is missing when those internals change; certificate-auth.test.ts fails then, and the login goes on
+ * with plain keys only.
  */
 import { createRequire } from 'node:module';
 import type { Client, ParsedKey } from 'ssh2';
@@ -84,23 +85,16 @@ export function certificateAuthProblem(proto?: unknown): string | null {
 
 /**
  * Lets `client` (just after `client.connect()`, which creates its protocol object) log in with keys marked by
- * withCertificate. Throws when ssh2's internals are not the ones this was written for, so a certificate is never
- * sent wrongly; keys without a certificate are untouched either way.
+ * withCertificate. Returns what keeps that from working when ssh2's internals are not the ones this was written
+ * for (the caller then offers no certificate: AuthPlan.certificatesUnavailable), else null. It never throws, and
+ * keys without a certificate are untouched either way.
  */
-export function installCertificateAuth(client: Client): void {
+export function installCertificateAuth(client: Client): string | null {
   const proto = (client as unknown as { _protocol?: Ssh2Protocol })._protocol;
-  if (!proto || installed.has(proto)) return;
+  if (!proto) return "ssh2's client has no protocol object";
+  if (installed.has(proto)) return null;
   const problem = certificateAuthProblem(proto);
-  if (problem) {
-    // Without the extension, a certificate key would go out as a plain key: refuse it at the attempt instead.
-    const original = proto.authPK;
-    proto.authPK = function (this: Ssh2Protocol, username: string, pubKey: unknown, keyAlgo?: unknown, cbSign?: unknown) {
-      if (typeof pubKey === 'object' && pubKey !== null && certificates.has(pubKey)) throw new Error(`Certificate login is not available: ${problem}`);
-      original.call(this, username, pubKey, keyAlgo, cbSign);
-    };
-    installed.add(proto);
-    return;
-  }
+  if (problem) return problem;
   const original = proto.authPK;
   proto.authPK = function (this: Ssh2Protocol, username: string, pubKey: unknown, keyAlgo?: unknown, cbSign?: unknown) {
     const certificate = typeof pubKey === 'object' && pubKey !== null ? certificates.get(pubKey) : undefined;
@@ -111,9 +105,12 @@ export function installCertificateAuth(client: Client): void {
     }
     const key = pubKey as ParsedKey;
     const signatureAlgorithm = typeof keyAlgo === 'string' ? keyAlgo : key.type;
+    // Signing needs the session id; without it (never seen with 1.17.0) the key goes out plain rather than fail.
+    if (cbSign && !this._kex?.sessionID) return original.call(this, username, pubKey, keyAlgo, cbSign);
     sendCertificateRequest(this, username, certificate, certificateAlgorithm(certificate, signatureAlgorithm), signatureAlgorithm, key.type, cbSign as SignCallback | undefined);
   };
   installed.add(proto);
+  return null;
 }
 
 /** The algorithm a certificate is offered under: its own type, with RSA's signature hash chosen as for the plain key. */
@@ -121,6 +118,23 @@ export function certificateAlgorithm(certificate: Buffer, signatureAlgorithm: st
   const type = readString(certificate, 0).value.toString('latin1');
   if (type === 'ssh-rsa-cert-v01@openssh.com' && signatureAlgorithm !== 'ssh-rsa') return `${signatureAlgorithm}-cert-v01@openssh.com`;
   return type;
+}
+
+/**
+ * The certificate's type field (1 user, 2 host; PROTOCOL.certkeys) when the blob certifies the plain public key blob
+ * `publicKey`, else undefined. The field is the uint32 after the key fields and the uint64 serial.
+ */
+export function certificateKind(certificate: Buffer, publicKey: Buffer): 'user' | 'host' | 'unknown' | undefined {
+  if (!certificateMatchesKey(certificate, publicKey)) return undefined;
+  try {
+    const certType = readString(certificate, 0);
+    const nonce = readString(certificate, certType.next);
+    const fieldsLength = publicKey.length - readString(publicKey, 0).next;
+    const type = certificate.readUInt32BE(nonce.next + fieldsLength + 8);
+    return type === 1 ? 'user' : type === 2 ? 'host' : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Whether the certificate blob certifies the plain public key blob `publicKey` (its key fields follow the nonce). */
@@ -167,8 +181,7 @@ function sendCertificateRequest(
     send(body, 'check');
     return;
   }
-  const sessionId = proto._kex?.sessionID;
-  if (!sessionId) throw new Error('Certificate login before the key exchange finished');
+  const sessionId = proto._kex?.sessionID as Buffer;
   cbSign(Buffer.concat([sshString(sessionId), body]), (rawSignature) => {
     const signature = (utils as Ssh2ProtocolUtils).convertSignature(rawSignature, keyType);
     if (signature === false) throw new Error('Error while converting handshake signature');

@@ -3,7 +3,7 @@ import * as ssh2Module from 'ssh2';
 import type { Client, ConnectConfig } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { DEFAULT_KEEPALIVE_COUNT_MAX, DEFAULT_KEEPALIVE_INTERVAL_SECONDS, targetAddress, targetLabel, type SshTarget } from './ssh-target';
-import { knownHostsName, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
+import { hostKeyAliasProblem, hostKeyName, hostKeyPlace, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
 import { startProxyCommand, type ProxyCommandStream } from './proxy-command';
 import { connectTcp } from './tcp-connect';
 import { installCertificateAuth } from './certificate-auth';
@@ -185,7 +185,13 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       const running = proxy;
       if (!running || hostKeyFailure || plan.failureIfDecided()) return fail(error());
       const waited = new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref());
-      void Promise.race([running.exited(), waited]).then(() => fail(running.exit ? proxyFailure(running, target) : error()));
+      void Promise.race([running.exited(), waited]).then(() => {
+        const exit = running.exit;
+        if (!exit) return fail(error());
+        // Status 0 is the far side hanging up normally: ssh2's account of it is the story, not the proxy.
+        if (exit.code === 0 && !exit.signal && !exit.spawnError) return fail(withNote(error(), ' (its ProxyCommand exited normally)'));
+        fail(proxyFailure(running, target));
+      });
     }
 
     const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): void => {
@@ -268,7 +274,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       config.sock = stream as ConnectConfig['sock'];
       try {
         client.connect(config);
-        installCertificateAuth(client);
+        const certificateProblem = installCertificateAuth(client);
+        if (certificateProblem) plan.certificatesUnavailable(certificateProblem);
       } catch (error) {
         fail(new ServelabError('CONNECT_FAILED', `Cannot connect to ${where(target)}: ${(error as Error).message}`));
       }
@@ -297,24 +304,25 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
   });
 }
 
-/** The name the host key is looked up and stored under: the HostKeyAlias as it is (ssh ignores the port then), else host:port. */
-export function hostKeyName(target: Pick<SshTarget, 'host' | 'port' | 'hostKeyAlias'>): string {
-  return target.hostKeyAlias ? target.hostKeyAlias : knownHostsName(target.host, target.port);
-}
+// What a command prints when it wanted to ask someone something; a ProxyCommand has no terminal to ask on.
+const WANTED_INPUT = /\/dev\/tty|read_passphrase|ssh_askpass|askpass|password:|passphrase/i;
 
 function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabError {
   const stderr = proxy.lastStderr();
   const exit = proxy.exit;
+  const wantedInput = stderr.some((line) => WANTED_INPUT.test(line));
   return new ServelabError(
     'CONNECT_FAILED',
     `The ProxyCommand for ${where(target)} ${proxy.describeExit()} before the SSH connection was set up` +
       (stderr.length > 0 ? `; its last output: ${stderr.join(' / ')}.` : ', printing nothing on stderr.') +
-      ` Command: ${proxy.command}`,
+      (wantedInput ? ' It runs without a terminal, so it cannot ask for a password or passphrase: put the key in the SSH agent or use a key without one.' : '') +
+      ` Command: ${proxy.shownCommand}`,
     {
       details: {
         host: target.host,
         port: target.port,
-        proxyCommand: proxy.command,
+        // Credential-looking values are hidden here too.
+        proxyCommand: proxy.shownCommand,
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         stderr,
@@ -322,6 +330,19 @@ function proxyFailure(proxy: ProxyCommandStream, target: SshTarget): ServelabErr
       },
     },
   );
+}
+
+/** `error` with `note` before its final full stop ("… handshake (its ProxyCommand exited normally)."). */
+function withNote(error: ServelabError, note: string): ServelabError {
+  return retold(error, /\.$/.test(error.message) ? `${error.message.slice(0, -1)}${note}.` : `${error.message}${note}`);
+}
+
+function withSentence(error: ServelabError, sentence: string): ServelabError {
+  return retold(error, `${error.message} ${sentence}`);
+}
+
+function retold(error: ServelabError, message: string): ServelabError {
+  return new ServelabError(error.code, message, { ...(error.details ? { details: error.details } : {}), ...(error.issues ? { issues: error.issues } : {}) });
 }
 
 /** `user@host:port`, the way messages name a target. */
@@ -400,10 +421,12 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
     case 'known':
       return 'known';
     case 'unknown': {
+      // Neither accept-new nor a person could store it under that alias: say so before anything else.
+      const unstorable = hostKeyAliasProblem(target);
+      if (unstorable) return unstorable;
       const strict = target.strictHostKeyChecking ?? 'ask';
       if (strict === 'accept-new') {
-        const [storeHost, storePort] = target.hostKeyAlias ? [target.hostKeyAlias, 22] : [target.host, target.port];
-        await knownHosts.add({ host: storeHost, port: storePort, keyType, publicKey: key.toString('base64') });
+        await knownHosts.add({ ...hostKeyPlace(target), keyType, publicKey: key.toString('base64') });
         // ssh's own words (sshconnect.c), with the file it went to: Servelab writes only its own.
         log('warn', `Warning: Permanently added '${name}' (${label}) to the list of known hosts (${knownHosts.writableFile}); StrictHostKeyChecking is accept-new. Fingerprint ${fingerprint}.`);
         return 'added';
@@ -500,7 +523,13 @@ function preferredHostKeyAlgorithms(knownKeyTypes: string[]): HostKeyAlgorithm[]
   return [...first, ...HOST_KEY_ALGORITHMS.filter((a) => !first.includes(a))];
 }
 
-function connectError(error: Error & { level?: string; code?: string }, target: SshTarget, role: HopRole): ServelabError {
+function connectError(error: Error & { level?: string; code?: string; attempts?: number }, target: SshTarget, role: HopRole): ServelabError {
+  const mapped = connectErrorOnce(error, target, role);
+  // ConnectionAttempts: say that it was not a single try.
+  return error.attempts && error.attempts > 1 ? withSentence(mapped, `Tried ${error.attempts} times (ConnectionAttempts).`) : mapped;
+}
+
+function connectErrorOnce(error: Error & { level?: string; code?: string }, target: SshTarget, role: HopRole): ServelabError {
   const hostPort = `${role === 'jump' ? 'jump host ' : ''}${target.host}:${target.port}`;
   if (error.level === 'client-timeout' || error.code === 'ETIMEDOUT') {
     return new ServelabError('TIMEOUT', `Timed out connecting to ${hostPort} (${error.message}).`, { details: { host: target.host, port: target.port } });

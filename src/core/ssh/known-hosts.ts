@@ -63,6 +63,35 @@ export function knownHostsName(host: string, port: number): string {
   return port === 22 ? name : `[${name}]:${port}`;
 }
 
+/** What names a host's key in known_hosts: its HostKeyAlias when it has one. */
+export type HostKeyOwner = { host: string; port: number; hostKeyAlias?: string | null | undefined };
+
+/**
+ * Where a host's key is looked up and stored: under its HostKeyAlias as written, with no port (ssh ignores the port
+ * then: stored as port 22, which known_hosts writes bare), else under host and port.
+ */
+export function hostKeyPlace(owner: HostKeyOwner): { host: string; port: number } {
+  return owner.hostKeyAlias ? { host: owner.hostKeyAlias, port: 22 } : { host: owner.host, port: owner.port };
+}
+
+/** The known_hosts name of a host's key (`alias`, `host`, `[host]:port`): the one name connect, accept-new and the store use. */
+export function hostKeyName(owner: HostKeyOwner): string {
+  const place = hostKeyPlace(owner);
+  return knownHostsName(place.host, place.port);
+}
+
+/** Why a key cannot be stored under the host's HostKeyAlias (characters a known_hosts line cannot hold), if so. */
+export function hostKeyAliasProblem(owner: HostKeyOwner): ServelabError | undefined {
+  const alias = owner.hostKeyAlias;
+  if (!alias || WRITABLE_HOST.test(alias)) return undefined;
+  return new ServelabError(
+    'BAD_INPUT',
+    `HostKeyAlias "${alias}" cannot name a host key in known_hosts: Servelab stores keys only under names of letters, digits and . _ - : %. ` +
+      `Change the HostKeyAlias of ${owner.host} in the ssh config, or remove it so the key is stored under the host name.`,
+    { issues: [{ path: 'hostKeyAlias', message: 'holds characters a known_hosts host name cannot' }], details: { host: owner.host, port: owner.port, hostKeyAlias: alias } },
+  );
+}
+
 /**
  * OpenSSH known_hosts files: the app's own file plus read-only ones. Matching follows OpenSSH: a key that is
  * listed for the host is known unless a matching `@revoked` line names it; any other key for a host that has

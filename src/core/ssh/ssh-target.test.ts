@@ -121,6 +121,11 @@ describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('resolveTarget', ()
     expect((await resolve({ alias: 'gpu1', proxyJump: 'x@[fe80::1]:2200' })).jumps.map((j) => [j.user, j.host, j.port])).toEqual([['x', 'fe80::1', 2200]]);
   });
 
+  it('keeps a CertificateFile that does not exist, since any CertificateFile keeps ssh from trying <key>-cert.pub', async () => {
+    await writeFile(configPath, ['Host c', '  CertificateFile ~/.ssh/missing-cert.pub'].join('\n'));
+    expect((await resolve({ alias: 'c' })).certificateFiles).toEqual([join(home, '.ssh', 'missing-cert.pub')]);
+  });
+
   it('carries a ProxyCommand with its tokens expanded, and refuses ProxyJump loops', async () => {
     await writeFile(configPath, ['Host viacmd', '  User u1', '  ProxyCommand nc %h %p %r %%', 'Host a', '  ProxyJump b', 'Host b', '  ProxyJump a'].join('\n'));
     const viaCommand = await resolve({ alias: 'viacmd' });

@@ -112,7 +112,8 @@ export async function resolveHostSpec(hostSpec: HostSpec, opts: ResolveTargetOpt
 
 /**
  * Resolves a host the way `ssh` would (ssh -G where OpenSSH is installed, else the built-in reader) and turns it
- * into what a connection needs: identity and certificate files that exist (ssh skips the others), the agent,
+ * into what a connection needs: identity files that exist (ssh skips the others), the certificate files as set
+ * (missing ones are skipped when the keys are tried), the agent,
  * keepalives, host key options, and the ProxyJump hops, outermost first.
  */
 export async function resolveTarget(hostSpec: HostSpec, opts: ResolveTargetOptions): Promise<ResolvedSshTarget> {
@@ -142,7 +143,8 @@ export function targetOf(host: Omit<ResolvedSshHost, 'proxyJump' | 'source'>): R
     hostKeyAlias: host.hostKeyAlias,
     strictHostKeyChecking: host.strictHostKeyChecking,
     knownHostsFiles: [...host.userKnownHostsFiles, ...host.globalKnownHostsFiles],
-    certificateFiles: host.certificateFiles.filter((file) => existsSync(file)),
+    // All of them, missing ones too: any CertificateFile at all keeps ssh from trying `<key>-cert.pub` (ssh.c).
+    certificateFiles: host.certificateFiles,
     connectTimeoutSeconds: host.connectTimeout,
     connectionAttempts: host.connectionAttempts,
   };

@@ -1,7 +1,8 @@
 /**
  * The TCP connection under a direct SSH hop, with OpenSSH's ConnectTimeout and ConnectionAttempts
  * (sshconnect.c ssh_connect_direct at V_9_2_P1): up to `attempts` tries, 1 s apart ("Trying again..."), each
- * bounded by `timeoutSeconds` when one is set. Every attempt is written to the connection log.
+ * bounded by `timeoutSeconds` when one is set. A name that does not resolve is not tried again: ssh resolves it once,
+ * before the attempts. Every attempt is written to the connection log.
  */
 import { Socket } from 'node:net';
 import type { ConnectionLogWriter } from './connection-log';
@@ -19,10 +20,19 @@ export interface TcpConnectOptions {
 
 const RETRY_DELAY_MS = 1_000;
 
-/** A connected socket, or the last attempt's error (its `code` is ECONNREFUSED, ETIMEDOUT, ENOTFOUND…). */
+// getaddrinfo's answers for a name that does not resolve (now).
+const RESOLVE_FAILURES: ReadonlySet<string> = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA']);
+
+/** The last attempt's error, with how many attempts were made. */
+export type TcpConnectError = Error & { code?: string; attempts?: number };
+
+/**
+ * A connected socket, or the last attempt's error (its `code` is ECONNREFUSED, ETIMEDOUT, ENOTFOUND…, its
+ * `attempts` how many were made).
+ */
 export async function connectTcp(host: string, port: number, opts: TcpConnectOptions = {}): Promise<Socket> {
   const attempts = Math.max(1, Math.floor(opts.attempts ?? 1));
-  let lastError: Error = new Error('no attempt was made');
+  let lastError: TcpConnectError = new Error('no attempt was made');
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (opts.signal?.aborted) throw abortError();
     if (attempt > 1) {
@@ -33,8 +43,13 @@ export async function connectTcp(host: string, port: number, opts: TcpConnectOpt
     try {
       return await connectOnce(host, port, opts.timeoutSeconds ?? null, opts.signal);
     } catch (error) {
-      lastError = error as Error;
+      lastError = Object.assign(error as Error, { attempts: attempt });
       if (opts.signal?.aborted) throw lastError;
+      const code = (lastError as NodeJS.ErrnoException).code;
+      if (code && RESOLVE_FAILURES.has(code)) {
+        opts.log?.('warn', `Could not resolve hostname ${host}: ${describe(lastError)}`);
+        throw lastError;
+      }
       opts.log?.('warn', `connect to ${host} port ${port} failed: ${describe(lastError)}`);
     }
   }

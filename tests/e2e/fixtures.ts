@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { cliPath, repoRoot } from '../helpers/repo';
 import { startSshLab, type SshLab } from '../helpers/netns';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { fakeLocalAccount } from '../helpers/local-account';
 
 export interface RunningCore {
   /**
@@ -16,7 +17,7 @@ export interface RunningCore {
   /** The same server without a code. */
   origin: string;
   dataDir: string;
-  /** The core's HOME: a throwaway folder, so ~/.ssh is the test's own. */
+  /** The core's HOME and its passwd entry's home: a throwaway folder, so ~/.ssh is the test's own. */
   home: string;
   /** `<home>/.ssh/config`, passed with --ssh-config; absent until a test writes it. */
   sshConfigPath: string;
@@ -36,6 +37,8 @@ async function startCore(root: string): Promise<{ child: ChildProcess; core: Run
   const sshConfigPath = join(home, '.ssh', 'config');
   await mkdir(join(home, '.ssh'), { recursive: true, mode: 0o700 });
   const { SSH_AUTH_SOCK: _agent, ...env } = process.env;
+  // ssh takes `~` from the passwd entry, not $HOME: the core's user gets this home in its own passwd entry.
+  const account = await fakeLocalAccount(join(root, 'account'), { user: userInfo().username, home, hostname: hostname() });
   const child = spawn(
     process.execPath,
     [
@@ -51,7 +54,7 @@ async function startCore(root: string): Promise<{ child: ChildProcess; core: Run
       '--ssh-config',
       sshConfigPath,
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, HOME: home } },
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, ...account.env, HOME: home } },
   );
   let output = '';
   const pageUrl = await new Promise<string>((resolve, reject) => {

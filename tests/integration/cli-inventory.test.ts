@@ -22,6 +22,18 @@ let dataDir: string;
  * Runs `servelab inventory …` in-process with a fresh HOME and data folder, and captures what it prints.
  * Standard input is not a terminal unless a test passes one: the runner's own stdin may well be a TTY.
  */
+/** The built command run as a local account of its own, whose passwd entry's home is `accountHome` (ssh takes `~` from there). */
+async function asAccount(accountHome: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CliRun> {
+  const account = await fakeLocalAccount(join(accountHome, 'account'), { user: 'local-user', home: accountHome, hostname: 'laptop' });
+  return new Promise((resolve) => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: accountHome, SERVELAB_DATA_DIR: dataDir, ...extraEnv, ...account.env };
+    const child = execFile(process.execPath, [cliPath, 'inventory', ...args], { env, cwd: accountHome, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
 async function inventory(
   args: string[],
   env: Record<string, string> = {},
@@ -154,16 +166,6 @@ describe('servelab inventory', () => {
   it.skipIf(!hasNssWrapper)("uses ssh's default identities when neither --identity nor the config names one", async () => {
     const withKey = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
     const empty = await mkdtemp(join(tmpdir(), 'servelab-cli-home-'));
-    const asAccount = async (accountHome: string, args: string[]): Promise<CliRun> => {
-      const account = await fakeLocalAccount(join(accountHome, 'account'), { user: 'local-user', home: accountHome, hostname: 'laptop' });
-      return new Promise((resolve) => {
-        const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: accountHome, SERVELAB_DATA_DIR: dataDir, ...account.env };
-        const child = execFile(process.execPath, [cliPath, 'inventory', ...args], { env, cwd: accountHome, timeout: 60_000 }, (error, stdout, stderr) =>
-          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-        child.stdin?.end();
-      });
-    };
     try {
       await mkdir(join(withKey, '.ssh'), { mode: 0o700 });
       await copyFile(sshd.identityFile, join(withKey, '.ssh', 'id_ed25519'));
@@ -183,14 +185,14 @@ describe('servelab inventory', () => {
     }
   });
 
-  it('resolves an ~/.ssh/config alias and trusts ~/.ssh/known_hosts', async () => {
+  it.skipIf(!hasNssWrapper)('resolves an ~/.ssh/config alias and trusts ~/.ssh/known_hosts', async () => {
     await mkdir(join(home, '.ssh'), { recursive: true });
     await writeFile(
       join(home, '.ssh', 'config'),
       `Host testbox\n  HostName 127.0.0.1\n  Port ${sshd.port}\n  User ${sshd.user}\n  IdentityFile ${sshd.identityFile}\n`,
     );
     await writeFile(join(home, '.ssh', 'known_hosts'), await readFile(join(dataDir, 'known_hosts'), 'utf8'));
-    const result = await inventory(['testbox', '--json'], { SERVELAB_DATA_DIR: join(home, 'other-data') });
+    const result = await asAccount(home, ['testbox', '--json'], { SERVELAB_DATA_DIR: join(home, 'other-data') });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).hostId).toBe(`${sshd.user}@127.0.0.1:${sshd.port}`);

@@ -297,6 +297,48 @@ describe('ConnectTimeout and ConnectionAttempts', () => {
     expect(text).toContain('Trying again (attempt 2 of 2)…');
   });
 
+  /** A TCP server on 127.0.0.1 that accepts and then sends `greeting` (maybe nothing) and never anything more. */
+  async function silentServer(greeting: string): Promise<{ port: number; close: () => void }> {
+    const held: Socket[] = [];
+    const server = createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => {});
+      if (greeting) socket.write(greeting);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: () => {
+        for (const socket of held) socket.destroy();
+        server.close();
+      },
+    };
+  }
+
+  it('bounds the banner exchange and the key exchange by ConnectTimeout too, not only the TCP connect', async () => {
+    for (const [greeting, stage] of [
+      ['', 'banner exchange'],
+      ['SSH-2.0-OpenSSH_9.2p1 Silent\r\n', 'key exchange'],
+    ] as const) {
+      const server = await silentServer(greeting);
+      try {
+        const log = new ConnectionLog();
+        const started = Date.now();
+        const error = await caught(
+          openSshClient({ host: '127.0.0.1', port: server.port, user: 'me', identityFiles: [plain.identityFile], connectTimeoutSeconds: 1 }, { knownHosts: emptyStore(), timeoutSeconds: 20, log: log.writer('h') }),
+        );
+        const elapsed = Date.now() - started;
+        expect(error.code).toBe('TIMEOUT');
+        expect(error.message).toBe(`Connection timed out during ${stage} with me@127.0.0.1:${server.port} (ConnectTimeout 1 s).`);
+        expect(elapsed).toBeGreaterThanOrEqual(900);
+        expect(elapsed).toBeLessThan(4_000);
+        expect(messages(log)).toContain(error.message);
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   it('tries a refused connect ConnectionAttempts times and reports the refusal', async () => {
     // A port that was just bound and closed again: nothing listens there, so connects are refused at once.
     const free = await new Promise<number>((resolve) => {

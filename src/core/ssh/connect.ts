@@ -167,6 +167,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       if (settled) return;
       settled = true;
       deadline.clear();
+      clearHandshakeTimer();
       opts.signal?.removeEventListener('abort', onOuterAbort);
       abort.abort();
       log('error', error.message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('@')) ?? error.message);
@@ -213,6 +214,39 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       );
     };
 
+    // ConnectTimeout, as ssh_config(5) says, covers establishing the connection and the SSH handshake up to the end
+    // of the key exchange, not the login (sshconnect.c ssh_login hands what is left of it to
+    // kex_exchange_identification). It runs from the start of the successful TCP attempt, or from the start of
+    // the ProxyCommand or tunnel; no prompt is asked before the key exchange ends, so no answer is timed.
+    const connectTimeoutSeconds = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0 ? target.connectTimeoutSeconds : undefined;
+    let handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+    let bannerSeen = false;
+    let keyExchanged = false;
+    const boundHandshake = (stream: Duplex, startedAt: number): void => {
+      if (connectTimeoutSeconds === undefined || keyExchanged) return;
+      stream.once('data', () => {
+        bannerSeen = true;
+      });
+      const remaining = Math.max(0, Math.round(connectTimeoutSeconds * 1000) - (Date.now() - startedAt));
+      handshakeTimer = setTimeout(() => {
+        const stage = bannerSeen ? 'key exchange' : 'banner exchange';
+        const carrier = proxy ? ' through its ProxyCommand' : opts.sock ? ' through the tunnel' : '';
+        fail(
+          new ServelabError('TIMEOUT', `Connection timed out during ${stage} with ${where(target)}${carrier} (ConnectTimeout ${connectTimeoutSeconds} s).`, {
+            details: { host: target.host, port: target.port, connectTimeoutSeconds, stage },
+          }),
+        );
+      }, remaining);
+    };
+    const clearHandshakeTimer = (): void => {
+      if (handshakeTimer) clearTimeout(handshakeTimer);
+      handshakeTimer = undefined;
+    };
+    client.once('handshake', () => {
+      keyExchanged = true;
+      clearHandshakeTimer();
+    });
+
     const keepaliveSeconds = target.keepaliveIntervalSeconds;
     const config: ConnectConfig = {
       username: target.user,
@@ -256,6 +290,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       }
       settled = true;
       deadline.clear();
+      clearHandshakeTimer();
       opts.signal?.removeEventListener('abort', onOuterAbort);
       plan.succeeded().catch(() => {});
       // Later failures (keepalive timeout, reset) surface as 'close' to whoever is using the connection.
@@ -265,7 +300,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
     // The proxy command lives as long as the connection: ending the client ends it.
     client.once('close', () => proxy?.stop());
 
-    const start = (stream: Duplex) => {
+    const start = (stream: Duplex, startedAt: number) => {
       if (settled) {
         stream.destroy();
         return;
@@ -274,6 +309,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       config.sock = stream as ConnectConfig['sock'];
       try {
         client.connect(config);
+        // After ssh2 has its own reader on the stream, so that watching for the first bytes takes none away.
+        boundHandshake(stream, startedAt);
         const certificateProblem = installCertificateAuth(client);
         if (certificateProblem) plan.certificatesUnavailable(certificateProblem);
       } catch (error) {
@@ -281,13 +318,16 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       }
     };
     if (sock) {
-      start(sock);
+      start(sock, Date.now());
     } else if (target.proxyCommand) {
+      const spawnedAt = Date.now();
       proxy = startProxyCommand(target.proxyCommand, { ...(opts.env ? { env: opts.env } : {}), log });
-      start(proxy);
+      start(proxy, spawnedAt);
     } else {
+      let attemptStartedAt = Date.now();
       // With ConnectTimeout the TCP connect has limits of its own (per attempt, ConnectionAttempts times), and the
-      // overall deadline is left for the handshake and the login; without it, the deadline covers the connect too.
+      // overall deadline is left for the handshake and the login (the handshake bounded by ConnectTimeout too);
+      // without it, the deadline covers the connect too.
       const ownLimit = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0;
       if (ownLimit) deadline.pause();
       connectTcp(target.host, target.port, {
@@ -295,11 +335,14 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
         timeoutSeconds: target.connectTimeoutSeconds ?? null,
         log,
         signal: abort.signal,
+        onAttempt: () => {
+          attemptStartedAt = Date.now();
+        },
       })
         .finally(() => {
           if (ownLimit) deadline.resume();
         })
-        .then(start, (error: Error & { code?: string }) => fail(connectError(error, target, role)));
+        .then((socket) => start(socket, attemptStartedAt), (error: Error & { code?: string }) => fail(connectError(error, target, role)));
     }
   });
 }

@@ -11,6 +11,7 @@ import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { KnownHostsStore, knownHostsName } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
+import { acceptingNewKeys } from '../../src/core/ssh/accept-new-keys';
 import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
@@ -178,6 +179,40 @@ describe('known_hosts files', () => {
     expect(replaced.code).toBe('HOST_KEY_UNKNOWN');
     await writeFile(users, `${name} ${key.keyType} ${key.publicKey}\n`);
     await connects(targetOf(plain, { knownHostsFiles: [join(scratch, 'missing'), users] }), emptyStore());
+  });
+
+  it('UserKnownHostsFile /dev/null: an accepted key is kept in memory for this run, never in the app file, and a changed one is still refused', async () => {
+    const store = emptyStore();
+    const devNull = { userKnownHostsFiles: ['/dev/null'], knownHostsFiles: ['/dev/null'], hostKeyAlias: `spot-${++files}` };
+    const log = new ConnectionLog();
+    await connects(targetOf(plain, { ...devNull, strictHostKeyChecking: 'accept-new' }), store, log);
+    expect(messages(log).some((m) => m.startsWith(`Accepted the ED25519 host key of '${devNull.hostKeyAlias}' (StrictHostKeyChecking accept-new) for this run only`))).toBe(true);
+    expect(messages(log).some((m) => m.includes('kept in memory only, until Servelab exits'))).toBe(true);
+    expect(messages(log).some((m) => m.startsWith('Warning: Permanently added'))).toBe(false);
+    // Nothing written: the next run asks again, as ssh does.
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow();
+    // Known for the rest of the run, even under strict checking.
+    await connects(targetOf(plain, { ...devNull, strictHostKeyChecking: 'yes' }), store);
+    // Another box at that name (a reused address) is a changed key within the run.
+    const changed = await caught(openSshClient(targetOf(certified, { ...devNull, strictHostKeyChecking: 'accept-new' }), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(changed.code).toBe('HOST_KEY_CHANGED');
+    expect(changed.message).toContain('key accepted earlier in this run, kept in memory only (UserKnownHostsFile /dev/null)');
+    expect(changed.details).toMatchObject({ keptInMemory: true });
+  });
+
+  it('UserKnownHostsFile /dev/null: an explicit accept keeps the key in memory only', async () => {
+    const store = emptyStore();
+    const target = targetOf(plain, { userKnownHostsFiles: ['/dev/null'], knownHostsFiles: ['/dev/null'], hostKeyAlias: `asked-${++files}` });
+    const unknown = await caught(openSshClient(target, { knownHosts: store, timeoutSeconds: 10 }));
+    expect(unknown.code).toBe('HOST_KEY_UNKNOWN');
+    expect(unknown.message).toContain('an accepted key is kept for this run only, in memory');
+    expect(unknown.details).toMatchObject({ keptInMemory: true });
+    const accepted: string[] = [];
+    const client = await acceptingNewKeys(target, store, { acceptNew: true, onAccepted: (_key, name) => accepted.push(name) }, () => openSshClient(target, { knownHosts: store, timeoutSeconds: 10 }));
+    client.end();
+    expect(accepted).toEqual([target.hostKeyAlias]);
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow();
+    await connects({ ...target, strictHostKeyChecking: 'yes' }, store);
   });
 
   it('says when the only trust is an @cert-authority line, naming it and the key to compare', async () => {

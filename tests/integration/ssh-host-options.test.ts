@@ -3,6 +3,7 @@
 // <key>-cert.pub, checked in sshd's own log), ConnectTimeout and ConnectionAttempts.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -263,6 +264,39 @@ describe('user certificates', () => {
     sign(`${rsa}.pub`, certified.user, 'servelab-rsa');
     await connects(targetOf(certified, { identityFiles: [rsa], identitiesOnly: true }), emptyStore([knownFile]));
     expect(certified.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 port \d+ ssh2: RSA-CERT SHA256:\S+ ID servelab-rsa/);
+  });
+
+  it('logs in with a CertificateFile whose private key is only in the ssh-agent, the agent signing', async () => {
+    const agentDir = await mkdtemp(join(tmpdir(), 'servelab-certagent-'));
+    const socket = join(agentDir, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const key = await hostKeyLine(certified);
+      const knownFile = join(scratch, `agent_cert_known_${++files}`);
+      await writeFile(knownFile, `${knownHostsName(certified.host, certified.port)} ${key.keyType} ${key.publicKey}\n`);
+      for (const [type, extra, shownType] of [
+        ['ed25519', [], 'ED25519-CERT'],
+        ['rsa', ['-b', '2048'], 'RSA-CERT'],
+      ] as const) {
+        const keyFile = join(agentDir, `id_agent_${type}`);
+        keygen(keyFile, type, [...extra]);
+        sign(`${keyFile}.pub`, certified.user, `servelab-agent-${type}`);
+        const added = spawnSync('ssh-add', ['-q', keyFile], { env: { ...process.env, SSH_AUTH_SOCK: socket }, encoding: 'utf8' });
+        if (added.status !== 0) throw new Error(`ssh-add failed: ${added.stderr}`);
+        // Only the certificate stays on disk; no IdentityFile is given.
+        const certificateFile = join(agentDir, `only-${type}-cert.pub`);
+        await copyFile(`${keyFile}-cert.pub`, certificateFile);
+        await Promise.all([rm(keyFile), rm(`${keyFile}.pub`), rm(`${keyFile}-cert.pub`)]);
+        const log = new ConnectionLog();
+        await connects(targetOf(certified, { identityFiles: [], agentSocket: socket, certificateFiles: [certificateFile] }), emptyStore([knownFile]), log);
+        expect(certified.log()).toMatch(new RegExp(`Accepted publickey for \\S+ from 127\\.0\\.0\\.1 port \\d+ ssh2: ${shownType} SHA256:\\S+ ID servelab-agent-${type}`));
+        expect(messages(log).some((m) => m.startsWith(`Trying certificate ${certificateFile}`) && m.endsWith('with its key from the SSH agent…'))).toBe(true);
+      }
+    } finally {
+      agent.kill('SIGKILL');
+      await rm(agentDir, { recursive: true, force: true });
+    }
   });
 
   it('does not offer a certificate that is for another key', async () => {

@@ -41,7 +41,7 @@ export interface SshTarget {
   userKnownHostsFiles?: string[];
   /** CertificateFile: OpenSSH user certificates offered with their private keys. */
   certificateFiles?: string[];
-  /** ConnectTimeout in seconds (the TCP connect, per attempt); absent: the caller's timeout. */
+  /** ConnectTimeout in seconds (each TCP connect attempt, then the SSH banner and key exchange, with a ProxyCommand too); absent: the caller's timeout. */
   connectTimeoutSeconds?: number | null;
   /** ConnectionAttempts: how many times the TCP connect is tried. */
   connectionAttempts?: number;

@@ -3,6 +3,7 @@
 // <key>-cert.pub, checked in sshd's own log), ConnectTimeout and ConnectionAttempts.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { KnownHostsStore, knownHostsName } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
+import { acceptingNewKeys } from '../../src/core/ssh/accept-new-keys';
 import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
@@ -180,6 +182,40 @@ describe('known_hosts files', () => {
     await connects(targetOf(plain, { knownHostsFiles: [join(scratch, 'missing'), users] }), emptyStore());
   });
 
+  it('UserKnownHostsFile /dev/null: an accepted key is kept in memory for this run, never in the app file, and a changed one is still refused', async () => {
+    const store = emptyStore();
+    const devNull = { userKnownHostsFiles: ['/dev/null'], knownHostsFiles: ['/dev/null'], hostKeyAlias: `spot-${++files}` };
+    const log = new ConnectionLog();
+    await connects(targetOf(plain, { ...devNull, strictHostKeyChecking: 'accept-new' }), store, log);
+    expect(messages(log).some((m) => m.startsWith(`Accepted the ED25519 host key of '${devNull.hostKeyAlias}' (StrictHostKeyChecking accept-new) for this run only`))).toBe(true);
+    expect(messages(log).some((m) => m.includes('kept in memory only, until Servelab exits'))).toBe(true);
+    expect(messages(log).some((m) => m.startsWith('Warning: Permanently added'))).toBe(false);
+    // Nothing written: the next run asks again, as ssh does.
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow();
+    // Known for the rest of the run, even under strict checking.
+    await connects(targetOf(plain, { ...devNull, strictHostKeyChecking: 'yes' }), store);
+    // Another box at that name (a reused address) is a changed key within the run.
+    const changed = await caught(openSshClient(targetOf(certified, { ...devNull, strictHostKeyChecking: 'accept-new' }), { knownHosts: store, timeoutSeconds: 10 }));
+    expect(changed.code).toBe('HOST_KEY_CHANGED');
+    expect(changed.message).toContain('key accepted earlier in this run, kept in memory only (UserKnownHostsFile /dev/null)');
+    expect(changed.details).toMatchObject({ keptInMemory: true });
+  });
+
+  it('UserKnownHostsFile /dev/null: an explicit accept keeps the key in memory only', async () => {
+    const store = emptyStore();
+    const target = targetOf(plain, { userKnownHostsFiles: ['/dev/null'], knownHostsFiles: ['/dev/null'], hostKeyAlias: `asked-${++files}` });
+    const unknown = await caught(openSshClient(target, { knownHosts: store, timeoutSeconds: 10 }));
+    expect(unknown.code).toBe('HOST_KEY_UNKNOWN');
+    expect(unknown.message).toContain('an accepted key is kept for this run only, in memory');
+    expect(unknown.details).toMatchObject({ keptInMemory: true });
+    const accepted: string[] = [];
+    const client = await acceptingNewKeys(target, store, { acceptNew: true, onAccepted: (_key, name) => accepted.push(name) }, () => openSshClient(target, { knownHosts: store, timeoutSeconds: 10 }));
+    client.end();
+    expect(accepted).toEqual([target.hostKeyAlias]);
+    await expect(readFile(store.writableFile, 'utf8')).rejects.toThrow();
+    await connects({ ...target, strictHostKeyChecking: 'yes' }, store);
+  });
+
   it('says when the only trust is an @cert-authority line, naming it and the key to compare', async () => {
     const ca = (await readFile(`${caKey}.pub`, 'utf8')).trim().split(' ');
     const file = join(scratch, `ca_${++files}`);
@@ -228,6 +264,39 @@ describe('user certificates', () => {
     sign(`${rsa}.pub`, certified.user, 'servelab-rsa');
     await connects(targetOf(certified, { identityFiles: [rsa], identitiesOnly: true }), emptyStore([knownFile]));
     expect(certified.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 port \d+ ssh2: RSA-CERT SHA256:\S+ ID servelab-rsa/);
+  });
+
+  it('logs in with a CertificateFile whose private key is only in the ssh-agent, the agent signing', async () => {
+    const agentDir = await mkdtemp(join(tmpdir(), 'servelab-certagent-'));
+    const socket = join(agentDir, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 100 && !existsSync(socket); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const key = await hostKeyLine(certified);
+      const knownFile = join(scratch, `agent_cert_known_${++files}`);
+      await writeFile(knownFile, `${knownHostsName(certified.host, certified.port)} ${key.keyType} ${key.publicKey}\n`);
+      for (const [type, extra, shownType] of [
+        ['ed25519', [], 'ED25519-CERT'],
+        ['rsa', ['-b', '2048'], 'RSA-CERT'],
+      ] as const) {
+        const keyFile = join(agentDir, `id_agent_${type}`);
+        keygen(keyFile, type, [...extra]);
+        sign(`${keyFile}.pub`, certified.user, `servelab-agent-${type}`);
+        const added = spawnSync('ssh-add', ['-q', keyFile], { env: { ...process.env, SSH_AUTH_SOCK: socket }, encoding: 'utf8' });
+        if (added.status !== 0) throw new Error(`ssh-add failed: ${added.stderr}`);
+        // Only the certificate stays on disk; no IdentityFile is given.
+        const certificateFile = join(agentDir, `only-${type}-cert.pub`);
+        await copyFile(`${keyFile}-cert.pub`, certificateFile);
+        await Promise.all([rm(keyFile), rm(`${keyFile}.pub`), rm(`${keyFile}-cert.pub`)]);
+        const log = new ConnectionLog();
+        await connects(targetOf(certified, { identityFiles: [], agentSocket: socket, certificateFiles: [certificateFile] }), emptyStore([knownFile]), log);
+        expect(certified.log()).toMatch(new RegExp(`Accepted publickey for \\S+ from 127\\.0\\.0\\.1 port \\d+ ssh2: ${shownType} SHA256:\\S+ ID servelab-agent-${type}`));
+        expect(messages(log).some((m) => m.startsWith(`Trying certificate ${certificateFile}`) && m.endsWith('with its key from the SSH agent…'))).toBe(true);
+      }
+    } finally {
+      agent.kill('SIGKILL');
+      await rm(agentDir, { recursive: true, force: true });
+    }
   });
 
   it('does not offer a certificate that is for another key', async () => {
@@ -295,6 +364,48 @@ describe('ConnectTimeout and ConnectionAttempts', () => {
     const text = messages(log);
     expect(text.filter((m) => /^Connecting to 127\.0\.0\.1 port \d+ \(attempt \d of 2\)\.$/.test(m))).toHaveLength(2);
     expect(text).toContain('Trying again (attempt 2 of 2)…');
+  });
+
+  /** A TCP server on 127.0.0.1 that accepts and then sends `greeting` (maybe nothing) and never anything more. */
+  async function silentServer(greeting: string): Promise<{ port: number; close: () => void }> {
+    const held: Socket[] = [];
+    const server = createServer((socket) => {
+      held.push(socket);
+      socket.on('error', () => {});
+      if (greeting) socket.write(greeting);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: () => {
+        for (const socket of held) socket.destroy();
+        server.close();
+      },
+    };
+  }
+
+  it('bounds the banner exchange and the key exchange by ConnectTimeout too, not only the TCP connect', async () => {
+    for (const [greeting, stage] of [
+      ['', 'banner exchange'],
+      ['SSH-2.0-OpenSSH_9.2p1 Silent\r\n', 'key exchange'],
+    ] as const) {
+      const server = await silentServer(greeting);
+      try {
+        const log = new ConnectionLog();
+        const started = Date.now();
+        const error = await caught(
+          openSshClient({ host: '127.0.0.1', port: server.port, user: 'me', identityFiles: [plain.identityFile], connectTimeoutSeconds: 1 }, { knownHosts: emptyStore(), timeoutSeconds: 20, log: log.writer('h') }),
+        );
+        const elapsed = Date.now() - started;
+        expect(error.code).toBe('TIMEOUT');
+        expect(error.message).toBe(`Connection timed out during ${stage} with me@127.0.0.1:${server.port} (ConnectTimeout 1 s).`);
+        expect(elapsed).toBeGreaterThanOrEqual(900);
+        expect(elapsed).toBeLessThan(4_000);
+        expect(messages(log)).toContain(error.message);
+      } finally {
+        server.close();
+      }
+    }
   });
 
   it('tries a refused connect ConnectionAttempts times and reports the refusal', async () => {

@@ -302,6 +302,20 @@ describe('ProxyCommand life', () => {
     expect(await gone(sleeper, 3_000)).toBe(true);
   });
 
+  it('bounds a silent ProxyCommand by ConnectTimeout, from its start to the end of the key exchange, and ends it', async () => {
+    const sleeper = marked(`sleep 5${process.pid}5`);
+    const started = Date.now();
+    const error = await caught(
+      openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: sleeper, connectTimeoutSeconds: 1 }, { knownHosts: await storeTrusting(), timeoutSeconds: 20 }),
+    );
+    const elapsed = Date.now() - started;
+    expect(error.code).toBe('TIMEOUT');
+    expect(error.message).toBe('Connection timed out during banner exchange with u@h.invalid:22 through its ProxyCommand (ConnectTimeout 1 s).');
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(4_000);
+    expect(await gone(sleeper, 3_000)).toBe(true);
+  });
+
   it('does not blame a proxy that exited normally, and says when a proxy failed for want of a terminal', async () => {
     const normal = await caught(openSshClient({ host: 'h.invalid', port: 22, user: 'u', identityFiles: [plain.identityFile], proxyCommand: 'true' }, { knownHosts: await storeTrusting(), timeoutSeconds: 5 }));
     expect(normal.code).toBe('CONNECT_FAILED');

@@ -27,7 +27,11 @@ describe('HostConnections.noteFailure', () => {
     expect(hc.pendingKeys.get('h1')).toMatchObject({ host: '10.0.0.5', port: 2222, problem: 'unknown' });
     hc.noteFailure('h2', new ServelabError('HOST_KEY_UNKNOWN', 'unknown', { details: { ...presented, hostKeyAlias: 'gpu-alias' } }));
     expect(hc.pendingKeys.get('h2')).toMatchObject({ host: 'gpu-alias', port: 22, publicKey: 'AAAA' });
-    expect(states).toHaveLength(2);
+    expect(hc.pendingKeys.get('h2')?.keptInMemory).toBeUndefined();
+    // UserKnownHostsFile /dev/null: accepting it will keep it in memory only.
+    hc.noteFailure('h3', new ServelabError('HOST_KEY_UNKNOWN', 'unknown', { details: { ...presented, keptInMemory: true } }));
+    expect(hc.pendingKeys.get('h3')).toMatchObject({ host: '10.0.0.5', keptInMemory: true });
+    expect(states).toHaveLength(3);
   });
 
   it('does not offer a key refused under StrictHostKeyChecking yes', () => {

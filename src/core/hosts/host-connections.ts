@@ -14,7 +14,8 @@ import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
 
 /** A host key shown to the user and not yet trusted, with what was wrong with it. */
-export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed' };
+/** `keptInMemory`: the host's UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only. */
+export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed'; keptInMemory?: boolean };
 
 /** The fields of a host that decide how it is reached over SSH. */
 export type HostSshFields = Pick<Host, 'alias' | 'address' | 'user' | 'port' | 'identityFile' | 'proxyJump'>;
@@ -97,6 +98,7 @@ export class HostConnections {
           publicKey: d.publicKey,
           ...(d.expectedFingerprint ? { expectedFingerprint: d.expectedFingerprint } : {}),
           problem: error.code === 'HOST_KEY_UNKNOWN' ? 'unknown' : 'changed',
+          ...(d.keptInMemory === true ? { keptInMemory: true } : {}),
         });
       }
     }

@@ -5,6 +5,7 @@ import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
 import { passwordKey } from '../secrets/secret-keys';
 import type { KnownHostsStore } from '../ssh/known-hosts';
+import { KEPT_IN_MEMORY, SessionKnownHosts } from '../ssh/session-known-hosts';
 import type { SshConnectionPool } from '../ssh/connection-pool';
 import type { PromptBroker } from '../ssh/prompt-broker';
 import type { ConnectionLog } from '../ssh/connection-log';
@@ -116,7 +117,10 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
     return pending;
   }
 
-  const hostInfo = ({ publicKey: _key, problem: _problem, ...info }: PendingKey): HostKeyInfo => info;
+  const hostInfo = ({ publicKey: _key, problem: _problem, keptInMemory: _inMemory, ...info }: PendingKey): HostKeyInfo => info;
+  // A host whose UserKnownHostsFile is /dev/null keeps accepted keys in memory only, as ssh keeps none.
+  const storeFor = (pending: PendingKey) => (pending.keptInMemory ? new SessionKnownHosts(knownHosts, []) : knownHosts);
+  const keptWhere = (pending: PendingKey) => (pending.keptInMemory ? `kept in ${KEPT_IN_MEMORY}` : 'saved');
 
   async function rememberPassword(fields: HostSshFields, password: string) {
     await secrets.set(passwordKey(await connections.resolve(fields)), password);
@@ -293,8 +297,8 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
     'hosts:acceptHostKey': async ({ hostId, fingerprint }) => {
       refuseForDemo(hostId, 'host key to accept');
       const pending = takePendingKey(hostId, fingerprint, 'unknown');
-      await knownHosts.add({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
-      connectionLog.write(hostId, 'info', `Host key ${pending.keyType} ${pending.fingerprint} of ${pending.host}:${pending.port} accepted and saved.`);
+      await storeFor(pending).add({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
+      connectionLog.write(hostId, 'info', `Host key ${pending.keyType} ${pending.fingerprint} of ${pending.host}:${pending.port} accepted and ${keptWhere(pending)}.`);
       log(`host key ${pending.keyType} ${pending.fingerprint} accepted for [${pending.host}]:${pending.port}`);
       return { accepted: hostInfo(pending) };
     },
@@ -302,11 +306,12 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
     'hosts:replaceHostKey': async ({ hostId, fingerprint }) => {
       refuseForDemo(hostId, 'host key to replace');
       const pending = takePendingKey(hostId, fingerprint, 'changed');
-      await knownHosts.replace({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
+      await storeFor(pending).replace({ host: pending.host, port: pending.port, keyType: pending.keyType, publicKey: pending.publicKey });
       connectionLog.write(
         hostId,
         'warn',
         `Host key of ${pending.host}:${pending.port} replaced by ${pending.keyType} ${pending.fingerprint} at the user's explicit request` +
+          (pending.keptInMemory ? `, kept in ${KEPT_IN_MEMORY}` : '') +
           (pending.expectedFingerprint ? ` (was ${pending.expectedFingerprint}).` : '.'),
       );
       log(`host key for [${pending.host}]:${pending.port} replaced with ${pending.fingerprint}`);

@@ -1,5 +1,6 @@
 import { ServelabError } from '../../shared/contract';
 import { hostKeyAliasProblem, hostKeyName, hostKeyPlace, type KnownHostsStore } from './known-hosts';
+import { SessionKnownHosts } from './session-known-hosts';
 import type { SshTarget } from './ssh-target';
 
 /** An unknown host key as HOST_KEY_UNKNOWN's details present it. */
@@ -11,6 +12,8 @@ export interface PresentedHostKey {
   fingerprint: string;
   /** HostKeyAlias: the key is stored under this name (without the port, as ssh does) instead of host:port. */
   hostKeyAlias?: string;
+  /** The hop's UserKnownHostsFile is /dev/null: the key is kept in memory only, as ssh keeps none. */
+  keptInMemory?: boolean;
 }
 
 export interface AcceptNewOptions {
@@ -44,7 +47,7 @@ export async function acceptingNewKeys<T>(target: SshTarget, knownHosts: KnownHo
       // Each hop's key is stored once; meeting it as unknown again means it was not kept, so stop rather than loop.
       if (accepted.has(`${name} ${key.keyType}`) || accepted.size >= hops) throw error;
       accepted.add(`${name} ${key.keyType}`);
-      await knownHosts.add({ ...place, keyType: key.keyType, publicKey: key.publicKey });
+      await (key.keptInMemory ? new SessionKnownHosts(knownHosts, []) : knownHosts).add({ ...place, keyType: key.keyType, publicKey: key.publicKey });
       opts.onAccepted?.(key, name);
     }
   }

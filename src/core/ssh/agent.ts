@@ -52,3 +52,34 @@ function publicBlob(key: ParsedKey | Buffer): Buffer {
   }
   return key.getPublicSSH();
 }
+
+/** The agent's public keys, unfiltered (a CertificateFile may name any of them, IdentitiesOnly or not). */
+export function agentIdentities(socketPath: string): Promise<ParsedKey[]> {
+  return new Promise((resolve, reject) => {
+    new ssh2.OpenSSHAgent(socketPath).getIdentities((error, keys) => (error ? reject(error) : resolve((keys ?? []).filter((key): key is ParsedKey => typeof (key as ParsedKey).getPublicSSH === 'function'))));
+  });
+}
+
+type SignCallback = ssh2Module.SignCallback;
+
+/**
+ * An agent that holds one key only: `key`, an agent key already marked with its certificate (withCertificate), so
+ * that ssh2's agent login offers the certificate and the real agent signs with the plain key, as ssh does for a
+ * CertificateFile whose private key is only in the agent (sshconnect2.c pubkey_prepare).
+ */
+export function singleKeyAgent(socketPath: string, key: ParsedKey): ssh2Module.BaseAgent {
+  const real = new ssh2.OpenSSHAgent(socketPath);
+  class SingleKeyAgent extends ssh2.BaseAgent<ParsedKey> {
+    getIdentities(cb: (error: Error | undefined, keys?: ParsedKey[]) => void): void {
+      cb(undefined, [key]);
+    }
+
+    sign(pubKey: ParsedKey, data: Buffer, options: ssh2Module.SigningRequestOptions, cb?: SignCallback): void;
+    sign(pubKey: ParsedKey, data: Buffer, cb: SignCallback): void;
+    sign(pubKey: ParsedKey, data: Buffer, options: ssh2Module.SigningRequestOptions | SignCallback, cb?: SignCallback): void {
+      if (typeof options === 'function') real.sign(pubKey, data, options);
+      else real.sign(pubKey, data, options, cb);
+    }
+  }
+  return new SingleKeyAgent() as ssh2Module.BaseAgent;
+}

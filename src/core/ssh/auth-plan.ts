@@ -7,7 +7,7 @@ import type { SshTarget } from './ssh-target';
 import { targetAddress, targetLabel } from './ssh-target';
 import type { PromptAsker, PromptRequest, PromptResponse } from './prompt-broker';
 import type { ConnectionLogLevel, ConnectionLogWriter } from './connection-log';
-import { agentSocketProblem, createAgent } from './agent';
+import { agentIdentities, agentSocketProblem, createAgent, singleKeyAgent } from './agent';
 import type { SecretPersistence } from '../secrets/secret-store';
 import { certificateKind, withCertificate } from './certificate-auth';
 
@@ -21,7 +21,9 @@ const ssh2: typeof ssh2Module = (ssh2Module as unknown as { default?: typeof ssh
  * 1. `none`, which tells us what the server accepts before anything is asked of the user;
  * 2. the agent (IdentityAgent, else SSH_AUTH_SOCK). With IdentitiesOnly only the agent keys whose public key
  *    matches an IdentityFile (its `.pub`, or the unencrypted key itself) are offered, and none when no
- *    IdentityFile is set. That is OpenSSH's rule, simplified: agent keys come first rather than interleaved;
+ *    IdentityFile is set. That is OpenSSH's rule, simplified: agent keys come first rather than interleaved.
+ *    First of all, each CertificateFile certificate that certifies an agent key is offered with that key, the
+ *    agent signing (a certificate whose private key is only in the agent); it is not offered again in step 3;
  * 3. each IdentityFile in order. An encrypted key is unlocked with a saved passphrase, else by asking
  *    (3 tries; a wrong one is asked again, saying so; cancel skips that key; an empty answer skips it too,
  *    as in OpenSSH). With each key go its user certificates, as ssh 9.2 loads them (ssh.c
@@ -153,6 +155,8 @@ export class AuthPlan {
   private kbdPromptedThisRound = false;
   private certificateProblem: string | undefined;
   private certificateProblemLogged = false;
+  // CertificateFile certificates already offered with their key from the agent: not offered again with a key file.
+  private readonly certificatesViaAgent = new Set<string>();
   private readonly maxTries: number;
   private readonly home: string;
   private readonly label: string;
@@ -320,8 +324,50 @@ export class AuthPlan {
         else this.log('info', `The SSH agent offers ${offered} key(s).`);
       },
     });
+    yield* this.agentCertificateAttempts(step);
     this.log('info', `Trying keys from the SSH agent (${this.show(step.socket)})…`);
     yield { step, method: { type: 'agent', username: this.opts.target.user, agent }, description: 'the SSH agent’s keys', methodLabel: 'publickey (ssh-agent)' };
+  }
+
+  /**
+   * CertificateFile certificates whose private key is in the agent (ssh_config(5): the key may come "via
+   * ssh-agent"), each offered on its own with the agent signing, before the agent's plain keys: ssh pairs them
+   * with agent keys first of all (sshconnect2.c pubkey_prepare).
+   */
+  private async *agentCertificateAttempts(step: Extract<AuthStep, { kind: 'agent' }>): AsyncGenerator<Attempt, void, void> {
+    const certificateFiles = this.opts.target.certificateFiles ?? [];
+    if (certificateFiles.length === 0) return;
+    let keys: ParsedKey[];
+    try {
+      keys = await agentIdentities(step.socket);
+    } catch (error) {
+      this.log('warn', `The SSH agent could not list its keys: ${(error as Error).message}.`);
+      return;
+    }
+    for (const key of keys) {
+      const found = await certificatesFor('', key, certificateFiles, (message) => this.log('debug', message));
+      if (found.length === 0) continue;
+      if (this.certificateProblem !== undefined) {
+        if (!this.certificateProblemLogged) this.log('warn', `Certificates are skipped: ${this.certificateProblem}. Plain keys are still tried.`);
+        this.certificateProblemLogged = true;
+        return;
+      }
+      for (const certificate of found) {
+        // A key object of its own for each certificate: the certificate is attached to the object.
+        const parsed = ssh2.utils.parseKey(`${key.type} ${key.getPublicSSH().toString('base64')}`);
+        const copy = Array.isArray(parsed) ? parsed[0] : parsed;
+        if (!copy || copy instanceof Error) continue;
+        this.certificatesViaAgent.add(certificate.file);
+        const shown = this.show(certificate.file);
+        this.log('info', `Trying certificate ${shown} (${certificate.type}) with its key from the SSH agent…`);
+        yield {
+          step,
+          method: { type: 'agent', username: this.opts.target.user, agent: singleKeyAgent(step.socket, withCertificate(copy, certificate.blob)) },
+          description: `certificate ${shown} (key in the SSH agent)`,
+          methodLabel: `publickey certificate (${certificate.file}, ssh-agent)`,
+        };
+      }
+    }
   }
 
   private async *keyAttempts(step: Extract<AuthStep, { kind: 'key' }>): AsyncGenerator<Attempt, void, void> {
@@ -437,7 +483,9 @@ export class AuthPlan {
   ): AsyncGenerator<Attempt, void, void> {
     const { target } = this.opts;
     const certificateFiles = target.certificateFiles ?? [];
-    const found = await certificatesFor(step.file, key, certificateFiles, (message) => this.log('debug', message));
+    const found = (await certificatesFor(step.file, key, certificateFiles, (message) => this.log('debug', message))).filter(
+      (certificate) => !this.certificatesViaAgent.has(certificate.file),
+    );
     if (found.length > 0 && this.certificateProblem !== undefined) {
       if (!this.certificateProblemLogged) this.log('warn', `Certificates are skipped: ${this.certificateProblem}. Plain keys are still tried.`);
       this.certificateProblemLogged = true;

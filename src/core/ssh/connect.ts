@@ -4,6 +4,7 @@ import type { Client, ConnectConfig } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { DEFAULT_KEEPALIVE_COUNT_MAX, DEFAULT_KEEPALIVE_INTERVAL_SECONDS, targetAddress, targetLabel, type SshTarget } from './ssh-target';
 import { hostKeyAliasProblem, hostKeyName, hostKeyPlace, type CertAuthorityMatch, type KnownHostsStore } from './known-hosts';
+import { keepsNoHostKeys, KEPT_IN_MEMORY, SessionKnownHosts } from './session-known-hosts';
 import { startProxyCommand, type ProxyCommandStream } from './proxy-command';
 import { connectTcp } from './tcp-connect';
 import { installCertificateAuth } from './certificate-auth';
@@ -120,7 +121,13 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
   const hostId = opts.hostId ?? targetAddress(target);
   const log: ConnectionLogWriter = opts.log ?? (() => {});
   const name = `${role === 'jump' ? 'jump host ' : ''}${targetLabel(target)}`;
-  const knownHosts = target.knownHostsFiles ? opts.knownHosts.withReadOnlyFiles(target.knownHostsFiles) : opts.knownHosts;
+  // UserKnownHostsFile /dev/null keeps nothing in ssh: such a hop's accepted keys stay in memory, not in the app's file.
+  const memoryOnly = keepsNoHostKeys(target.userKnownHostsFiles);
+  const knownHosts: HopKnownHosts = memoryOnly
+    ? new SessionKnownHosts(opts.knownHosts, (target.knownHostsFiles ?? []).filter((file) => file !== '/dev/null'))
+    : target.knownHostsFiles
+      ? opts.knownHosts.withReadOnlyFiles(target.knownHostsFiles)
+      : opts.knownHosts;
   const serverHostKey = preferredHostKeyAlgorithms(await knownHosts.knownKeyTypesNamed(hostKeyName(target)));
   const timeoutMs = Math.max(1, Math.round(opts.timeoutSeconds * 1000));
   const deadline = new PausableTimer(timeoutMs);
@@ -144,6 +151,9 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
   }
 
   log('info', opts.sock ? `Connecting to ${name} through the tunnel…` : target.proxyCommand ? `Connecting to ${name} through its ProxyCommand…` : `Connecting to ${name}…`);
+  if (memoryOnly) {
+    log('info', `UserKnownHostsFile is /dev/null for ${name}, so ssh keeps no host key for it: a key accepted for it is kept in memory only, until Servelab exits, and never saved.`);
+  }
   if (target.strictHostKeyChecking === 'no') {
     log('warn', `StrictHostKeyChecking no is treated as ask for ${name}: Servelab never accepts an unknown host key without asking.`);
   }
@@ -167,6 +177,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       if (settled) return;
       settled = true;
       deadline.clear();
+      clearHandshakeTimer();
       opts.signal?.removeEventListener('abort', onOuterAbort);
       abort.abort();
       log('error', error.message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('@')) ?? error.message);
@@ -213,6 +224,39 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       );
     };
 
+    // ConnectTimeout, as ssh_config(5) says, covers establishing the connection and the SSH handshake up to the end
+    // of the key exchange, not the login (sshconnect.c ssh_login hands what is left of it to
+    // kex_exchange_identification). It runs from the start of the successful TCP attempt, or from the start of
+    // the ProxyCommand or tunnel; no prompt is asked before the key exchange ends, so no answer is timed.
+    const connectTimeoutSeconds = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0 ? target.connectTimeoutSeconds : undefined;
+    let handshakeTimer: ReturnType<typeof setTimeout> | undefined;
+    let bannerSeen = false;
+    let keyExchanged = false;
+    const boundHandshake = (stream: Duplex, startedAt: number): void => {
+      if (connectTimeoutSeconds === undefined || keyExchanged) return;
+      stream.once('data', () => {
+        bannerSeen = true;
+      });
+      const remaining = Math.max(0, Math.round(connectTimeoutSeconds * 1000) - (Date.now() - startedAt));
+      handshakeTimer = setTimeout(() => {
+        const stage = bannerSeen ? 'key exchange' : 'banner exchange';
+        const carrier = proxy ? ' through its ProxyCommand' : opts.sock ? ' through the tunnel' : '';
+        fail(
+          new ServelabError('TIMEOUT', `Connection timed out during ${stage} with ${where(target)}${carrier} (ConnectTimeout ${connectTimeoutSeconds} s).`, {
+            details: { host: target.host, port: target.port, connectTimeoutSeconds, stage },
+          }),
+        );
+      }, remaining);
+    };
+    const clearHandshakeTimer = (): void => {
+      if (handshakeTimer) clearTimeout(handshakeTimer);
+      handshakeTimer = undefined;
+    };
+    client.once('handshake', () => {
+      keyExchanged = true;
+      clearHandshakeTimer();
+    });
+
     const keepaliveSeconds = target.keepaliveIntervalSeconds;
     const config: ConnectConfig = {
       username: target.user,
@@ -256,6 +300,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       }
       settled = true;
       deadline.clear();
+      clearHandshakeTimer();
       opts.signal?.removeEventListener('abort', onOuterAbort);
       plan.succeeded().catch(() => {});
       // Later failures (keepalive timeout, reset) surface as 'close' to whoever is using the connection.
@@ -265,7 +310,7 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
     // The proxy command lives as long as the connection: ending the client ends it.
     client.once('close', () => proxy?.stop());
 
-    const start = (stream: Duplex) => {
+    const start = (stream: Duplex, startedAt: number) => {
       if (settled) {
         stream.destroy();
         return;
@@ -274,6 +319,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       config.sock = stream as ConnectConfig['sock'];
       try {
         client.connect(config);
+        // After ssh2 has its own reader on the stream, so that watching for the first bytes takes none away.
+        boundHandshake(stream, startedAt);
         const certificateProblem = installCertificateAuth(client);
         if (certificateProblem) plan.certificatesUnavailable(certificateProblem);
       } catch (error) {
@@ -281,13 +328,16 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       }
     };
     if (sock) {
-      start(sock);
+      start(sock, Date.now());
     } else if (target.proxyCommand) {
+      const spawnedAt = Date.now();
       proxy = startProxyCommand(target.proxyCommand, { ...(opts.env ? { env: opts.env } : {}), log });
-      start(proxy);
+      start(proxy, spawnedAt);
     } else {
+      let attemptStartedAt = Date.now();
       // With ConnectTimeout the TCP connect has limits of its own (per attempt, ConnectionAttempts times), and the
-      // overall deadline is left for the handshake and the login; without it, the deadline covers the connect too.
+      // overall deadline is left for the handshake and the login (the handshake bounded by ConnectTimeout too);
+      // without it, the deadline covers the connect too.
       const ownLimit = typeof target.connectTimeoutSeconds === 'number' && target.connectTimeoutSeconds > 0;
       if (ownLimit) deadline.pause();
       connectTcp(target.host, target.port, {
@@ -295,11 +345,14 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
         timeoutSeconds: target.connectTimeoutSeconds ?? null,
         log,
         signal: abort.signal,
+        onAttempt: () => {
+          attemptStartedAt = Date.now();
+        },
       })
         .finally(() => {
           if (ownLimit) deadline.resume();
         })
-        .then(start, (error: Error & { code?: string }) => fail(connectError(error, target, role)));
+        .then((socket) => start(socket, attemptStartedAt), (error: Error & { code?: string }) => fail(connectError(error, target, role)));
     }
   });
 }
@@ -402,13 +455,16 @@ class PausableTimer {
 
 type HostKeyOutcome = 'known' | 'added' | ServelabError;
 
+/** Where a hop's host keys are checked and accepted ones kept: known_hosts files, or memory for a /dev/null target. */
+type HopKnownHosts = KnownHostsStore | SessionKnownHosts;
+
 /**
  * Checks the presented key against known_hosts under hostKeyName(target), applying StrictHostKeyChecking to an
  * unknown key as OpenSSH 9.2 does (sshconnect.c check_host_key): `ask` (and `no`, see openSshHop) make it a
  * HOST_KEY_UNKNOWN question, `yes` refuses it with ssh's words, `accept-new` stores it in the app's file and goes
  * on. A changed or revoked key is refused whatever the setting.
  */
-async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHostsStore, role: HopRole, log: ConnectionLogWriter): Promise<HostKeyOutcome> {
+async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: HopKnownHosts, role: HopRole, log: ConnectionLogWriter): Promise<HostKeyOutcome> {
   const keyType = keyTypeOf(key);
   const fingerprint = fingerprintSha256(key);
   const name = hostKeyName(target);
@@ -416,7 +472,9 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
   const label = keyTypeLabel(keyType);
   const hostWord = role === 'jump' ? 'jump host' : 'host';
   const alias = target.hostKeyAlias ? { hostKeyAlias: target.hostKeyAlias } : {};
-  const hop = { role, ...(target.alias ? { alias: target.alias } : {}), ...alias };
+  const memoryOnly = knownHosts instanceof SessionKnownHosts;
+  // Tells whoever accepts the key for the person to keep it where this hop keeps keys (memory, for /dev/null).
+  const hop = { role, ...(target.alias ? { alias: target.alias } : {}), ...alias, ...(memoryOnly ? { keptInMemory: true } : {}) };
   switch (result.status) {
     case 'known':
       return 'known';
@@ -427,6 +485,10 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
       const strict = target.strictHostKeyChecking ?? 'ask';
       if (strict === 'accept-new') {
         await knownHosts.add({ ...hostKeyPlace(target), keyType, publicKey: key.toString('base64') });
+        if (memoryOnly) {
+          log('warn', `Accepted the ${label} host key of '${name}' (StrictHostKeyChecking accept-new) for this run only: UserKnownHostsFile is /dev/null, so it is kept in memory, not saved. Fingerprint ${fingerprint}.`);
+          return 'added';
+        }
         // ssh's own words (sshconnect.c), with the file it went to: Servelab writes only its own.
         log('warn', `Warning: Permanently added '${name}' (${label}) to the list of known hosts (${knownHosts.writableFile}); StrictHostKeyChecking is accept-new. Fingerprint ${fingerprint}.`);
         return 'added';
@@ -445,7 +507,8 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
         'HOST_KEY_UNKNOWN',
         `The authenticity of ${hostWord} '${name}' can't be established: it is not in known_hosts. ` +
           `${label} key fingerprint is ${fingerprint}. Accept it only if it matches the key of the box ` +
-          `(on the box: ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub).`,
+          `(on the box: ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub).` +
+          (memoryOnly ? ' UserKnownHostsFile is /dev/null: an accepted key is kept for this run only, in memory, and asked about again after Servelab restarts.' : ''),
         { details },
       );
     }
@@ -461,7 +524,9 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: KnownHo
         `The fingerprint for the ${label} key sent by the remote host is`,
         `${fingerprint}.`,
         'Please contact your system administrator.',
-        ...result.expected.map((e) => `Offending ${keyTypeLabel(e.keyType)} key in ${e.file}:${e.line}`),
+        ...result.expected.map((e) =>
+          e.file === KEPT_IN_MEMORY ? `Offending ${keyTypeLabel(e.keyType)} key accepted earlier in this run, kept in ${e.file}` : `Offending ${keyTypeLabel(e.keyType)} key in ${e.file}:${e.line}`,
+        ),
         `Host key for ${role === 'jump' ? 'jump host ' : ''}${name} has changed and Servelab requires strict host key checking.`,
         'Host key verification failed.',
       ];

@@ -49,6 +49,23 @@ describe('ProxyCommandStream', () => {
     expect(logged[0]?.[0]).toBe('debug');
   });
 
+  it('hides credentials in its stderr lines, in the log and in the kept lines, as in the command', async () => {
+    const logged: string[] = [];
+    const script = 'echo "proxy: password $2 was refused" >&2; echo "retry via http://bob:0therPass@relay:3128" >&2; printf "last $2" >&2; exit 3';
+    const stream = startProxyCommand(`sh -c ${shellQuote(script)} relay -P alice:Sup3rSecret`, {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      log: (_level, message) => logged.push(message),
+    });
+    stream.resume();
+    await stream.exited();
+    const everything = [...logged, ...stream.lastStderr(), stream.shownCommand].join('\n');
+    expect(everything).not.toContain('Sup3rSecret');
+    expect(everything).not.toContain('0therPass');
+    expect(logged).toContain('proxy command: proxy: password alice:<redacted> was refused');
+    expect(logged).toContain('proxy command: retry via http://bob:<redacted>@relay:3128');
+    expect(stream.lastStderr().at(-1)).toBe('last alice:<redacted>');
+  });
+
   it('reports a shell that cannot be started', async () => {
     const stream = startProxyCommand('nc h 22', { env: { SHELL: '/nonexistent/servelab-shell' } });
     stream.resume();

@@ -8,12 +8,14 @@
  * The stream is not half-open: when the command exits the stream closes, so ssh2 reports the connection closed.
  * Ending the stream (client.end()) ends the command: SIGHUP to its process group as soon as its stdin is closed
  * (ssh_kill_proxy_command sends SIGHUP at exit), then SIGKILL to whatever is left of the group after 2 s, even once
- * the command itself has exited. Its stderr goes to the connection log line by line; the last 10 lines and its exit
+ * the command itself has exited. Its stderr goes to the connection log line by line, with credentials hidden as in
+ * the command (and any word the command's redaction hid, wherever a line repeats it); the last 10 lines and its exit
  * status are kept for the error when it ends before the login.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Duplex } from 'node:stream';
 import type { ConnectionLogWriter } from './connection-log';
+import { REDACTED } from '../../shared/engines/credentials';
 import { redactCommandText } from './redact-command';
 
 export const KEPT_STDERR_LINES = 10;
@@ -55,6 +57,8 @@ export class ProxyCommandStream extends Duplex {
   private readonly windows: boolean;
   private readonly killGraceMs: number;
   private readonly stderrLines: string[] = [];
+  // Words of the command that redaction hid, so that they are hidden wherever its stderr repeats them.
+  private readonly hiddenWords: string[];
   private partialLine = '';
   private exitInfo: ProxyCommandExit | undefined;
   private readonly exitWaiters: ((exit: ProxyCommandExit) => void)[] = [];
@@ -73,6 +77,7 @@ export class ProxyCommandStream extends Duplex {
     const env = opts.env ?? process.env;
     this.command = command;
     this.shownCommand = redactCommandText(command);
+    this.hiddenWords = hiddenWordsOf(command, this.shownCommand);
     this.killGraceMs = opts.killGraceMs ?? KILL_GRACE_MS;
     const invocation = proxyCommandInvocation(command, env, opts.platform ?? process.platform);
     this.shell = invocation.file;
@@ -123,7 +128,7 @@ export class ProxyCommandStream extends Duplex {
 
   /** The last stderr lines, oldest first. */
   lastStderr(): string[] {
-    return [...this.stderrLines, ...(this.partialLine ? [this.partialLine] : [])].slice(-KEPT_STDERR_LINES);
+    return [...this.stderrLines, ...(this.partialLine ? [redactStderrLine(this.partialLine, this.hiddenWords)] : [])].slice(-KEPT_STDERR_LINES);
   }
 
   /** "exited with status 1", "was killed by SIGTERM", "could not be started (…)". */
@@ -220,8 +225,10 @@ export class ProxyCommandStream extends Duplex {
     for (const line of parts) this.noteLine(line.slice(0, MAX_LINE_CHARS), log);
   }
 
-  private noteLine(line: string, log: ConnectionLogWriter | undefined): void {
-    if (line.trim() === '') return;
+  private noteLine(raw: string, log: ConnectionLogWriter | undefined): void {
+    if (raw.trim() === '') return;
+    // The command's stderr may echo its own arguments (a proxy printing its URL or usage): hidden the same way.
+    const line = redactStderrLine(raw, this.hiddenWords);
     this.stderrLines.push(line);
     if (this.stderrLines.length > KEPT_STDERR_LINES) this.stderrLines.shift();
     log?.('info', `proxy command: ${line}`);
@@ -266,4 +273,21 @@ function groupExists(pgid: number): boolean {
 /** Starts `command` (tokens already expanded) as OpenSSH's ProxyCommand would be started. */
 export function startProxyCommand(command: string, opts: ProxyCommandOptions = {}): ProxyCommandStream {
   return new ProxyCommandStream(command, opts);
+}
+
+// Shorter words are too likely to be ordinary text in an error line.
+const MIN_HIDDEN_WORD = 4;
+
+/** The words of `command` (split at blanks, quotes, `:`, `@`, `=`) that its redacted form no longer contains. */
+export function hiddenWordsOf(command: string, shownCommand: string): string[] {
+  const words = command.split(/[\s'"=:@/]+/).filter((word) => word.length >= MIN_HIDDEN_WORD && !shownCommand.includes(word));
+  // Longest first, so a word that contains another is hidden whole.
+  return [...new Set(words)].sort((a, b) => b.length - a.length);
+}
+
+/** One stderr line of the command as it may be logged: the product's redaction, and the command's hidden words. */
+export function redactStderrLine(line: string, hiddenWords: readonly string[]): string {
+  let shown = redactCommandText(line);
+  for (const word of hiddenWords) shown = shown.split(word).join(REDACTED);
+  return shown;
 }

@@ -45,6 +45,7 @@ describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('resolveTarget', ()
       hostKeyAlias: null,
       strictHostKeyChecking: 'ask',
       knownHostsFiles: [join(home, '.ssh', 'known_hosts'), join(home, '.ssh', 'known_hosts2'), '/etc/ssh/ssh_known_hosts', '/etc/ssh/ssh_known_hosts2'],
+      userKnownHostsFiles: [join(home, '.ssh', 'known_hosts'), join(home, '.ssh', 'known_hosts2')],
       certificateFiles: [],
       connectTimeoutSeconds: null,
       connectionAttempts: 1,

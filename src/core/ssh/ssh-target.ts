@@ -37,9 +37,11 @@ export interface SshTarget {
   strictHostKeyChecking?: 'yes' | 'no' | 'ask' | 'accept-new';
   /** UserKnownHostsFile and GlobalKnownHostsFile, read only (Servelab writes only its own file). Absent: the setup's defaults. */
   knownHostsFiles?: string[];
+  /** The UserKnownHostsFile part of knownHostsFiles ([] for `none`): when it is only /dev/null, accepted keys are kept in memory only. */
+  userKnownHostsFiles?: string[];
   /** CertificateFile: OpenSSH user certificates offered with their private keys. */
   certificateFiles?: string[];
-  /** ConnectTimeout in seconds (the TCP connect, per attempt); absent: the caller's timeout. */
+  /** ConnectTimeout in seconds (each TCP connect attempt, then the SSH banner and key exchange, with a ProxyCommand too); absent: the caller's timeout. */
   connectTimeoutSeconds?: number | null;
   /** ConnectionAttempts: how many times the TCP connect is tried. */
   connectionAttempts?: number;
@@ -143,6 +145,7 @@ export function targetOf(host: Omit<ResolvedSshHost, 'proxyJump' | 'source'>): R
     hostKeyAlias: host.hostKeyAlias,
     strictHostKeyChecking: host.strictHostKeyChecking,
     knownHostsFiles: [...host.userKnownHostsFiles, ...host.globalKnownHostsFiles],
+    userKnownHostsFiles: host.userKnownHostsFiles,
     // All of them, missing ones too: any CertificateFile at all keeps ssh from trying `<key>-cert.pub` (ssh.c).
     certificateFiles: host.certificateFiles,
     connectTimeoutSeconds: host.connectTimeout,

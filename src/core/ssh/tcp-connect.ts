@@ -14,6 +14,8 @@ export interface TcpConnectOptions {
   timeoutSeconds?: number | null;
   log?: ConnectionLogWriter;
   signal?: AbortSignal;
+  /** Called as each attempt starts, so the caller can give the banner exchange what is left of that attempt's ConnectTimeout. */
+  onAttempt?: (attempt: number) => void;
   /** The pause between attempts (1 s, as ssh); tests may shorten it. */
   retryDelayMs?: number;
 }
@@ -40,6 +42,7 @@ export async function connectTcp(host: string, port: number, opts: TcpConnectOpt
       opts.log?.('info', `Trying again (attempt ${attempt} of ${attempts})…`);
     }
     opts.log?.('debug', `Connecting to ${host} port ${port} (attempt ${attempt} of ${attempts}).`);
+    opts.onAttempt?.(attempt);
     try {
       return await connectOnce(host, port, opts.timeoutSeconds ?? null, opts.signal);
     } catch (error) {

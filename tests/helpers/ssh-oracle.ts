@@ -18,25 +18,10 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { isIP } from 'node:net';
+import type { ResolveJson } from '../../src/core/ssh/resolve/types';
 
 /** `servelab ssh resolve --json` without `source`, as OpenSSH answers it. */
-export interface ExpectedResolveJson {
-  hostname: string;
-  port: number;
-  user: string;
-  identityFiles: string[];
-  identitiesOnly: boolean;
-  identityAgent: string;
-  certificateFiles: string[];
-  proxyJump: { user: string; hostname: string; port: number; identityFiles: string[] }[];
-  proxyCommand: string | null;
-  hostKeyAlias: string | null;
-  strictHostKeyChecking: 'yes' | 'no' | 'ask' | 'accept-new';
-  userKnownHostsFiles: string[];
-  connectTimeout: number | null;
-  serverAliveInterval: number;
-  serverAliveCountMax: number;
-}
+export type ExpectedResolveJson = Omit<ResolveJson, 'source'>;
 
 export type OracleAnswer =
   | { accepted: true; json: ExpectedResolveJson }

@@ -2,21 +2,19 @@
 // UserKnownHostsFile/GlobalKnownHostsFile, @cert-authority lines, user certificates (CertificateFile and
 // <key>-cert.pub, checked in sshd's own log), ConnectTimeout and ConnectionAttempts.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { caught, run } from '../helpers/ssh-client';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect as netConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from 'ssh2';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { KnownHostsStore, knownHostsName } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
 import { acceptingNewKeys } from '../../src/core/ssh/accept-new-keys';
-import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
-import { ServelabError } from '../../src/shared/contract';
 
 let plain: TestSshd;
 let certified: TestSshd;
@@ -63,12 +61,6 @@ function targetOf(sshd: TestSshd, extra: Partial<SshTarget> = {}): SshTarget {
   return { host: sshd.host, port: sshd.port, user: sshd.user, identityFiles: [sshd.identityFile], ...extra };
 }
 
-async function run(client: Client, command: string): Promise<string> {
-  const result = await execCollect(client, command, { timeoutSeconds: 10 });
-  expect(result.code).toBe(0);
-  return result.stdout.trim();
-}
-
 async function connects(target: SshTarget, knownHosts: KnownHostsStore, log?: ConnectionLog): Promise<void> {
   const client = await openSshClient(target, { knownHosts, timeoutSeconds: 10, ...(log ? { log: log.writer('h') } : {}) });
   try {
@@ -76,17 +68,6 @@ async function connects(target: SshTarget, knownHosts: KnownHostsStore, log?: Co
   } finally {
     client.end();
   }
-}
-
-async function caught(promise: Promise<unknown>): Promise<ServelabError> {
-  try {
-    const value = await promise;
-    (value as Client | undefined)?.end();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServelabError);
-    return error as ServelabError;
-  }
-  throw new Error('expected a failure');
 }
 
 const messages = (log: ConnectionLog) => log.entries('h').map((e) => e.message);

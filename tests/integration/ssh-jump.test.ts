@@ -1,22 +1,20 @@
 // Jump hosts and the connection pool against real OpenSSH: a jump host and two GPU hosts that only the jump
 // host can reach (network namespaces, see tests/helpers/netns.ts).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { caught, run } from '../helpers/ssh-client';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from 'ssh2';
 import { startSshLab, type SshLab } from '../helpers/netns';
 import type { TestSshd } from '../helpers/sshd';
 import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
-import { execCollect } from '../../src/core/ssh/exec';
 import { resolveTarget, type SshTarget } from '../../src/core/ssh/ssh-target';
 import { fakeLocalAccount } from '../helpers/local-account';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
 import { PromptBroker } from '../../src/core/ssh/prompt-broker';
 import { ScriptedPrompts } from '../helpers/scripted-prompts';
 import { SshConnectionPool, type ConnectionStateEvent } from '../../src/core/ssh/connection-pool';
-import { ServelabError } from '../../src/shared/contract';
 
 let lab: SshLab;
 let scratch: string;
@@ -50,23 +48,6 @@ function hop(sshd: TestSshd, extra: Partial<SshTarget> = {}): SshTarget {
 
 function viaJump(sshd: TestSshd, extra: Partial<SshTarget> = {}): SshTarget {
   return { ...hop(sshd, extra), jumps: [hop(lab.jump)] };
-}
-
-async function run(client: Client, command: string): Promise<string> {
-  const result = await execCollect(client, command, { timeoutSeconds: 10 });
-  expect(result.code).toBe(0);
-  return result.stdout.trim();
-}
-
-async function caught(promise: Promise<unknown>): Promise<ServelabError> {
-  try {
-    const value = await promise;
-    (value as Client | undefined)?.end();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServelabError);
-    return error as ServelabError;
-  }
-  throw new Error('expected a failure');
 }
 
 function waitFor(events: ConnectionStateEvent[], predicate: (e: ConnectionStateEvent) => boolean, timeoutMs = 20_000): Promise<ConnectionStateEvent> {

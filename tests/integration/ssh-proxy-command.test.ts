@@ -1,19 +1,17 @@
 // ProxyCommand against real OpenSSH: the classic `ssh -W %h:%p jump` (the real OpenSSH client) into the network
 // namespace lab, a plain relay (`busybox nc`), commands that fail, and the proxy's life ending with the connection.
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
+import { caught, run } from '../helpers/ssh-client';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from 'ssh2';
 import { startSshLab, type SshLab } from '../helpers/netns';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { KnownHostsStore, knownHostsName } from '../../src/core/ssh/known-hosts';
 import { openSshClient } from '../../src/core/ssh/connect';
-import { execCollect } from '../../src/core/ssh/exec';
 import type { SshTarget } from '../../src/core/ssh/ssh-target';
 import { ConnectionLog } from '../../src/core/ssh/connection-log';
-import { ServelabError } from '../../src/shared/contract';
 import { SshConnectionPool } from '../../src/core/ssh/connection-pool';
 import { shellQuote } from '../../src/shared/shell-quote';
 
@@ -59,23 +57,6 @@ async function sshDashW(to: TestSshd): Promise<string> {
 /** A relay like `nc`, saying what it does on stderr first. */
 function relay(to: TestSshd, marker: string): string {
   return `sh -c ${shellQuote(`echo "relay ${marker} to ${to.host} port ${to.port}" >&2; exec busybox nc ${to.host} ${to.port}`)}`;
-}
-
-async function run(client: Client, command: string): Promise<string> {
-  const result = await execCollect(client, command, { timeoutSeconds: 10 });
-  expect(result.code).toBe(0);
-  return result.stdout.trim();
-}
-
-async function caught(promise: Promise<unknown>): Promise<ServelabError> {
-  try {
-    const value = await promise;
-    (value as Client | undefined)?.end();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ServelabError);
-    return error as ServelabError;
-  }
-  throw new Error('expected a failure');
 }
 
 /** Pids whose command line holds `marker`. */

@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { nssWrapperInstalled, writeNssFiles } from './nss-wrapper';
 import type { SshResolveContext } from '../../src/core/ssh/resolve/types';
 
 /** Debian's libnss-wrapper: a process's own passwd entry and host name, seen by ssh and by Node alike. */
-export const NSS_WRAPPER = '/usr/lib/x86_64-linux-gnu/libnss_wrapper.so';
-export const hasNssWrapper = existsSync(NSS_WRAPPER);
+export const hasNssWrapper = nssWrapperInstalled();
 
 export interface LocalAccount {
   user: string;
@@ -23,13 +20,7 @@ export interface LocalAccount {
  */
 export async function fakeLocalAccount(dir: string, opts: { user: string; home: string; hostname: string }): Promise<LocalAccount> {
   const uid = process.getuid?.() ?? 0;
-  const gid = process.getgid?.() ?? 0;
-  await mkdir(dir, { recursive: true });
-  const passwd = join(dir, 'passwd');
-  const group = join(dir, 'group');
-  await writeFile(passwd, `${opts.user}:x:${uid}:${gid}:${opts.user}:${opts.home}:/bin/sh\n`);
-  await writeFile(group, `${opts.user}:x:${gid}:\n`);
-  const env = { LD_PRELOAD: NSS_WRAPPER, NSS_WRAPPER_PASSWD: passwd, NSS_WRAPPER_GROUP: group, NSS_WRAPPER_HOSTNAME: opts.hostname };
+  const env = await writeNssFiles(dir, opts);
   return {
     ...opts,
     env,

@@ -46,12 +46,7 @@ export async function createNssIdentity(opts: NssIdentityOptions): Promise<NssId
   const root = await mkdtemp(join(tmpdir(), opts.prefix ?? 'servelab-nss-'));
   const home = join(root, 'home', opts.user);
   await mkdir(home, { recursive: true, mode: 0o755 });
-  const passwd = join(root, 'passwd');
-  const group = join(root, 'group');
-  const hosts = join(root, 'hosts');
-  await writeFile(passwd, `${opts.user}:x:${uid}:${gid}:${opts.user}:${home}:/bin/sh\n`);
-  await writeFile(group, `${opts.user}:x:${gid}:\n`);
-  await writeFile(hosts, (opts.hosts ?? []).map((line) => `${line}\n`).join(''));
+  const env = await writeNssFiles(root, { user: opts.user, home, hostname: opts.hostname, hosts: opts.hosts ?? [] });
   return {
     root,
     home,
@@ -59,13 +54,30 @@ export async function createNssIdentity(opts: NssIdentityOptions): Promise<NssId
     hostname: opts.hostname,
     uid,
     gid,
-    env: {
-      LD_PRELOAD: NSS_WRAPPER_LIBRARY,
-      NSS_WRAPPER_PASSWD: passwd,
-      NSS_WRAPPER_GROUP: group,
-      NSS_WRAPPER_HOSTS: hosts,
-      NSS_WRAPPER_HOSTNAME: opts.hostname,
-    },
+    env,
     remove: () => rm(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Writes passwd (this process's uid and gid named `user`, with `home` and /bin/sh), group and, when `hosts` is
+ * given, a hosts file (then names not in it do not resolve) into `dir`; returns the variables that make a process
+ * see them.
+ */
+export async function writeNssFiles(dir: string, opts: { user: string; home: string; hostname: string; hosts?: string[] }): Promise<Record<string, string>> {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  await mkdir(dir, { recursive: true });
+  const passwd = join(dir, 'passwd');
+  const group = join(dir, 'group');
+  await writeFile(passwd, `${opts.user}:x:${uid}:${gid}:${opts.user}:${opts.home}:/bin/sh\n`);
+  await writeFile(group, `${opts.user}:x:${gid}:\n`);
+  const env: Record<string, string> = { LD_PRELOAD: NSS_WRAPPER_LIBRARY, NSS_WRAPPER_PASSWD: passwd, NSS_WRAPPER_GROUP: group };
+  if (opts.hosts) {
+    const hosts = join(dir, 'hosts');
+    await writeFile(hosts, opts.hosts.map((line) => `${line}\n`).join(''));
+    env.NSS_WRAPPER_HOSTS = hosts;
+  }
+  env.NSS_WRAPPER_HOSTNAME = opts.hostname;
+  return env;
 }

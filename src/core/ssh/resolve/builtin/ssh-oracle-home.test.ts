@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESOLVED_KEYWORDS, type SshResolveContext, type SshResolveRequest } from '../types';
 import { builtInRawOptions, type BuiltInHooks } from './index';
+import { NSS_WRAPPER_LIBRARY as NSS_WRAPPER } from '../../../../../tests/helpers/nss-wrapper';
 
 const SSH = '/usr/bin/ssh';
-const NSS_WRAPPER = '/usr/lib/x86_64-linux-gnu/libnss_wrapper.so';
 const usable = existsSync(SSH) && existsSync(NSS_WRAPPER) && process.getuid?.() === 0;
 
 const HOSTS = ['10.1.2.3 gpu1.lab.example', '10.1.2.4 real.lab.example alias.lab.example', '10.1.2.5 other.example'].join('\n') + '\n';

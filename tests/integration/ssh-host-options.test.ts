@@ -204,8 +204,114 @@ describe('known_hosts files', () => {
     const error = await caught(openSshClient(targetOf(plain), { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
     expect(error.code).toBe('HOST_KEY_UNKNOWN');
     expect(error.message).toContain(`only through host certificates: @cert-authority in ${file}:2`);
-    expect(error.message).toContain('Servelab checks plain host keys');
+    expect(error.message).toContain('It presented no host certificate');
     expect(error.message).toContain(plain.hostKeyFingerprint);
+  });
+});
+
+describe('host certificates (@cert-authority)', () => {
+  let hostCa: string;
+  let otherCa: string;
+  let hostCertified: TestSshd;
+  const hostCertPath = () => join(scratch, 'host-cert.pub');
+
+  beforeAll(async () => {
+    hostCa = join(scratch, 'host_ca');
+    otherCa = join(scratch, 'other_host_ca');
+    keygen(hostCa, 'ed25519');
+    keygen(otherCa, 'ecdsa', ['-b', '256']);
+    hostCertified = await startTestSshd({ nvidiaSmi: false, extraConfig: [`HostCertificate ${hostCertPath()}`] });
+  });
+  afterAll(async () => {
+    await hostCertified?.stop();
+  });
+
+  /** Signs the test sshd's host key as `ssh-keygen -s ca -h` does and restarts sshd with that HostCertificate. */
+  async function certify(ca: string, principals: string, validity?: string): Promise<void> {
+    const hostPub = join(hostCertified.dir, 'ssh_host_ed25519_key.pub');
+    const args = ['-q', '-s', ca, '-h', '-I', 'servelab-test-host', ...(principals ? ['-n', principals] : []), ...(validity ? ['-V', validity] : []), hostPub];
+    const result = spawnSync('ssh-keygen', args, { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`ssh-keygen -s -h failed: ${result.stderr}`);
+    await copyFile(join(hostCertified.dir, 'ssh_host_ed25519_key-cert.pub'), hostCertPath());
+    await hostCertified.restart();
+  }
+
+  async function caFile(lines: string[]): Promise<string> {
+    const file = join(scratch, `host_ca_known_${++files}`);
+    await writeFile(file, `${lines.join('\n')}\n`);
+    return file;
+  }
+  const caLine = async (ca: string, pattern = '[127.0.0.1]:*') => `@cert-authority ${pattern} ${(await readFile(`${ca}.pub`, 'utf8')).trim()}`;
+
+  /** What OpenSSH 9.2's own client does with the same known_hosts file: connects (true) or refuses the host key. */
+  function sshConnects(knownFile: string, extra: string[] = []): boolean {
+    const result = spawnSync(
+      'ssh',
+      ['-F', '/dev/null', '-o', `UserKnownHostsFile=${knownFile}`, '-o', 'GlobalKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes',
+        '-i', hostCertified.identityFile, '-p', String(hostCertified.port), ...extra, `${hostCertified.user}@${hostCertified.host}`, 'true'],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
+    if (result.status !== 0) expect(result.stderr).toContain('Host key verification failed');
+    return result.status === 0;
+  }
+
+  it('connects, without a question, to a host trusted only through the CA that signed its certificate, as ssh does', async () => {
+    await certify(hostCa, '127.0.0.1,gpu-box');
+    const file = await caFile([await caLine(hostCa)]);
+    const log = new ConnectionLog();
+    await connects(targetOf(hostCertified), emptyStore([file]), log);
+    expect(messages(log).join('\n')).toContain(`Host '[127.0.0.1]:${hostCertified.port}' is known and matches the ED25519-CERT host certificate (ID "servelab-test-host"`);
+    expect(sshConnects(file)).toBe(true);
+    // HostKeyAlias: the alias is both the known_hosts name and the principal checked.
+    const aliasFile = await caFile([await caLine(hostCa, 'gpu-box')]);
+    await connects(targetOf(hostCertified, { hostKeyAlias: 'gpu-box' }), emptyStore([aliasFile]));
+    expect(sshConnects(aliasFile, ['-o', 'HostKeyAlias=gpu-box'])).toBe(true);
+  });
+
+  it('refuses a certificate that does not name the host, one that expired, and one from another CA, in ssh\'s words', async () => {
+    const file = await caFile([await caLine(hostCa)]);
+    const target = targetOf(hostCertified);
+
+    await certify(hostCa, 'some-other-box');
+    const wrongName = await caught(openSshClient(target, { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
+    expect(wrongName.code).toBe('HOST_KEY_UNKNOWN');
+    expect(wrongName.message).toContain('Certificate invalid: name is not a listed principal');
+    expect(sshConnects(file)).toBe(false);
+    // Like ssh, a refused certificate is retried as its plain key: listed in known_hosts, the host connects.
+    const key = await hostKeyLine(hostCertified);
+    const withPlain = await caFile([await caLine(hostCa), `${knownHostsName(hostCertified.host, hostCertified.port)} ${key.keyType} ${key.publicKey}`]);
+    await connects(target, emptyStore([withPlain]));
+    expect(sshConnects(withPlain)).toBe(true);
+
+    await certify(hostCa, '127.0.0.1', '20200101:20200102');
+    const expired = await caught(openSshClient(target, { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
+    expect(expired.code).toBe('HOST_KEY_UNKNOWN');
+    expect(expired.message).toContain('Certificate invalid: expired');
+    expect(sshConnects(file)).toBe(false);
+
+    await certify(otherCa, '127.0.0.1');
+    const otherSigner = await caught(openSshClient(target, { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
+    expect(otherSigner.code).toBe('HOST_KEY_UNKNOWN');
+    expect(otherSigner.message).toContain('signed by unknown CA');
+    expect(otherSigner.message).toContain(hostCertified.hostKeyFingerprint);
+    expect(sshConnects(file)).toBe(false);
+  });
+
+  it('refuses a certificate whose CA is @revoked, and checks a plain-key host as before', async () => {
+    await certify(hostCa, '127.0.0.1');
+    const caPub = (await readFile(`${hostCa}.pub`, 'utf8')).trim();
+    const file = await caFile([await caLine(hostCa), `@revoked * ${caPub}`]);
+    const revoked = await caught(openSshClient(targetOf(hostCertified), { knownHosts: emptyStore([file]), timeoutSeconds: 10 }));
+    expect(revoked.code).toBe('HOST_KEY_REVOKED');
+    expect(revoked.message).toContain(`is marked as revoked in ${file}:2`);
+    expect(sshConnects(file)).toBe(false);
+
+    // No CA line: the plain key, listed, is all that counts (no certificate is asked for).
+    const key = await hostKeyLine(hostCertified);
+    const plainFile = await caFile([`${knownHostsName(hostCertified.host, hostCertified.port)} ${key.keyType} ${key.publicKey}`]);
+    const log = new ConnectionLog();
+    await connects(targetOf(hostCertified), emptyStore([plainFile]), log);
+    expect(messages(log).join('\n')).toContain('matches known_hosts');
   });
 });
 

@@ -8,6 +8,8 @@ import { keepsNoHostKeys, KEPT_IN_MEMORY, SessionKnownHosts } from './session-kn
 import { startProxyCommand, type ProxyCommandStream } from './proxy-command';
 import { connectTcp } from './tcp-connect';
 import { installCertificateAuth } from './certificate-auth';
+import { HOST_CERTIFICATE_TYPES, hostCertificateProblem, parseHostCertificate } from './host-certificate';
+import { offerHostCertificates, useCertifiedKey } from './host-certificate-kex';
 import { fingerprintSha256, keyTypeLabel, keyTypeOf } from './fingerprint';
 import { AuthPlan, type AuthSecrets } from './auth-plan';
 import type { PromptAsker } from './prompt-broker';
@@ -129,6 +131,8 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
       ? opts.knownHosts.withReadOnlyFiles(target.knownHostsFiles)
       : opts.knownHosts;
   const serverHostKey = preferredHostKeyAlgorithms(await knownHosts.knownKeyTypesNamed(hostKeyName(target)));
+  // As ssh does when a CA is listed for the host, certificate host key algorithms are asked for first.
+  const hasCertAuthority = (await knownHosts.certificateAuthoritiesNamed(hostKeyName(target))).authorities.length > 0;
   const timeoutMs = Math.max(1, Math.round(opts.timeoutSeconds * 1000));
   const deadline = new PausableTimer(timeoutMs);
   const abort = new AbortController();
@@ -207,11 +211,12 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
 
     const hostVerifier = (key: Buffer, verify: (valid: boolean) => void): void => {
       // Must return undefined: ssh2 treats any returned value (a Promise included) as the verdict.
-      verifyHostKey(target, key, knownHosts, role, log).then(
+      const check = HOST_CERTIFICATE_TYPES[keyTypeOf(key)] ? verifyHostCertificate(client, target, key, knownHosts, role, log) : verifyHostKey(target, key, knownHosts, role, log);
+      check.then(
         (outcome) => {
           const failure = outcome === 'known' || outcome === 'added' ? undefined : outcome;
           hostKeyFailure = failure;
-          if (outcome === 'known') log('info', `Host key of ${name} (${keyTypeLabel(keyTypeOf(key))} ${fingerprintSha256(key)}) matches known_hosts.`);
+          if (outcome === 'known' && !HOST_CERTIFICATE_TYPES[keyTypeOf(key)]) log('info', `Host key of ${name} (${keyTypeLabel(keyTypeOf(key))} ${fingerprintSha256(key)}) matches known_hosts.`);
           verify(failure === undefined);
         },
         (error: unknown) => {
@@ -321,6 +326,10 @@ export async function openSshHop(target: SshTarget, opts: OpenSshHopOptions): Pr
         client.connect(config);
         // After ssh2 has its own reader on the stream, so that watching for the first bytes takes none away.
         boundHandshake(stream, startedAt);
+        if (hasCertAuthority) {
+          const offerProblem = offerHostCertificates(client);
+          if (offerProblem) log('warn', `Host certificates cannot be asked for (${offerProblem}); the host's plain key is checked instead.`);
+        }
         const certificateProblem = installCertificateAuth(client);
         if (certificateProblem) plan.certificatesUnavailable(certificateProblem);
       } catch (error) {
@@ -464,7 +473,7 @@ type HopKnownHosts = KnownHostsStore | SessionKnownHosts;
  * HOST_KEY_UNKNOWN question, `yes` refuses it with ssh's words, `accept-new` stores it in the app's file and goes
  * on. A changed or revoked key is refused whatever the setting.
  */
-async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: HopKnownHosts, role: HopRole, log: ConnectionLogWriter): Promise<HostKeyOutcome> {
+async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: HopKnownHosts, role: HopRole, log: ConnectionLogWriter, certificateReason?: string): Promise<HostKeyOutcome> {
   const keyType = keyTypeOf(key);
   const fingerprint = fingerprintSha256(key);
   const name = hostKeyName(target);
@@ -497,12 +506,12 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: HopKnow
       if (strict === 'yes') {
         return new ServelabError(
           'HOST_KEY_UNKNOWN',
-          `No ${label} host key is known for ${name} and you have requested strict checking.\n` +
+          `${certificateReason ? `${certificateReason}.\n` : ''}No ${label} host key is known for ${name} and you have requested strict checking.\n` +
             `Host key verification failed. (StrictHostKeyChecking yes: add the ${hostWord}'s key to known_hosts to connect; its ${label} key fingerprint is ${fingerprint}.)`,
           { details: { ...details, strictHostKeyChecking: 'yes' } },
         );
       }
-      if (result.certAuthorities.length > 0) return certificateOnlyTrust(name, hostWord, label, fingerprint, result.certAuthorities, details);
+      if (result.certAuthorities.length > 0) return certificateOnlyTrust(name, hostWord, label, fingerprint, result.certAuthorities, details, certificateReason);
       return new ServelabError(
         'HOST_KEY_UNKNOWN',
         `The authenticity of ${hostWord} '${name}' can't be established: it is not in known_hosts. ` +
@@ -561,16 +570,73 @@ async function verifyHostKey(target: SshTarget, key: Buffer, knownHosts: HopKnow
 }
 
 /**
- * A host that known_hosts trusts only through `@cert-authority` lines. ssh2 (1.17.0) cannot negotiate certificate
- * host keys (its kex offers and parses plain host key algorithms only), so the server shows its plain key, which
- * no known_hosts line lists: say so, rather than calling the host simply unknown.
+ * A host certificate (the server's K_S), checked as OpenSSH 9.2 does (sshconnect.c check_host_key/check_host_cert):
+ * trusted when a matching `@cert-authority` line lists its CA, no `@revoked` line names the CA, and the
+ * certificate is valid for the host's name (HostKeyAlias when set). Otherwise ssh says why and retries with the
+ * certified plain key against known_hosts; so does this, and the reason leads the plain key's verdict.
  */
-function certificateOnlyTrust(name: string, hostWord: string, label: string, fingerprint: string, authorities: CertAuthorityMatch[], details: Record<string, unknown>): ServelabError {
+async function verifyHostCertificate(client: Client, target: SshTarget, certificate: Buffer, knownHosts: HopKnownHosts, role: HopRole, log: ConnectionLogWriter): Promise<HostKeyOutcome> {
+  const name = hostKeyName(target);
+  const hostWord = role === 'jump' ? 'jump host' : 'host';
+  let cert;
+  try {
+    cert = parseHostCertificate(certificate);
+  } catch (error) {
+    return new ServelabError('HOST_KEY_UNKNOWN', `The host certificate of ${hostWord} '${name}' cannot be read (${(error as Error).message}).\nHost key verification failed.`, {
+      details: { host: target.host, port: target.port, keyType: keyTypeOf(certificate) },
+    });
+  }
+  // Before any await: ssh2 may verify the exchange signature (on the server's NEWKEYS) while this check is still
+  // running, and must do it with the certified key. Trust is still decided below.
+  const kexProblem = useCertifiedKey(client, certificate, cert.plainKey, cert.plainType);
+  if (kexProblem) {
+    return new ServelabError('HOST_KEY_UNKNOWN', `The host certificate of ${hostWord} '${name}' cannot be used: ${kexProblem}.\nHost key verification failed.`, {
+      details: { host: target.host, port: target.port, keyType: cert.certType },
+    });
+  }
+  const caFingerprint = fingerprintSha256(cert.caKey);
+  const caLabel = `${keyTypeLabel(keyTypeOf(cert.caKey))} key ${caFingerprint}`;
+  const certLabel = `${keyTypeLabel(cert.plainType)}-CERT`;
+  const { authorities, revoked } = await knownHosts.certificateAuthoritiesNamed(name);
+  const revokedCa = revoked.find((e) => e.key.equals(cert.caKey));
+  if (revokedCa) {
+    return new ServelabError(
+      'HOST_KEY_REVOKED',
+      [
+        '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@',
+        '@       WARNING: REVOKED HOST KEY DETECTED!               @',
+        '@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@',
+        `The CA (${caLabel}) that signed the host certificate of ${role === 'jump' ? 'jump host ' : ''}${name} is marked as revoked in ${revokedCa.file}:${revokedCa.line}.`,
+        'This could mean that a stolen key is being used to impersonate this host.',
+        'Host key verification failed.',
+      ].join('\n'),
+      { details: { host: target.host, port: target.port, keyType: cert.certType, caFingerprint, file: revokedCa.file, line: revokedCa.line, role } },
+    );
+  }
+  const ca = authorities.find((e) => e.key.equals(cert.caKey));
+  const reason = ca
+    ? hostCertificateProblem(cert, target.hostKeyAlias ?? target.host)
+    : `Certificate invalid: signed by unknown CA (${caLabel}): no @cert-authority line for '${name}' lists it`;
+  if (!reason) {
+    log('info', `Host '${name}' is known and matches the ${certLabel} host certificate (ID "${cert.keyId}", serial ${cert.serial}, CA ${caLabel}, @cert-authority in ${ca!.file}:${ca!.line}).`);
+    return 'known';
+  }
+  log('warn', `${reason}. Retrying with the certified plain key.`);
+  const plain = await verifyHostKey(target, cert.plainKey, knownHosts, role, log, reason);
+  return plain;
+}
+
+/**
+ * A host that known_hosts trusts only through `@cert-authority` lines, but that showed no acceptable host
+ * certificate (`certificateReason` says what was wrong with the one it showed): say so, rather than calling the
+ * host simply unknown.
+ */
+function certificateOnlyTrust(name: string, hostWord: string, label: string, fingerprint: string, authorities: CertAuthorityMatch[], details: Record<string, unknown>, certificateReason?: string): ServelabError {
   const lines = authorities.map((ca) => `@cert-authority in ${ca.file}:${ca.line} (CA ${keyTypeLabel(ca.keyType)} key ${ca.fingerprint})`);
   return new ServelabError(
     'HOST_KEY_UNKNOWN',
-    `known_hosts trusts ${hostWord} '${name}' only through host certificates: ${lines.join('; ')}. ` +
-      `Servelab checks plain host keys, not host certificates, so it cannot use that trust. ` +
+    `${certificateReason ? `${certificateReason}.\n` : ''}known_hosts trusts ${hostWord} '${name}' only through host certificates: ${lines.join('; ')}. ` +
+      `${certificateReason ? 'Its certificate was refused' : 'It presented no host certificate'}, and its plain key is not in known_hosts. ` +
       `The ${hostWord}'s ${label} key fingerprint is ${fingerprint}: compare it with the box (ssh-keygen -lf /etc/ssh/ssh_host_${label.toLowerCase()}_key.pub) before accepting it.`,
     { details: { ...details, certAuthorities: authorities } },
   );

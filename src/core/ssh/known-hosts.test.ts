@@ -196,6 +196,10 @@ describe('KnownHostsStore', () => {
     expect(await store.check('evil.farm', 22, 'ssh-ed25519', key)).toEqual({ status: 'unknown', certAuthorities: [ca] });
     expect(await store.check('other', 22, 'ssh-ed25519', otherKey)).toEqual({ status: 'unknown', certAuthorities: [ca] });
     expect(await store.knownKeyTypes('gpu1.lab', 2222)).toEqual(['ssh-ed25519']);
+    // The same CA line, for checking a host certificate; no @revoked line here.
+    const { authorities, revoked } = await store.certificateAuthoritiesNamed('[evil.farm]:2200');
+    expect(authorities.map((e) => [e.line, e.key.equals(otherKey)])).toEqual([[6, true]]);
+    expect(revoked).toEqual([]);
   });
 
   it('reports a changed key with every expected entry and where it is', async () => {

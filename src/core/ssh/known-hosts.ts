@@ -146,6 +146,12 @@ export class KnownHostsStore {
     };
   }
 
+  /** The `@cert-authority` lines matching `name`, and the keys `@revoked` lines name for it (a revoked CA refuses). */
+  async certificateAuthoritiesNamed(name: string): Promise<{ authorities: KnownHostsEntry[]; revoked: KnownHostsEntry[] }> {
+    const entries = await this.entriesNamed(name);
+    return { authorities: entries.filter((e) => e.marker === 'cert-authority'), revoked: entries.filter((e) => e.marker === 'revoked') };
+  }
+
   /** Key types already trusted for this host, so the connection can ask the server for one of those first. */
   async knownKeyTypes(host: string, port: number): Promise<string[]> {
     return this.knownKeyTypesNamed(knownHostsName(host, port));

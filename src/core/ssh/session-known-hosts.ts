@@ -51,6 +51,11 @@ export class SessionKnownHosts {
     return { status: 'changed', expected: [...inMemory, ...(fromFiles.status === 'changed' ? fromFiles.expected : [])] };
   }
 
+  /** The CA lines for the host come from the files read (the global ones): nothing in memory is a CA. */
+  async certificateAuthoritiesNamed(name: string): ReturnType<KnownHostsStore['certificateAuthoritiesNamed']> {
+    return this.files.certificateAuthoritiesNamed(name);
+  }
+
   async knownKeyTypesNamed(name: string): Promise<string[]> {
     const kept = (this.kept.get(name) ?? []).map((k) => k.keyType);
     return [...new Set([...(await this.files.knownKeyTypesNamed(name)), ...kept])];

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { finishResolution, type ResolveHop } from './finish';
+import { finishResolution, splitKnownHostsLine, type ResolveHop } from './finish';
 import { findOpenSsh } from './openssh';
 import { resolveSshHost } from './resolve-host';
 import type { RawSshOptions, ResolvedSshHost, SshResolveContext, SshResolveRequest } from './types';
@@ -133,6 +133,38 @@ function sshVerbose(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 function debugValues(stderr: string, pattern: RegExp): string[] {
   return [...stderr.matchAll(pattern)].map((m) => m[1] as string);
 }
+
+describe('known_hosts files whose path contains a space', () => {
+  it('splits ssh -G\'s line only where a new path starts', () => {
+    expect(splitKnownHostsLine('/tmp/a b/kh /tmp/c ~/.ssh/k d')).toEqual(['/tmp/a b/kh', '/tmp/c', '~/.ssh/k d']);
+    expect(splitKnownHostsLine('C:\\Users\\John Smith/.ssh/known_hosts __PROGRAMDATA__\\ssh/x')).toEqual([
+      'C:\\Users\\John Smith/.ssh/known_hosts',
+      '__PROGRAMDATA__\\ssh/x',
+    ]);
+    expect(splitKnownHostsLine('none')).toEqual(['none']);
+  });
+
+  it('keeps a structured list from the resolver as it is', async () => {
+    const options = raw({ userknownhostsfile: ['/x', 'y/kh'] });
+    options.fileLists = new Map([['userknownhostsfile', ['/x y/kh']]]);
+    const host = await finishResolution(options, { destination: 'h' }, ctx, 'built-in', noHops);
+    expect(host.userKnownHostsFiles).toEqual(['/x y/kh']);
+  });
+
+  it.each(['ssh -G', 'built-in'] as const)('reads the whole path with %s', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const dir = await mkdtemp(join(tmpdir(), 'servelab-kh-'));
+    try {
+      const config = join(dir, 'config');
+      await writeFile(config, ['Host h', `  UserKnownHostsFile "${dir}/my dir/known_hosts" ${dir}/second`, `  GlobalKnownHostsFile "${dir}/g h"`, ''].join('\n'));
+      const host = await resolveSshHost({ destination: 'h', configFile: config }, { ...ctx, env: process.env }, { resolver });
+      expect(host.userKnownHostsFiles).toEqual([`${dir}/my dir/known_hosts`, `${dir}/second`]);
+      expect(host.globalKnownHostsFiles).toEqual([`${dir}/g h`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('finishResolution against ssh -v', () => {
   let dir: string;

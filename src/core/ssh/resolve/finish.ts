@@ -73,6 +73,24 @@ function agentSocket(value: string | undefined, env: NodeJS.ProcessEnv): string 
   return value;
 }
 
+// Where a new file starts in ssh -G's known-hosts line: an absolute path, `~`, a drive, a UNC path or
+// Win32-OpenSSH's placeholder for %ProgramData%.
+const STARTS_A_PATH = /^(\/|~|[A-Za-z]:[\\/]|\\\\|__PROGRAMDATA__)/;
+
+/**
+ * ssh -G prints userknownhostsfile/globalknownhostsfile as the files joined by single spaces, unquoted
+ * (`/tmp/a b/kh /tmp/c` for `"/tmp/a b/kh" /tmp/c`). A word that does not start a path continues the one before.
+ */
+export function splitKnownHostsLine(text: string): string[] {
+  const files: string[] = [];
+  for (const word of text.split(' ')) {
+    if (word === '') continue;
+    if (files.length > 0 && !STARTS_A_PATH.test(word)) files[files.length - 1] += ` ${word}`;
+    else files.push(word);
+  }
+  return files;
+}
+
 /**
  * Turns what `ssh -G` (or the built-in reader) printed into what ssh does at connect time: IdentityFile and
  * CertificateFile with `~`, `${VAR}` and the %-tokens expanded, ProxyCommand with its tokens, the agent socket,
@@ -121,8 +139,7 @@ export async function finishResolution(
   const certificateFiles = expandFiles('certificatefile', 'certificateFiles');
 
   const knownHostsFiles = (keyword: string): string[] =>
-    (one(keyword) ?? '')
-      .split(/\s+/)
+    (raw.fileLists?.get(keyword) ?? splitKnownHostsLine(one(keyword) ?? ''))
       .filter((file) => file !== '' && file.toLowerCase() !== 'none')
       .map((file) => expandTilde(file, ctx, keyword));
 

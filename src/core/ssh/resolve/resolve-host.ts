@@ -59,6 +59,10 @@ async function borrowOrigins(raw: RawSshOptions, request: SshResolveRequest, ctx
   } catch {
     return;
   }
+  for (const [keyword, files] of reader.fileLists ?? []) {
+    // The reader's files, joined, are ssh's line: then they say where one path with a space ends.
+    if (files.join(' ') === raw.values.get(keyword)?.join(' ')) (raw.fileLists ??= new Map()).set(keyword, files);
+  }
   for (const [keyword, values] of raw.values) {
     const theirs = reader.values.get(keyword);
     if (!theirs) continue;

@@ -166,6 +166,14 @@ describe('known_hosts files whose path contains a space', () => {
   });
 });
 
+describe('refusals of the request\'s own fields', () => {
+  it.each(['ssh -G', 'built-in'] as const)('names the ProxyJump field with %s, not the config', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const error = await resolveSshHost({ destination: 'h', configFile: '/dev/null', proxyJump: 'a, b' }, { ...ctx, env: process.env }, { resolver }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/ProxyJump "a, b" given for h/), issues: [{ path: 'proxyJump' }] });
+  });
+});
+
 describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('finishResolution against ssh -v', () => {
   let dir: string;
   let account: LocalAccount;

@@ -109,7 +109,8 @@ export function formatResolved(host: ResolvedSshHost): string {
   const valueWidth = Math.max(...rows.map(([, value]) => value.length));
   const lines = [`${host.alias}, resolved by ${host.source}:`];
   for (const [label, value, origin] of rows) lines.push(`  ${label.padEnd(width)}  ${origin ? `${value.padEnd(valueWidth)}  ${origin}` : value}`);
-  for (const warning of resolveWarnings(host)) lines.push(`Warning: ${warning}`);
+  // ssh's own warnings already start with `Warning:`.
+  for (const warning of resolveWarnings(host)) lines.push(/^warning:/i.test(warning) ? warning : `Warning: ${warning}`);
   return lines.join('\n');
 }
 

@@ -189,5 +189,6 @@ export async function finishResolution(
     batchMode: one('batchmode') === 'yes',
     source,
     origins,
+    ...(raw.warnings && raw.warnings.length > 0 ? { warnings: raw.warnings } : {}),
   };
 }

@@ -128,6 +128,8 @@ export interface ResolvedSshHost {
   source: 'ssh -G' | 'built-in';
   /** Field name (`user`, `identityFiles#1`) → where it was set, where known. */
   origins: Record<string, ConfigOrigin>;
+  /** What ssh said on stderr though it resolved the host (`Identity file … not accessible`), in its words. */
+  warnings?: string[];
 }
 
 /** What `servelab ssh resolve --json` prints: exactly these keys, in this order. */

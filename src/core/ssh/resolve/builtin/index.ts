@@ -153,7 +153,10 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
   // dump_client_config expands HostKeyAlgorithms first; a list of nothing but commas cannot be (kex_assemble_names).
   const hostKeyAlgorithms = options.str('hostkeyalgorithms');
   if (hostKeyAlgorithms !== undefined && /^[+^-]?,+$/.test(hostKeyAlgorithms)) diag.fatal('dump_client_config: expand HostKeyAlgorithms: invalid argument');
-  return dumpResolved({ options, host, user, port, userKnownHostsFiles, identityAgent });
+  const raw = dumpResolved({ options, host, user, port, userKnownHostsFiles, identityAgent });
+  // What ssh would have printed on stderr without giving up.
+  if (diag.lines.length > 0) raw.warnings = [...diag.lines];
+  return raw;
 }
 
 /** ssh.c main: an ssh:// URI or [user@]host; the user part counts only when -l gave none. */

@@ -12,6 +12,7 @@ import { openBox, type BoxHooks } from '../box/open-box';
 import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
+import type { ConnectionLog } from '../ssh/connection-log';
 
 /** A host key shown to the user and not yet trusted, with what was wrong with it. */
 /** `keptInMemory`: the host's UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only. */
@@ -31,6 +32,8 @@ export interface HostConnectionsDeps {
   resolveHost(spec: HostSpec): Promise<ResolvedSshHost>;
   /** The app's data folder: the demo lab's box lives in it. */
   dataDir: string;
+  /** Where a host's resolution failures and warnings are written (the pool writes the connection's own). */
+  connectionLog?: Pick<ConnectionLog, 'write'>;
   /** The simulated GPU box's `bin/` folder; null: this installation has no demo lab. */
   simboxBinDir: string | null;
 }
@@ -63,6 +66,8 @@ export class HostConnections {
   /** Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown. */
   readonly pendingKeys = new Map<string, PendingKey>();
   private demoPreparing: Promise<void> | undefined;
+  /** Errors raised while resolving a host, before the pool saw it: the pool has not logged them. */
+  private readonly resolutionErrors = new WeakSet<object>();
 
   constructor(private readonly deps: HostConnectionsDeps) {
     deps.pool.onState((event) => {
@@ -102,12 +107,19 @@ export class HostConnections {
         });
       }
     }
+    if (error instanceof Error && this.resolutionErrors.has(error)) {
+      const name = this.deps.hosts.list().find((h) => h.id === hostId);
+      this.deps.connectionLog?.write(hostId, 'error', `Resolving ${name?.alias ?? name?.address ?? hostId}: ${error.message}`);
+    }
     this.deps.events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error), held: this.held.has(hostId) });
   }
 
   /** The host as `ssh` would reach it. */
   resolve(host: HostSshFields): Promise<ResolvedSshTarget> {
-    return this.deps.resolveTarget(hostSpecOf(host));
+    return this.deps.resolveTarget(hostSpecOf(host)).catch((error: unknown) => {
+      if (error instanceof Error) this.resolutionErrors.add(error);
+      throw error;
+    });
   }
 
   /** The host as ssh reports it: every value with its origin where known. */

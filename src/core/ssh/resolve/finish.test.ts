@@ -113,6 +113,16 @@ describe('finishResolution', () => {
     ]);
   });
 
+  it('says when it is the jump host that could not be resolved', async () => {
+    const failingHop: ResolveHop = async () => {
+      throw new ServelabError('SSH_CONFIG_INVALID', '/c line 3: Bad configuration option: x');
+    };
+    await expect(finishResolution(raw({ proxyjump: 'bastion' }), { destination: 'gpu' }, ctx, 'ssh -G', failingHop)).rejects.toMatchObject({
+      code: 'SSH_CONFIG_INVALID',
+      message: 'resolving jump host bastion for gpu: /c line 3: Bad configuration option: x',
+    });
+  });
+
   it('bounds a ProxyJump chain that loops', async () => {
     const loop: ResolveHop = (request, depth) => finishResolution(raw({ hostname: request.destination, proxyjump: 'again' }), request, ctx, 'ssh -G', loop, depth);
     const error = await finishResolution(raw({ hostname: 'h', proxyjump: 'again' }), { destination: 'x' }, ctx, 'ssh -G', loop).catch((e: unknown) => e);

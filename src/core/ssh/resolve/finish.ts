@@ -158,7 +158,14 @@ export async function finishResolution(
     if (last.user !== undefined) hopRequest.user = last.user;
     if (last.port !== undefined) hopRequest.port = last.port;
     if (before !== undefined) hopRequest.proxyJump = before;
-    const hop = await resolveHop(hopRequest, depth + 1);
+    const hop = await resolveHop(hopRequest, depth + 1).catch((error: unknown) => {
+      // ssh's words are about the jump host: say so, and for which host.
+      if (!(error instanceof ServelabError)) throw error;
+      throw new ServelabError(error.code, `resolving jump host ${last.name} for ${request.destination}: ${error.message}`, {
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.issues ? { issues: error.issues } : {}),
+      });
+    });
     const { proxyJump: hopChain, source: _source, ...hopHost } = hop;
     proxyJump = [...hopChain, hopHost];
     if (proxyJump.length + depth > MAX_JUMP_HOPS) throw tooLong(request.destination);

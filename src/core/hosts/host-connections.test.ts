@@ -1,8 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { ServelabError } from '../../shared/contract';
 import { HostConnections, type HostConnectionsDeps } from './host-connections';
+import type { Host } from '../../shared/model/host';
+import type { ResolvedSshTarget } from '../ssh/ssh-target';
 
-function connections(): { hc: HostConnections; states: unknown[]; log: [string, string, string][] } {
+function connections(target?: Partial<ResolvedSshTarget>): { hc: HostConnections; states: unknown[]; log: [string, string, string][] } {
   const states: unknown[] = [];
   const log: [string, string, string][] = [];
   const deps = {
@@ -12,6 +14,7 @@ function connections(): { hc: HostConnections; states: unknown[]; log: [string, 
     events: { emit: (_name: string, payload: unknown) => states.push(payload) },
     secrets: { get: async () => null },
     resolveTarget: async () => {
+      if (target) return { ...target };
       throw new ServelabError('TIMEOUT', 'ssh -G gpu-box gave no answer within 15 s');
     },
     dataDir: '/nonexistent',
@@ -49,5 +52,11 @@ describe('HostConnections.noteFailure', () => {
     hc.noteFailure('h1', error);
     hc.noteFailure('h1', new ServelabError('CONNECT_FAILED', 'connection refused'));
     expect(log).toEqual([['h1', 'error', 'Resolving gpu-box: ssh -G gpu-box gave no answer within 15 s']]);
+  });
+
+  it('writes what ssh warned about while resolving the host to its connection log', async () => {
+    const { hc, log } = connections({ resolveWarnings: ['Warning: Identity file /k not accessible: No such file or directory.'] });
+    await hc.targetFor({ id: 'h1', kind: 'ssh', alias: 'gpu-box', address: '10.0.0.5', user: null, port: null, identityFile: null, proxyJump: null } as Host);
+    expect(log).toEqual([['h1', 'warn', 'Resolving gpu-box: Warning: Identity file /k not accessible: No such file or directory.']]);
   });
 });

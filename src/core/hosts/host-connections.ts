@@ -130,6 +130,7 @@ export class HostConnections {
   /** The resolved host with its remembered password, if any. */
   async targetFor(host: Host): Promise<ResolvedSshTarget> {
     const target = await this.resolve(host);
+    for (const warning of target.resolveWarnings ?? []) this.deps.connectionLog?.write(host.id, 'warn', `Resolving ${host.alias ?? host.address}: ${warning}`);
     // The key kept with the host, else (saved before keys were kept) the one its resolution names.
     const saved = await this.deps.secrets.get(host.passwordKey ?? passwordKey(target));
     if (saved !== null) target.password = saved;

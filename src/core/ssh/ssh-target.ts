@@ -3,6 +3,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { localSshResolveContext, resolveSshHost, type ResolveHostOptions } from './resolve/resolve-host';
 import type { ResolvedSshHost, SshResolveContext, SshResolveRequest } from './resolve/types';
+import { resolveWarnings } from './resolve/view';
 
 /**
  * Where and how to reach one SSH server: already resolved (no aliases, `~` expanded). The fields after
@@ -45,6 +46,8 @@ export interface SshTarget {
   connectTimeoutSeconds?: number | null;
   /** ConnectionAttempts: how many times the TCP connect is tried. */
   connectionAttempts?: number;
+  /** What ssh warned about while resolving the host and its jump hosts (see resolveWarnings), for the connection log. */
+  resolveWarnings?: string[];
 }
 
 /** A target as resolveTarget returns it: every option decided. */
@@ -127,6 +130,8 @@ export async function resolveTarget(hostSpec: HostSpec, opts: ResolveTargetOptio
   const target = targetOf(resolved);
   if (hostSpec.identityFile) target.identityFile = hostSpec.identityFile;
   target.jumps = resolved.proxyJump.map((hop) => targetOf(hop));
+  const warnings = resolveWarnings(resolved);
+  if (warnings.length > 0) target.resolveWarnings = warnings;
   return target;
 }
 

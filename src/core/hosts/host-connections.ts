@@ -14,8 +14,10 @@ import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
 import type { ConnectionLog } from '../ssh/connection-log';
 
-/** A host key shown to the user and not yet trusted, with what was wrong with it. */
-/** `keptInMemory`: the host's UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only. */
+/**
+ * A host key shown to the user and not yet trusted, with what was wrong with it. `keptInMemory`: the host's
+ * UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only.
+ */
 export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed'; keptInMemory?: boolean };
 
 /** The fields of a host that decide how it is reached over SSH. */

@@ -176,6 +176,14 @@ describe('known_hosts files whose path contains a space', () => {
   });
 });
 
+describe('an address with a %', () => {
+  it.each(['ssh -G', 'built-in'] as const)('keeps fe80::1%%eth0 as the HostName with %s', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const host = await resolveSshHost({ destination: 'box', configFile: '/dev/null', hostName: 'fe80::1%eth0' }, { ...ctx, env: process.env }, { resolver });
+    expect(host.hostname).toBe('fe80::1%eth0');
+  });
+});
+
 describe('refusals of the request\'s own fields', () => {
   it.each(['ssh -G', 'built-in'] as const)('names the ProxyJump field with %s, not the config', async (resolver) => {
     if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;

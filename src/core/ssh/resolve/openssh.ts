@@ -54,7 +54,8 @@ export function sshGArgs(request: SshResolveRequest): string[] {
   if (request.port !== undefined) args.push('-p', String(request.port));
   for (const file of request.identityFiles ?? []) args.push('-i', file);
   if (request.proxyJump !== undefined) args.push('-J', request.proxyJump);
-  if (request.hostName !== undefined) args.push('-o', `HostName=${request.hostName}`);
+  // ssh expands %-tokens in HostName: a `%` of the address itself (fe80::1%eth0) is written `%%`.
+  if (request.hostName !== undefined) args.push('-o', `HostName=${request.hostName.replace(/%/g, '%%')}`);
   args.push(request.destination);
   return args;
 }

@@ -69,7 +69,7 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     userHome: (user) => (user === ctx.localUser ? ctx.home : null),
   };
   if (request.hostName !== undefined) {
-    if (!(await processConfigLine(env, `HostName=${request.hostName}`, 'command-line', 0, null, SSHCONF_USERCONF, 0))) diag.abort();
+    if (!(await processConfigLine(env, `HostName=${request.hostName.replace(/%/g, '%%')}`, 'command-line', 0, null, SSHCONF_USERCONF, 0))) diag.abort();
   }
   const hostArg = host;
   const cmdUser = options.str('user');

@@ -154,6 +154,11 @@ describe('known_hosts files whose path contains a space', () => {
     expect(splitKnownHostsLine('none')).toEqual(['none']);
   });
 
+  it("replaces Win32-OpenSSH's __PROGRAMDATA__ placeholder with the folder it stands for", async () => {
+    const host = await finishResolution(raw({ globalknownhostsfile: ['__PROGRAMDATA__\\ssh/ssh_known_hosts'] }), { destination: 'h' }, { ...ctx, env: { ProgramData: 'D:\\PD' } }, 'ssh -G', noHops);
+    expect(host.globalKnownHostsFiles).toEqual(['D:\\PD\\ssh/ssh_known_hosts']);
+  });
+
   it('keeps a structured list from the resolver as it is', async () => {
     const options = raw({ userknownhostsfile: ['/x', 'y/kh'] });
     options.fileLists = new Map([['userknownhostsfile', ['/x y/kh']]]);

@@ -78,6 +78,15 @@ function agentSocket(value: string | undefined, env: NodeJS.ProcessEnv): string 
 const STARTS_A_PATH = /^(\/|~|[A-Za-z]:[\\/]|\\\\|__PROGRAMDATA__)/;
 
 /**
+ * Win32-OpenSSH prints its system folder as `__PROGRAMDATA__\ssh` and resolves the placeholder only when it opens
+ * the file (its config.h); Servelab opens the files itself.
+ */
+function programData(file: string, env: NodeJS.ProcessEnv): string {
+  if (!file.startsWith('__PROGRAMDATA__')) return file;
+  return (env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData') + file.slice('__PROGRAMDATA__'.length);
+}
+
+/**
  * ssh -G prints userknownhostsfile/globalknownhostsfile as the files joined by single spaces, unquoted
  * (`/tmp/a b/kh /tmp/c` for `"/tmp/a b/kh" /tmp/c`). A word that does not start a path continues the one before.
  */
@@ -141,7 +150,7 @@ export async function finishResolution(
   const knownHostsFiles = (keyword: string): string[] =>
     (raw.fileLists?.get(keyword) ?? splitKnownHostsLine(one(keyword) ?? ''))
       .filter((file) => file !== '' && file.toLowerCase() !== 'none')
-      .map((file) => expandTilde(file, ctx, keyword));
+      .map((file) => expandTilde(programData(file, ctx.env), ctx, keyword));
 
   const proxyCommandText = one('proxycommand');
   const proxyJumpText = one('proxyjump');

@@ -128,6 +128,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     resolveHost: (spec) => ssh.resolveHost(spec),
     dataDir: options.dataDir,
     simboxBinDir,
+    connectionLog,
   });
   // Boxes handed out by box() and not yet released: closing the core releases them.
   const liveBoxes = new Set<BoxTransport>();

@@ -194,8 +194,10 @@ export class SshOracle {
         proxyCommand,
         hostKeyAlias: one('hostkeyalias') ?? null,
         strictHostKeyChecking: strictHostKeyChecking(required(one('stricthostkeychecking'), 'stricthostkeychecking')),
-        // `ssh -G` prints an empty list (UserKnownHostsFile none) as `none`.
-        userKnownHostsFiles: one('userknownhostsfile') === 'none' ? [] : (one('userknownhostsfile') ?? '').split(' ').filter((file) => file !== ''),
+        // `ssh -G` prints an empty list (UserKnownHostsFile none) as `none`, and the files `~`-expanded, joined by
+        // single spaces and unquoted (`"/tmp/a b/kh" /tmp/c` prints `/tmp/a b/kh /tmp/c`, checked with 9.2): a word
+        // that does not start a path (`/`, `~`) belongs to the one before.
+        userKnownHostsFiles: one('userknownhostsfile') === 'none' ? [] : joinedPaths(one('userknownhostsfile') ?? ''),
         connectTimeout: connectTimeout === undefined || connectTimeout === 'none' ? null : Number(connectTimeout),
         serverAliveInterval: Number(required(one('serveraliveinterval'), 'serveraliveinterval')),
         serverAliveCountMax: Number(required(one('serveralivecountmax'), 'serveralivecountmax')),
@@ -343,4 +345,15 @@ export function refusal(stderr: string): OracleAnswer {
   // ssh says `FILE: line N: …` for unknown keywords and `FILE line N: …` for bad values.
   const located = /^(\S.*?):? line (\d+): /m.exec(message);
   return { accepted: false, message, location: located ? { file: located[1] ?? '', line: Number(located[2]) } : null };
+}
+
+/** The files of ssh -G's known_hosts line, where a path may contain a space (see userKnownHostsFiles). */
+function joinedPaths(line: string): string[] {
+  const files: string[] = [];
+  for (const word of line.split(' ')) {
+    if (word === '') continue;
+    if (files.length > 0 && !/^[/~]/.test(word)) files[files.length - 1] += ` ${word}`;
+    else files.push(word);
+  }
+  return files;
 }

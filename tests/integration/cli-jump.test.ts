@@ -24,7 +24,9 @@ async function inventory(
   // Not a terminal unless a test passes one: nothing may be asked.
   terminal: InventoryTerminal = { input: new PassThrough(), output: new PassThrough() },
 ): Promise<CliRun> {
-  return runCaptured((io) => runInventory(args, io, terminal), { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env }, home);
+  // ssh reads ~/.ssh/config from the passwd home, which is not this $HOME: the test's config is named.
+  const withConfig = args.includes('--ssh-config') ? args : [...args, '--ssh-config', join(home, '.ssh', 'config')];
+  return runCaptured((io) => runInventory(withConfig, io, terminal), { HOME: home, USER: 'local-user', SERVELAB_DATA_DIR: dataDir, ...env }, home);
 }
 
 /** A terminal that types `answer` at each "Passphrase:" prompt and counts the prompts. */

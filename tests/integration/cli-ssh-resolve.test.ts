@@ -97,8 +97,10 @@ describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('servelab ssh resol
     const host = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(host).toMatchObject({ user: 'ann', port: 2222, proxyJump: [] });
     expect((host.identityFiles as string[])[0]).toBe(key);
-    const dashL = JSON.parse((await servelab(['ssh', 'resolve', 'ann@gpu-2', '-l', 'bob', '--json'])).stdout) as { user: string; proxyJump: { user: string }[] };
-    // -l wins over user@, and %r in the ProxyJump is that user.
+    const dashL = JSON.parse((await servelab(['ssh', 'resolve', '-l', 'bob', 'ann@gpu-2', '--json'])).stdout) as { user: string; proxyJump: { user: string }[] };
+    // With -l and user@, the first one given wins (ssh -G agrees), and %r in the ProxyJump is that user.
+    const userFirst = JSON.parse((await servelab(['ssh', 'resolve', 'ann@gpu-2', '-l', 'bob', '--json'])).stdout) as { user: string };
+    expect(userFirst.user).toBe('ann');
     expect(dashL.user).toBe('bob');
     expect(dashL.proxyJump[0]?.user).toBe('bob');
   });

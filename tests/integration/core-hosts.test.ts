@@ -1,6 +1,7 @@
 // The core's host calls over a real sshd, as the UI drives them: an ~/.ssh/config alias with an encrypted key,
 // the passphrase asked through prompt events, the connection log, reconnects, and the explicit key replacement.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,9 @@ async function newCore(dataDir: string): Promise<{ core: Core; events: EventMess
     dataDir,
     secrets,
     userKnownHostsFiles: [],
-    env: { HOME: home, USER: 'tester' },
+    // ssh reads ~/.ssh/config from the passwd home, not $HOME: the test's config is named.
+    sshConfigPath: join(home, '.ssh', 'config'),
+    env: { HOME: home, USER: 'tester', PATH: process.env.PATH ?? '/usr/bin:/bin' },
     connectTimeoutSeconds: 10,
     reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
   });
@@ -60,6 +63,11 @@ beforeAll(async () => {
       `  User ${sshd.user}`,
       `  IdentityFile ${sshd.encryptedIdentityFile}`,
       '  IdentitiesOnly yes',
+      '',
+      `Match originalhost exec-box exec "touch ${join(home, 'exec-ran')}"`,
+      '  HostName 127.0.0.1',
+      `  Port ${sshd.port}`,
+      `  User ${sshd.user}`,
       '',
       'Host *',
       '  ServerAliveInterval 5',
@@ -169,6 +177,26 @@ describe('hosts through the core', () => {
       expect(await secrets.get(key)).toBe('not-the-real-one');
       ok(await core.dispatch('hosts:remove', { hostId: b.id }));
       expect(await secrets.get(key)).toBeNull();
+    } finally {
+      await core.close();
+    }
+  });
+
+  it("removes a host without resolving the others: no other host's Match exec runs", async () => {
+    const { core } = await newCore(await mkdtemp(join(tmpdir(), 'servelab-core-data-')));
+    const marker = join(home, 'exec-ran');
+    try {
+      const withExec = ok<{ id: string; passwordKey?: string }>(await core.dispatch('hosts:add', { alias: 'exec-box', password: 'pw-exec' }));
+      expect(existsSync(marker)).toBe(true);
+      expect(withExec.passwordKey).toBe(`ssh-password:${sshd.user}@127.0.0.1:${sshd.port}`);
+      const other = ok<{ id: string }>(await core.dispatch('hosts:add', { address: '127.0.0.2', port: sshd.port, user: 'someone', password: 'pw-other' }));
+      await rm(marker);
+      ok(await core.dispatch('hosts:remove', { hostId: other.id }));
+      expect(existsSync(marker)).toBe(false);
+      expect(await secrets.get(`ssh-password:someone@127.0.0.2:${sshd.port}`)).toBeNull();
+      expect(await secrets.get(withExec.passwordKey as string)).toBe('pw-exec');
+      ok(await core.dispatch('hosts:remove', { hostId: withExec.id }));
+      expect(await secrets.get(withExec.passwordKey as string)).toBeNull();
     } finally {
       await core.close();
     }

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { formatResolved } from './ssh';
+import { formatResolved, parseResolve } from './ssh';
+import type { CliIo } from '../cli-io';
 import type { ResolvedSshHost } from '../../core/ssh/resolve/types';
 
 const host: ResolvedSshHost = {
@@ -34,5 +35,29 @@ describe('formatResolved', () => {
     expect(lines.find((l) => l.includes('/home/ann/.ssh/a'))).toMatch(/identityFiles\s+\/home\/ann\/\.ssh\/a$/);
     expect(lines.find((l) => l.includes('/home/ann/.ssh/b'))).toMatch(/^\s+\/home\/ann\/\.ssh\/b\s+\/etc\/ssh\/ssh_config:9$/);
     expect(lines).toContain('Warning: StrictHostKeyChecking no is treated as ask: Servelab never accepts a key silently.');
+  });
+});
+
+describe('parseResolve', () => {
+  const io = { cwd: '/work/here', env: { HOME: '/home/me' } } as unknown as CliIo;
+  const request = (args: string[]) => {
+    const command = parseResolve(args, io);
+    if (command === 'help') throw new Error('help');
+    return command.request;
+  };
+
+  it('takes the user that comes first, -l or user@, as ssh does', () => {
+    expect(request(['bob@x', '-l', 'alice']).user).toBe('bob');
+    expect(request(['-l', 'alice', 'bob@x']).user).toBe('alice');
+    expect(request(['-lalice', 'bob@x']).user).toBe('alice');
+    expect(request(['x', '-l', 'alice']).user).toBe('alice');
+    expect(request(['bob@x']).user).toBe('bob');
+  });
+
+  it('makes -i files absolute like -F', () => {
+    expect(request(['x', '-i', 'keys/k', '-i', '~/.ssh/k2', '-i', '/abs/k3', '-F', 'cfg'])).toMatchObject({
+      identityFiles: ['/work/here/keys/k', '/home/me/.ssh/k2', '/abs/k3'],
+      configFile: '/work/here/cfg',
+    });
   });
 });

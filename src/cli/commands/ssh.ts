@@ -1,5 +1,8 @@
 // `servelab ssh resolve`: what Servelab will do to reach a host, resolved the way ssh resolves it.
 import { resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
+import { homeOf } from '../../core/ssh/ssh-setup';
+import { expandHome } from '../../core/util/paths';
 import { parseSinglePositional, UsageError } from '../command-line';
 import type { CliIo } from '../cli-io';
 import { ServelabError } from '../../shared/contract';
@@ -32,29 +35,36 @@ interface ResolveCommand {
 
 const RESOLVERS: Record<string, ResolverChoice> = { auto: 'auto', ssh: 'ssh -G', 'built-in': 'built-in' };
 
-function parseResolve(args: string[], io: CliIo): ResolveCommand | 'help' {
-  const { values, positional, help } = parseSinglePositional(
-    args,
-    {
-      config: { type: 'string', short: 'F' },
-      login: { type: 'string', short: 'l' },
-      port: { type: 'string', short: 'p' },
-      identity: { type: 'string', short: 'i', multiple: true },
-      jump: { type: 'string', short: 'J', multiple: true },
-      json: { type: 'boolean' },
-      resolver: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    { missing: 'name the host to resolve.', noun: 'host' },
-  );
+const RESOLVE_OPTIONS = {
+  config: { type: 'string', short: 'F' },
+  login: { type: 'string', short: 'l' },
+  port: { type: 'string', short: 'p' },
+  identity: { type: 'string', short: 'i', multiple: true },
+  jump: { type: 'string', short: 'J', multiple: true },
+  json: { type: 'boolean' },
+  resolver: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Whether `-l` comes before the destination on the command line (args already checked by parseSinglePositional). */
+function loginBeforeDestination(args: string[]): boolean {
+  const { tokens } = parseArgs({ args, options: RESOLVE_OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const login = tokens.findIndex((token) => token.kind === 'option' && token.name === 'login');
+  const destination = tokens.findIndex((token) => token.kind === 'positional');
+  return login >= 0 && (destination < 0 || login < destination);
+}
+
+export function parseResolve(args: string[], io: CliIo): ResolveCommand | 'help' {
+  const { values, positional, help } = parseSinglePositional(args, RESOLVE_OPTIONS, { missing: 'name the host to resolve.', noun: 'host' });
   if (help) return 'help';
 
   const at = positional.lastIndexOf('@');
   const destination = at >= 0 ? positional.slice(at + 1) : positional;
   if (destination === '' || destination.startsWith('-')) throw new UsageError(`"${positional}" is not a host name.`);
   const request: SshResolveRequest = { destination };
-  // -l wins over user@, as with ssh.
-  const user = values.login ?? (at > 0 ? positional.slice(0, at) : undefined);
+  // With both -l and user@, the one that comes first wins, as with ssh (each sets the user only if it is unset).
+  const userPart = at > 0 ? positional.slice(0, at) : undefined;
+  const user = values.login !== undefined && (userPart === undefined || loginBeforeDestination(args)) ? values.login : userPart;
   if (user !== undefined) request.user = user;
   // `-F none` reads no config file at all, as in ssh.
   if (values.config !== undefined) request.configFile = values.config === 'none' ? 'none' : resolvePath(io.cwd, values.config);
@@ -63,7 +73,8 @@ function parseResolve(args: string[], io: CliIo): ResolveCommand | 'help' {
     if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) throw new UsageError(`-p ${values.port}: must be a whole number 1–65535.`);
     request.port = port;
   }
-  if (values.identity !== undefined) request.identityFiles = values.identity;
+  // Made absolute like -F (after `~`, as a shell would), so ssh checks and prints the file the user meant.
+  if (values.identity !== undefined) request.identityFiles = values.identity.map((file) => resolvePath(io.cwd, expandHome(file, homeOf(io.env))));
   if (values.jump !== undefined) {
     if (values.jump.length > 1) throw new UsageError('give -J once (separate jump hosts with commas), as with ssh.');
     request.proxyJump = values.jump[0] as string;
@@ -109,7 +120,8 @@ export function formatResolved(host: ResolvedSshHost): string {
   const valueWidth = Math.max(...rows.map(([, value]) => value.length));
   const lines = [`${host.alias}, resolved by ${host.source}:`];
   for (const [label, value, origin] of rows) lines.push(`  ${label.padEnd(width)}  ${origin ? `${value.padEnd(valueWidth)}  ${origin}` : value}`);
-  for (const warning of resolveWarnings(host)) lines.push(`Warning: ${warning}`);
+  // ssh's own warnings already start with `Warning:`.
+  for (const warning of resolveWarnings(host)) lines.push(/^warning:/i.test(warning) ? warning : `Warning: ${warning}`);
   return lines.join('\n');
 }
 

@@ -12,9 +12,12 @@ import { openBox, type BoxHooks } from '../box/open-box';
 import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
+import type { ConnectionLog } from '../ssh/connection-log';
 
-/** A host key shown to the user and not yet trusted, with what was wrong with it. */
-/** `keptInMemory`: the host's UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only. */
+/**
+ * A host key shown to the user and not yet trusted, with what was wrong with it. `keptInMemory`: the host's
+ * UserKnownHostsFile is /dev/null, so an accepted key is kept in memory only.
+ */
 export type PendingKey = HostKeyInfo & { publicKey: string; problem: 'unknown' | 'changed'; keptInMemory?: boolean };
 
 /** The fields of a host that decide how it is reached over SSH. */
@@ -31,6 +34,8 @@ export interface HostConnectionsDeps {
   resolveHost(spec: HostSpec): Promise<ResolvedSshHost>;
   /** The app's data folder: the demo lab's box lives in it. */
   dataDir: string;
+  /** Where a host's resolution failures and warnings are written (the pool writes the connection's own). */
+  connectionLog?: Pick<ConnectionLog, 'write'>;
   /** The simulated GPU box's `bin/` folder; null: this installation has no demo lab. */
   simboxBinDir: string | null;
 }
@@ -63,6 +68,8 @@ export class HostConnections {
   /** Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown. */
   readonly pendingKeys = new Map<string, PendingKey>();
   private demoPreparing: Promise<void> | undefined;
+  /** Errors raised while resolving a host, before the pool saw it: the pool has not logged them. */
+  private readonly resolutionErrors = new WeakSet<object>();
 
   constructor(private readonly deps: HostConnectionsDeps) {
     deps.pool.onState((event) => {
@@ -102,12 +109,19 @@ export class HostConnections {
         });
       }
     }
+    if (error instanceof Error && this.resolutionErrors.has(error)) {
+      const name = this.deps.hosts.list().find((h) => h.id === hostId);
+      this.deps.connectionLog?.write(hostId, 'error', `Resolving ${name?.alias ?? name?.address ?? hostId}: ${error.message}`);
+    }
     this.deps.events.emit('hosts:state', { hostId, state: 'failed', message: error instanceof Error ? error.message : String(error), held: this.held.has(hostId) });
   }
 
   /** The host as `ssh` would reach it. */
   resolve(host: HostSshFields): Promise<ResolvedSshTarget> {
-    return this.deps.resolveTarget(hostSpecOf(host));
+    return this.deps.resolveTarget(hostSpecOf(host)).catch((error: unknown) => {
+      if (error instanceof Error) this.resolutionErrors.add(error);
+      throw error;
+    });
   }
 
   /** The host as ssh reports it: every value with its origin where known. */
@@ -118,7 +132,9 @@ export class HostConnections {
   /** The resolved host with its remembered password, if any. */
   async targetFor(host: Host): Promise<ResolvedSshTarget> {
     const target = await this.resolve(host);
-    const saved = await this.deps.secrets.get(passwordKey(target));
+    for (const warning of target.resolveWarnings ?? []) this.deps.connectionLog?.write(host.id, 'warn', `Resolving ${host.alias ?? host.address}: ${warning}`);
+    // The key kept with the host, else (saved before keys were kept) the one its resolution names.
+    const saved = await this.deps.secrets.get(host.passwordKey ?? passwordKey(target));
     if (saved !== null) target.password = saved;
     return target;
   }

@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import { DEMO_LAB_HOST_ID, type Host, type HostKeyInfo } from '../../shared/model/host';
+import { DEMO_LAB_HOST_ID, type HostKeyInfo } from '../../shared/model/host';
 import type { CallHandlers } from '../dispatch/dispatcher';
 import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
@@ -122,8 +122,11 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
   const storeFor = (pending: PendingKey) => (pending.keptInMemory ? new SessionKnownHosts(knownHosts, []) : knownHosts);
   const keptWhere = (pending: PendingKey) => (pending.keptInMemory ? `kept in ${KEPT_IN_MEMORY}` : 'saved');
 
-  async function rememberPassword(fields: HostSshFields, password: string) {
-    await secrets.set(passwordKey(await connections.resolve(fields)), password);
+  /** Saves the password and returns its keychain key, to be kept with the host. */
+  async function rememberPassword(fields: HostSshFields, password: string): Promise<string> {
+    const key = passwordKey(await connections.resolve(fields));
+    await secrets.set(key, password);
+    return key;
   }
 
   return {
@@ -145,7 +148,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       const target = await connections.resolve(fields);
       if (fields.alias) fields.address = target.host;
       fields.label = input.label || (fields.alias ?? `${target.user}@${target.host}`);
-      if (input.password !== undefined) await rememberPassword(fields, input.password);
+      if (input.password !== undefined) fields.passwordKey = await rememberPassword(fields, input.password);
       const host = await hosts.add(fields);
       broadcastHosts();
       return host;
@@ -173,11 +176,12 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       const target = await connections.resolve(next);
       if (next.alias) changes.address = target.host;
       if (forgetPassword) {
-        await secrets.delete(passwordKey(await connections.resolve(existing)));
+        await secrets.delete(existing.passwordKey ?? passwordKey(await connections.resolve(existing)));
         changes.hasSavedPassword = false;
+        changes.passwordKey = null;
       }
       if (password !== undefined) {
-        await rememberPassword(next, password);
+        changes.passwordKey = await rememberPassword(next, password);
         changes.hasSavedPassword = true;
       }
       const updated = await hosts.update(hostId, changes);
@@ -193,17 +197,20 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       const removed = await hosts.remove(hostId);
       if (removed && existing) {
         // A remembered password goes too, unless another host still logs in with it.
+        // Only the removed host may be resolved (ssh never runs another host's Match exec): the others are
+        // compared by the key kept with them. One saved before keys were kept might share it: then it stays.
         if (existing.hasSavedPassword) {
-          const keyOf = async (h: Host): Promise<string | null> => {
+          let key = existing.passwordKey ?? null;
+          if (key === null) {
             try {
-              return passwordKey(await connections.resolve(h));
+              key = passwordKey(await connections.resolve(existing));
             } catch {
-              return null;
+              key = null;
             }
-          };
-          const key = await keyOf(existing);
-          const others = await Promise.all(hosts.list().filter((h) => h.hasSavedPassword).map(keyOf));
-          if (key && !others.includes(key)) await secrets.delete(key);
+          }
+          const others = hosts.list().filter((h) => h.hasSavedPassword);
+          const mayShare = others.some((h) => h.passwordKey == null || h.passwordKey === key);
+          if (key !== null && !mayShare) await secrets.delete(key);
         }
         if (held.delete(hostId) && existing.kind === 'ssh') pool.release(hostId);
         prompts.cancelAll(hostId);

@@ -1,12 +1,21 @@
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { KnownHostsStore } from './known-hosts';
 import { resolveHostSpec, resolveTarget, type HostSpec, type ResolvedSshTarget, type ResolveTargetOptions } from './ssh-target';
 import type { ResolvedSshHost } from './resolve/types';
 
-/** The home folder `~` stands for: $HOME, else the OS user's. */
+/** The home folder `~` stands for on a command line, as a shell expands it: $HOME, else the OS user's. */
 export function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || homedir();
+}
+
+/** The home ssh takes ~/.ssh from: the passwd entry's (ssh ignores $HOME), else $HOME where there is no entry. */
+export function sshHomeOf(env: NodeJS.ProcessEnv): string {
+  try {
+    return userInfo().homedir || homeOf(env);
+  } catch {
+    return homeOf(env);
+  }
 }
 
 export interface SshSetupOptions {
@@ -22,7 +31,7 @@ export interface SshSetupOptions {
    * config's files for every host (the CLI's `--known-hosts FILE` gives none: that file alone is read).
    */
   userKnownHostsFiles?: string[];
-  /** The OpenSSH client config aliases and ProxyJump come from (default: ~/.ssh/config). */
+  /** A config file the user named (`-F`). Default: what ssh reads, ~/.ssh/config (passwd home) and the system-wide file. */
   sshConfigPath?: string;
   /** How hosts are resolved (default: `ssh -G` where OpenSSH is installed, else the built-in reader). */
   resolver?: ResolveTargetOptions['resolver'];
@@ -30,7 +39,9 @@ export interface SshSetupOptions {
 
 /** How every front door reaches SSH hosts: the same config, the same trusted keys, the same resolution. */
 export interface SshSetup {
+  /** The passwd entry's home, as ssh uses it. */
   home: string;
+  /** The config file the Hosts page lists aliases from: the one named, else ~/.ssh/config. */
   sshConfigPath: string;
   knownHosts: KnownHostsStore;
   /** A host as `ssh` would reach it: the config's Host blocks, the jump chain, identities, agent and user. */
@@ -44,13 +55,18 @@ export interface SshSetup {
  * written) beside ~/.ssh/known_hosts read-only.
  */
 export function sshSetup(opts: SshSetupOptions): SshSetup {
-  const home = homeOf(opts.env);
+  // One notion of home for the default config, the default known_hosts and the -F check: ssh's.
+  const home = sshHomeOf(opts.env);
   const sshConfigPath = opts.sshConfigPath ?? join(home, '.ssh', 'config');
   const knownHosts = new KnownHostsStore({
     appFile: opts.appKnownHostsFile ?? join(opts.dataDir, 'known_hosts'),
     readOnlyFiles: opts.userKnownHostsFiles ?? [join(home, '.ssh', 'known_hosts')],
   });
-  const resolveOpts: ResolveTargetOptions = { configPath: sshConfigPath, env: opts.env, ...(opts.resolver ? { resolver: opts.resolver } : {}) };
+  const resolveOpts: ResolveTargetOptions = {
+    env: opts.env,
+    ...(opts.sshConfigPath !== undefined ? { configPath: opts.sshConfigPath } : {}),
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
+  };
   return {
     home,
     sshConfigPath,
@@ -59,8 +75,18 @@ export function sshSetup(opts: SshSetupOptions): SshSetup {
       const target = await resolveTarget(spec, resolveOpts);
       const fixedFiles = opts.userKnownHostsFiles;
       if (fixedFiles === undefined) return target;
-      return { ...target, knownHostsFiles: fixedFiles, jumps: target.jumps.map((jump) => ({ ...jump, knownHostsFiles: fixedFiles })) };
+      // Fixed files replace the config's whole decision, its `UserKnownHostsFile /dev/null` (keys kept in memory
+      // only) too: accepted keys go to the app's file.
+      const fixed = <T extends ResolvedSshTarget>({ userKnownHostsFiles: _config, ...rest }: T): Omit<T, 'userKnownHostsFiles'> => ({ ...rest, knownHostsFiles: fixedFiles });
+      return { ...fixed(target), jumps: target.jumps.map((jump) => fixed(jump)) };
     },
-    resolveHost: (spec) => resolveHostSpec(spec, resolveOpts),
+    resolveHost: async (spec) => {
+      const host = await resolveHostSpec(spec, resolveOpts);
+      const fixedFiles = opts.userKnownHostsFiles;
+      if (fixedFiles === undefined) return host;
+      // What the connection reads: the files the setup fixed, not the config's.
+      const files = { userKnownHostsFiles: [knownHosts.writableFile, ...fixedFiles], globalKnownHostsFiles: [] };
+      return { ...host, ...files, proxyJump: host.proxyJump.map((hop) => ({ ...hop, ...files })) };
+    },
   };
 }

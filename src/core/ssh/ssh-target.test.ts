@@ -140,6 +140,9 @@ describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('resolveTarget', ()
   it('gives ssh -F only for a config other than ssh default one, so the system-wide file is read as ssh reads it', () => {
     const context = account.context();
     expect(resolveRequestOf({ alias: 'box' }, join(home, '.ssh', 'config'), context)).toEqual({ destination: 'box' });
+    expect(resolveRequestOf({ alias: 'box' }, undefined, context)).toEqual({ destination: 'box' });
+    // A saved ProxyJump may have spaces after its commas; ssh's -J takes none.
+    expect(resolveRequestOf({ alias: 'box', proxyJump: 'a, b ,c' }, undefined, context)).toEqual({ destination: 'box', proxyJump: 'a,b,c' });
     expect(resolveRequestOf({ alias: 'box' }, join(dir, 'no-such-config'), context)).toEqual({ destination: 'box', configFile: 'none' });
     expect(resolveRequestOf({ alias: 'box', address: '10.0.0.2', user: 'u', port: 2, identityFile: '/k', proxyJump: ' j ' }, configPath, context)).toEqual({
       destination: 'box',

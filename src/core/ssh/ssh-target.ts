@@ -3,6 +3,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { localSshResolveContext, resolveSshHost, type ResolveHostOptions } from './resolve/resolve-host';
 import type { ResolvedSshHost, SshResolveContext, SshResolveRequest } from './resolve/types';
+import { resolveWarnings } from './resolve/view';
 
 /**
  * Where and how to reach one SSH server: already resolved (no aliases, `~` expanded). The fields after
@@ -45,6 +46,8 @@ export interface SshTarget {
   connectTimeoutSeconds?: number | null;
   /** ConnectionAttempts: how many times the TCP connect is tried. */
   connectionAttempts?: number;
+  /** What ssh warned about while resolving the host and its jump hosts (see resolveWarnings), for the connection log. */
+  resolveWarnings?: string[];
 }
 
 /** A target as resolveTarget returns it: every option decided. */
@@ -70,8 +73,11 @@ export interface HostSpec {
 }
 
 export interface ResolveTargetOptions {
-  /** The OpenSSH client config to read (usually ~/.ssh/config); given to ssh as `-F` unless it is ssh's own default; a missing file means no settings. */
-  configPath: string;
+  /**
+   * A config file the user named; given to ssh as `-F` unless it is ssh's own default; a missing file means no
+   * settings. Absent: ssh's own choice (<passwd home>/.ssh/config, then the system-wide file).
+   */
+  configPath?: string;
   /** The local account as ssh sees it (default: this process's passwd entry and host name, with `env`). */
   context?: SshResolveContext;
   env: NodeJS.ProcessEnv;
@@ -86,7 +92,7 @@ export const DEFAULT_KEEPALIVE_COUNT_MAX = 4;
 export { parseJumpHop } from './resolve/jump-hops';
 
 /** What ssh is asked for a host spec: an address next to an alias is the alias's HostName, like `-o HostName=`. */
-export function resolveRequestOf(hostSpec: HostSpec, configPath: string, context: SshResolveContext): SshResolveRequest {
+export function resolveRequestOf(hostSpec: HostSpec, configPath: string | undefined, context: SshResolveContext): SshResolveRequest {
   const name = hostSpec.alias?.trim() || hostSpec.address?.trim();
   if (!name) {
     throw new ServelabError('BAD_INPUT', 'Name the host: an ~/.ssh/config alias or an address.', { issues: [{ path: 'address', message: 'is required' }] });
@@ -94,12 +100,13 @@ export function resolveRequestOf(hostSpec: HostSpec, configPath: string, context
   const request: SshResolveRequest = { destination: name };
   // ssh reads <home>/.ssh/config and then the system-wide file by itself; -F would skip the system-wide file.
   // Another config that does not exist means no settings (`-F none`), where ssh would refuse a missing -F file.
-  if (resolvePath(configPath) !== join(context.home, '.ssh', 'config')) request.configFile = existsSync(configPath) ? configPath : 'none';
+  if (configPath !== undefined && resolvePath(configPath) !== join(context.home, '.ssh', 'config')) request.configFile = existsSync(configPath) ? configPath : 'none';
   if (hostSpec.alias?.trim() && hostSpec.address?.trim() && hostSpec.address.trim() !== name) request.hostName = hostSpec.address.trim();
   if (hostSpec.user !== undefined) request.user = hostSpec.user;
   if (hostSpec.port !== undefined) request.port = hostSpec.port;
   if (hostSpec.identityFile) request.identityFiles = [hostSpec.identityFile];
-  if (hostSpec.proxyJump !== undefined && hostSpec.proxyJump.trim() !== '') request.proxyJump = hostSpec.proxyJump.trim();
+  // A saved ProxyJump may be written `a, b` (the host schema trims each hop); ssh's -J takes no spaces.
+  if (hostSpec.proxyJump !== undefined && hostSpec.proxyJump.trim() !== '') request.proxyJump = hostSpec.proxyJump.split(',').map((hop) => hop.trim()).join(',');
   return request;
 }
 
@@ -123,6 +130,8 @@ export async function resolveTarget(hostSpec: HostSpec, opts: ResolveTargetOptio
   const target = targetOf(resolved);
   if (hostSpec.identityFile) target.identityFile = hostSpec.identityFile;
   target.jumps = resolved.proxyJump.map((hop) => targetOf(hop));
+  const warnings = resolveWarnings(resolved);
+  if (warnings.length > 0) target.resolveWarnings = warnings;
   return target;
 }
 

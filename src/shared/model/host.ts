@@ -67,6 +67,11 @@ export const HostSchema = z.object({
   identityFile: z.string().nullable(),
   proxyJump: z.string().nullable(),
   hasSavedPassword: z.boolean(),
+  /**
+   * The keychain entry of the remembered password, fixed when it was saved (a later resolution may name another
+   * user@host:port). Absent for passwords saved before it was kept: they are found by resolving the host.
+   */
+  passwordKey: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { finishResolution, type ResolveHop } from './finish';
+import { finishResolution, splitKnownHostsLine, type ResolveHop } from './finish';
 import { findOpenSsh } from './openssh';
 import { resolveSshHost } from './resolve-host';
 import type { RawSshOptions, ResolvedSshHost, SshResolveContext, SshResolveRequest } from './types';
@@ -113,6 +113,16 @@ describe('finishResolution', () => {
     ]);
   });
 
+  it('says when it is the jump host that could not be resolved', async () => {
+    const failingHop: ResolveHop = async () => {
+      throw new ServelabError('SSH_CONFIG_INVALID', '/c line 3: Bad configuration option: x');
+    };
+    await expect(finishResolution(raw({ proxyjump: 'bastion' }), { destination: 'gpu' }, ctx, 'ssh -G', failingHop)).rejects.toMatchObject({
+      code: 'SSH_CONFIG_INVALID',
+      message: 'resolving jump host bastion for gpu: /c line 3: Bad configuration option: x',
+    });
+  });
+
   it('bounds a ProxyJump chain that loops', async () => {
     const loop: ResolveHop = (request, depth) => finishResolution(raw({ hostname: request.destination, proxyjump: 'again' }), request, ctx, 'ssh -G', loop, depth);
     const error = await finishResolution(raw({ hostname: 'h', proxyjump: 'again' }), { destination: 'x' }, ctx, 'ssh -G', loop).catch((e: unknown) => e);
@@ -133,6 +143,59 @@ function sshVerbose(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 function debugValues(stderr: string, pattern: RegExp): string[] {
   return [...stderr.matchAll(pattern)].map((m) => m[1] as string);
 }
+
+describe('known_hosts files whose path contains a space', () => {
+  it('splits ssh -G\'s line only where a new path starts', () => {
+    expect(splitKnownHostsLine('/tmp/a b/kh /tmp/c ~/.ssh/k d')).toEqual(['/tmp/a b/kh', '/tmp/c', '~/.ssh/k d']);
+    expect(splitKnownHostsLine('C:\\Users\\John Smith/.ssh/known_hosts __PROGRAMDATA__\\ssh/x')).toEqual([
+      'C:\\Users\\John Smith/.ssh/known_hosts',
+      '__PROGRAMDATA__\\ssh/x',
+    ]);
+    expect(splitKnownHostsLine('none')).toEqual(['none']);
+  });
+
+  it("replaces Win32-OpenSSH's __PROGRAMDATA__ placeholder with the folder it stands for", async () => {
+    const host = await finishResolution(raw({ globalknownhostsfile: ['__PROGRAMDATA__\\ssh/ssh_known_hosts'] }), { destination: 'h' }, { ...ctx, env: { ProgramData: 'D:\\PD' } }, 'ssh -G', noHops);
+    expect(host.globalKnownHostsFiles).toEqual(['D:\\PD\\ssh/ssh_known_hosts']);
+  });
+
+  it('keeps a structured list from the resolver as it is', async () => {
+    const options = raw({ userknownhostsfile: ['/x', 'y/kh'] });
+    options.fileLists = new Map([['userknownhostsfile', ['/x y/kh']]]);
+    const host = await finishResolution(options, { destination: 'h' }, ctx, 'built-in', noHops);
+    expect(host.userKnownHostsFiles).toEqual(['/x y/kh']);
+  });
+
+  it.each(['ssh -G', 'built-in'] as const)('reads the whole path with %s', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const dir = await mkdtemp(join(tmpdir(), 'servelab-kh-'));
+    try {
+      const config = join(dir, 'config');
+      await writeFile(config, ['Host h', `  UserKnownHostsFile "${dir}/my dir/known_hosts" ${dir}/second`, `  GlobalKnownHostsFile "${dir}/g h"`, ''].join('\n'));
+      const host = await resolveSshHost({ destination: 'h', configFile: config }, { ...ctx, env: process.env }, { resolver });
+      expect(host.userKnownHostsFiles).toEqual([`${dir}/my dir/known_hosts`, `${dir}/second`]);
+      expect(host.globalKnownHostsFiles).toEqual([`${dir}/g h`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an address with a %', () => {
+  it.each(['ssh -G', 'built-in'] as const)('keeps fe80::1%%eth0 as the HostName with %s', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const host = await resolveSshHost({ destination: 'box', configFile: '/dev/null', hostName: 'fe80::1%eth0' }, { ...ctx, env: process.env }, { resolver });
+    expect(host.hostname).toBe('fe80::1%eth0');
+  });
+});
+
+describe('refusals of the request\'s own fields', () => {
+  it.each(['ssh -G', 'built-in'] as const)('names the ProxyJump field with %s, not the config', async (resolver) => {
+    if (resolver === 'ssh -G' && !findOpenSsh(process.env)) return;
+    const error = await resolveSshHost({ destination: 'h', configFile: '/dev/null', proxyJump: 'a, b' }, { ...ctx, env: process.env }, { resolver }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BAD_INPUT', message: expect.stringMatching(/ProxyJump "a, b" given for h/), issues: [{ path: 'proxyJump' }] });
+  });
+});
 
 describe.skipIf(!hasNssWrapper || !findOpenSsh(process.env))('finishResolution against ssh -v', () => {
   let dir: string;

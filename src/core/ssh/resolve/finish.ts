@@ -73,6 +73,33 @@ function agentSocket(value: string | undefined, env: NodeJS.ProcessEnv): string 
   return value;
 }
 
+// Where a new file starts in ssh -G's known-hosts line: an absolute path, `~`, a drive, a UNC path or
+// Win32-OpenSSH's placeholder for %ProgramData%.
+const STARTS_A_PATH = /^(\/|~|[A-Za-z]:[\\/]|\\\\|__PROGRAMDATA__)/;
+
+/**
+ * Win32-OpenSSH prints its system folder as `__PROGRAMDATA__\ssh` and resolves the placeholder only when it opens
+ * the file (its config.h); Servelab opens the files itself.
+ */
+function programData(file: string, env: NodeJS.ProcessEnv): string {
+  if (!file.startsWith('__PROGRAMDATA__')) return file;
+  return (env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData') + file.slice('__PROGRAMDATA__'.length);
+}
+
+/**
+ * ssh -G prints userknownhostsfile/globalknownhostsfile as the files joined by single spaces, unquoted
+ * (`/tmp/a b/kh /tmp/c` for `"/tmp/a b/kh" /tmp/c`). A word that does not start a path continues the one before.
+ */
+export function splitKnownHostsLine(text: string): string[] {
+  const files: string[] = [];
+  for (const word of text.split(' ')) {
+    if (word === '') continue;
+    if (files.length > 0 && !STARTS_A_PATH.test(word)) files[files.length - 1] += ` ${word}`;
+    else files.push(word);
+  }
+  return files;
+}
+
 /**
  * Turns what `ssh -G` (or the built-in reader) printed into what ssh does at connect time: IdentityFile and
  * CertificateFile with `~`, `${VAR}` and the %-tokens expanded, ProxyCommand with its tokens, the agent socket,
@@ -121,10 +148,9 @@ export async function finishResolution(
   const certificateFiles = expandFiles('certificatefile', 'certificateFiles');
 
   const knownHostsFiles = (keyword: string): string[] =>
-    (one(keyword) ?? '')
-      .split(/\s+/)
+    (raw.fileLists?.get(keyword) ?? splitKnownHostsLine(one(keyword) ?? ''))
       .filter((file) => file !== '' && file.toLowerCase() !== 'none')
-      .map((file) => expandTilde(file, ctx, keyword));
+      .map((file) => expandTilde(programData(file, ctx.env), ctx, keyword));
 
   const proxyCommandText = one('proxycommand');
   const proxyJumpText = one('proxyjump');
@@ -141,7 +167,14 @@ export async function finishResolution(
     if (last.user !== undefined) hopRequest.user = last.user;
     if (last.port !== undefined) hopRequest.port = last.port;
     if (before !== undefined) hopRequest.proxyJump = before;
-    const hop = await resolveHop(hopRequest, depth + 1);
+    const hop = await resolveHop(hopRequest, depth + 1).catch((error: unknown) => {
+      // ssh's words are about the jump host: say so, and for which host.
+      if (!(error instanceof ServelabError)) throw error;
+      throw new ServelabError(error.code, `resolving jump host ${last.name} for ${request.destination}: ${error.message}`, {
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.issues ? { issues: error.issues } : {}),
+      });
+    });
     const { proxyJump: hopChain, source: _source, ...hopHost } = hop;
     proxyJump = [...hopChain, hopHost];
     if (proxyJump.length + depth > MAX_JUMP_HOPS) throw tooLong(request.destination);
@@ -172,5 +205,6 @@ export async function finishResolution(
     batchMode: one('batchmode') === 'yes',
     source,
     origins,
+    ...(raw.warnings && raw.warnings.length > 0 ? { warnings: raw.warnings } : {}),
   };
 }

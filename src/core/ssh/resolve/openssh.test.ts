@@ -2,7 +2,10 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanSshStderr, findOpenSsh, parseSshGOutput, sshGArgs } from './openssh';
+import { cleanSshStderr, findOpenSsh, openSshRawOptions, parseSshGOutput, sshGArgs } from './openssh';
+import { processesWith, uniqueSleep } from '../../../../tests/helpers/processes';
+
+const sshPath = findOpenSsh(process.env);
 
 describe('ssh -G', () => {
   let dir: string | undefined;
@@ -50,5 +53,42 @@ describe('ssh -G', () => {
     await writeFile(windowsSsh, '');
     expect(findOpenSsh({ PATH: '', SystemRoot: dir }, 'win32')).toBe(windowsSsh);
     expect(findOpenSsh({ PATH: '', SystemRoot: join(dir, 'elsewhere') }, 'win32')).toBeNull();
+  });
+
+  it.skipIf(!sshPath || process.platform !== 'linux')('stops ssh and its Match exec when ssh -G does not answer in time', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'servelab-openssh-'));
+    const seconds = uniqueSleep();
+    await writeFile(join(dir, 'config'), `Match exec "sleep ${seconds}; true"\n  User never\n`);
+    const error = await openSshRawOptions({ destination: 'box', configFile: join(dir, 'config') }, { env: process.env }, sshPath as string, 500).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(/no answer within 0.5 s/) });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(processesWith(`sleep ${seconds}`)).toEqual([]);
+  });
+
+  it.skipIf(!sshPath)('names the request field ssh refuses, keeps SSH_CONFIG_INVALID for the config, and says when ssh cannot start', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'servelab-openssh-'));
+    const config = join(dir, 'config');
+    await writeFile(config, 'Host box\n  NoSuchOption yes\n');
+    const env = { env: process.env };
+    const path = sshPath as string;
+    await expect(openSshRawOptions({ destination: 'x', configFile: '/dev/null', proxyJump: 'a, b' }, env, path)).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/ProxyJump "a, b"/),
+      issues: [{ path: 'proxyJump' }],
+    });
+    await expect(openSshRawOptions({ destination: 'x', configFile: '/dev/null', user: 'a;b' }, env, path)).rejects.toMatchObject({ code: 'BAD_INPUT', issues: [{ path: 'user' }] });
+    await expect(openSshRawOptions({ destination: 'box', configFile: config }, env, path)).rejects.toMatchObject({
+      code: 'SSH_CONFIG_INVALID',
+      message: expect.stringMatching(/line 2: Bad configuration option/),
+    });
+    await expect(openSshRawOptions({ destination: 'x' }, env, join(dir, 'missing-ssh'))).rejects.toMatchObject({
+      code: 'NOT_SUPPORTED',
+      message: expect.stringContaining(join(dir, 'missing-ssh')),
+    });
+  });
+
+  it.skipIf(!sshPath)('keeps what ssh -G warns about on a successful run', async () => {
+    const raw = await openSshRawOptions({ destination: 'x', configFile: '/dev/null', identityFiles: ['/nonexistent/key'] }, { env: process.env }, sshPath as string);
+    expect(raw.warnings).toEqual([expect.stringMatching(/Identity file \/nonexistent\/key not accessible/)]);
   });
 });

@@ -1,14 +1,14 @@
-import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ServelabError } from '../../../shared/contract';
+import { RESOLVE_TIMEOUT_MS, runInOwnGroup } from './process-group';
+import { sshRefusal } from './refusal';
 import { RESOLVED_KEYWORDS, type RawSshOptions, type SshResolveContext, type SshResolveRequest } from './types';
 
 /** The keywords `ssh -G` prints once per value. */
 export const REPEATING_KEYWORDS: ReadonlySet<string> = new Set(['identityfile', 'certificatefile']);
 const WANTED: ReadonlySet<string> = new Set(RESOLVED_KEYWORDS);
-// A `Match exec` in the config can run anything, for as long as it likes.
-export const SSH_G_TIMEOUT_MS = 15_000;
+export const SSH_G_TIMEOUT_MS = RESOLVE_TIMEOUT_MS;
 
 function isExecutableFile(path: string, platform: NodeJS.Platform): boolean {
   try {
@@ -54,7 +54,8 @@ export function sshGArgs(request: SshResolveRequest): string[] {
   if (request.port !== undefined) args.push('-p', String(request.port));
   for (const file of request.identityFiles ?? []) args.push('-i', file);
   if (request.proxyJump !== undefined) args.push('-J', request.proxyJump);
-  if (request.hostName !== undefined) args.push('-o', `HostName=${request.hostName}`);
+  // ssh expands %-tokens in HostName: a `%` of the address itself (fe80::1%eth0) is written `%%`.
+  if (request.hostName !== undefined) args.push('-o', `HostName=${request.hostName.replace(/%/g, '%%')}`);
   args.push(request.destination);
   return args;
 }
@@ -86,31 +87,35 @@ export function cleanSshStderr(stderr: string): string {
 }
 
 /** Asks OpenSSH how it would reach the host: `ssh -G` with the request's options, in the context's environment. */
-export function openSshRawOptions(
+export async function openSshRawOptions(
   request: SshResolveRequest,
   ctx: Pick<SshResolveContext, 'env'>,
   sshPath: string,
   timeoutMs: number = SSH_G_TIMEOUT_MS,
 ): Promise<RawSshOptions> {
   const args = sshGArgs(request);
-  return new Promise((resolvePromise, reject) => {
-    const child = execFile(
-      sshPath,
-      args,
-      { env: ctx.env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, windowsHide: true },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolvePromise(parseSshGOutput(stdout));
-          return;
-        }
-        const killed = (error as { killed?: boolean }).killed === true;
-        const message = killed
-          ? `ssh -G ${request.destination} gave no answer within ${timeoutMs / 1000} s (a Match exec in the config that does not finish?).`
-          : cleanSshStderr(stderr) || `ssh -G ${request.destination} failed: ${error.message}`;
-        reject(new ServelabError('SSH_CONFIG_INVALID', message, { details: { host: request.destination, ssh: sshPath } }));
-      },
+  const details = { host: request.destination, ssh: sshPath };
+  let run;
+  try {
+    run = await runInOwnGroup(sshPath, args, { env: ctx.env, timeoutMs, stdio: ['pipe', 'pipe', 'pipe'] });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const cannotRun = code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC';
+    throw new ServelabError(cannotRun ? 'NOT_SUPPORTED' : 'INTERNAL', `The OpenSSH client ${sshPath} could not be started to resolve ${request.destination}: ${(error as Error).message}.`, {
+      details: { ...details, errno: code },
+    });
+  }
+  if (run.timedOut) {
+    throw new ServelabError(
+      'TIMEOUT',
+      `ssh -G ${request.destination} gave no answer within ${timeoutMs / 1000} s (a Match exec in the config that does not finish?); ssh and what it started were stopped.`,
+      { details },
     );
-    // ssh -G never reads stdin; a closed one keeps a Match exec from waiting on it.
-    child.stdin?.end();
-  });
+  }
+  const stderr = cleanSshStderr(run.stderr);
+  if (run.code !== 0) throw sshRefusal(stderr || `ssh -G ${request.destination} failed (${run.signal ?? `exit status ${run.code}`}).`, request, details);
+  const raw = parseSshGOutput(run.stdout);
+  // ssh resolved the host but said something: a missing identity file, a deprecated option.
+  if (stderr !== '') raw.warnings = stderr.split('\n');
+  return raw;
 }

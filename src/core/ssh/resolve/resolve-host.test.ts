@@ -77,7 +77,7 @@ describe('resolveSshHost', () => {
     expect(findOpenSsh({ PATH: `${join(dir, 'nothing')}:${bin}` })).toBe(join(bin, 'ssh'));
     const hanging = { resolver: 'ssh -G', sshPath: join(bin, 'ssh'), timeoutMs: 300 } as const;
     const error = await resolveSshHost({ destination: 'box' }, ctx, hanging).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'SSH_CONFIG_INVALID', message: expect.stringMatching(/no answer within 0.3 s/) });
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(/no answer within 0.3 s/) });
     await expect(resolveSshHost({ destination: '-oProxyCommand=x' }, ctx, hanging)).rejects.toMatchObject({ code: 'BAD_INPUT' });
   });
 });

@@ -2,6 +2,8 @@ import { hostname, userInfo } from 'node:os';
 import { ServelabError } from '../../../shared/contract';
 import { builtInRawOptions } from './builtin/index';
 import { finishResolution } from './finish';
+import { RESOLVE_TIMEOUT_MS } from './process-group';
+import { sshRefusal } from './refusal';
 import { findOpenSsh, openSshRawOptions, REPEATING_KEYWORDS } from './openssh';
 import type { RawSshOptions, ResolvedSshHost, SshResolveContext, SshResolveRequest } from './types';
 
@@ -59,6 +61,10 @@ async function borrowOrigins(raw: RawSshOptions, request: SshResolveRequest, ctx
   } catch {
     return;
   }
+  for (const [keyword, files] of reader.fileLists ?? []) {
+    // The reader's files, joined, are ssh's line: then they say where one path with a space ends.
+    if (files.join(' ') === raw.values.get(keyword)?.join(' ')) (raw.fileLists ??= new Map()).set(keyword, files);
+  }
   for (const [keyword, values] of raw.values) {
     const theirs = reader.values.get(keyword);
     if (!theirs) continue;
@@ -75,6 +81,34 @@ async function borrowOrigins(raw: RawSshOptions, request: SshResolveRequest, ctx
 }
 
 /**
+ * The built-in reader within a time limit: its `Match exec` commands are stopped at the deadline, and a
+ * resolution that still has no answer then (a name lookup that hangs) fails. Its refusals are classed as ssh's.
+ */
+async function boundedBuiltIn(request: SshResolveRequest, ctx: SshResolveContext, timeoutMs: number): Promise<RawSshOptions> {
+  let timer: NodeJS.Timeout | undefined;
+  // A little later than the exec deadline, so that a Match exec that hangs is the reason given.
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ServelabError('TIMEOUT', `Resolving ${request.destination} with the built-in reader took longer than ${timeoutMs / 1000} s (a Match exec in the config that does not finish?).`, {
+            details: { host: request.destination },
+          }),
+        ),
+      timeoutMs + 500,
+    );
+  });
+  try {
+    return await Promise.race([builtInRawOptions(request, ctx, { execDeadline: Date.now() + timeoutMs }), expired]);
+  } catch (error) {
+    if (error instanceof ServelabError && error.code === 'SSH_CONFIG_INVALID') throw sshRefusal(error.message, request, error.details ?? {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Resolves a host the way `ssh` does: by asking the OpenSSH client (`ssh -G`) where it is installed, else with
  * the built-in reader; each ProxyJump hop through the same path.
  */
@@ -82,7 +116,7 @@ export async function resolveSshHost(request: SshResolveRequest, ctx: SshResolve
   const resolver = chooseResolver(ctx, opts);
   const resolveAt = async (req: SshResolveRequest, depth: number): Promise<ResolvedSshHost> => {
     if (resolver.kind === 'built-in') {
-      const raw = await builtInRawOptions(req, ctx);
+      const raw = await boundedBuiltIn(req, ctx, opts.timeoutMs ?? RESOLVE_TIMEOUT_MS);
       return finishResolution(raw, req, ctx, 'built-in', resolveAt, depth);
     }
     const raw = await openSshRawOptions(req, ctx, resolver.sshPath, opts.timeoutMs);

@@ -58,6 +58,14 @@ export interface RawSshOptions {
   values: Map<string, string[]>;
   /** Per keyword (and, for the repeating ones, per line: `identityfile#0`), where it came from. */
   origins: Map<string, ConfigOrigin>;
+  /**
+   * userknownhostsfile/globalknownhostsfile one entry per file, where the resolver knows them apart (the built-in
+   * reader). ssh -G joins the files with single spaces and quotes nothing, so a path with a space cannot be told
+   * from two paths in `values`.
+   */
+  fileLists?: Map<string, string[]>;
+  /** What ssh printed on stderr though it succeeded (`Identity file … not accessible`), one line each. */
+  warnings?: string[];
 }
 
 /** The keywords `RawSshOptions` carries. */
@@ -120,6 +128,8 @@ export interface ResolvedSshHost {
   source: 'ssh -G' | 'built-in';
   /** Field name (`user`, `identityFiles#1`) → where it was set, where known. */
   origins: Record<string, ConfigOrigin>;
+  /** What ssh said on stderr though it resolved the host (`Identity file … not accessible`), in its words. */
+  warnings?: string[];
 }
 
 /** What `servelab ssh resolve --json` prints: exactly these keys, in this order. */

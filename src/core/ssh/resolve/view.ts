@@ -3,7 +3,8 @@ import type { ResolvedSshHost } from './types';
 
 /** Where Servelab does not do what ssh would with the resolved values, said in the user's terms. */
 export function resolveWarnings(host: ResolvedSshHost): string[] {
-  const warnings: string[] = [];
+  const warnings: string[] = [...(host.warnings ?? [])];
+  for (const hop of host.proxyJump) for (const warning of hop.warnings ?? []) warnings.push(`jump host ${hop.alias}: ${warning}`);
   const all = [host, ...host.proxyJump];
   if (all.some((h) => h.strictHostKeyChecking === 'no')) {
     warnings.push('StrictHostKeyChecking no is treated as ask: Servelab never accepts a key silently.');

@@ -65,6 +65,10 @@ export function dumpResolved(input: DumpInput): RawSshOptions {
   const globalHosts = options.lists.get('globalknownhostsfile');
   const globalList = globalHosts?.values ?? DEFAULT_GLOBAL_KNOWN_HOSTS;
   line('globalknownhostsfile', globalList.length === 1 && globalList[0]?.toLowerCase() === 'none' ? 'none' : globalList.join(' '), globalHosts?.origin);
+  const fileLists = new Map<string, string[]>([
+    ['userknownhostsfile', [...input.userKnownHostsFiles]],
+    ['globalknownhostsfile', [...globalList]],
+  ]);
 
   const timeout = options.num('connecttimeout');
   line('connecttimeout', timeout === undefined ? 'none' : String(timeout), options.origin('connecttimeout'));
@@ -74,5 +78,5 @@ export function dumpResolved(input: DumpInput): RawSshOptions {
   line('serveraliveinterval', String(options.num('serveraliveinterval') ?? (batch === 1 ? 300 : 0)), options.origin('serveraliveinterval'));
   line('serveralivecountmax', String(options.num('serveralivecountmax') ?? 3), options.origin('serveralivecountmax'));
   line('batchmode', batch === 0 ? 'no' : 'yes', options.origin('batchmode'));
-  return { values, origins };
+  return { values, origins, fileLists };
 }

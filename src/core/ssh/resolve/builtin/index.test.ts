@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServelabError } from '../../../../shared/contract';
 import type { SshResolveContext } from '../types';
 import { builtInRawOptions } from './index';
+import { processesWith, uniqueSleep } from '../../../../../tests/helpers/processes';
 
 // The reader's own behaviour, with its hooks injected; agreement with ssh itself is ssh-oracle*.test.ts.
 describe('builtInRawOptions', () => {
@@ -97,5 +98,15 @@ describe('builtInRawOptions', () => {
     const raw = await builtInRawOptions({ destination: 'x' }, { ...ctx(), uid: process.getuid?.() ?? 0 });
     expect(raw.values.get('user')).toEqual(['fromuser']);
     expect(raw.values.get('port')).toEqual(['2022']);
+  });
+
+  it.skipIf(process.platform !== 'linux')('stops a Match exec that does not finish, with what it started, and says so', async () => {
+    const seconds = uniqueSleep();
+    await writeFile(configFile, `Match exec "sleep ${seconds}; true"\n  User never\n`);
+    const error = await builtInRawOptions({ destination: 'box', configFile }, ctx(), { execDeadline: Date.now() + 400 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServelabError);
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining(`Match exec "sleep ${seconds}; true" did not finish`) });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(processesWith(`sleep ${seconds}`)).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
 // options first, the config files (the user's, then the system-wide one; or only -F), HostName, lower-casing,
 // canonicalisation, the final pass, defaults, and the expansions done before printing.
 import { asciiLower } from './patterns';
-import { spawn } from 'node:child_process';
+import { ServelabError } from '../../../../shared/contract';
+import { RESOLVE_TIMEOUT_MS, runInOwnGroup } from '../process-group';
 import { accessSync, constants, statSync } from 'node:fs';
 import type { RawSshOptions, SshResolveContext, SshResolveRequest } from '../types';
 import { followBareCname, isAddr, resolveCanonicalize, CANONICALISE_NO, type LookupHost } from './canonicalise';
@@ -23,6 +24,8 @@ export interface BuiltInHooks {
   lookupHost?: (name: string) => Promise<{ canonicalName?: string } | null>;
   /** Runs a `Match exec` command; default: $SHELL (else /bin/sh) -c command, exit status 0 = match. */
   runExec?: (command: string) => Promise<boolean>;
+  /** When the default `Match exec` runner stops a command (ms since the epoch); default: 15 s from the start. */
+  execDeadline?: number;
 }
 
 const DEFAULT_SSH_PORT = a2port('ssh') > 0 ? a2port('ssh') : 22;
@@ -61,12 +64,12 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
     localHostname: ctx.localHostname,
     defaultPort: DEFAULT_SSH_PORT,
     wantFinalPass: false,
-    runExec: hooks.runExec ?? defaultRunExec(ctx.env),
+    runExec: hooks.runExec ?? defaultRunExec(ctx.env, hooks.execDeadline ?? Date.now() + RESOLVE_TIMEOUT_MS),
     globHome: ctx.env.HOME ? ctx.env.HOME : ctx.home,
     userHome: (user) => (user === ctx.localUser ? ctx.home : null),
   };
   if (request.hostName !== undefined) {
-    if (!(await processConfigLine(env, `HostName=${request.hostName}`, 'command-line', 0, null, SSHCONF_USERCONF, 0))) diag.abort();
+    if (!(await processConfigLine(env, `HostName=${request.hostName.replace(/%/g, '%%')}`, 'command-line', 0, null, SSHCONF_USERCONF, 0))) diag.abort();
   }
   const hostArg = host;
   const cmdUser = options.str('user');
@@ -150,7 +153,10 @@ export async function builtInRawOptions(request: SshResolveRequest, ctx: SshReso
   // dump_client_config expands HostKeyAlgorithms first; a list of nothing but commas cannot be (kex_assemble_names).
   const hostKeyAlgorithms = options.str('hostkeyalgorithms');
   if (hostKeyAlgorithms !== undefined && /^[+^-]?,+$/.test(hostKeyAlgorithms)) diag.fatal('dump_client_config: expand HostKeyAlgorithms: invalid argument');
-  return dumpResolved({ options, host, user, port, userKnownHostsFiles, identityAgent });
+  const raw = dumpResolved({ options, host, user, port, userKnownHostsFiles, identityAgent });
+  // What ssh would have printed on stderr without giving up.
+  if (diag.lines.length > 0) raw.warnings = [...diag.lines];
+  return raw;
 }
 
 /** ssh.c main: an ssh:// URI or [user@]host; the user part counts only when -l gave none. */
@@ -217,23 +223,27 @@ function groupDatabase(env: NodeJS.ProcessEnv): string {
   return wrapped || '/etc/group';
 }
 
-/** readconf.c execute_in_shell: $SHELL (else /bin/sh) -c, stdin and stdout on /dev/null, stderr kept. */
-function defaultRunExec(env: NodeJS.ProcessEnv): (command: string) => Promise<boolean> {
-  return (command) => {
+/**
+ * readconf.c execute_in_shell: $SHELL (else /bin/sh) -c, stdin and stdout on /dev/null, stderr kept. In its own
+ * process group, stopped with everything it started when the time is up (ssh itself would wait forever).
+ */
+function defaultRunExec(env: NodeJS.ProcessEnv, deadline: number): (command: string) => Promise<boolean> {
+  return async (command) => {
     const shell = env.SHELL ?? '/bin/sh';
     try {
       accessSync(shell, constants.X_OK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'EACCES';
-      return Promise.reject(new ShellNotExecutable(`Shell "${shell}" is not executable: ${errnoText(code)}`));
+      throw new ShellNotExecutable(`Shell "${shell}" is not executable: ${errnoText(code)}`);
     }
-    return new Promise((resolve, reject) => {
-      const child = spawn(shell, ['-c', command], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      child.on('error', reject);
-      child.on('exit', (code, signal) => {
-        if (signal !== null || code === null) reject(new ExecAbnormalExit(command));
-        else resolve(code === 0);
+    const timeoutMs = Math.max(0, deadline - Date.now());
+    const run = await runInOwnGroup(shell, ['-c', command], { env, timeoutMs, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (run.timedOut) {
+      throw new ServelabError('TIMEOUT', `Match exec "${command.slice(0, 100)}" did not finish in time; it and what it started were stopped.`, {
+        details: { command: command.slice(0, 100) },
       });
-    });
+    }
+    if (run.signal !== null || run.code === null) throw new ExecAbnormalExit(command);
+    return run.code === 0;
   };
 }

@@ -110,7 +110,7 @@ function compare(id: string, resolver: Resolver, answer: OracleAnswer, run: { co
 
 function runCli(laid: LaidOutScenario, resolver: Resolver) {
   const env = { ...laid.env, SERVELAB_DATA_DIR: join(laid.identity.root, 'servelab-data') };
-  return oracle.exec(process.execPath, [cliPath, 'ssh', 'resolve', laid.destination, ...laid.args, '--json', '--resolver', resolver], { env, cwd: laid.cwd });
+  return oracle.exec(process.execPath, [cliPath, 'ssh', 'resolve', ...laid.args, laid.destination, '--json', '--resolver', resolver], { env, cwd: laid.cwd });
 }
 
 function splitOf(scenario: SshScenario): ScenarioSplit {

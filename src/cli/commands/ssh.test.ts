@@ -54,9 +54,9 @@ describe('parseResolve', () => {
     expect(request(['bob@x']).user).toBe('bob');
   });
 
-  it('makes -i files absolute like -F', () => {
+  it('keeps -i files as given, as ssh does (it expands them itself), and makes -F absolute', () => {
     expect(request(['x', '-i', 'keys/k', '-i', '~/.ssh/k2', '-i', '/abs/k3', '-F', 'cfg'])).toMatchObject({
-      identityFiles: ['/work/here/keys/k', '/home/me/.ssh/k2', '/abs/k3'],
+      identityFiles: ['keys/k', '~/.ssh/k2', '/abs/k3'],
       configFile: '/work/here/cfg',
     });
   });

@@ -1,8 +1,6 @@
 // `servelab ssh resolve`: what Servelab will do to reach a host, resolved the way ssh resolves it.
 import { resolve as resolvePath } from 'node:path';
 import { parseArgs } from 'node:util';
-import { homeOf } from '../../core/ssh/ssh-setup';
-import { expandHome } from '../../core/util/paths';
 import { parseSinglePositional, UsageError } from '../command-line';
 import type { CliIo } from '../cli-io';
 import { ServelabError } from '../../shared/contract';
@@ -73,8 +71,8 @@ export function parseResolve(args: string[], io: CliIo): ResolveCommand | 'help'
     if (!/^\d+$/.test(values.port) || port < 1 || port > 65535) throw new UsageError(`-p ${values.port}: must be a whole number 1–65535.`);
     request.port = port;
   }
-  // Made absolute like -F (after `~`, as a shell would), so ssh checks and prints the file the user meant.
-  if (values.identity !== undefined) request.identityFiles = values.identity.map((file) => resolvePath(io.cwd, expandHome(file, homeOf(io.env))));
+  // As given: ssh keeps a relative -i relative to where it runs (and expands `~` itself, as for IdentityFile).
+  if (values.identity !== undefined) request.identityFiles = values.identity;
   if (values.jump !== undefined) {
     if (values.jump.length > 1) throw new UsageError('give -J once (separate jump hosts with commas), as with ssh.');
     request.proxyJump = values.jump[0] as string;

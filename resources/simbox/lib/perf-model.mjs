@@ -1,7 +1,7 @@
 // The performance model of the simulated box: for an engine/version, a GPU and the server's knobs, how long one
 // engine iteration takes for a given batch, how much memory the server holds and how many tokens its KV cache has.
 // It is pure (no I/O, no clock): the simulated servers and the calibration tests use the same functions.
-// Constants are calibrated so that the relations of METHOD.md's two real studies hold (see README, "Calibration").
+// Constants are calibrated so that the relations of the two real reference tuning studies hold (see README, "Calibration").
 
 import { DRAFT_MODELS, kvBytesPerToken, versionCompare, weightBytes } from './catalog.mjs';
 
@@ -316,7 +316,7 @@ export function buildProfile(input) {
     stepTime,
     draftTime,
     ttftOverheadS: c.ttftOverheadS,
-    // FlashInfer JIT-compiles kernels the first time a new batch shape prefills: one long stall (METHOD.md stage 4).
+    // FlashInfer JIT-compiles kernels the first time a new batch shape prefills: one long stall (stage 4 of the reference latency study).
     firstPrefillStallS: engine === 'sglang' && attention === 'flashinfer' ? 5.45 : 0,
     startup: startupPhases(engine, model, weights, knobs, spec),
   };

@@ -18,7 +18,7 @@ export interface BenchTarget {
 
 /**
  * Latency percentiles every run asks for: E2EL gives mean latency per request, which the client prints only when
- * asked (METHOD.md), and P50/P90/P99 are what reports compare.
+ * asked (the reference studies), and P50/P90/P99 are what reports compare.
  */
 export const PERCENTILE_METRICS = 'ttft,tpot,itl,e2el';
 export const METRIC_PERCENTILES = '50,90,99';

@@ -25,7 +25,7 @@ describe('WORKLOAD_PRESETS', () => {
 
   it("reproduces Study A's benchmark command, plus the metrics and result file every run keeps", () => {
     const argv = buildBenchServeArgv(workloadPreset('sharegpt-c4')!, target).join(' ');
-    // METHOD.md: vllm bench serve --model Qwen/Qwen3-8B --backend openai-chat --endpoint /v1/chat/completions
+    // reference study: vllm bench serve --model Qwen/Qwen3-8B --backend openai-chat --endpoint /v1/chat/completions
     //   --dataset-name sharegpt --dataset-path ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --max-concurrency 4
     expect(argv).toBe(
       'vllm bench serve --backend openai-chat --endpoint /v1/chat/completions --host 127.0.0.1 --port 8000 --model Qwen/Qwen3-8B ' +

@@ -123,7 +123,7 @@ const random = (inputLen: number, outputLen: number, numPrompts: number): Worklo
   backend: 'openai-chat',
 });
 
-/** The workloads of the reference studies (METHOD.md): latency at low concurrency, throughput unbounded. */
+/** The workloads of the reference studies: latency at low concurrency, throughput unbounded. */
 export const WORKLOAD_PRESETS: readonly Workload[] = [
   sharegpt(100, 1),
   sharegpt(100, 2),

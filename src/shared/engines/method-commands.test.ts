@@ -1,4 +1,4 @@
-// METHOD.md's commands, built from typed configs. Where METHOD.md spells a flag differently from the adapter
+// The reference studies' commands, built from typed configs. Where the reference studies spell a flag differently from the adapter
 // (an alias, or `--x=v` for `--x v`), the test shows the engine's parser reads both the same.
 import { describe, expect, it } from 'vitest';
 import { ENGINE_ADAPTERS } from './adapters';
@@ -55,7 +55,7 @@ describe('Study A: stages 2–6 on SGLang', () => {
     expect(command('sglang', { model: 'Qwen/Qwen3-8B-FP8', torchCompile: true })).toBe(`${base} Qwen/Qwen3-8B-FP8 --enable-torch-compile`);
   });
 
-  it('the recommended command: same words as METHOD.md except --model-path for its alias --model', () => {
+  it('the recommended command: same words as the reference studies except --model-path for its alias --model', () => {
     const method =
       'python3 -m sglang.launch_server --model Qwen/Qwen3-8B-FP8 --speculative-algorithm EAGLE3 --speculative-draft-model-path Tengyunw/qwen3_8b_eagle3 --speculative-num-steps 4 --speculative-eagle-topk 4 --speculative-num-draft-tokens 16';
     const built = command('sglang', {
@@ -79,7 +79,7 @@ describe('Study B (Qwen3-32B, A100)', () => {
     expect(command('sglang', { model: 'Qwen/Qwen3-32B' }, '0.5.5.post1')).toBe('python3 -m sglang.launch_server --model-path Qwen/Qwen3-32B');
     expect(command('trtllm', { model: 'Qwen/Qwen3-32B' })).toBe('trtllm-serve Qwen/Qwen3-32B');
   });
-  it('the recommended command, exactly as METHOD.md writes it', () => {
+  it('the recommended command, exactly as the reference studies write it', () => {
     expect(command('trtllm', { model: 'Qwen/Qwen3-32B', maxModelLen: 40960, chunkedPrefill: true })).toBe(
       'trtllm-serve Qwen/Qwen3-32B --max_seq_len=40960 --enable_chunked_prefill',
     );

@@ -13,7 +13,7 @@ export const TRTLLM_KNOWN_VERSIONS = engineVersions('trtllm');
 const KV_CACHE_DTYPES = ['auto', 'fp8'];
 
 /**
- * TensorRT-LLM `trtllm-serve MODEL [flags]` (click, underscores in names; `--flag=value`, as METHOD.md writes it).
+ * TensorRT-LLM `trtllm-serve MODEL [flags]` (click, underscores in names; `--flag=value`, as the reference studies write it).
  * CLI flags: tensorrt_llm/commands/serve.py (late-2025) and engines.md §3.1. Options without a CLI flag go in the
  * --extra_llm_api_options YAML: tensorrt_llm/llmapi/llm_args.py (engines.md §3.2). That YAML replaces whole
  * sections the flags set (llm_utils.update_llm_args_with_extra_dict), hence `yamlTwin` on the memory fraction.

@@ -28,7 +28,7 @@ describe('defaultStages', () => {
     expect(stages.filter((s) => s.id !== 'quantization').every((s) => s.engines?.join() === 'sglang')).toBe(true);
   });
 
-  it("latency on SGLang: METHOD.md's EAGLE3 grid, both draft heads, with the engine's defaults", () => {
+  it("latency on SGLang: the reference studies' EAGLE3 grid, both draft heads, with the engine's defaults", () => {
     const spec = defaultStages('latency', 'sglang', QWEN3_8B).find((s) => s.id === 'speculative');
     // Per draft head: defaults + 3 chains (top-k 1) + 3 steps × 2 top-k × 4 draft-token counts.
     expect(spec?.candidates).toHaveLength(2 * (1 + 3 + 24));

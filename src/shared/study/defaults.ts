@@ -5,11 +5,11 @@ import { applyPatch } from './planner';
 import type { Candidate, ConfigPatch, GoalKind, ModelVariant, Stage } from './study';
 
 /**
- * The stages METHOD.md's studies tuned, as defaults for one engine. Candidates are typed settings; each is kept
+ * The stages the reference studies tuned, as defaults for one engine. Candidates are typed settings; each is kept
  * only when the engine can run it at the study's version of the engine, and labelled with the flags it adds there.
  */
 
-/** EAGLE3 draft heads trained for a base model (METHOD.md, Study A stage 5). */
+/** EAGLE3 draft heads trained for a base model (the reference studies, Study A stage 5). */
 const EAGLE3_DRAFTS: Readonly<Record<string, readonly string[]>> = {
   'qwen/qwen3-8b': ['Tengyunw/qwen3_8b_eagle3', 'AngelSlim/Qwen3-8B_eagle3'],
 };
@@ -21,7 +21,7 @@ const ATTENTION_CANDIDATES: Readonly<Record<EngineId, readonly string[]>> = {
   trtllm: ['FLASHINFER'],
 };
 
-// METHOD.md Study A stage 5's grid.
+// reference Study A stage 5's grid.
 const SPEC_STEPS = [2, 4, 8];
 const SPEC_TOPK = [1, 4, 8];
 const SPEC_DRAFT_TOKENS = [4, 8, 16, 32];
@@ -113,7 +113,7 @@ function speculativeStage(engine: EngineId, version: string, modelId: string): S
   return stage('speculative', 'Speculative decoding (EAGLE3)', [engine], candidates);
 }
 
-/** METHOD.md's stage defaults per engine (Study A order for latency, Study B for throughput); only settings the adapter supports. */
+/** The reference studies' stage defaults per engine (Study A order for latency, Study B for throughput); only settings the adapter supports. */
 export function defaultStages(goal: GoalKind, engine: EngineId, model: { id: string; variants: ModelVariant[] }, version = getAdapter(engine).defaultVersion): Stage[] {
   const stages: (Stage | null)[] =
     goal === 'latency'

@@ -6,7 +6,7 @@ import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
 
 /**
- * A study: what the reference tuning guides do by hand (METHOD.md) as data. A definition says what to try; the
+ * A study: what the reference tuning guides do by hand (the reference studies) as data. A definition says what to try; the
  * state records what was tried, what it measured and what was decided. Both live in the `.servelab` project file.
  */
 

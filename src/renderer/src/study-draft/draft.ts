@@ -124,7 +124,7 @@ export interface WizardDraft {
   slos: SloDraft[];
   marginPct: string;
   engines: EngineDraft[];
-  /** Engines whose METHOD.md stages prefill step 5. */
+  /** Engines whose reference-study stages prefill step 5. */
   tuned: EngineId[];
   stages: StageDraft[];
   /** What the stages were generated from; a change regenerates them unless the user edited them. */
@@ -331,7 +331,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * METHOD.md's stages for each tuned engine, in the order of the first engine's. A stage two engines share word for
+ * The reference studies' stages for each tuned engine, in the order of the first engine's. A stage two engines share word for
  * word (a checkpoint stage) appears once; otherwise each engine gets its own, its id suffixed with the engine.
  */
 export function mergedDefaultStages(d: WizardDraft): Stage[] {

@@ -49,7 +49,7 @@ function studiesApi(file: ProjectFile = project()): FakeApi {
     'hosts:list': () => [],
     'prompts:pending': () => [],
     'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/data', problems: [] }),
-    'studies:examples': () => [{ name: STUDY.name, path: EXAMPLE_FILE, description: 'METHOD.md Study A on the demo lab.' }],
+    'studies:examples': () => [{ name: STUDY.name, path: EXAMPLE_FILE, description: 'Reference study A on the demo lab.' }],
     'studies:recent': () => [{ path: PATH, name: STUDY.name, openedAt: '2026-02-01T09:00:00.000Z' }],
     'studies:open': () => file,
     'studies:fromExample': () => project(),
@@ -98,7 +98,7 @@ describe('Studies page', () => {
   it('copies an example to the path typed in a browser and opens it, with its plan', async () => {
     const api = studiesApi();
     const { store } = await renderPage(api);
-    expect(await screen.findByText('METHOD.md Study A on the demo lab.')).toBeTruthy();
+    expect(await screen.findByText('Reference study A on the demo lab.')).toBeTruthy();
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: `New from example: ${STUDY.name}` }));
     });

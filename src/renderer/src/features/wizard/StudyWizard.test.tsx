@@ -225,7 +225,7 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     // The step list jumps back to a step already reached, with its values.
     fireEvent.click(within(screen.getByRole('navigation', { name: 'Study steps' })).getByRole('button', { name: /Goal/ }));
     expect(isChecked(screen.getByRole('radio', { name: /Highest throughput/ }))).toBe(true);
-    // The throughput goal switched the untouched primary workload to METHOD.md's unbounded ShareGPT run.
+    // The throughput goal switched the untouched primary workload to the reference throughput study's unbounded ShareGPT run.
     await next();
     tick('Use SGLang');
     await next();
@@ -300,7 +300,7 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(isChecked(await screen.findByRole('checkbox', { name: 'GPU 0 · NVIDIA H200 · 143771 MiB · sm 9.0 (simulated)' }))).toBe(true);
   });
 
-  it('prefills the METHOD.md stages for SGLang and the latency goal', async () => {
+  it('prefills the reference stages for SGLang and the latency goal', async () => {
     renderWizard();
     type('Model', 'Qwen/Qwen3-8B');
     click('Add Qwen/Qwen3-8B-FP8');

@@ -288,7 +288,7 @@ export function GoalStep({ draft, change, error }: StepProps) {
         ]}
         onValueChange={(value) =>
           change('goal', (d) => {
-            // An untouched primary workload follows the goal: METHOD.md measures latency at concurrency 4, throughput unbounded.
+            // An untouched primary workload follows the goal: the reference studies measure latency at concurrency 4, throughput unbounded.
             const untouched = d.primary.presetId === (d.goal === 'latency' ? 'sharegpt-c4' : 'sharegpt-1000-unbounded');
             const next = WORKLOAD_PRESETS.find((w) => w.id === (value === 'latency' ? 'sharegpt-c4' : 'sharegpt-1000-unbounded'));
             return { ...d, goal: value, ...(untouched ? { primary: workloadDraft(next) } : {}) };

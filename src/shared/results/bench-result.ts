@@ -154,6 +154,24 @@ export const ResultProvenanceSchema = z.object({
 });
 export type ResultProvenance = z.infer<typeof ResultProvenanceSchema>;
 
+/**
+ * Bootstrap confidence intervals from the requests within the run (`vllm bench serve --save-detailed`), keyed like
+ * the metrics; the per-request arrays themselves stay in the run's JSON file.
+ */
+export const ResultIntervalsSchema = z.object({
+  level: z.number().gt(0).lt(1),
+  requests: z.number().int().nonnegative(),
+  resamples: z.number().int().positive(),
+  values: z
+    .record(z.string(), z.object({ low: z.number().finite(), high: z.number().finite() }))
+    .superRefine((values, ctx) => {
+      for (const key of Object.keys(values)) {
+        if (!isBenchMetricKey(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a benchmark metric.` });
+      }
+    }),
+});
+export type ResultIntervals = z.infer<typeof ResultIntervalsSchema>;
+
 export const BenchResultSchema = z.object({
   schemaVersion: z.literal(BENCH_RESULT_SCHEMA_VERSION),
   source: ResultSourceSchema.optional(),
@@ -161,6 +179,7 @@ export const BenchResultSchema = z.object({
   /** Numbers the client reported that are not vLLM metrics (SGLang's `concurrency`, `accept_length`, …). */
   extra: z.record(z.string(), MetricValue),
   provenance: ResultProvenanceSchema.optional(),
+  intervals: ResultIntervalsSchema.optional(),
 });
 export type BenchResult = z.infer<typeof BenchResultSchema>;
 

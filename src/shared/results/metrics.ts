@@ -109,3 +109,16 @@ export function metricValuesOf(source: MetricSource): MetricValues {
   }
   return out;
 }
+
+/** A source whose result may carry within-run intervals (`BenchResult.intervals`). */
+type IntervalSource =
+  | { readonly result?: { readonly result: { readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined } } | undefined }
+  | { readonly result: { readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined } };
+
+/** The within-run confidence interval of a metric of a trial or a result; null when it has none. */
+export function metricInterval(source: IntervalSource, key: string): { low: number; high: number } | null {
+  const held = source.result;
+  if (held === undefined) return null;
+  const intervals = 'result' in held ? held.result.intervals : (held as { intervals?: { values: Readonly<Record<string, { low: number; high: number }>> } }).intervals;
+  return intervals?.values[key] ?? null;
+}

@@ -31,8 +31,8 @@ const STALL_MIN_S = 0.015;
 const STALL_MAX_S = 0.045;
 // A fresh server is slower for its first requests (cold vs warm: median TTFT +9.5%, p99 TTFT +9.8%, output
 // throughput −0.5%): https://github.com/NVIDIA/TensorRT-LLM/pull/18432 — decays over about one run's requests.
-const WARM_PREFILL = 0.4;
-const WARM_DECODE = 0.006;
+// Only prefill steps: the slower prefills alone already cost a cold run ~1% of its throughput.
+const WARM_PREFILL = 0.38;
 const WARM_REQUESTS = 60;
 
 export class ServerNoise {
@@ -63,7 +63,7 @@ export class ServerNoise {
   stepTime(now, duration, { prefillSeqs, decodeSeqs }) {
     this.advance(now);
     const cold = Math.exp(-this.prefills / WARM_REQUESTS);
-    let d = duration * Math.exp(this.x) * (1 + cold * (prefillSeqs > 0 ? WARM_PREFILL : WARM_DECODE));
+    let d = duration * Math.exp(this.x) * (prefillSeqs > 0 ? 1 + cold * WARM_PREFILL : 1);
     this.prefills += prefillSeqs;
     if (decodeSeqs > 0) this.width += (decodeSeqs - this.width) / 300;
     if (decodeSeqs + prefillSeqs > 0 && this.stall.next() < STALL_PER_STEP) d += STALL_MIN_S + (STALL_MAX_S - STALL_MIN_S) * this.stall.next();

@@ -148,7 +148,7 @@ export class EngineCore {
       this.stallPending = false;
     }
     duration *= Math.max(0.85, 1 + this.noise * this.rng.normal());
-    if (this.serverNoise) duration = this.serverNoise.stepTime(now, duration, { prefillSeqs: prefill.length, decodeSeqs });
+    if (this.serverNoise) duration = this.serverNoise.stepTime(duration, { prefillSeqs: prefill.length, decodeSeqs });
     this.steps++;
 
     const emissions = [];

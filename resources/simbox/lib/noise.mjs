@@ -21,8 +21,8 @@ function acceptanceWeight(seqs) {
   if (seqs === 2) return 1.7;
   if (seqs === 3) return 1.1;
   if (seqs === 4) return 0.65;
-  if (seqs < 8) return 0.05;
-  return 0.015;
+  if (seqs < 8) return 0.02;
+  return 0.005;
 }
 // Rare per-step stalls of a few tens of ms that hit the tail, not the mean: p99 TTFT is "especially sensitive to
 // … a handful of tail requests", https://github.com/vllm-project/perf-eval/pull/59
@@ -44,29 +44,30 @@ export class ServerNoise {
     this.stall = makeRng('noise-stall', seed);
     this.x = DRIFT_SD * this.drift.normal();
     this.a = ACCEPT_SD * this.accept.normal();
-    this.t = 0;
+    this.lastStep = 0;
     this.prefills = 0;
     this.width = 1;
   }
 
-  advance(now) {
-    const dt = now - this.t;
+  /** Moves the drift on by `dt` busy seconds (idle time is left out: the live server's idle gaps follow the wall
+   * clock, and the same requests must give the same numbers). */
+  advance(dt) {
     if (!(dt > 0)) return;
-    this.t = now;
     const k = Math.exp(-dt / DRIFT_TAU_S);
     this.x = this.x * k + DRIFT_SD * Math.sqrt(1 - k * k) * this.drift.normal();
     const ka = Math.exp(-dt / ACCEPT_TAU_S);
     this.a = this.a * ka + ACCEPT_SD * Math.sqrt(1 - ka * ka) * this.accept.normal();
   }
 
-  /** Iteration time `duration` starting at virtual `now`, with drift, warm-up and the odd stall. */
-  stepTime(now, duration, { prefillSeqs, decodeSeqs }) {
-    this.advance(now);
+  /** Iteration time `duration`, with drift, warm-up and the odd stall. */
+  stepTime(duration, { prefillSeqs, decodeSeqs }) {
+    this.advance(this.lastStep);
     const cold = Math.exp(-this.prefills / WARM_REQUESTS);
     let d = duration * Math.exp(this.x) * (prefillSeqs > 0 ? 1 + cold * WARM_PREFILL : 1);
     this.prefills += prefillSeqs;
     if (decodeSeqs > 0) this.width += (decodeSeqs - this.width) / 300;
     if (decodeSeqs + prefillSeqs > 0 && this.stall.next() < STALL_PER_STEP) d += STALL_MIN_S + (STALL_MAX_S - STALL_MIN_S) * this.stall.next();
+    this.lastStep = d;
     return d;
   }
 

@@ -1,11 +1,11 @@
-// Run-to-run noise and warm-up of one simulated server, in the engine's virtual time, calibrated to published
+// Run-to-run noise and warm-up of one simulated server, over the engine's busy (virtual) time, calibrated to published
 // figures. Separate rng streams from the engine's per-step jitter, so a noise-free engine (no noise seed) keeps
 // the calibrated numbers exactly.
 
 import { makeRng } from './rng.mjs';
 
 // Slow drift of all iteration times (clocks, thermals, host jitter): an Ornstein–Uhlenbeck process on log time.
-// Stationary sd 0.5% with a 40 s correlation time gives a ~0.3–0.6% CV of a 100-request run's means, between
+// Stationary sd 0.5% with a correlation time of 40 busy seconds gives a ~0.3–0.6% CV of a 100-request run's means, between
 // SGLang's floor (0.26–0.28%) and vLLM's non-acceptance figures (0.36–0.64% at c≥8):
 // https://github.com/vllm-project/vllm/issues/53436
 const DRIFT_SD = 0.005;

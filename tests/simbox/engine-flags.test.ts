@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/repo';
-import { envWith, freePort, makeBox, type Box } from './helpers';
+import { envWith, freePort, makeBox, simboxBin, type Box } from './helpers';
 
 interface TableFlag {
   names: string[];
@@ -52,6 +52,8 @@ async function launch(cmd: string, args: string[], opts: { env?: NodeJS.ProcessE
 
 /** Starts a vLLM-compatible server, runs one short long-context benchmark against it, stops it: the result block. */
 async function benchAgainst(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, pathPrefix?: string) {
+  // Re-seeding resets the launch counter, so each server runs as the first launch: only its flags differ.
+  expect(box.run(join(simboxBin, 'simbox'), ['config', '--seed', '0']).code).toBe(0);
   const port = await freePort();
   const server = box.start(cmd, [...args, '--port', String(port)], { env, pathPrefix });
   await server.waitFor('Application startup complete.', 30_000);

@@ -2,17 +2,20 @@
 // preemption (vLLM-style recompute) and speculative decoding. Pure and deterministic for a given seed: the live
 // server paces it against the wall clock, the calibration simulator runs it as fast as it can.
 
+import { ServerNoise } from './noise.mjs';
 import { makeRng } from './rng.mjs';
 
 export class EngineCore {
   /**
    * @param {ReturnType<import('./perf-model.mjs').buildProfile>} profile
-   * @param {{seed?: string|number, noise?: number}} [opts] noise: relative std-dev of iteration times.
+   * @param {{seed?: string|number, noise?: number, noiseSeed?: string|number|null}} [opts] noise: relative std-dev of
+   *   iteration times; noiseSeed: seeds the server's run-to-run drift and warm-up (lib/noise.mjs), none without it.
    */
   constructor(profile, opts = {}) {
     this.p = profile;
     this.rng = makeRng('engine', opts.seed ?? 0, profile.engine, profile.model.id);
     this.noise = opts.noise ?? 0.012;
+    this.serverNoise = opts.noiseSeed === undefined || opts.noiseSeed === null ? null : new ServerNoise(opts.noiseSeed, profile.engine);
     this.waiting = [];
     this.running = [];
     this.kvUsed = 0;
@@ -145,6 +148,7 @@ export class EngineCore {
       this.stallPending = false;
     }
     duration *= Math.max(0.85, 1 + this.noise * this.rng.normal());
+    if (this.serverNoise) duration = this.serverNoise.stepTime(duration, { prefillSeqs: prefill.length, decodeSeqs });
     this.steps++;
 
     const emissions = [];
@@ -161,7 +165,7 @@ export class EngineCore {
     if (doDecode) {
       for (const r of decoding) {
         let n = 1;
-        if (spec) n = this.sampleAccepted(spec);
+        if (spec) n = this.sampleAccepted(spec, decodeSeqs);
         n = Math.min(n, r.maxTokens - r.generated);
         r.generated += n;
         this.grow(r, n);
@@ -205,10 +209,10 @@ export class EngineCore {
     this.waiting.unshift(r);
   }
 
-  sampleAccepted(spec) {
+  sampleAccepted(spec, seqs) {
     let n = 1;
     for (const q of spec.depthAcceptance) {
-      if (this.rng.next() < q) n++;
+      if (this.rng.next() < (this.serverNoise ? this.serverNoise.acceptance(q, seqs) : q)) n++;
       else break;
     }
     return n;

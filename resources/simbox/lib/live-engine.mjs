@@ -18,8 +18,8 @@ const COALESCE_MS = 3;
 const WAVE_GRACE_MS = 250;
 
 export class LiveEngine {
-  constructor(profile, { timeScale, seed, onStep } = {}) {
-    this.core = new EngineCore(profile, { seed });
+  constructor(profile, { timeScale, seed, noiseSeed, onStep } = {}) {
+    this.core = new EngineCore(profile, { seed, noiseSeed });
     this.scale = timeScale;
     this.t0 = performance.now();
     this.vt = 0;

@@ -9,7 +9,7 @@ import { LiveEngine } from './live-engine.mjs';
 import { buildProfile, StartupFailure } from './perf-model.mjs';
 import { cudaOomMessage, makeLogger, traceback } from './pylog.mjs';
 import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './text.mjs';
-import { loadConfig, MARKER_LINE, memoryInUse, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
+import { loadConfig, MARKER_LINE, memoryInUse, nextLaunch, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
 import { hash32 } from './rng.mjs';
 import { hasHfToken } from './hf-token.mjs';
 import { floatRepr } from './pyfmt.mjs';
@@ -431,6 +431,8 @@ function startEngine(spec, state, profile, config, log) {
   state.engine = new LiveEngine(profile, {
     timeScale: config.timeScale,
     seed: `${config.seed}:${spec.seed ?? 0}`,
+    // Reproducible from the box's seed, yet each launch of a server drifts and warms up on its own.
+    noiseSeed: `${config.seed}:launch:${nextLaunch(config)}:${spec.seed ?? 0}`,
     onStep: (step, eng) => {
       for (const e of step.emissions) genTokensWindow += e.tokens;
       if (spec.engine === 'sglang') {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { GPU_MODELS, resolveGpuModel } from './catalog.mjs';
 import { makeRng } from './rng.mjs';
 import { sharegptLikeLengths } from './simulate.mjs';
-import { FAULTS, listGpuProcesses, loadConfig, pidAlive, registerGpuProcess, saveConfig, stateDir, unregisterGpuProcess } from './state.mjs';
+import { FAULTS, listGpuProcesses, loadConfig, pidAlive, registerGpuProcess, resetLaunches, saveConfig, stateDir, unregisterGpuProcess } from './state.mjs';
 import { makeText } from './text.mjs';
 import { dockerSetting } from './docker.mjs';
 
@@ -109,7 +109,10 @@ export async function main(argv) {
       }
       config.count = n;
     }
-    if (seed !== undefined) config.seed = Number(seed);
+    if (seed !== undefined) {
+      config.seed = Number(seed);
+      resetLaunches(config);
+    }
     if (scale !== undefined) {
       if (!(Number(scale) > 0)) {
         process.stderr.write('simbox: --time-scale must be a positive number\n');

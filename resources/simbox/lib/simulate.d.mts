@@ -19,9 +19,16 @@ export interface Metrics {
   itl: Stats;
   e2el: Stats;
 }
+/** The engine scheduler of one simulated server (lib/engine-core.mjs), carried from run to run. */
+export interface SimEngine {
+  readonly steps: number;
+}
 export interface Simulation {
   durationS: number;
   metrics: Metrics;
+  engine: SimEngine;
+  /** Virtual seconds at which the run ended on its engine: the next run's startAt. */
+  endAt: number;
 }
 export function simulateBenchmark(run: {
   profile: Profile;
@@ -32,6 +39,12 @@ export function simulateBenchmark(run: {
   seed?: number | string;
   chat?: boolean;
   noise?: number;
+  /** Seeds the server's run-to-run drift, stalls and warm-up (lib/noise.mjs); without it a new engine has none. */
+  noiseSeed?: number | string | null;
+  /** Runs on an earlier run's engine (same server) instead of a new one. */
+  engine?: SimEngine;
+  /** Virtual seconds at which this run starts on `engine` (the previous run's endAt). */
+  startAt?: number;
   percentiles?: number[];
 }): Simulation;
 export function sharegptLikeLengths(count: number, seed?: number | string): { input: number; output: number }[];

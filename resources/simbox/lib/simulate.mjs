@@ -8,10 +8,14 @@ import { makeRng } from './rng.mjs';
 
 /**
  * @param {{profile: object, requests: {input: number, output: number}[], maxConcurrency?: number|null,
- *   requestRate?: number, burstiness?: number, seed?: number|string, chat?: boolean, noise?: number}} run
+ *   requestRate?: number, burstiness?: number, seed?: number|string, chat?: boolean, noise?: number,
+ *   noiseSeed?: number|string|null, engine?: EngineCore, startAt?: number}} run
+ *   noiseSeed: a new engine gets the live server's run-to-run drift and warm-up; engine + startAt: run on an
+ *   existing engine (from an earlier run's result) from virtual time startAt (its `endAt`), as repeats against one
+ *   server do.
  */
 export function simulateBenchmark(run) {
-  const engine = new EngineCore(run.profile, { seed: run.seed ?? 0, noise: run.noise });
+  const engine = run.engine ?? new EngineCore(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
   const rng = makeRng('arrivals', run.seed ?? 0);
   const n = run.requests.length;
   const limit = run.maxConcurrency ?? Infinity;
@@ -21,7 +25,8 @@ export function simulateBenchmark(run) {
 
   // Intended send times (vLLM's get_request: gamma-distributed gaps, or all at once for an infinite rate).
   const scheduled = [];
-  let t0 = 0;
+  const startAt = run.startAt ?? 0;
+  let t0 = startAt;
   for (let i = 0; i < n; i++) {
     scheduled.push(t0);
     if (rate !== Infinity) t0 += rng.gamma(burstiness, 1 / (rate * burstiness));
@@ -30,7 +35,7 @@ export function simulateBenchmark(run) {
   const outputs = run.requests.map((r) => ({ success: false, promptLen: r.input, outputTokens: null, ttft: 0, itl: [], latency: 0, startTime: 0, last: 0 }));
   let next = 0;
   let inFlight = 0;
-  let now = 0;
+  let now = startAt;
   const send = (time) => {
     const i = next++;
     inFlight++;
@@ -79,7 +84,7 @@ export function simulateBenchmark(run) {
   const endMax = Math.max(...outputs.filter((o) => o.success).map((o) => o.startTime + o.latency));
   const durationS = endMax - startMin;
   const metrics = calculateMetrics(outputs, durationS, { selectedPercentiles: run.percentiles ?? [50, 90, 99] });
-  return { outputs, durationS, metrics, engine };
+  return { outputs, durationS, metrics, engine, endAt: now };
 }
 
 /** The printed block for a simulated run (same renderer as the live client). */

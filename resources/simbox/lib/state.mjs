@@ -87,6 +87,26 @@ export function saveConfig(config, env = process.env) {
   writeJsonAtomic(join(dir, 'simbox.json'), { gpu, count, seed, timeScale, faults, ...(docker && docker !== 'off' ? { docker } : {}) });
 }
 
+/**
+ * The box's launch counter: each engine server takes the next number for its noise seed, so successive launches
+ * differ and a box re-seeded by `simbox config --seed` (which resets it) repeats the same sequence.
+ */
+export function nextLaunch(config) {
+  const path = join(config.dir, 'launches.json');
+  const n = readJson(path, { count: 0 }).count ?? 0;
+  try {
+    mkdirSync(config.dir, { recursive: true });
+    writeJsonAtomic(path, { seed: config.seed, count: n + 1 });
+  } catch {
+    // an unwritable state folder only costs the launch-to-launch variation
+  }
+  return n;
+}
+
+export function resetLaunches(config) {
+  rmSync(join(config.dir, 'launches.json'), { force: true });
+}
+
 /** The GPUs of the box, with stable UUIDs and bus ids (GPU 0 of a 1-GPU H200 box is the captured one). */
 export function boxGpus(config) {
   const m = config.gpuModel;

@@ -73,13 +73,21 @@ export function metricDecimals(key: string): number {
 
 export type MetricValues = Readonly<Record<string, number | null | undefined>>;
 
-/** A trial (its result entry) or a library entry (its benchmark result): whatever holds measured metrics. */
-export type MetricSource = { readonly result?: { readonly result: { readonly metrics: MetricValues } } | undefined } | { readonly result: { readonly metrics: MetricValues } };
+/** A trial (its result entry, when it has one) or a library entry (its benchmark result itself). */
+type Holding<R> = { readonly result?: { readonly result: R } | undefined } | { readonly result: R };
 
-function metricsOf(source: MetricSource): MetricValues | undefined {
+/** The benchmark result a trial or a library entry holds. */
+function heldResult<R extends object>(source: Holding<R>): R | undefined {
   const held = source.result;
   if (held === undefined) return undefined;
-  return 'metrics' in held ? held.metrics : held.result.metrics;
+  return 'result' in held ? (held as { readonly result: R }).result : (held as R);
+}
+
+/** Whatever holds measured metrics. */
+export type MetricSource = Holding<{ readonly metrics: MetricValues }>;
+
+function metricsOf(source: MetricSource): MetricValues | undefined {
+  return heldResult(source)?.metrics;
 }
 
 const isDerived = (key: string) => (DERIVED_METRIC_KEYS as readonly string[]).includes(key);
@@ -110,15 +118,10 @@ export function metricValuesOf(source: MetricSource): MetricValues {
   return out;
 }
 
-/** A source whose result may carry within-run intervals (`BenchResult.intervals`). */
-type IntervalSource =
-  | { readonly result?: { readonly result: { readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined } } | undefined }
-  | { readonly result: { readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined } };
+/** Whatever may carry within-run intervals (`BenchResult.intervals`). */
+type IntervalSource = Holding<{ readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined }>;
 
 /** The within-run confidence interval of a metric of a trial or a result; null when it has none. */
 export function metricInterval(source: IntervalSource, key: string): { low: number; high: number } | null {
-  const held = source.result;
-  if (held === undefined) return null;
-  const intervals = 'result' in held ? held.result.intervals : (held as { intervals?: { values: Readonly<Record<string, { low: number; high: number }>> } }).intervals;
-  return intervals?.values[key] ?? null;
+  return heldResult(source)?.intervals?.values[key] ?? null;
 }

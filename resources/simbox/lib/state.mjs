@@ -96,7 +96,7 @@ export function nextLaunch(config) {
   const n = readJson(path, { count: 0 }).count ?? 0;
   try {
     mkdirSync(config.dir, { recursive: true });
-    writeJsonAtomic(path, { seed: config.seed, count: n + 1 });
+    writeJsonAtomic(path, { count: n + 1 });
   } catch {
     // an unwritable state folder only costs the launch-to-launch variation
   }

@@ -284,7 +284,7 @@ function benchProject(count: number): ProjectFile {
       name: 'Bench: 10,000 trials',
       model: { id: 'Qwen/Qwen3-8B', variants: [] },
       hosts: [{ hostId: 'demo-lab' }],
-      goal: { kind: 'throughput', slos: [], marginPct: 1 },
+      goal: { kind: 'throughput', slos: [], marginPct: 1, repeatBudget: 4 },
       engines: [{ engine: 'vllm', version: '0.11.0', mode: 'env', config: {} }],
       stages,
       workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4, backend: 'openai-chat' }, generalisation: [] },

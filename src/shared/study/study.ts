@@ -4,6 +4,7 @@ import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { WorkloadSchema } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
+import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from './noise';
 
 /**
  * A study: what the reference tuning guides do by hand (the reference studies) as data. A definition says what to try; the
@@ -94,8 +95,14 @@ export const GoalSchema = z
     /** latency: lowest mean end-to-end latency per request; throughput: highest total token throughput. */
     kind: z.enum(GOALS),
     slos: z.array(SloSchema).max(20).default([]),
-    /** A candidate replaces the best so far only when it beats it by more than this many percent. */
-    marginPct: z.number().min(0).max(100).default(1),
+    /**
+     * A candidate replaces the best so far only when the interval of its gain clears this many percent; within it,
+     * the two are "no difference". The default is the smallest effect the published run-to-run noise lets one run of
+     * each tell apart.
+     */
+    marginPct: z.number().min(0).max(100).default(defaultMarginPct()),
+    /** Measured runs a configuration gets at most in a stage while its comparison stays undecided. */
+    repeatBudget: z.number().int().min(1).max(20).default(DEFAULT_REPEAT_BUDGET),
   })
   .strict();
 export type Goal = z.infer<typeof GoalSchema>;
@@ -207,8 +214,19 @@ export const TrialSchema = z.object({
   finishedAt: z.string().optional(),
   /** The measured result (also in the project's results folder). */
   result: ResultEntrySchema.optional(),
+  /**
+   * The warm-up run sent to this trial's server on this workload just before the trial was measured (its numbers are
+   * discarded): how many requests, how long it took, or why it failed.
+   */
+  warmup: z.object({ requests: z.number().int().min(1), seconds: z.number().min(0).optional(), error: z.string().optional() }).optional(),
 });
 export type Trial = z.infer<typeof TrialSchema>;
+
+/** A change of a metric in percent of the reference (the metric itself: −20% latency is a fifth less), with its interval. */
+export const ChangeSchema = z.object({ pct: z.number(), low: z.number(), high: z.number(), level: z.number().gt(0).lt(1) });
+
+/** What a stage concluded of its best candidate against the best so far (verdict.ts `stageOutcome`). */
+export const STAGE_VERDICTS = ['kept', 'no-difference', 'worse', 'no-gain', 'inconclusive'] as const;
 
 export const StageDecisionSchema = z.object({
   stageId: z.string(),
@@ -220,6 +238,13 @@ export const StageDecisionSchema = z.object({
   before: z.number().nullable(),
   after: z.number().nullable(),
   decidedAt: z.string(),
+  /** The candidate the stage's verdict is about (its best), when one was measured against the best so far. */
+  compared: z.string().optional(),
+  verdict: z.enum(STAGE_VERDICTS).optional(),
+  /** The objective's change of `compared` against the best so far, with its interval. */
+  change: ChangeSchema.optional(),
+  /** Measured runs behind the verdict: of `compared`, and of the configuration it was compared with. */
+  runs: z.object({ candidate: z.number().int().min(0), reference: z.number().int().min(0) }).optional(),
 });
 export type StageDecision = z.infer<typeof StageDecisionSchema>;
 

@@ -1,12 +1,9 @@
+import type { z } from 'zod';
 import { tQuantile } from '../stats/t-distribution';
+import type { ChangeSchema, STAGE_VERDICTS } from './study';
 
 /** A change of a metric in percent of the reference, with its interval (same units) and the interval's level. */
-export interface Change {
-  pct: number;
-  low: number;
-  high: number;
-  level: number;
-}
+export type Change = z.infer<typeof ChangeSchema>;
 
 /**
  * Comparing two configurations from their measured runs. A run's objective is one number; the runs of one
@@ -71,7 +68,7 @@ export function gainOf(change: Change, better: 'lower' | 'higher'): Change {
 }
 
 /** What a stage concludes of a candidate from its gain; `undecided` asks for another run of both. */
-export type StageOutcome = 'kept' | 'no-difference' | 'worse' | 'no-gain' | 'inconclusive' | 'undecided';
+export type StageOutcome = (typeof STAGE_VERDICTS)[number] | 'undecided';
 
 /**
  * kept: the whole interval clears the margin; no-difference: it lies within ±margin; worse: wholly below −margin;

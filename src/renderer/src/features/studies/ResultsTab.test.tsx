@@ -28,7 +28,7 @@ function project(trials: Trial[], state: Partial<ProjectFile['state']> = {}): Pr
       name: 'Qwen3-8B latency',
       model: { id: 'Qwen/Qwen3-8B', variants: [] },
       hosts: [{ hostId: 'demo-lab' }],
-      goal: { kind: 'latency', slos: [], marginPct: 1 },
+      goal: { kind: 'latency', slos: [], marginPct: 1, repeatBudget: 4 },
       engines: [{ engine: 'vllm', version: '0.11.0', mode: 'env', config: {} }],
       stages: [{ id: 'kv', label: 'KV cache dtype', candidates: [{ id: 'fp8', label: 'FP8 KV cache', config: {} }] }],
       workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4, backend: 'openai-chat' }, generalisation: [] },

@@ -5,15 +5,18 @@ import { center, fixed, ljust, pyFloat } from './pyfmt.mjs';
 
 /** numpy.percentile with linear interpolation. */
 export function percentile(values, p) {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
+  return sortedPercentile(Float64Array.from(values).sort(), p);
+}
+
+/** percentile() of values already sorted ascending (one sort for all of a metric's statistics). */
+function sortedPercentile(s, p) {
+  if (s.length === 0) return 0;
   const idx = ((s.length - 1) * p) / 100;
   const lo = Math.floor(idx);
   const hi = Math.ceil(idx);
   return s[lo] + (s[hi] - s[lo]) * (idx - lo);
 }
 const mean = (v) => (v.length === 0 ? 0 : v.reduce((a, b) => a + b, 0) / v.length);
-const median = (v) => percentile(v, 50);
 const std = (v) => {
   if (v.length === 0) return 0;
   const m = mean(v);
@@ -95,12 +98,15 @@ export function calculateMetrics(outputs, durationS, opts) {
   }
 
   const totalOutput = actualOutputLens.reduce((a, b) => a + b, 0);
-  const stats = (values) => ({
-    mean: mean(values) * 1000,
-    median: median(values) * 1000,
-    std: std(values) * 1000,
-    percentiles: opts.selectedPercentiles.map((p) => [p, percentile(values, p) * 1000]),
-  });
+  const stats = (values) => {
+    const sorted = Float64Array.from(values).sort();
+    return {
+      mean: mean(values) * 1000,
+      median: sortedPercentile(sorted, 50) * 1000,
+      std: std(values) * 1000,
+      percentiles: opts.selectedPercentiles.map((p) => [p, sortedPercentile(sorted, p) * 1000]),
+    };
+  };
   return {
     completed,
     totalInput,

@@ -16,7 +16,8 @@ import { makeRng } from './rng.mjs';
 import { loadConfig } from './state.mjs';
 import { countTokens, makeText } from './text.mjs';
 
-const DEFAULTS = {
+/** `vllm bench serve`'s defaults (vLLM 0.11.0), by argparse dest. */
+export const DEFAULTS = {
   backend: 'openai',
   endpoint_type: null,
   base_url: null,
@@ -82,15 +83,15 @@ function pyValueError(message, where = 'vllm/benchmarks/serve.py') {
   return traceback([[`/usr/lib/python3/dist-packages/${where}`, 1, 'main', null]], `ValueError: ${message}`);
 }
 
-/** Requests for `--dataset-name random` (engines.md §6.2, vLLM v0.11 RandomDataset). */
-function randomRequests(args) {
+/** Requests for `--dataset-name random` (engines.md §6.2, vLLM v0.11 RandomDataset); `logLine` prints the client's INFO lines. */
+export function randomRequests(args, logLine = log) {
   const rng = makeRng('random-dataset', args.seed);
   const r = args.random_range_ratio;
   const inLo = Math.floor(args.random_input_len * (1 - r));
   const inHi = Math.ceil(args.random_input_len * (1 + r));
   const outLo = Math.max(1, Math.floor(args.random_output_len * (1 - r)));
   const outHi = Math.ceil(args.random_output_len * (1 + r));
-  log('datasets.py', `Sampling input_len from [${inLo}, ${inHi}] and output_len from [${outLo}, ${outHi}]`);
+  logLine('datasets.py', `Sampling input_len from [${inLo}, ${inHi}] and output_len from [${outLo}, ${outHi}]`);
   const prefix = args.random_prefix_len > 0 ? makeText(args.random_prefix_len, 'prefix', args.seed) : '';
   const out = [];
   for (let i = 0; i < args.num_prompts; i++) {
@@ -115,6 +116,13 @@ function sharegptRequests(args) {
     die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/datasets.py', 434, 'load_data', 'self.data = json.load(f)']], `json.decoder.JSONDecodeError: ${err.message}`));
   }
   if (!Array.isArray(data)) die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/datasets.py', 436, 'load_data', null]], "TypeError: list indices must be integers or slices, not str"));
+  const out = sharegptRequestsOf(data, args);
+  if (out.length === 0) die(pyValueError('No valid ShareGPT conversations (each needs two turns of at least 4 tokens).', 'vllm/benchmarks/datasets.py'));
+  return out;
+}
+
+/** The requests of a parsed ShareGPT file (vLLM's ShareGPTDataset: shuffled by the seed, filtered, oversampled); empty when none is valid. */
+export function sharegptRequestsOf(data, args, logLine = log) {
   const entries = data.map((e) => e?.conversations ?? e?.conversation).filter((c) => Array.isArray(c) && c.length >= 2);
   const rng = makeRng('sharegpt-shuffle', args.seed);
   rng.shuffle(entries);
@@ -128,12 +136,12 @@ function sharegptRequests(args) {
     if (promptLen < 4 || (args.sharegpt_output_len === null && outputLen < 4) || promptLen > 1024 || promptLen + outputLen > 2048) continue;
     out.push({ prompt, promptLen, outputLen });
   }
-  if (out.length === 0) die(pyValueError('No valid ShareGPT conversations (each needs two turns of at least 4 tokens).', 'vllm/benchmarks/datasets.py'));
+  if (out.length === 0) return out;
   if (out.length < args.num_prompts && !args.no_oversample) {
     const extra = makeRng('oversample', args.seed);
     const base = out.length;
     while (out.length < args.num_prompts) out.push(out[extra.int(0, base - 1)]);
-    log('datasets.py', `Oversampled requests to reach ${args.num_prompts} total samples.`);
+    logLine('datasets.py', `Oversampled requests to reach ${args.num_prompts} total samples.`);
   }
   return out;
 }
@@ -313,6 +321,21 @@ function firstServerModel(base) {
     });
     req.on('error', () => resolve(failed(`Cannot connect to host ${target.host} ssl:default [Connect call failed ('${target.hostname}', ${target.port || 80})]`)));
   });
+}
+
+/** The `--save-result` document: the run's settings, `--metadata`, then the result dict (per-request arrays with --save-detailed). */
+export function saveResultJson(args, result, { date, backend, tokenizerId }) {
+  const json = { date, endpoint_type: backend, backend, label: args.label, model_id: args.model, tokenizer_id: tokenizerId, num_prompts: args.num_prompts };
+  for (const item of args.metadata ?? []) {
+    const i = item.indexOf('=');
+    json[item.slice(0, i)] = item.slice(i + 1);
+  }
+  json.request_rate = args.request_rate === Infinity ? 'inf' : pyFloat(args.request_rate);
+  json.burstiness = pyFloat(args.burstiness);
+  json.max_concurrency = args.max_concurrency;
+  Object.assign(json, result);
+  if (!args.save_detailed) for (const k of ['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors']) delete json[k];
+  return json;
 }
 
 /** `vllm bench serve`; `argv` has been through FlexibleArgumentParser's rewriting (engine-args.mjs). */
@@ -510,17 +533,8 @@ export async function benchServeMain(argv, { version }) {
     const d = new Date();
     const p = (n) => String(n).padStart(2, '0');
     const dt = `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-    const json = { date: dt, endpoint_type: backend, backend, label: args.label, model_id: args.model, tokenizer_id: tokenizerId, num_prompts: args.num_prompts };
-    for (const item of args.metadata ?? []) {
-      const i = item.indexOf('=');
-      if (i < 0) die(pyValueError('Invalid metadata format. Please use KEY=VALUE format.'));
-      json[item.slice(0, i)] = item.slice(i + 1);
-    }
-    json.request_rate = args.request_rate === Infinity ? 'inf' : pyFloat(args.request_rate);
-    json.burstiness = pyFloat(args.burstiness);
-    json.max_concurrency = args.max_concurrency;
-    Object.assign(json, result);
-    if (!args.save_detailed) for (const k of ['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors']) delete json[k];
+    for (const item of args.metadata ?? []) if (item.indexOf('=') < 0) die(pyValueError('Invalid metadata format. Please use KEY=VALUE format.'));
+    const json = saveResultJson(args, result, { date: dt, backend, tokenizerId });
     const rate = args.request_rate === Infinity ? 'inf' : floatRepr(args.request_rate);
     let name = args.result_filename ?? `${args.label ?? backend}-${rate}qps${args.max_concurrency !== null ? `-concurrency${args.max_concurrency}` : ''}-${args.model.split('/').pop()}-${dt}.json`;
     if (args.result_dir) {

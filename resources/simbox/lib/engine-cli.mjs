@@ -2,7 +2,8 @@
 // `python -m sglang.launch_server …` and `trtllm-serve …`. Each parses its command line with the engine's parser at
 // the installed version (engine-args.mjs, from the generated flag tables), applies the engine's own checks where the
 // simulation models the feature (vllm-config.mjs), turns the values into performance-model knobs and starts the
-// simulated server.
+// simulated server. The parsing is pure (`…SpecOf`: the server's spec, or a PythonExit/UsageError with the engine's
+// text and exit status), so the virtual lab (virtual-lab.mjs) refuses and accepts exactly what the live engines do.
 
 import { readFileSync } from 'node:fs';
 import { parseSglang, parseTrtllm, parseVllmServe, PythonExit, trtllmYamlKeys, UsageError, VLLM_TOP_USAGE, vllmRewriteArgv } from './engine-args.mjs';
@@ -70,23 +71,36 @@ export async function vllmMain(argv, env) {
 
 /** `python -m vllm.entrypoints.openai.api_server …` (the vLLM image's entrypoint): its own parser, `--model` for the model. */
 export async function vllmApiServerMain(argv, env) {
-  let args;
+  let spec;
   try {
-    args = vllmRewriteArgv(argv, env.version);
+    spec = vllmApiServerSpecOf(argv, { ...env, box: loadConfig() });
   } catch (err) {
     exitWith(err);
   }
-  return vllmServe(args, env, { module: true });
+  await runServer(spec);
+}
+
+export function vllmApiServerSpecOf(argv, env) {
+  return vllmServeSpecOf(vllmRewriteArgv(argv, env.version), env, { module: true });
 }
 
 async function vllmServe(args, env, { module }) {
-  const version = env.version;
-  let p;
+  let spec;
   try {
-    p = parseVllmServe(args, version, { module });
+    spec = vllmServeSpecOf(args, { ...env, box: loadConfig() }, { module });
   } catch (err) {
     exitWith(err);
   }
+  await runServer(spec);
+}
+
+/**
+ * The spec of `vllm serve` (args after `serve`, rewritten) or of the API server module; `env.box`: the box's config
+ * (its GPU decides the attention backend). Throws PythonExit/UsageError where the engine refuses.
+ */
+export function vllmServeSpecOf(args, env, { module }) {
+  const version = env.version;
+  const p = parseVllmServe(args, version, { module });
   const v = p.values;
   // `vllm serve`: the positional tag is the model (vllm/entrypoints/cli/serve.py ServeSubcommand.cmd); the module
   // reads --model only. EngineArgs.model's default otherwise.
@@ -96,13 +110,10 @@ async function vllmServe(args, env, { module }) {
   for (const [k, val] of Object.entries(v)) if (k !== 'model_tag' && k !== 'model') nonDefault[k] = val;
   nonDefault.model = model;
 
-  const box = loadConfig();
+  const box = env.box;
   const kvCacheDtype = p.get('--kv-cache-dtype') ?? 'auto';
   const attention = vllmAttention(version, { env: env.processEnv, cliBackend: p.get('--attention-backend'), kvCacheDtype, computeCap: box.gpuModel.computeCap });
-  if (attention.unsupported) {
-    process.stderr.write(`simbox (SERVELAB-SIMULATED): ${attention.unsupported}.\n`);
-    process.exit(1);
-  }
+  if (attention.unsupported) throw new PythonExit(`simbox (SERVELAB-SIMULATED): ${attention.unsupported}.\n`, 1);
   const speculative = attention.error ? { spec: null, error: null } : vllmSpeculative(version, p.get('--speculative-config'), model);
   const comp = p.get('--compilation-config');
   const compilation = comp && typeof comp === 'object' && !Array.isArray(comp) ? comp : {};
@@ -110,7 +121,7 @@ async function vllmServe(args, env, { module }) {
   const cudaGraphMaxBs = p.get('--max-cudagraph-capture-size') ?? compilation.max_cudagraph_capture_size ?? compilation.max_capture_size ?? (sizes ? Math.max(...sizes) : null);
   const served = p.get('--served-model-name');
   const maxModelLen = p.get('--max-model-len');
-  await runServer({
+  return {
     engine: 'vllm',
     version,
     model,
@@ -139,17 +150,23 @@ async function vllmServe(args, env, { module }) {
       asyncScheduling: Boolean(p.get('--async-scheduling')),
       spec: speculative.spec,
     },
-  });
+  };
 }
 
 export async function sglangLaunchMain(argv, env) {
-  const version = env.version;
-  let p;
+  let spec;
   try {
-    p = parseSglang(argv, version);
+    spec = sglangLaunchSpecOf(argv, env);
   } catch (err) {
     exitWith(err);
   }
+  await runServer(spec);
+}
+
+/** The spec of `python -m sglang.launch_server …`; throws PythonExit/UsageError where SGLang refuses. */
+export function sglangLaunchSpecOf(argv, env) {
+  const version = env.version;
+  const p = parseSglang(argv, version);
   const v = p.values;
   const model = p.get('--model-path');
   let spec = null;
@@ -158,8 +175,7 @@ export async function sglangLaunchMain(argv, env) {
     const algorithm = algorithmArg === 'NEXTN' ? 'EAGLE' : algorithmArg;
     const draft = p.get('--speculative-draft-model-path');
     if (/EAGLE/.test(algorithm) && !draft) {
-      process.stderr.write(traceback([['/usr/lib/python3/dist-packages/sglang/srt/server_args.py', 1120, '_handle_speculative_decoding', null]], 'AssertionError: --speculative-draft-model-path is required for EAGLE/EAGLE3 speculative decoding'));
-      process.exit(1);
+      throw new PythonExit(traceback([['/usr/lib/python3/dist-packages/sglang/srt/server_args.py', 1120, '_handle_speculative_decoding', null]], 'AssertionError: --speculative-draft-model-path is required for EAGLE/EAGLE3 speculative decoding'), 1);
     }
     spec = { algorithm, draftModel: draft ?? null, steps: p.get('--speculative-num-steps') ?? null, topk: p.get('--speculative-eagle-topk') ?? null, draftTokens: p.get('--speculative-num-draft-tokens') ?? null };
   }
@@ -177,7 +193,7 @@ export async function sglangLaunchMain(argv, env) {
     .map(([k, x]) => `${k}=${pyRepr(x)}`)
     .join(', ')})`;
   const cudaGraphBs = p.get('--cuda-graph-bs');
-  await runServer({
+  return {
     engine: 'sglang',
     version,
     model,
@@ -203,7 +219,7 @@ export async function sglangLaunchMain(argv, env) {
       torchCompile: Boolean(p.get('--enable-torch-compile')),
       spec,
     },
-  });
+  };
 }
 
 const TRT_SUBCOMMANDS = ['serve', 'grpc', 'disaggregated', 'disaggregated_mpi_worker', 'mm_embedding_serve'];
@@ -216,21 +232,27 @@ const TRT_SUBCOMMANDS = ['serve', 'grpc', 'disaggregated', 'disaggregated_mpi_wo
 const TRT_ATTENTION = { VANILLA: 'vanilla', TRTLLM: 'trtllm', FLASHINFER: 'flashinfer', FLASHINFER_STAR_ATTENTION: 'flashinfer' };
 
 export async function trtllmServeMain(argv, env) {
-  const version = env.version;
-  let args = argv;
-  if (args[0] && TRT_SUBCOMMANDS.includes(args[0])) {
-    if (args[0] !== 'serve') {
-      process.stderr.write(`trtllm-serve ${args[0]}: not part of the simulated box (only serve is).\n`);
-      process.exit(1);
-    }
-    args = args.slice(1);
-  }
-  let p;
+  let spec;
   try {
-    p = parseTrtllm(args, version);
+    spec = trtllmServeSpecOf(argv, env);
   } catch (err) {
     exitWith(err);
   }
+  await runServer(spec);
+}
+
+/**
+ * The spec of `trtllm-serve …`; throws PythonExit/UsageError where TensorRT-LLM refuses. `env.readFile` reads the
+ * extra options file (the box's file by default).
+ */
+export function trtllmServeSpecOf(argv, env) {
+  const version = env.version;
+  let args = argv;
+  if (args[0] && TRT_SUBCOMMANDS.includes(args[0])) {
+    if (args[0] !== 'serve') throw new PythonExit(`trtllm-serve ${args[0]}: not part of the simulated box (only serve is).\n`, 1);
+    args = args.slice(1);
+  }
+  const p = parseTrtllm(args, version);
   const v = p.values;
   const knobs = {
     tp: p.get('--tp_size') ?? 1,
@@ -245,21 +267,20 @@ export async function trtllmServeMain(argv, env) {
   if (extraPath) {
     let extra;
     try {
-      extra = parseYaml(readFileSync(extraPath, 'utf8')) ?? {};
+      extra = parseYaml((env.readFile ?? ((path) => readFileSync(path, 'utf8')))(extraPath)) ?? {};
     } catch (err) {
-      process.stderr.write(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py', 420, 'serve', "with open(extra_llm_api_options, 'r') as f:"]], err.code === 'ENOENT' ? `FileNotFoundError: [Errno 2] No such file or directory: '${extraPath}'` : `yaml.scanner.ScannerError: ${err.message}`));
-      process.exit(1);
+      throw new PythonExit(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/commands/serve.py', 420, 'serve', "with open(extra_llm_api_options, 'r') as f:"]], err.code === 'ENOENT' ? `FileNotFoundError: [Errno 2] No such file or directory: '${extraPath}'` : `yaml.scanner.ScannerError: ${err.message}`), 1);
     }
     const keys = trtllmYamlKeys(version);
     const unknown = Object.keys(extra).filter((k) => !keys.has(k));
     if (unknown.length > 0) {
-      process.stderr.write(
+      throw new PythonExit(
         traceback(
           [['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/llmapi/llm_utils.py', 912, 'update_llm_args_with_extra_dict', 'llm_args = TorchLlmArgs(**llm_args_dict)']],
           `pydantic_core._pydantic_core.ValidationError: ${unknown.length} validation error${unknown.length > 1 ? 's' : ''} for TorchLlmArgs\n${unknown.map((k) => `${k}\n  Extra inputs are not permitted [type=extra_forbidden, input_value=${pyRepr(extra[k])}, input_type=${typeof extra[k] === 'number' ? 'int' : typeof extra[k] === 'object' ? 'dict' : 'str'}]\n    For further information visit https://errors.pydantic.dev/2.11/v/extra_forbidden`).join('\n')}`,
         ),
+        1,
       );
-      process.exit(1);
     }
     if (extra.cuda_graph_config === null) knobs.disableCudaGraph = true;
     if (extra.cuda_graph_config?.max_batch_size) knobs.cudaGraphMaxBs = extra.cuda_graph_config.max_batch_size;
@@ -275,14 +296,13 @@ export async function trtllmServeMain(argv, env) {
     const sc = extra.speculative_config;
     if (sc && /eagle/i.test(sc.decoding_type ?? '')) {
       if (!sc.speculative_model_dir) {
-        process.stderr.write(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/llmapi/llm_args.py', 640, 'validate_eagle_config', null]], 'ValueError: Draft model must be provided for EAGLE'));
-        process.exit(1);
+        throw new PythonExit(traceback([['/usr/local/lib/python3.12/dist-packages/tensorrt_llm/llmapi/llm_args.py', 640, 'validate_eagle_config', null]], 'ValueError: Draft model must be provided for EAGLE'), 1);
       }
       const n = sc.max_draft_len ?? 3;
       knobs.spec = { algorithm: 'EAGLE3', draftModel: sc.speculative_model_dir, steps: n, topk: 1, draftTokens: n + 1 };
     }
   }
-  await runServer({
+  return {
     engine: 'trtllm',
     version,
     model: v.model,
@@ -292,5 +312,27 @@ export async function trtllmServeMain(argv, env) {
     seed: 0,
     processName: env.python ?? 'python3',
     knobs,
-  });
+  };
+}
+
+/**
+ * The server spec a launch command line starts on the box (`vllm serve …`, `python3 -m sglang.launch_server …`,
+ * `python3 -m vllm.entrypoints.openai.api_server …`, `trtllm-serve …`), or the engine's refusal as a
+ * PythonExit/UsageError (`text`, `code`). `env`: {version, processEnv, box: loadConfig()'s shape, readFile?}.
+ */
+export function serverSpecOf(argv, env) {
+  const [program, ...rest] = argv;
+  const name = String(program ?? '').split('/').pop();
+  if (name === 'vllm') {
+    if (rest[0] !== 'serve') throw new PythonExit(`vllm ${rest[0] ?? ''}: not a server command\n`, 2);
+    return vllmServeSpecOf(vllmRewriteArgv(rest, env.version).slice(1), env, { module: false });
+  }
+  if (name === 'trtllm-serve') return trtllmServeSpecOf(rest, { ...env, python: 'python3' });
+  if (/^python3?$/.test(name) && rest[0] === '-m') {
+    const [, mod, ...args] = rest;
+    if (mod === 'sglang.launch_server') return sglangLaunchSpecOf(args, env);
+    if (mod === 'vllm.entrypoints.openai.api_server') return vllmApiServerSpecOf(args, env);
+    if (mod === 'tensorrt_llm.commands.serve') return trtllmServeSpecOf(args, { ...env, python: program });
+  }
+  throw new PythonExit(`${program}: not an engine server command of the simulated box\n`, 127);
 }

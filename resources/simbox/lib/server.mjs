@@ -21,6 +21,25 @@ const GiB = 1024;
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /**
+ * The performance profile (perf-model.mjs) a spec's server runs with on the box, with `freeMiB` free on each of its
+ * GPUs (all of a GPU's memory but the reserve when nothing else runs); throws StartupFailure where the engine's
+ * startup fails.
+ */
+export function profileOf(spec, config, freeMiB = config.gpuModel.memoryMiB - config.gpuModel.reservedMiB) {
+  const model = resolveModel(spec.model);
+  if (spec.engine === 'trtllm' && config.faults?.['fp8-gemm'] && model.quant === 'fp8') throw new StartupFailure('unsupported-sm-fp8', 'Unsupported SM version for FP8 block scaling GEMM');
+  return buildProfile({ engine: spec.engine, version: spec.version, gpu: config.gpuModel, model, knobs: spec.knobs, freeMiB });
+}
+
+/** The engine's seeds for the box's `launch`-th server: reproducible from the box's seed, yet each launch drifts and warms up on its own. */
+export function engineSeeds(config, spec, launch) {
+  return { seed: `${config.seed}:${spec.seed ?? 0}`, noiseSeed: `${config.seed}:launch:${launch}:${spec.seed ?? 0}` };
+}
+
+/** The request SGLang's server sends itself before /health turns 200 (engines.md §2.2), unless --skip-server-warmup. */
+export const SGLANG_WARMUP_REQUEST = { promptTokens: 6, maxTokens: 8 };
+
+/**
  * @param {{engine: 'vllm'|'sglang'|'trtllm', version: string, model: string, servedName: string, host: string,
  *   port: number, knobs: object, seed?: number, nonDefaultArgs?: string, processName: string,
  *   skipWarmup?: boolean, accessLog?: boolean, logRequests?: boolean}} spec
@@ -105,8 +124,7 @@ export async function runServer(spec) {
   await wait(spec.engine === 'vllm' ? 4 : 3);
   let profile;
   try {
-    if (spec.engine === 'trtllm' && faults['fp8-gemm'] && model.quant === 'fp8') throw new StartupFailure('unsupported-sm-fp8', 'Unsupported SM version for FP8 block scaling GEMM');
-    profile = buildProfile({ engine: spec.engine, version: spec.version, gpu: config.gpuModel, model, knobs: spec.knobs, freeMiB });
+    profile = profileOf(spec, config, freeMiB);
   } catch (err) {
     if (!(err instanceof StartupFailure)) throw err;
     profile = null;
@@ -219,7 +237,7 @@ export async function runServer(spec) {
     else {
       await waitPhase(phases.warmup);
       log.uvicorn(`127.0.0.1:${40000 + (pid % 20000)} - "GET /get_model_info HTTP/1.1" 200 OK`);
-      await runInternalRequest(state, 6, 8);
+      await runInternalRequest(state, SGLANG_WARMUP_REQUEST.promptTokens, SGLANG_WARMUP_REQUEST.maxTokens);
       log.info('', `${sglangBatchPrefix('Prefill', spec.version, 1)}#new-seq: 1, #new-token: 6, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0, `, 'engine');
       log.uvicorn(`127.0.0.1:${40001 + (pid % 20000)} - "POST /generate HTTP/1.1" 200 OK`);
       state.healthy = true;
@@ -264,7 +282,7 @@ export async function runServer(spec) {
   process.on('SIGINT', shutdown);
 }
 
-function modelAccessError(id, model) {
+export function modelAccessError(id, model) {
   const hasToken = hasHfToken(process.env);
   if (!model) {
     if (/^[\w.-]+\/[\w.-]+$/.test(id)) {
@@ -430,9 +448,7 @@ function startEngine(spec, state, profile, config, log) {
   let genTokensWindow = 0;
   state.engine = new LiveEngine(profile, {
     timeScale: config.timeScale,
-    seed: `${config.seed}:${spec.seed ?? 0}`,
-    // Reproducible from the box's seed, yet each launch of a server drifts and warms up on its own.
-    noiseSeed: `${config.seed}:launch:${nextLaunch(config)}:${spec.seed ?? 0}`,
+    ...engineSeeds(config, spec, nextLaunch(config)),
     onStep: (step, eng) => {
       for (const e of step.emissions) genTokensWindow += e.tokens;
       if (spec.engine === 'sglang') {

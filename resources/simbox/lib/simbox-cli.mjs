@@ -5,10 +5,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GPU_MODELS, resolveGpuModel } from './catalog.mjs';
-import { makeRng } from './rng.mjs';
-import { sharegptLikeLengths } from './simulate.mjs';
+import { syntheticShareGpt } from './simulate.mjs';
 import { FAULTS, listGpuProcesses, loadConfig, pidAlive, registerGpuProcess, resetLaunches, saveConfig, stateDir, unregisterGpuProcess } from './state.mjs';
-import { makeText } from './text.mjs';
 import { dockerSetting } from './docker.mjs';
 
 const USAGE = `usage: simbox <command>
@@ -187,16 +185,7 @@ export async function main(argv) {
     }
     const count = Number(flagValue(argv, '--count') ?? 200);
     const seed = flagValue(argv, '--seed') ?? 0;
-    const lengths = sharegptLikeLengths(count, seed);
-    const rng = makeRng('sharegpt-ids', seed);
-    const data = lengths.map((l, i) => ({
-      id: `sim${rng.int(100000, 999999)}_${i}`,
-      conversations: [
-        { from: 'human', value: makeText(l.input, 'sg-h', seed, i).trimStart() },
-        { from: 'gpt', value: makeText(l.output, 'sg-g', seed, i).trimStart() },
-      ],
-    }));
-    writeFileSync(file, JSON.stringify(data));
+    writeFileSync(file, JSON.stringify(syntheticShareGpt(count, seed)));
     process.stdout.write(`wrote ${count} synthetic ShareGPT conversations to ${file}\n`);
     return;
   }

@@ -32,7 +32,9 @@ export interface Simulation {
 }
 export function simulateBenchmark(run: {
   profile: Profile;
-  requests: { input: number; output: number }[];
+  /** input: prompt tokens the server prefills; promptLen: as the client counts them (its totals); refused: the
+   * server's error for a request it refuses at once (longer than its context). */
+  requests: { input: number; output: number; promptLen?: number; refused?: string }[];
   maxConcurrency?: number | null;
   requestRate?: number;
   burstiness?: number;
@@ -49,3 +51,4 @@ export function simulateBenchmark(run: {
 }): Simulation;
 export function sharegptLikeLengths(count: number, seed?: number | string): { input: number; output: number }[];
 export function randomLengths(count: number, input: number, output: number): { input: number; output: number }[];
+export function syntheticShareGpt(count: number, seed?: number | string): { id: string; conversations: { from: string; value: string }[] }[];

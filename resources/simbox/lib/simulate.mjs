@@ -5,6 +5,7 @@
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
 import { EngineCore } from './engine-core.mjs';
 import { makeRng } from './rng.mjs';
+import { makeText } from './text.mjs';
 
 /**
  * @param {{profile: object, requests: {input: number, output: number}[], maxConcurrency?: number|null,
@@ -32,14 +33,20 @@ export function simulateBenchmark(run) {
     if (rate !== Infinity) t0 += rng.gamma(burstiness, 1 / (rate * burstiness));
   }
 
-  const outputs = run.requests.map((r) => ({ success: false, promptLen: r.input, outputTokens: null, ttft: 0, itl: [], latency: 0, startTime: 0, last: 0 }));
+  // promptLen: the client's count of the prompt (its totals use it); input: what the server counts and prefills.
+  const outputs = run.requests.map((r) => ({ success: false, promptLen: r.promptLen ?? r.input, outputTokens: null, ttft: 0, itl: [], latency: 0, startTime: 0, last: 0, error: '' }));
   let next = 0;
   let inFlight = 0;
   let now = startAt;
   const send = (time) => {
     const i = next++;
-    inFlight++;
     outputs[i].startTime = time;
+    // A request the server refuses (HTTP 400, longer than its context) fails at once and holds no slot.
+    if (run.requests[i].refused) {
+      outputs[i].error = run.requests[i].refused;
+      return;
+    }
+    inFlight++;
     engine.add({ id: i, promptTokens: run.requests[i].input, maxTokens: run.requests[i].output, arrival: time });
   };
   for (;;) {
@@ -80,7 +87,7 @@ export function simulateBenchmark(run) {
     }
     now = Math.min(...candidates);
   }
-  const startMin = Math.min(...outputs.map((o) => o.startTime));
+  const startMin = Math.min(...outputs.filter((o) => o.success).map((o) => o.startTime));
   const endMax = Math.max(...outputs.filter((o) => o.success).map((o) => o.startTime + o.latency));
   const durationS = endMax - startMin;
   const metrics = calculateMetrics(outputs, durationS, { selectedPercentiles: run.percentiles ?? [50, 90, 99] });
@@ -111,4 +118,17 @@ export function sharegptLikeLengths(count, seed = 0) {
 /** Fixed-length requests like `--dataset-name random` with range ratio 0. */
 export function randomLengths(count, input, output) {
   return Array.from({ length: count }, () => ({ input, output }));
+}
+
+/** The conversations of `simbox make-sharegpt` (the demo lab's ShareGPT file): ShareGPT-like lengths, generated text. */
+export function syntheticShareGpt(count, seed = 0) {
+  const lengths = sharegptLikeLengths(count, seed);
+  const rng = makeRng('sharegpt-ids', seed);
+  return lengths.map((l, i) => ({
+    id: `sim${rng.int(100000, 999999)}_${i}`,
+    conversations: [
+      { from: 'human', value: makeText(l.input, 'sg-h', seed, i).trimStart() },
+      { from: 'gpt', value: makeText(l.output, 'sg-g', seed, i).trimStart() },
+    ],
+  }));
 }

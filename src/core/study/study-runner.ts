@@ -1,9 +1,10 @@
 import { ServelabError } from '../../shared/contract';
 import type { Workload } from '../../shared/bench/workload';
 import type { StudyDefinition, StudyState, Trial, StageDecision } from '../../shared/study/study';
-import { estimatePlan, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig, type PlanEstimate } from '../../shared/study/planner';
+import { estimatePlan, planEngineStage, planGrid, type PlanEstimate } from '../../shared/study/planner';
 import type { GpuFacts, PlanContext } from '../../shared/study/plan-context';
-import { decideEngineStage, decideGrid, decideStage, recommendationOf } from '../../shared/study/decide';
+import { applyStep, nextStudyStep } from '../../shared/study/study-loop';
+import { warmupWorkload } from '../../shared/bench/warmup';
 import { shellCommand } from '../../shared/shell-quote';
 import type { BoxTransport } from '../box/box-transport';
 import { collectInventory } from '../inventory/collect';
@@ -178,8 +179,7 @@ class StudyRun {
       await this.setUpHosts();
       this.startGpuSampler();
       await this.cleanUpInterrupted(resuming);
-      if (this.study.strategy === 'grid') await this.runGrid();
-      else await this.runGreedy();
+      await this.runSteps();
       if (this.cancelled) return await this.finish('cancelled', 'Cancelled; servers stopped.');
       return await this.finish('done');
     } catch (error) {
@@ -320,66 +320,37 @@ class StudyRun {
 
   // --- strategies --------------------------------------------------------------------------------------------
 
-  private async runGreedy(): Promise<void> {
-    let stageTrials = this.trialsOf('engine');
-    if (stageTrials.length === 0) stageTrials = await this.addTrials('engine', planEngineStage(this.study, this.ctx));
-    this.phase('Stage: engine selection');
-    await this.runTrials(stageTrials);
-    if (this.cancelled) return;
-    const engine = decideEngineStage(this.study, this.trialsOf('engine'));
-    await this.recordDecision(engine.decision);
-    if (engine.best.objective === null) throw new ServelabError('REMOTE_COMMAND_FAILED', `No engine completed the primary workload: ${this.failuresOf('engine')}`);
-    let best = engine.best;
-    const baseline = engine.baseline;
-
-    for (let i = 0; i < this.study.stages.length; i++) {
-      const stage = this.study.stages[i]!;
-      let trials = this.trialsOf(stage.id);
-      if (trials.length === 0) trials = await this.addTrials(stage.id, planStage(this.study, i, best, this.ctx));
-      if (trials.length === 0) {
-        await this.recordDecision({ stageId: stage.id, winner: null, reason: `skipped: it applies to ${stage.engines?.join(', ') ?? 'other engines'}, not ${best.engine}`, before: best.objective, after: best.objective, decidedAt: new Date().toISOString() });
-        continue;
-      }
-      this.phase(`Stage: ${stage.label}`);
-      await this.runTrials(trials);
+  /** Step by step as the study loop says, until it says done; every step is saved before the next is computed. */
+  private async runSteps(): Promise<void> {
+    for (;;) {
       if (this.cancelled) return;
-      const decided = decideStage(this.study, i, this.trialsOf(stage.id), best);
-      await this.recordDecision(decided.decision);
-      best = decided.best;
+      const step = nextStudyStep(this.study, this.state, this.ctx);
+      switch (step.kind) {
+        case 'plan':
+          await this.addTrials(step.stageId, step.trials);
+          break;
+        case 'run': {
+          this.phase(step.phase);
+          await this.runTrials(step.trials, new Set(step.warmups));
+          if (this.cancelled) return;
+          // A trial still planned would be offered again forever.
+          const stuck = step.trials.filter((t) => this.state.trials.find((s) => s.id === t.id)?.status === 'planned');
+          if (stuck.length > 0) throw new ServelabError('INTERNAL', `Trials were not run: ${stuck.map((t) => t.id).join(', ')}`);
+          break;
+        }
+        case 'decide':
+          await this.recordDecision(step.decision);
+          break;
+        case 'recommend':
+          this.state = applyStep(this.state, step);
+          await this.save({ event: 'recommendation', serverKey: step.best.serverKey });
+          break;
+        case 'fail':
+          throw new ServelabError('REMOTE_COMMAND_FAILED', step.message);
+        case 'done':
+          return;
+      }
     }
-    await this.generalise(baseline, best);
-  }
-
-  private async runGrid(): Promise<void> {
-    let trials = this.trialsOf('grid', true);
-    if (trials.length === 0) trials = await this.addTrials('grid', planGrid(this.study, this.ctx));
-    this.phase(`Grid: ${trials.length} trials`);
-    await this.runTrials(trials);
-    if (this.cancelled) return;
-    const decided = decideGrid(this.study, this.state.trials.filter((t) => t.stageId !== 'generalisation'));
-    await this.recordDecision(decided.decision);
-    if (decided.best.objective === null) throw new ServelabError('REMOTE_COMMAND_FAILED', `No configuration completed the primary workload: ${this.failuresOf('grid')}`);
-    await this.generalise(decided.baseline, decided.best);
-  }
-
-  private async generalise(baseline: BestConfig, best: BestConfig): Promise<void> {
-    this.state = { ...this.state, baselineTrialServerKey: baseline.serverKey, recommendation: { ...recommendationOf(best), serverKey: best.serverKey } };
-    await this.save({ event: 'recommendation', serverKey: best.serverKey });
-    let trials = this.trialsOf('generalisation');
-    if (trials.length === 0) trials = await this.addTrials('generalisation', planGeneralisation(this.study, baseline, best, this.ctx));
-    this.phase('Generalisation: baseline and recommendation on every scenario');
-    await this.runTrials(trials);
-  }
-
-  /** The distinct reasons a stage's trials failed, for the message of a study that cannot go on. */
-  private failuresOf(stageId: string): string {
-    const reasons = new Set(this.trialsOf(stageId, stageId === 'grid').map((t) => t.error ?? t.rejectReason).filter((r): r is string => r !== undefined));
-    return [...reasons].slice(0, 3).join('; ') || 'no trial ran';
-  }
-
-  /** The trials of a stage (grid: every trial not of the generalisation pass). */
-  private trialsOf(stageId: string, grid = false): Trial[] {
-    return this.state.trials.filter((t) => (grid ? t.stageId !== 'generalisation' : t.stageId === stageId));
   }
 
   private async addTrials(stageId: string, trials: Trial[]): Promise<Trial[]> {
@@ -401,7 +372,7 @@ class StudyRun {
   // --- running trials ----------------------------------------------------------------------------------------
 
   /** Runs every planned trial of the list: one launch per server config, all its workloads, then stop. */
-  private async runTrials(trials: Trial[]): Promise<void> {
+  private async runTrials(trials: Trial[], warmups: ReadonlySet<string>): Promise<void> {
     const byServer = new Map<string, Trial[]>();
     for (const t of trials) {
       if (t.status !== 'planned') continue;
@@ -415,7 +386,7 @@ class StudyRun {
         const slot = await pool.acquire(this.opts.signal);
         if (!slot) return;
         try {
-          await this.runServer(group, slot);
+          await this.runServer(group, slot, warmups);
         } finally {
           pool.release(slot);
         }
@@ -423,7 +394,7 @@ class StudyRun {
     );
   }
 
-  private async runServer(group: Trial[], slot: GpuSlot): Promise<void> {
+  private async runServer(group: Trial[], slot: GpuSlot, warmups: ReadonlySet<string>): Promise<void> {
     if (this.cancelled) return;
     const first = group[0]!;
     const box = this.boxes.get(slot.hostId) as StudyBox;
@@ -479,6 +450,8 @@ class StudyRun {
           await this.updateTrial(t.id, { status: 'failed', error: `the server died before this workload: ${deathCause(verdict)}`, finishedAt: new Date().toISOString() });
           continue;
         }
+        if (warmups.has(t.id)) await this.warmUp(t, box, server, slot.hostId);
+        if (this.cancelled) return;
         await this.measure(t, box, server, slot.hostId);
       }
     } finally {
@@ -487,6 +460,42 @@ class StudyRun {
       await this.project.journal({ event: 'server-stopped', serverId: server.serverId, leftovers: report.leftovers });
       if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Left on ${where} after stopping ${server.serverId}: ${report.leftovers.join('; ')}\n` });
     }
+  }
+
+  /**
+   * The warm-up before a trial's first measured run on a fresh server: the workload, shorter (`warmupWorkload`). Its
+   * numbers are discarded — the trial records only how many requests it sent and how long it took — and a failed
+   * warm-up leaves the measured run to show what is wrong.
+   */
+  private async warmUp(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
+    const workload = warmupWorkload(this.workloadOf(trial.workloadId));
+    const started = Date.now();
+    this.benchLog(trial.id, server.serverId, `Warm-up: ${workload.numPrompts} requests at the workload's concurrency; its numbers are discarded\n`);
+    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
+    const inventory = await this.inventories.get(hostId);
+    let error: string | undefined;
+    try {
+      const prepared = await prepareMeasurement(box, {
+        ...(inventory ? { inventory } : {}),
+        runId: newRunId(),
+        serverId: server.serverId,
+        workload,
+        clientVersion: this.study.clientVersion,
+        hostLabel: this.deps.hostLabel(hostId),
+        ...(this.deps.isDemo(hostId) ? { shareGptSource: { kind: 'synthetic' } as ShareGptSource } : {}),
+        runsDir: this.project.runsDir,
+        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+        onLog: (text) => this.benchLog(trial.id, server.serverId, text),
+      });
+      const measured = await prepared.run();
+      if (measured.status !== 'ok') error = measured.error ?? 'no result';
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    if (this.cancelled) return;
+    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    if (error !== undefined) this.benchLog(trial.id, server.serverId, `Warm-up failed: ${error}\n`);
+    await this.updateTrial(trial.id, { warmup: { requests: workload.numPrompts, seconds, ...(error !== undefined ? { error } : {}) } });
   }
 
   private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {

@@ -124,8 +124,21 @@ describe('decideEngineStage', () => {
     expect(baseline).toMatchObject({ engine: 'vllm', path: ['vllm-0.11.0'], objective: 1.68, serverKey: trials[0]?.serverKey });
     expect(decision).toMatchObject({ stageId: 'engine', winner: 'sglang-0.5.3.post3', before: 1.68, after: 1.61 });
     expect(decision.reason).toBe(
+      'SGLang 0.5.3.post3 is best: 1.61 s/request mean latency (vLLM 0.11.0 1.68, TensorRT-LLM 1.2.0rc1 1.74); −4.2% mean latency vs the baseline vLLM 0.11.0; −4.2% [−6.5, −1.7] mean latency vs vLLM 0.11.0 (1 run each), better',
+    );
+    expect(decision).toMatchObject({ compared: 'sglang-0.5.3.post3', verdict: 'kept', runs: { candidate: 1, reference: 1 } });
+    expect(decideEngineStage(s, trials, { rule: 'single-run' }).decision.reason).toBe(
       'SGLang 0.5.3.post3 is best: 1.61 s/request mean latency (vLLM 0.11.0 1.68, TensorRT-LLM 1.2.0rc1 1.74); −4.2% mean latency vs the baseline vLLM 0.11.0',
     );
+  });
+
+  it('runs the best and the runner-up again while the runner-up could be better by more than the margin', () => {
+    const s = study();
+    const close = measure(planEngineStage(s, H100), { 'vllm-0.11.0': [1.62], 'sglang-0.5.3.post3': [1.61], 'trtllm-1.2.0rc1': [1.74] });
+    const first = decideEngineStage(s, close);
+    expect(first.repeat.map((r) => r.like.candidateId)).toEqual(['sglang-0.5.3.post3', 'vllm-0.11.0']);
+    expect(first.decision.verdict).toBe('inconclusive');
+    expect(decideEngineStage(s, close, { rule: 'single-run' }).repeat).toEqual([]);
   });
 
   it('leaves out an engine that violates an SLO and says why', () => {
@@ -150,20 +163,32 @@ describe('decideStage', () => {
     const trials = measure(planStage(s, 1, sglangBest(1.61), H100), { fp8: [1.25] });
     const { decision, best } = decideStage(s, 1, trials, sglangBest(1.61));
     expect(decision).toMatchObject({ stageId: 'quantization', winner: 'fp8', before: 1.61, after: 1.25 });
-    expect(decision.reason).toBe('FP8 checkpoint: −22.4% mean latency (1.61 → 1.25 s/request), kept');
+    expect(decision.reason).toBe('FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each), kept');
+    expect(decision).toMatchObject({ verdict: 'kept', compared: 'fp8', runs: { candidate: 1, reference: 1 } });
+    expect(decision.change?.pct).toBeCloseTo(-22.36, 1);
     expect(best).toMatchObject({ engine: 'sglang', path: ['sglang-0.5.3.post3', 'fp8'], objective: 1.25, serverKey: trials[0]?.serverKey });
     expect(best.config.model).toBe('Qwen/Qwen3-8B-FP8');
   });
 
-  it('keeps the best when no candidate beats it by more than the margin', () => {
+  it('asks for another run when the interval straddles the margin', () => {
     const trials = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
-    const { decision, best } = decideStage(s, 0, trials, sglangBest(1.61));
+    const { decision, best, repeat } = decideStage(s, 0, trials, sglangBest(1.61));
+    expect(decision.reason).toBe('--cuda-graph-max-bs 8: −0.6% [−3.1, +1.9] mean latency (1.61 → 1.60 s/request; 1 run each), undecided: another run of both');
+    expect(decision.winner).toBeNull();
+    expect(best).toEqual(sglangBest(1.61));
+    // The best so far has no trial here to copy: only the candidate runs again.
+    expect(repeat.map((r) => [r.like.candidateId, r.reference])).toEqual([['bs8', false]]);
+  });
+
+  it('under the single-run rule, keeps the best when no candidate beats it by more than the margin', () => {
+    const trials = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
+    const { decision, best } = decideStage(s, 0, trials, sglangBest(1.61), { rule: 'single-run' });
     expect(decision).toMatchObject({ winner: null, before: 1.61, after: 1.61 });
     expect(decision.reason).toBe('no candidate beat the best so far (SGLang 0.5.3.post3) by more than 1%: best was --cuda-graph-max-bs 8 (−0.6% mean latency)');
     expect(best).toEqual(sglangBest(1.61));
     // With no margin the same result is kept.
     const eager = study({ goal: { kind: 'latency', marginPct: 0 } });
-    expect(decideStage(eager, 0, trials, sglangBest(1.61)).decision.winner).toBe('bs8');
+    expect(decideStage(eager, 0, trials, sglangBest(1.61), { rule: 'single-run' }).decision.winner).toBe('bs8');
   });
 
   it('ignores a faster candidate that violates an SLO, and reports failed ones', () => {
@@ -172,14 +197,14 @@ describe('decideStage', () => {
       triton: [1.2],
       flashinfer: [{ mean_latency_s: 1.0, p99_ttft_ms: 5700 }],
     });
-    const { decision } = decideStage(slo, 2, trials, sglangBest(1.25));
+    const { decision } = decideStage(slo, 2, trials, sglangBest(1.25), { rule: 'single-run' });
     expect(decision.winner).toBe('triton');
     expect(decision.reason).toBe(
       '--attention-backend triton: −4.0% mean latency (1.25 → 1.20 s/request), kept; --attention-backend flashinfer missed the SLOs (p99_ttft_ms 5700 > 200)',
     );
     const broken = measure(planStage(slo, 2, sglangBest(1.25), H100), { triton: 'CUDA error: out of memory', flashinfer: [1.3] });
-    expect(decideStage(slo, 2, broken, sglangBest(1.25)).decision.reason).toBe(
-      'no candidate beat the best so far (SGLang 0.5.3.post3) by more than 1%: best was --attention-backend flashinfer (+4.0% mean latency); --attention-backend triton failed: CUDA error: out of memory',
+    expect(decideStage(slo, 2, broken, sglangBest(1.25), { rule: 'single-run' }).decision.reason).toBe(
+      'no candidate beat the best so far (SGLang 0.5.3.post3) by more than 2%: best was --attention-backend flashinfer (+4.0% mean latency); --attention-backend triton failed: CUDA error: out of memory',
     );
   });
 
@@ -191,7 +216,7 @@ describe('decideStage', () => {
     expect(decision.winner).toBeNull();
     expect(decision.reason).toBe('no candidate produced a result that meets the SLOs; the best so far (SGLang 0.5.3.post3) stays; FP8 checkpoint rejected: no room');
     const faster = measure(planStage(tp, 1, best, H100), { fp8: [{ total_token_throughput: 1759 }] });
-    expect(decideStage(tp, 1, faster, best).decision.reason).toBe('FP8 checkpoint: +25.8% total token throughput (1398 → 1759 tok/s), kept');
+    expect(decideStage(tp, 1, faster, best).decision.reason).toBe('FP8 checkpoint: +25.8% [+22.7, +29.0] total token throughput (1398 → 1759 tok/s; 1 run each), kept');
   });
 
   it('chains greedily: each stage plans on the best the previous one kept', () => {

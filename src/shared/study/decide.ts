@@ -2,6 +2,7 @@ import { getAdapter } from '../engines/adapters';
 import { displayCommand } from './command-display';
 import {
   ENGINE_STAGE_ID,
+  GENERALISATION_STAGE_ID,
   GRID_STAGE_ID,
   bestConfigOf,
   engineBaseConfig,
@@ -11,12 +12,32 @@ import {
   type BestConfig,
 } from './planner';
 import { metricOf } from '../results/metrics';
+import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
 import { objectiveOf, type Recommendation, type StageDecision, type StudyDefinition, type Trial } from './study';
+import { compareRuns, formatChange, gainOf, pooledRunNoise, stageOutcome, type Change } from './verdict';
 
 /**
- * Decisions from measured trials: which engine, which candidate of a stage, which grid point. A candidate replaces
- * the best so far only when it beats it by more than the study's margin, on trials that met every SLO.
+ * Decisions from measured trials: which engine, which candidate of a stage, which grid point, on trials that met every
+ * SLO. Under the interval rule (the default) a candidate replaces the best so far only when the interval of its gain
+ * clears the study's margin; while the interval straddles the margin, both get another run (`repeat`), up to the
+ * study's repeat budget. The single-run rule — one run each, the point change against the margin — is kept to measure
+ * what the interval rule buys.
  */
+
+export type DecisionRule = 'interval' | 'single-run';
+
+export interface DecideOptions {
+  rule?: DecisionRule;
+}
+
+/** A configuration that needs another measured run before its stage can be decided. */
+export interface RepeatRequest {
+  serverKey: string;
+  /** A trial of that configuration on the primary workload, to copy. */
+  like: Trial;
+  /** Whether it is the best so far of an earlier stage rather than one of this stage's candidates. */
+  reference: boolean;
+}
 
 export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; violations: string[] } {
   if (!trial.result || trial.result.status === 'failed') return { ok: false, violations: ['no measured result'] };
@@ -34,7 +55,7 @@ export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; 
 }
 
 /** The objective's values of the done, SLO-meeting primary-workload trials of one server config. */
-function objectiveSamples(study: StudyDefinition, trials: readonly Trial[], serverKey: string): number[] {
+export function objectiveSamples(study: StudyDefinition, trials: readonly Trial[], serverKey: string): number[] {
   const { metric } = objectiveOf(study.goal.kind);
   const samples: number[] = [];
   for (const trial of trials) {
@@ -145,10 +166,78 @@ function describeBest(best: BestConfig): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Comparisons between configurations
+
+/** Trials that measure configurations for a decision: every stage but the generalisation pass. */
+function tuningTrials(trials: readonly Trial[]): Trial[] {
+  return trials.filter((t) => t.stageId !== GENERALISATION_STAGE_ID);
+}
+
+/** Runs of a configuration on the primary workload that were tried (measured, failed or still to run). */
+function attemptsOf(study: StudyDefinition, trials: readonly Trial[], serverKey: string): number {
+  return tuningTrials(trials).filter((t) => t.serverKey === serverKey && t.workloadId === study.workloads.primary.id && t.status !== 'rejected' && t.status !== 'cancelled').length;
+}
+
+/** A trial of the configuration on the primary workload, to copy for another run of it. */
+function trialOf(study: StudyDefinition, trials: readonly Trial[], serverKey: string): Trial | undefined {
+  return tuningTrials(trials).find((t) => t.serverKey === serverKey && t.workloadId === study.workloads.primary.id && t.status === 'done');
+}
+
+interface Comparison {
+  change: Change;
+  /** The change in the objective's direction (positive = better). */
+  gain: Change;
+  runs: { candidate: number; reference: number };
+}
+
+/**
+ * The candidate's objective against the reference's, from all their measured runs; the run-to-run spread is pooled
+ * over every configuration of the study measured more than once. `fallback` stands for the reference's one run when
+ * its trials are not among `trials`.
+ */
+function compareConfigs(
+  study: StudyDefinition,
+  trials: readonly Trial[],
+  candidate: { serverKey: string; like: Pick<Trial, 'engine' | 'config'> },
+  reference: { serverKey: string; like: Pick<Trial, 'engine' | 'config'>; fallback: number | null },
+): Comparison | null {
+  const tuning = tuningTrials(trials);
+  const a = objectiveSamples(study, tuning, candidate.serverKey);
+  let b = objectiveSamples(study, tuning, reference.serverKey);
+  if (b.length === 0 && reference.fallback !== null) b = [reference.fallback];
+  const keys = new Set(tuning.filter((t) => t.workloadId === study.workloads.primary.id).map((t) => t.serverKey));
+  const noise = pooledRunNoise([...keys].map((key) => objectiveSamples(study, tuning, key)));
+  const concurrency = study.workloads.primary.maxConcurrency;
+  const priorCvPct = Math.max(priorRunCvPct(candidate.like, concurrency), priorRunCvPct(reference.like, concurrency));
+  const change = compareRuns(a, b, { priorCvPct, noise, level: INTERVAL_LEVEL });
+  if (!change) return null;
+  return { change, gain: gainOf(change, objectiveOf(study.goal.kind).better), runs: { candidate: a.length, reference: b.length } };
+}
+
+function runsText(runs: Comparison['runs']): string {
+  if (runs.candidate === runs.reference) return `${runs.candidate} run${runs.candidate === 1 ? '' : 's'} each`;
+  return `${runs.candidate} and ${runs.reference} runs`;
+}
+
+/** Another run of each configuration still within the budget (a reference without a trial to copy gets none). */
+function repeatsOf(study: StudyDefinition, trials: readonly Trial[], wanted: readonly { serverKey: string; reference: boolean }[]): RepeatRequest[] {
+  const budget = Math.max(study.goal.repeatBudget, study.repeats);
+  const out: RepeatRequest[] = [];
+  for (const w of wanted) {
+    const like = trialOf(study, trials, w.serverKey);
+    if (like && attemptsOf(study, trials, w.serverKey) < budget) out.push({ serverKey: w.serverKey, like, reference: w.reference });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Decisions
 
-/** Engine stage: best engine by objective; the first engine's default config is the baseline. */
-export function decideEngineStage(study: StudyDefinition, trials: Trial[]): { decision: StageDecision; best: BestConfig; baseline: BestConfig } {
+/**
+ * Engine stage: best engine by objective; the first engine's default config is the baseline. Under the interval rule
+ * the best and the runner-up get more runs while the runner-up could still be better by more than the margin.
+ */
+export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts: DecideOptions = {}): { decision: StageDecision; best: BestConfig; baseline: BestConfig; repeat: RepeatRequest[] } {
   const stageTrials = trials.filter((t) => t.stageId === ENGINE_STAGE_ID);
   const entries = study.engines.map((choice) => {
     const config = engineBaseConfig(study, choice);
@@ -181,22 +270,47 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[]): { de
       reason += '; it is also the baseline';
     }
   }
-  reason += notes(study, outcomes);
-  return {
-    decision: { stageId: ENGINE_STAGE_ID, winner: winner?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(stageTrials) },
-    best,
-    baseline,
-  };
+  const decision: StageDecision = { stageId: ENGINE_STAGE_ID, winner: winner?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(stageTrials) };
+  let repeat: RepeatRequest[] = [];
+  const runnerUp = winner ? bestOutcome(study, outcomes.filter((o) => o !== winner)) : undefined;
+  if ((opts.rule ?? 'interval') === 'interval' && winner && runnerUp) {
+    const winnerEntry = entries[winnerIndex] as (typeof entries)[number];
+    const runnerEntry = entries[outcomes.indexOf(runnerUp)] as (typeof entries)[number];
+    const cmp = compareConfigs(study, trials, { serverKey: winner.serverKey, like: { engine: winnerEntry.choice.engine, config: winnerEntry.config } }, { serverKey: runnerUp.serverKey, like: { engine: runnerEntry.choice.engine, config: runnerEntry.config }, fallback: null });
+    if (cmp) {
+      const margin = study.goal.marginPct;
+      // Settled once the runner-up cannot be better than the winner by more than the margin.
+      const settled = cmp.gain.low >= -margin;
+      if (!settled) repeat = repeatsOf(study, trials, [{ serverKey: winner.serverKey, reference: false }, { serverKey: runnerUp.serverKey, reference: false }]);
+      const verdict = !settled ? 'inconclusive' : cmp.gain.high <= margin ? 'no-difference' : 'kept';
+      const words = verdict === 'inconclusive' ? `inconclusive after ${Math.max(cmp.runs.candidate, cmp.runs.reference)} repeats, the faster on average is taken` : verdict === 'no-difference' ? 'no difference beyond the margin' : 'better';
+      decision.reason += `; ${formatChange(cmp.change)} ${metricLabel} vs ${runnerUp.label} (${runsText(cmp.runs)}), ${words}`;
+      Object.assign(decision, { compared: winner.candidateId, verdict, change: cmp.change, runs: cmp.runs });
+    }
+  }
+  decision.reason += notes(study, outcomes);
+  return { decision, best, baseline, repeat };
 }
 
-/** A stage: the best candidate replaces `best` only if it beats it by more than goal.marginPct. */
-export function decideStage(study: StudyDefinition, stageIndex: number, trials: Trial[], best: BestConfig): { decision: StageDecision; best: BestConfig } {
+/**
+ * A stage: its best candidate replaces `best` only if it beats it by more than goal.marginPct — under the interval
+ * rule, only if the whole interval of its gain does; while that is open, `repeat` names the runs to measure next.
+ * `trials` may be the whole study's: the best so far's runs from earlier stages count as its runs.
+ */
+export function decideStage(
+  study: StudyDefinition,
+  stageIndex: number,
+  trials: Trial[],
+  best: BestConfig,
+  opts: DecideOptions = {},
+): { decision: StageDecision; best: BestConfig; repeat: RepeatRequest[] } {
   const stage = study.stages[stageIndex];
   if (!stage) throw new RangeError(`the study has no stage ${stageIndex}`);
   const stageTrials = trials.filter((t) => t.stageId === stage.id);
-  const keep = (reason: string): { decision: StageDecision; best: BestConfig } => ({
-    decision: { stageId: stage.id, winner: null, reason, before: best.objective, after: best.objective, decidedAt: decidedAt(stageTrials) },
+  const keep = (reason: string, extra: Partial<StageDecision> = {}, repeat: RepeatRequest[] = []) => ({
+    decision: { stageId: stage.id, winner: null, reason, before: best.objective, after: best.objective, decidedAt: decidedAt(stageTrials), ...extra },
     best,
+    repeat,
   });
   if (stage.engines && !stage.engines.includes(best.engine)) {
     const names = stage.engines.map((e) => getAdapter(e).displayName).join(', ');
@@ -212,25 +326,53 @@ export function decideStage(study: StudyDefinition, stageIndex: number, trials: 
   if (!top) return keep(`no candidate produced a result that meets the SLOs; ${bestName} stays${notes(study, outcomes)}`);
 
   const topValue = top.objective as number;
-  const topTrial = top.trials[0] as Trial;
-  const replaced = (reason: string) => {
+  const topTrial = top.trials.find((t) => t.status === 'done') ?? (top.trials[0] as Trial);
+  const replaced = (reason: string, extra: Partial<StageDecision> = {}) => {
     const next = bestConfigOf(best, topTrial.config, [...best.path, top.candidateId], topValue);
     return {
-      decision: { stageId: stage.id, winner: top.candidateId, reason, before: best.objective, after: topValue, decidedAt: decidedAt(stageTrials) },
+      decision: { stageId: stage.id, winner: top.candidateId, reason, before: best.objective, after: topValue, decidedAt: decidedAt(stageTrials), ...extra },
       best: next,
+      repeat: [],
     };
   };
   if (best.objective === null) {
     return replaced(`${top.label}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`);
   }
-  const gain = improvementPct(study, best.objective, topValue);
-  const change = `${signedPct(best.objective, topValue)} ${metricLabel}`;
-  if (gain > margin) {
-    return replaced(
-      `${top.label}: ${change} (${formatObjective(study, best.objective)} → ${formatObjective(study, topValue)} ${unit}), kept${notes(study, outcomes)}`,
-    );
+  const values = `${formatObjective(study, best.objective)} → ${formatObjective(study, topValue)} ${unit}`;
+
+  if ((opts.rule ?? 'interval') === 'single-run') {
+    const gain = improvementPct(study, best.objective, topValue);
+    const change = `${signedPct(best.objective, topValue)} ${metricLabel}`;
+    if (gain > margin) return replaced(`${top.label}: ${change} (${values}), kept${notes(study, outcomes)}`);
+    return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`);
   }
-  return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`);
+
+  const cmp = compareConfigs(study, trials, { serverKey: top.serverKey, like: topTrial }, { serverKey: best.serverKey, like: best, fallback: best.objective }) as Comparison;
+  const wanted = [
+    { serverKey: top.serverKey, reference: false },
+    { serverKey: best.serverKey, reference: true },
+  ];
+  const repeat = repeatsOf(study, trials, wanted);
+  const outcome = stageOutcome(cmp.gain, margin, repeat.length > 0);
+  const stated = `${top.label}: ${formatChange(cmp.change)} ${metricLabel} (${values}; ${runsText(cmp.runs)})`;
+  const facts = { compared: top.candidateId, change: cmp.change, runs: cmp.runs };
+  switch (outcome) {
+    case 'kept':
+      return replaced(`${stated}, kept${notes(study, outcomes)}`, { ...facts, verdict: 'kept' });
+    case 'undecided':
+      return keep(`${stated}, undecided: another run of both`, facts, repeat);
+    case 'no-difference':
+      return keep(`${stated}, no difference within ±${margin}%; ${bestName} stays${notes(study, outcomes)}`, { ...facts, verdict: 'no-difference' });
+    case 'worse':
+      return keep(`${stated}, worse; ${bestName} stays${notes(study, outcomes)}`, { ...facts, verdict: 'worse' });
+    case 'no-gain':
+      return keep(`${stated}, cannot beat ${bestName} by more than ${margin}%; it stays${notes(study, outcomes)}`, { ...facts, verdict: 'no-gain' });
+    case 'inconclusive':
+      return keep(
+        `${stated}, inconclusive after ${Math.max(cmp.runs.candidate, cmp.runs.reference)} repeats; ${bestName}, the simpler configuration, stays${notes(study, outcomes)}`,
+        { ...facts, verdict: 'inconclusive' },
+      );
+  }
 }
 
 /** Grid: the single best serverKey overall. */

@@ -340,7 +340,7 @@ function benchSeconds(study: StudyDefinition, trial: Trial, workload: Workload):
   return Math.max(decode + prefill, paced);
 }
 
-function launchSeconds(study: StudyDefinition, trial: Trial): number {
+export function launchSeconds(study: StudyDefinition, trial: Trial): number {
   const params = knownModel(trial.config.model)?.params ?? FALLBACK_PARAMS;
   const weightsGB = (params * BYTES_PER_PARAM[weightPrecisionOf(study, trial.config)]) / 1e9;
   const engineSetup = trial.engine === 'vllm' ? 25 : trial.engine === 'trtllm' ? 45 : 20;

@@ -1,0 +1,155 @@
+// A whole study in virtual time: the product's study loop (nextStudyStep) decides what to plan, run and keep, and the
+// simulated box's model measures each launch and workload (resources/simbox/lib/virtual-lab.mjs) without servers,
+// SSH or the wall clock, so many seeded runs of a study take seconds. The results go through the same reading as a
+// measured run's (the client's --save-result document, imported), so decisions read them as they read real ones.
+import { launchVirtual, virtualBox, type VirtualBox } from '../../resources/simbox/lib/virtual-lab.mjs';
+import { getAdapter } from '../../src/shared/engines/adapters';
+import { warmupWorkload } from '../../src/shared/bench/warmup';
+import { describeWorkload, type Workload } from '../../src/shared/bench/workload';
+import { METRIC_PERCENTILES, PERCENTILE_METRICS } from '../../src/shared/bench/bench-serve-argv';
+import { importResults } from '../../src/shared/results/import-results';
+import type { ResultEntry } from '../../src/shared/results/result-entry';
+import { launchSeconds } from '../../src/shared/study/planner';
+import type { PlanContext } from '../../src/shared/study/plan-context';
+import { applyStep, nextStudyStep, type StudyLoopOptions } from '../../src/shared/study/study-loop';
+import type { StudyDefinition, StudyState, Trial } from '../../src/shared/study/study';
+
+export interface VirtualStudyOptions {
+  /** The decision rule (the study loop's default when absent). */
+  rule?: StudyLoopOptions['rule'];
+  /** The box's seed: launch n of the study draws its run-to-run noise from it and n, as the live box does. */
+  seed?: number;
+  /** false: every server is the calibrated, noise-free model (the "true" numbers). */
+  noise?: boolean;
+  /** Stop once the recommendation is made (the generalisation pass does not change it). */
+  untilRecommendation?: boolean;
+}
+
+export interface VirtualStudyRun {
+  state: StudyState;
+  /** Launches started (refused ones included: a real one holds the GPU until it fails). */
+  launches: number;
+  /** Virtual seconds of benchmark runs, warm-ups included. */
+  benchSeconds: number;
+  /** The planner's launch estimate, summed over the launches. */
+  launchSeconds: number;
+  /** GPU seconds: (bench + launch) × the GPUs a trial holds. */
+  gpuSeconds: number;
+}
+
+/** The study's GPUs as the planner sees the demo lab's box. */
+function planContext(study: StudyDefinition, box: VirtualBox): PlanContext {
+  const hostId = study.hosts[0]?.hostId ?? 'demo-lab';
+  const gpus = Array.from({ length: box.count }, (_, i) => ({ hostId, index: String(i), name: box.gpuModel.name, memoryMiB: box.gpuModel.memoryMiB, computeCapability: box.gpuModel.computeCap }));
+  return { gpus };
+}
+
+function workloadOf(study: StudyDefinition, id: string): Workload {
+  const found = [study.workloads.primary, ...study.workloads.generalisation].find((w) => w.id === id);
+  if (!found) throw new Error(`the study has no workload "${id}"`);
+  return found;
+}
+
+/** Deterministic timestamps: the study's virtual clock from the epoch. */
+const at = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOString();
+
+let resultCounter = 0;
+function resultEntry(json: string, trial: Trial, workload: Workload, seconds: number): ResultEntry {
+  const imported = importResults(json, `${trial.id}/result.json`);
+  const parsed = imported.records[0];
+  if (!parsed) throw new Error(`the virtual run's result could not be read: ${imported.errors[0]?.message ?? 'no result'}`);
+  resultCounter++;
+  return {
+    id: `res-${resultCounter.toString(36)}-${(resultCounter * 2654435761 >>> 0).toString(16).padStart(8, '0')}`,
+    kind: 'measured',
+    status: 'ok',
+    addedAt: at(seconds),
+    title: `${describeWorkload(workload)} · ${trial.engine} ${trial.version} · ${trial.config.model} (virtual)`,
+    result: { ...parsed, provenance: { ...parsed.provenance, engine: trial.engine, engineVersion: trial.version, model: trial.config.model, simulated: true, metadata: { workload: workload.id } } },
+  };
+}
+
+/** Runs a study from a fresh state to its end, as the runner would on the demo lab. */
+export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOptions = {}): VirtualStudyRun {
+  const box = virtualBox({ gpu: study.demoLab?.gpu ?? 'h100', count: study.demoLab?.count ?? 1, seed: opts.seed ?? 0 });
+  const ctx = planContext(study, box);
+  let state: StudyState = { status: 'running', trials: [], decisions: [] };
+  let launches = 0;
+  let bench = 0;
+  let launchTotal = 0;
+  let clock = 0;
+  const update = (id: string, patch: Partial<Trial>) => {
+    state = { ...state, trials: state.trials.map((t) => (t.id === id ? { ...t, ...patch } : t)) };
+  };
+
+  for (let guard = 0; guard < 10_000; guard++) {
+    const step = nextStudyStep(study, state, ctx, opts.rule ? { rule: opts.rule } : {});
+    if (step.kind === 'done') {
+      state = { ...state, status: 'done', finishedAt: at(clock) };
+      break;
+    }
+    if (step.kind === 'fail') {
+      state = { ...state, status: 'failed', message: step.message, finishedAt: at(clock) };
+      break;
+    }
+    if (step.kind !== 'run') {
+      state = applyStep(state, step);
+      if (step.kind === 'recommend' && opts.untilRecommendation) {
+        state = { ...state, status: 'done', finishedAt: at(clock) };
+        break;
+      }
+      continue;
+    }
+    const warmups = new Set(step.warmups);
+    const groups = new Map<string, Trial[]>();
+    for (const t of step.trials) groups.set(t.serverKey, [...(groups.get(t.serverKey) ?? []), t]);
+    for (const group of groups.values()) {
+      const first = group[0] as Trial;
+      const { host: _host, port: _port, ...config } = first.config;
+      const built = getAdapter(first.engine).buildArgv(config, first.version);
+      const server = launchVirtual({
+        argv: built.argv,
+        env: built.env,
+        version: first.version,
+        box,
+        launch: launches,
+        noise: opts.noise !== false,
+        files: built.extraFiles ?? [],
+        clientVersion: study.clientVersion,
+        percentileMetrics: PERCENTILE_METRICS,
+        metricPercentiles: METRIC_PERCENTILES,
+      });
+      launches++;
+      const launchCost = launchSeconds(study, first);
+      launchTotal += launchCost;
+      clock += launchCost;
+      if (!server.ok) {
+        for (const t of group) update(t.id, { status: 'failed', error: `server did not become ready: ${server.error.trim()}`, finishedAt: at(clock) });
+        continue;
+      }
+      for (const t of group) {
+        const workload = workloadOf(study, t.workloadId);
+        if (warmups.has(t.id)) {
+          const warm = warmupWorkload(workload);
+          const w = server.run(warm);
+          bench += w.seconds;
+          clock += w.seconds;
+          update(t.id, { warmup: { requests: warm.numPrompts, seconds: w.seconds, ...(w.ok ? {} : { error: w.error }) } });
+        }
+        const r = server.run(workload);
+        bench += r.seconds;
+        clock += r.seconds;
+        if (!r.ok) {
+          update(t.id, { status: 'failed', error: r.error, finishedAt: at(clock) });
+          continue;
+        }
+        const result = resultEntry(r.json, t, workload, clock);
+        const completed = result.result.metrics.completed;
+        const lost = typeof completed === 'number' ? workload.numPrompts - completed : 0;
+        if (lost > 0) update(t.id, { status: 'failed', result, error: `${lost} of ${workload.numPrompts} requests failed`, finishedAt: at(clock) });
+        else update(t.id, { status: 'done', result, finishedAt: at(clock) });
+      }
+    }
+  }
+  return { state, launches, benchSeconds: bench, launchSeconds: launchTotal, gpuSeconds: (bench + launchTotal) * study.gpusPerTrial };
+}

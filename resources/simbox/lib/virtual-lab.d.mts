@@ -42,3 +42,5 @@ export interface LaunchOptions {
 export type VirtualServer = { ok: true; spec: Record<string, unknown>; profile: Profile; run(workload: VirtualWorkload): VirtualRun } | { ok: false; error: string; code: number };
 export function launchVirtual(opts: LaunchOptions): VirtualServer;
 export function runVirtualTrial(opts: LaunchOptions & { workloads: VirtualWorkload[] }): { ok: true; runs: VirtualRun[] } | { ok: false; error: string; code: number };
+/** The requests the client sends for a workload: the server's prompt tokens, the output, the client's prompt count. */
+export function workloadRequests(workload: VirtualWorkload, profile: Profile): { input: number; output: number; promptLen: number; refused?: string }[];

@@ -150,7 +150,14 @@ function clientRequests(workload, args) {
   return out;
 }
 
-/** The requests the client sends: the prompt's length as the client counts it and as the server does, the output. */
+/**
+ * The requests `vllm bench serve` sends for a workload to a server with `profile`: {input (the server's prompt
+ * tokens), output, promptLen (the client's count), refused?}.
+ */
+export function workloadRequests(workload, profile) {
+  return requestsOf(workload, clientArgs(workload, { percentileMetrics: DEFAULTS.percentile_metrics, metricPercentiles: DEFAULTS.metric_percentiles }), profile);
+}
+
 function requestsOf(workload, args, profile) {
   // The server's context check (server.mjs handle): a longer request gets a 400 at once.
   return clientRequests(workload, args).map((r) => (r.input + r.output > profile.maxModelLen ? { ...r, refused: 'Bad Request' } : r));

@@ -8,7 +8,10 @@
 //   2. UI (scripts/bench-ui.mjs): the renderer's real components in Chromium — a log pane ingesting 10,000
 //      lines/s for 10 s (frame times, lines lost), a 10,000-trial results table (first render, scroll frames) and
 //      a 2,000-point chart (render time).
-//   3. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
+//   3. Decision accuracy (scripts/decision-bench.mjs): seeded virtual runs of the example studies, today's rule
+//      against the interval rule, right answers and GPU time side by side. `--decision-runs N` (default 40);
+//      `--decisions-only` runs only this part (no build needed).
+//   4. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
 //      to finish in about two minutes).
 //
 // Needs the built CLI (`npm run build`, which `npm run bench` does first).
@@ -18,10 +21,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runUiBench } from './bench-ui.mjs';
+import { runDecisionBench } from './decision-bench.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'servelab.js');
-if (!existsSync(join(root, 'out', 'main', 'cli.js'))) {
+const decisionsOnly = process.argv.includes('--decisions-only');
+const runsFlag = process.argv.indexOf('--decision-runs');
+const decisionRuns = runsFlag >= 0 ? Number(process.argv[runsFlag + 1]) : 40;
+if (!decisionsOnly && !existsSync(join(root, 'out', 'main', 'cli.js'))) {
   console.error('bench: build first (npm run build)');
   process.exit(2);
 }
@@ -78,6 +85,10 @@ function gridStudy(gpuCount) {
 
 const work = mkdtempSync(join(tmpdir(), 'servelab-bench-'));
 try {
+  if (decisionsOnly) {
+    await runDecisionBench(root, work, decisionRuns);
+    process.exit(0);
+  }
   console.log('Study scheduling: an 8-trial grid (vLLM, 8 values of --max-num-seqs) on the demo lab');
   const results = {};
   for (const gpus of [1, 8]) {
@@ -92,6 +103,8 @@ try {
   console.log(`  speed-up of 8 GPUs over 1 on the grid: ${speedup.toFixed(2)}× (ideal 8×)`);
 
   await runUiBench(root, work);
+
+  await runDecisionBench(root, work, decisionRuns);
 
   if (process.argv.includes('--examples')) {
     console.log('Example studies on the demo lab at the default time scale');

@@ -12,7 +12,8 @@ import type { ResultEntry } from '../../src/shared/results/result-entry';
 import { launchSeconds } from '../../src/shared/study/planner';
 import type { PlanContext } from '../../src/shared/study/plan-context';
 import { applyStep, nextStudyStep, type StudyLoopOptions } from '../../src/shared/study/study-loop';
-import type { StudyDefinition, StudyState, Trial } from '../../src/shared/study/study';
+import { objectiveOf, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
+import { metricOf } from '../../src/shared/results/metrics';
 
 export interface VirtualStudyOptions {
   /** The decision rule (the study loop's default when absent). */
@@ -69,6 +70,39 @@ function resultEntry(json: string, trial: Trial, workload: Workload, seconds: nu
   };
 }
 
+/** The virtual server of a configuration, launched as the runner launches it (the adapter's command and files). */
+function launchConfig(study: StudyDefinition, box: VirtualBox, launched: Pick<Trial, 'engine' | 'version' | 'config'>, launch: number, noise: boolean) {
+  const { host: _host, port: _port, ...config } = launched.config;
+  const built = getAdapter(launched.engine).buildArgv(config, launched.version);
+  return launchVirtual({
+    argv: built.argv,
+    env: built.env,
+    version: launched.version,
+    box,
+    launch,
+    noise,
+    files: built.extraFiles ?? [],
+    clientVersion: study.clientVersion,
+    percentileMetrics: PERCENTILE_METRICS,
+    metricPercentiles: METRIC_PERCENTILES,
+  });
+}
+
+/**
+ * The objective of a configuration on the study's primary workload as the noise-free model measures it (one run on a
+ * fresh server): the "true" value a noisy study's choice is judged by. Null when it does not start or run.
+ */
+export function trueObjective(study: StudyDefinition, launched: Pick<Trial, 'engine' | 'version' | 'config'>): number | null {
+  const box = virtualBox({ gpu: study.demoLab?.gpu ?? 'h100', count: study.demoLab?.count ?? 1 });
+  const server = launchConfig(study, box, launched, 0, false);
+  if (!server.ok) return null;
+  const workload = study.workloads.primary;
+  const run = server.run(workload);
+  if (!run.ok) return null;
+  const probe = { id: 'true/objective', engine: launched.engine, version: launched.version, config: launched.config } as Trial;
+  return metricOf({ result: resultEntry(run.json, probe, workload, 0) }, objectiveOf(study.goal.kind).metric);
+}
+
 /** Runs a study from a fresh state to its end, as the runner would on the demo lab. */
 export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOptions = {}): VirtualStudyRun {
   const box = virtualBox({ gpu: study.demoLab?.gpu ?? 'h100', count: study.demoLab?.count ?? 1, seed: opts.seed ?? 0 });
@@ -105,20 +139,7 @@ export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOption
     for (const t of step.trials) groups.set(t.serverKey, [...(groups.get(t.serverKey) ?? []), t]);
     for (const group of groups.values()) {
       const first = group[0] as Trial;
-      const { host: _host, port: _port, ...config } = first.config;
-      const built = getAdapter(first.engine).buildArgv(config, first.version);
-      const server = launchVirtual({
-        argv: built.argv,
-        env: built.env,
-        version: first.version,
-        box,
-        launch: launches,
-        noise: opts.noise !== false,
-        files: built.extraFiles ?? [],
-        clientVersion: study.clientVersion,
-        percentileMetrics: PERCENTILE_METRICS,
-        metricPercentiles: METRIC_PERCENTILES,
-      });
+      const server = launchConfig(study, box, first, launches, opts.noise !== false);
       launches++;
       const launchCost = launchSeconds(study, first);
       launchTotal += launchCost;

@@ -54,14 +54,12 @@ function workloadOf(study: StudyDefinition, id: string): Workload {
 /** Deterministic timestamps: the study's virtual clock from the epoch. */
 const at = (seconds: number) => new Date(Math.round(seconds * 1000)).toISOString();
 
-let resultCounter = 0;
-function resultEntry(json: string, trial: Trial, workload: Workload, seconds: number): ResultEntry {
+function resultEntry(json: string, trial: Trial, workload: Workload, seconds: number, n: number): ResultEntry {
   const imported = importResults(json, `${trial.id}/result.json`);
   const parsed = imported.records[0];
   if (!parsed) throw new Error(`the virtual run's result could not be read: ${imported.errors[0]?.message ?? 'no result'}`);
-  resultCounter++;
   return {
-    id: `res-${resultCounter.toString(36)}-${(resultCounter * 2654435761 >>> 0).toString(16).padStart(8, '0')}`,
+    id: `res-${n.toString(36)}-${((n * 2654435761) >>> 0).toString(16).padStart(8, '0')}`,
     kind: 'measured',
     status: 'ok',
     addedAt: at(seconds),
@@ -100,7 +98,7 @@ export function trueObjective(study: StudyDefinition, launched: Pick<Trial, 'eng
   const run = server.run(workload);
   if (!run.ok) return null;
   const probe = { id: 'true/objective', engine: launched.engine, version: launched.version, config: launched.config } as Trial;
-  return metricOf({ result: resultEntry(run.json, probe, workload, 0) }, objectiveOf(study.goal.kind).metric);
+  return metricOf({ result: resultEntry(run.json, probe, workload, 0, 1) }, objectiveOf(study.goal.kind).metric);
 }
 
 /** Runs a study from a fresh state to its end, as the runner would on the demo lab. */
@@ -112,6 +110,7 @@ export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOption
   let bench = 0;
   let launchTotal = 0;
   let clock = 0;
+  let measured = 0;
   const update = (id: string, patch: Partial<Trial>) => {
     state = { ...state, trials: state.trials.map((t) => (t.id === id ? { ...t, ...patch } : t)) };
   };
@@ -164,7 +163,7 @@ export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOption
           update(t.id, { status: 'failed', error: r.error, finishedAt: at(clock) });
           continue;
         }
-        const result = resultEntry(r.json, t, workload, clock);
+        const result = resultEntry(r.json, t, workload, clock, ++measured);
         const completed = result.result.metrics.completed;
         const lost = typeof completed === 'number' ? workload.numPrompts - completed : 0;
         if (lost > 0) update(t.id, { status: 'failed', result, error: `${lost} of ${workload.numPrompts} requests failed`, finishedAt: at(clock) });

@@ -170,9 +170,11 @@ function benchRun(engine, startAt, spec, profile, workload, client) {
   // The client's initial single-prompt test run, then the measured run on the same server.
   const test = simulateBenchmark({ profile, requests: requests.slice(0, 1), maxConcurrency: 1, seed: args.seed, chat, engine, startAt });
   if (requests[0]?.refused) {
+    // The client retries its test request until the ready-check timeout, then gives up.
+    const endAt = test.endAt + args.ready_check_timeout_sec;
     return {
-      endAt: test.endAt,
-      result: { ok: false, error: 'ValueError: Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: Bad Request', seconds: test.endAt - startAt },
+      endAt,
+      result: { ok: false, error: 'ValueError: Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: Bad Request', seconds: endAt - startAt },
     };
   }
   const percentiles = args.metric_percentiles.split(',').map((s) => Number(s.trim()));

@@ -20,6 +20,7 @@ export const PlanEstimateSchema = z.object({
   trials: z.number().int(),
   rejected: z.number().int(),
   launches: z.number().int(),
+  expectedRepeats: z.number().int(),
   gpuSeconds: z.number(),
   perTrialSeconds: z.record(z.string(), z.number()),
 });

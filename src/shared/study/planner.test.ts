@@ -206,6 +206,22 @@ describe('estimatePlan', () => {
     expect(Math.abs(wide.gpuSeconds - 2 * e1.gpuSeconds)).toBeLessThanOrEqual(1);
   });
 
+  it('adds the repeats an undecided comparison is expected to take: more for a tighter margin, within the budget', () => {
+    const s = study({ model: { id: 'Qwen/Qwen3-8B-FP8', variants: [] }, stages: [] });
+    const trials = planEngineStage(s, A100);
+    const loose = estimatePlan({ ...s, goal: { ...s.goal, marginPct: 3 } }, trials);
+    const tight = estimatePlan({ ...s, goal: { ...s.goal, marginPct: 0.5 } }, trials);
+    // One comparison (the engine stage): two configurations, one more run each at least, at most the budget.
+    expect(loose.expectedRepeats).toBe(2);
+    expect(tight.expectedRepeats).toBe(2 * (s.goal.repeatBudget - 1));
+    expect(tight.gpuSeconds).toBeGreaterThan(loose.gpuSeconds);
+    const capped = estimatePlan({ ...s, goal: { ...s.goal, marginPct: 0.5, repeatBudget: 2 } }, trials);
+    expect(capped.expectedRepeats).toBe(2);
+    // The generalisation pass compares nothing it could repeat.
+    const best = bestConfigOf({ engine: 'vllm', version: '0.11.0', mode: 'env' }, parseServerConfig({ model: 'Qwen/Qwen3-8B-FP8' }), ['vllm-0.11.0'], 1);
+    expect(estimatePlan(s, planGeneralisation(s, best, best, A100)).expectedRepeats).toBe(0);
+  });
+
   it('takes longer for more prompts and longer requests', () => {
     const s = study();
     const trials = planEngineStage(s, H100);

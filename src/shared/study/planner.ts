@@ -6,6 +6,8 @@ import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflight, weightPrecisionOf } from './preflight';
 import type { Candidate, ConfigPatch, EngineChoice, StudyDefinition, Trial } from './study';
 import type { PlanContext } from './plan-context';
+import { warmupRequests } from '../bench/warmup';
+import { priorRunCvPct } from './noise';
 
 /**
  * Expands a study definition into trials: one server config × one workload × one repeat each. Trials of the same
@@ -295,7 +297,9 @@ export interface PlanEstimate {
   rejected: number;
   /** Distinct server configs to start (rejected trials start nothing). */
   launches: number;
-  /** Launches plus benchmarks, times the GPUs each trial holds. */
+  /** Runs the decision rule is expected to add where a comparison stays undecided (each with its own launch). */
+  expectedRepeats: number;
+  /** Launches, warm-ups and benchmarks, expected repeats included, times the GPUs each trial holds. */
   gpuSeconds: number;
   /** Benchmark seconds per trial id (0 for rejected trials). */
   perTrialSeconds: Record<string, number>;
@@ -347,6 +351,18 @@ export function launchSeconds(study: StudyDefinition, trial: Trial): number {
   return 15 + weightsGB * 0.25 + engineSetup + (trial.config.torchCompile ? 60 : 0) + (trial.config.speculative ? 5 : 0);
 }
 
+/**
+ * Runs per configuration a comparison is expected to take: as many as bring the interval of a difference (at the
+ * published run-to-run CV) down to the margin, at least two — an effect near the margin needs a second look however
+ * small the noise — and at most the repeat budget.
+ */
+function expectedRunsPerConfig(study: StudyDefinition, trial: Trial, workload: Workload): number {
+  const halfWidthOneRun = 1.96 * Math.SQRT2 * priorRunCvPct(trial, workload.maxConcurrency);
+  const margin = Math.max(study.goal.marginPct, 0.1);
+  const budget = Math.max(study.goal.repeatBudget, study.repeats);
+  return Math.min(budget, Math.max(2, Math.ceil((halfWidthOneRun / margin) ** 2)));
+}
+
 /** A rough duration of the plan on the study's GPU type, to show before anything runs; never a measurement. */
 export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstimate {
   const workloads = new Map([study.workloads.primary, ...study.workloads.generalisation].map((w) => [w.id, w]));
@@ -354,6 +370,10 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
   const launches = new Map<string, number>();
   let rejected = 0;
   let benchTotal = 0;
+  let warmupTotal = 0;
+  const warmed = new Set<string>();
+  /** Per greedy stage: the slowest run and the most runs per configuration its comparison may need. */
+  const comparisons = new Map<string, { seconds: number; launch: number; warmup: number; runs: number }>();
   for (const trial of trials) {
     const workload = workloads.get(trial.workloadId);
     if (trial.status === 'rejected' || !workload) {
@@ -364,14 +384,37 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
     const seconds = Math.round(benchSeconds(study, trial, workload) * 10) / 10;
     perTrialSeconds[trial.id] = seconds;
     benchTotal += seconds;
+    const warmup = (seconds * warmupRequests(workload)) / workload.numPrompts;
+    if (!warmed.has(`${trial.serverKey}\n${workload.id}`)) {
+      warmed.add(`${trial.serverKey}\n${workload.id}`);
+      warmupTotal += warmup;
+    }
     if (!launches.has(trial.serverKey)) launches.set(trial.serverKey, launchSeconds(study, trial));
+    if (trial.stageId !== GRID_STAGE_ID && trial.stageId !== GENERALISATION_STAGE_ID && workload.id === study.workloads.primary.id) {
+      const c = comparisons.get(trial.stageId) ?? { seconds: 0, launch: 0, warmup: 0, runs: 1 };
+      comparisons.set(trial.stageId, {
+        seconds: Math.max(c.seconds, seconds),
+        launch: Math.max(c.launch, launchSeconds(study, trial)),
+        warmup: Math.max(c.warmup, warmup),
+        runs: Math.max(c.runs, expectedRunsPerConfig(study, trial, workload)),
+      });
+    }
+  }
+  // Each undecided comparison runs its two configurations again, each run on a fresh, warmed-up launch.
+  let expectedRepeats = 0;
+  let repeatTotal = 0;
+  for (const c of comparisons.values()) {
+    const extra = 2 * (c.runs - 1);
+    expectedRepeats += extra;
+    repeatTotal += extra * (c.seconds + c.launch + c.warmup);
   }
   const launchTotal = [...launches.values()].reduce((a, b) => a + b, 0);
   return {
     trials: trials.length,
     rejected,
     launches: launches.size,
-    gpuSeconds: Math.round((benchTotal + launchTotal) * study.gpusPerTrial),
+    expectedRepeats,
+    gpuSeconds: Math.round((benchTotal + warmupTotal + launchTotal + repeatTotal) * study.gpusPerTrial),
     perTrialSeconds,
   };
 }

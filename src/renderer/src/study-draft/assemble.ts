@@ -184,7 +184,9 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
       return { hostId: h.hostId, ...(subset ? { gpus: [...h.gpus!].sort((x, y) => Number(x) - Number(y)) } : {}) };
     }),
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),
-    goal: { kind: d.goal, slos: slos as StudyDefinitionInput['goal']['slos'], marginPct: b.num(at('goal', 'marginPct', say(messages, 'wizard.field.margin')), d.marginPct, true) as number },
+    goal: { kind: d.goal, slos: slos as StudyDefinitionInput['goal']['slos'], marginPct: b.num(at('goal', 'marginPct', say(messages, 'wizard.field.margin')), d.marginPct, true) as number,
+      repeatBudget: b.num(at('goal', 'repeatBudget', say(messages, 'wizard.field.repeatBudget')), d.repeatBudget, true) as number,
+    },
     engines: engineChoices,
     stages,
     workloads: {

@@ -47,6 +47,7 @@ describe('wizard model', () => {
         hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
         demoGpu: 'a100',
         goal: 'throughput',
+        marginPct: '1',
         engines,
         tuned: ['trtllm'],
         primary: workloadDraft(WORKLOAD_PRESETS.find((p) => p.id === 'sharegpt-1000-unbounded')),

@@ -5,6 +5,7 @@ import { metricSpec, type MetricKey } from '../../../shared/results/metrics';
 import { defaultStages } from '../../../shared/study/defaults';
 import { joinArgs } from '../../../shared/engines/argv-text';
 import { ModelVariantSchema, type ModelVariant, type Stage, type StudyDefinition } from '../../../shared/study/study';
+import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from '../../../shared/study/noise';
 
 /**
  * The study wizard's draft: what the user typed, as typed (numbers stay strings until they are checked), how a saved
@@ -123,6 +124,7 @@ export interface WizardDraft {
   goal: 'latency' | 'throughput';
   slos: SloDraft[];
   marginPct: string;
+  repeatBudget: string;
   engines: EngineDraft[];
   /** Engines whose reference-study stages prefill step 5. */
   tuned: EngineId[];
@@ -182,7 +184,8 @@ export function initialDraft(): WizardDraft {
     demoCount: '1',
     goal: 'latency',
     slos: [],
-    marginPct: '1',
+    marginPct: String(defaultMarginPct()),
+    repeatBudget: String(DEFAULT_REPEAT_BUDGET),
     engines: ENGINE_IDS.map((engine) => ({ engine, enabled: false, version: defaultVersion(engine), mode: 'env', maxModelLen: '', settings: '', extraArgs: '' })),
     tuned: [],
     stages: [],
@@ -278,6 +281,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
     goal: study.goal.kind,
     slos: study.goal.slos.map((slo) => ({ key: rowKey(), metric: slo.metric, bound: slo.max !== undefined ? 'max' : 'min', value: text(slo.max ?? slo.min) })),
     marginPct: String(study.goal.marginPct),
+    repeatBudget: String(study.goal.repeatBudget),
     engines,
     tuned: [],
     stages: stageDrafts(study.stages),

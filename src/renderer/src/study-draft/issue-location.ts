@@ -82,6 +82,7 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
           : at('goal', `slos.${b}.value`, say(messages, 'wizard.field.sloValue', { n: b + 1 }));
       }
       if (a === 'marginPct') return at('goal', 'marginPct', say(messages, 'wizard.field.margin'));
+      if (a === 'repeatBudget') return at('goal', 'repeatBudget', say(messages, 'wizard.field.repeatBudget'));
       return at('goal', 'goal', say(messages, 'wizard.field.goal'));
     case 'engines': {
       const engine = typeof a === 'number' ? engines[a] : undefined;

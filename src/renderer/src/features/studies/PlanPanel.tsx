@@ -60,6 +60,10 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
           <dd>{estimate.launches}</dd>
         </div>
         <div>
+          <dt>{t('studies.plan.repeats')}</dt>
+          <dd>{estimate.expectedRepeats}</dd>
+        </div>
+        <div>
           <dt>{t('studies.plan.gpuTime')}</dt>
           <dd>{formatDuration(estimate.gpuSeconds)}</dd>
         </div>

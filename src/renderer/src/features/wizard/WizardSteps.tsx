@@ -350,6 +350,14 @@ export function GoalStep({ draft, change, error }: StepProps) {
         error={error('marginPct')}
         hint={t('wizard.goal.marginHint')}
       />
+      <TextField
+        label={t('wizard.goal.repeatBudget')}
+        inputMode="numeric"
+        value={draft.repeatBudget}
+        onValueChange={(value) => change('repeatBudget', (d) => ({ ...d, repeatBudget: value }))}
+        error={error('repeatBudget')}
+        hint={t('wizard.goal.repeatBudgetHint')}
+      />
     </div>
   );
 }

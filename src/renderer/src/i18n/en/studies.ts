@@ -85,6 +85,7 @@ const studies = {
   'studies.plan.trials': 'Trials',
   'studies.plan.rejected': 'Rejected',
   'studies.plan.launches': 'Server launches',
+  'studies.plan.repeats': 'Expected repeat runs',
   'studies.plan.gpuTime': 'GPU time (estimate)',
   'studies.plan.gpus': 'GPUs',
   'studies.plan.noGpus': 'No GPU known yet: read the hosts’ inventories on the Hosts page.',

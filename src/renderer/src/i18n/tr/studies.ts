@@ -93,6 +93,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.plan.trials': 'Denemeler',
   'studies.plan.rejected': 'Reddedilen',
   'studies.plan.launches': 'Sunucu başlatmaları',
+  'studies.plan.repeats': 'Beklenen tekrar koşuları',
   'studies.plan.gpuTime': 'GPU süresi (tahmini)',
   'studies.plan.gpus': 'GPU’lar',
   'studies.plan.noGpus': 'Henüz bilinen GPU yok: Ana makineler sayfasında ana makinelerin envanterlerini okuyun.',

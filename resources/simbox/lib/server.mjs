@@ -363,9 +363,14 @@ function engineCoreFailure(log, { frames, exception }) {
   log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
 }
 
-function oomFailure(spec, log, config, profile) {
+/** The CUDA OOM a server loading `weightsGiB` of weights dies with on the box's GPU. */
+export function oomMessage(config, weightsGiB) {
   const totalGiB = config.gpuModel.memoryMiB / 1024 - 0.8;
-  const msg = cudaOomMessage({ tryGiB: Math.min(2.5, profile.weightsGiB / 8), totalGiB, freeMiB: 412.06, inUseGiB: totalGiB - 0.4 });
+  return cudaOomMessage({ tryGiB: Math.min(2.5, weightsGiB / 8), totalGiB, freeMiB: 412.06, inUseGiB: totalGiB - 0.4 });
+}
+
+function oomFailure(spec, log, config, profile) {
+  const msg = oomMessage(config, profile.weightsGiB);
   if (spec.engine === 'vllm') {
     log.error('core.py', 'EngineCore failed to start.');
     const tb = traceback(
@@ -385,6 +390,20 @@ function oomFailure(spec, log, config, profile) {
   }
 }
 
+/** The exception vLLM's engine core raises for a startup failure of the performance model; null for an OOM. */
+export function vllmStartupError(err) {
+  const d = err.details;
+  if (err.kind === 'free-memory') {
+    return `ValueError: Free memory on device (${d.freeGiB.toFixed(2)}/${d.totalGiB.toFixed(2)} GiB) on startup is less than desired GPU memory utilization (${d.util}, ${d.wantGiB.toFixed(2)} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`;
+  }
+  if (err.kind === 'kv-too-small') {
+    return `ValueError: To serve at least one request with the models's max seq len (${d.maxModelLen}), (${d.neededGiB.toFixed(2)} GiB KV cache is needed, which is larger than the available KV cache memory (${d.availableGiB.toFixed(2)} GiB). Based on the available memory, the estimated maximum model length is ${d.estimated}. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine.`;
+  }
+  if (err.kind === 'kv-none') return 'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.';
+  if (err.kind === 'max-model-len') return `pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n  Value error, ${err.message}`;
+  return null;
+}
+
 async function startupFailure(spec, log, err, config, wait) {
   const d = err.details;
   if (err.kind === 'unsupported-sm-fp8') {
@@ -399,16 +418,8 @@ async function startupFailure(spec, log, err, config, wait) {
     return;
   }
   if (spec.engine === 'vllm') {
-    let line;
-    if (err.kind === 'free-memory') {
-      line = `ValueError: Free memory on device (${d.freeGiB.toFixed(2)}/${d.totalGiB.toFixed(2)} GiB) on startup is less than desired GPU memory utilization (${d.util}, ${d.wantGiB.toFixed(2)} GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.`;
-    } else if (err.kind === 'kv-too-small') {
-      line = `ValueError: To serve at least one request with the models's max seq len (${d.maxModelLen}), (${d.neededGiB.toFixed(2)} GiB KV cache is needed, which is larger than the available KV cache memory (${d.availableGiB.toFixed(2)} GiB). Based on the available memory, the estimated maximum model length is ${d.estimated}. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine.`;
-    } else if (err.kind === 'kv-none') {
-      line = 'ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.';
-    } else if (err.kind === 'max-model-len') {
-      line = `pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig\n  Value error, ${err.message}`;
-    } else {
+    const line = vllmStartupError(err);
+    if (line === null) {
       await wait(4);
       oomFailure(spec, log, config, { weightsGiB: (d.inUseGiB ?? 60) * 0.9 });
       return;

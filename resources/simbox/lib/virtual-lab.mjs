@@ -12,7 +12,7 @@ import { serverSpecOf } from './engine-cli.mjs';
 import { StartupFailure } from './perf-model.mjs';
 import { pyJson } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
-import { engineSeeds, modelAccessError, profileOf, SGLANG_WARMUP_REQUEST } from './server.mjs';
+import { engineSeeds, modelAccessError, oomMessage, profileOf, SGLANG_WARMUP_REQUEST, vllmStartupError } from './server.mjs';
 import { simulateBenchmark, syntheticShareGpt } from './simulate.mjs';
 import { chatTemplateTokens, countTokens, messagesText } from './text.mjs';
 import { versionCompare } from './version.mjs';
@@ -57,7 +57,7 @@ export function launchVirtual(opts) {
     profile = profileOf(spec, box);
   } catch (err) {
     if (!(err instanceof StartupFailure)) throw err;
-    return { ok: false, error: `${err.kind}: ${err.message}`, code: 1 };
+    return { ok: false, error: startupError(spec, box, err), code: 1 };
   }
   const seeds = engineSeeds(box, spec, opts.launch ?? 0);
   const engine = new EngineCore(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
@@ -104,6 +104,13 @@ function startRefusal(spec, box) {
   const world = (spec.knobs.tp ?? 1) * (spec.knobs.pp ?? 1);
   if (world > box.count) return `ValueError: World size (${world}) is larger than the number of available GPUs (${box.count}) in this node.`;
   return null;
+}
+
+/** The exception the live server's log ends with for a startup failure of the model (server.mjs startupFailure). */
+function startupError(spec, box, err) {
+  if (err.kind === 'unsupported-sm-fp8') return `RuntimeError: ${err.message}`;
+  if (err.kind === 'trtllm-awq-weight') return "KeyError: 'weight'";
+  return (spec.engine === 'vllm' ? vllmStartupError(err) : null) ?? oomMessage(box, (err.details?.inUseGiB ?? 60) * 0.9);
 }
 
 /** The client's arguments for a workload, as buildBenchServeArgv's flags set them. */

@@ -9,8 +9,8 @@
 //      lines/s for 10 s (frame times, lines lost), a 10,000-trial results table (first render, scroll frames) and
 //      a 2,000-point chart (render time).
 //   3. Decision accuracy (scripts/decision-bench.mjs): seeded virtual runs of the example studies, today's rule
-//      against the interval rule, right answers and GPU time side by side. `--decision-runs N` (default 30, about
-//      two minutes on two cores); `--decisions-only` runs only this part (no build needed).
+//      against the interval rule, right answers and GPU time side by side. `--decision-runs N` (default 40, about
+//      a minute and a half on two idle cores); `--decisions-only` runs only this part (no build needed).
 //   4. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
 //      to finish in about two minutes).
 //
@@ -27,7 +27,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'servelab.js');
 const decisionsOnly = process.argv.includes('--decisions-only');
 const runsFlag = process.argv.indexOf('--decision-runs');
-const decisionRuns = runsFlag >= 0 ? Number(process.argv[runsFlag + 1]) : 30;
+const decisionRuns = runsFlag >= 0 ? Number(process.argv[runsFlag + 1]) : 40;
 if (!decisionsOnly && !existsSync(join(root, 'out', 'main', 'cli.js'))) {
   console.error('bench: build first (npm run build)');
   process.exit(2);

@@ -1,0 +1,113 @@
+import { metricInterval, metricOf } from '../results/metrics';
+import { meanInterval } from '../stats/mean-interval';
+import { meetsSlos } from './decide';
+import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
+import { objectiveOf, type StageDecision, type StudyDefinition, type Trial } from './study';
+import { compareRuns, formatChange, gainOf, pooledRunNoise, scenarioVerdict, type Change, type ScenarioVerdict } from './verdict';
+
+/**
+ * A configuration's numbers on one workload as every view states them: the mean over its measured runs with the
+ * interval of that mean between runs, or — with one run — the run's own interval from its requests.
+ */
+
+/** Where an interval comes from: the spread between repeated runs, or the requests within one run. */
+export type IntervalBasis = 'runs' | 'requests';
+
+export interface MetricStat {
+  value: number;
+  low: number | null;
+  high: number | null;
+  basis: IntervalBasis | null;
+  /** Measured runs behind the value. */
+  runs: number;
+}
+
+/** The done, measured runs of one configuration on one workload (any stage: a repeat counts wherever it ran). */
+export function runsOf(trials: readonly Trial[], serverKey: string, workloadId: string): Trial[] {
+  return trials.filter((t) => t.serverKey === serverKey && t.workloadId === workloadId && t.status === 'done' && t.result !== undefined);
+}
+
+/** The metric of a configuration on a workload, with its interval and run count; null when no run measured it. */
+export function metricStat(trials: readonly Trial[], serverKey: string, workloadId: string, key: string): MetricStat | null {
+  const runs = runsOf(trials, serverKey, workloadId);
+  const measured = runs.map((t) => ({ trial: t, value: metricOf(t, key) })).filter((m): m is { trial: Trial; value: number } => m.value !== null);
+  if (measured.length === 0) return null;
+  if (measured.length >= 2) {
+    const m = meanInterval(
+      measured.map((x) => x.value),
+      INTERVAL_LEVEL,
+    );
+    return { value: m.mean, low: m.low, high: m.high, basis: 'runs', runs: measured.length };
+  }
+  const only = measured[0] as { trial: Trial; value: number };
+  const within = metricInterval(only.trial, key);
+  return within ? { value: only.value, low: within.low, high: within.high, basis: 'requests', runs: 1 } : { value: only.value, low: null, high: null, basis: null, runs: 1 };
+}
+
+/** "1.84 [1.80, 1.88]" with the given decimals; the value alone when there is no interval. */
+export function formatStat(stat: Pick<MetricStat, 'value' | 'low' | 'high'>, digits: number): string {
+  const f = (x: number) => x.toFixed(digits);
+  return stat.low === null || stat.high === null ? f(stat.value) : `${f(stat.value)} [${f(stat.low)}, ${f(stat.high)}]`;
+}
+
+/** The verdict of a stage in words — "−21.2% [−23.0, −19.5], kept", "inconclusive after 4 repeats" — or null. */
+export function describeVerdict(decision: StageDecision): string | null {
+  if (!decision.verdict || !decision.change) return null;
+  const change = formatChange(decision.change);
+  const runs = decision.runs ? Math.max(decision.runs.candidate, decision.runs.reference) : 1;
+  switch (decision.verdict) {
+    case 'kept':
+      return `${change}, kept`;
+    case 'no-difference':
+      return `${change}, no difference`;
+    case 'worse':
+      return `${change}, worse`;
+    case 'no-gain':
+      return `${change}, no gain beyond the margin`;
+    case 'inconclusive':
+      return `inconclusive after ${runs} repeats (${change})`;
+  }
+}
+
+export interface ScenarioComparison {
+  /** The recommendation's change of the objective metric against the baseline's, with its interval. */
+  change: Change;
+  verdict: ScenarioVerdict;
+  runs: { recommended: number; baseline: number };
+}
+
+/**
+ * How the recommendation does against the baseline on one scenario: their objective on that workload compared as
+ * stages compare candidates (the run-to-run spread pooled over the scenario's configurations with repeats, the
+ * published CV as the prior), read against the study's margin. Null when either side has no valid run.
+ */
+export function scenarioComparison(study: StudyDefinition, trials: readonly Trial[], workloadId: string, baselineKey: string, recommendedKey: string): ScenarioComparison | null {
+  const { metric, better } = objectiveOf(study.goal.kind);
+  const values = (key: string) =>
+    runsOf(trials, key, workloadId)
+      .filter((t) => meetsSlos(study, t).ok || workloadId !== study.workloads.primary.id)
+      .map((t) => metricOf(t, metric))
+      .filter((v): v is number => v !== null);
+  const recommended = values(recommendedKey);
+  const baseline = values(baselineKey);
+  const like = trials.find((t) => t.serverKey === recommendedKey) ?? trials.find((t) => t.serverKey === baselineKey);
+  const other = trials.find((t) => t.serverKey === baselineKey) ?? like;
+  if (!like || !other) return null;
+  const workload = [study.workloads.primary, ...study.workloads.generalisation].find((w) => w.id === workloadId);
+  const priorCvPct = Math.max(priorRunCvPct(like, workload?.maxConcurrency), priorRunCvPct(other, workload?.maxConcurrency));
+  const change = compareRuns(recommended, baseline, { priorCvPct, noise: pooledRunNoise([recommended, baseline]), level: INTERVAL_LEVEL });
+  if (!change) return null;
+  return { change, verdict: scenarioVerdict(gainOf(change, better), study.goal.marginPct), runs: { recommended: recommended.length, baseline: baseline.length } };
+}
+
+/** "worse: −13.8% [−15.0, −12.6]" — the scenario verdict in words with the change. */
+export function describeScenario(c: ScenarioComparison): string {
+  const words: Record<ScenarioVerdict, string> = {
+    better: 'better',
+    'possibly-better': 'possibly better',
+    'no-difference': 'no difference',
+    'possibly-worse': 'possibly worse',
+    worse: 'worse',
+  };
+  return `${words[c.verdict]}: ${formatChange(c.change)}`;
+}

@@ -1,4 +1,4 @@
-import { metricOf, metricSpec, type MetricKey } from '../../results/metrics';
+import { metricInterval, metricOf, metricSpec, type MetricKey } from '../../results/metrics';
 import type { ProjectFile, Trial } from '../study';
 import { buildReportModel, envRedactor, type TrialRow } from './model';
 
@@ -29,6 +29,8 @@ const METRIC_KEYS: readonly MetricKey[] = [
   'duration',
 ];
 const METRICS = METRIC_KEYS.map((key) => ({ key, unit: metricSpec(key).unit }));
+/** Counts and the run's length are what was sent and how long it took, not estimates: they have no interval. */
+const WITHOUT_INTERVAL: ReadonlySet<MetricKey> = new Set(['completed', 'failed', 'duration']);
 
 type Cell = string | number | boolean | null;
 
@@ -47,13 +49,24 @@ const COLUMNS: { title: string; cell: (row: TrialRow, trial: Trial) => Cell }[] 
   { title: 'env names', cell: (r) => r.envNames.join(' ') },
   { title: 'workload', cell: (r) => r.workloadId },
   { title: 'repeat', cell: (r) => r.repeat },
+  { title: 'runs of this configuration', cell: (r) => r.runs },
+  { title: 'warm-up requests', cell: (_r, t) => t.warmup?.requests ?? null },
   { title: 'host', cell: (r) => r.hostId },
   { title: 'gpus', cell: (r) => r.gpus.join(' ') },
   { title: 'started', cell: (r) => r.startedAt },
   { title: 'finished', cell: (r) => r.finishedAt },
   { title: 'simulated', cell: (r) => r.simulated },
   { title: 'objective vs baseline (%)', cell: (r) => (r.vsBaselinePct === null ? null : Math.round(r.vsBaselinePct * 100) / 100) },
-  ...METRICS.map(({ key, unit }) => ({ title: `${key} (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? metricOf(t, key) : null) })),
+  ...METRICS.flatMap(({ key, unit }) => [
+    { title: `${key} (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? metricOf(t, key) : null) },
+    // The run's own 95% interval from its requests; empty when the run kept no per-request samples.
+    ...(WITHOUT_INTERVAL.has(key)
+      ? []
+      : [
+          { title: `${key} low (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key)?.low ?? null) : null) },
+          { title: `${key} high (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key)?.high ?? null) : null) },
+        ]),
+  ]),
   { title: 'benchmark command', cell: (r) => r.benchCommand },
 ];
 

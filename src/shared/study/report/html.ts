@@ -87,7 +87,7 @@ function htmlOf(m: ReportModel, repeats: number): string {
     const change = s.regression ? `<span class="flag">⚠ ${h(changeText(s))}</span>` : h(changeText(s));
     body.push(
       `<tr${s.regression ? ' class="regression"' : ''}><td>${h(s.description)}${s.primary ? ' <span class="muted">(primary)</span>' : ''}</td>` +
-        `<td class="num">${h(scenarioValue(s.baseline, s.baselineNote))}</td><td class="num">${h(scenarioValue(s.recommended, s.recommendedNote))}</td>` +
+        `<td class="num">${h(scenarioValue(s.baseline, s.baselineNote, s.baselineStat))}</td><td class="num">${h(scenarioValue(s.recommended, s.recommendedNote, s.recommendedStat))}</td>` +
         `<td class="num">${change}</td><td class="num">${h(factorText(s))}</td><td>${s.regression ? `<strong>${h(winnerText(s))}</strong>` : h(winnerText(s))}</td></tr>`,
     );
   }
@@ -132,7 +132,8 @@ function htmlOf(m: ReportModel, repeats: number): string {
   );
   body.push(`<li>Engines: ${s.engines.map(h).join('; ')}.</li>`);
   body.push(
-    `<li>Benchmark client: ${h(s.client)}; each configuration measured ${s.repeats} time${s.repeats === 1 ? '' : 's'}, ${s.gpusPerTrial} GPU${s.gpusPerTrial === 1 ? '' : 's'} per server.</li></ul>`,
+    `<li>Benchmark client: ${h(s.client)}; each configuration measured ${s.repeats} time${s.repeats === 1 ? '' : 's'}, ${s.gpusPerTrial} GPU${s.gpusPerTrial === 1 ? '' : 's'} per server.</li>` +
+      `<li>Method: ${h(s.method)}</li></ul>`,
   );
   if (s.benchCommand) body.push(`<p>Benchmark command of the primary workload:</p><pre><code>${h(s.benchCommand)}</code></pre>`);
   body.push('<table><thead><tr><th>Workload</th><th>Description</th><th>Dataset</th><th>SHA-256</th></tr></thead><tbody>');
@@ -206,7 +207,7 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
     out.push(`<table><thead><tr><th>Trial</th><th>Status</th>${headers}<th>Notes</th><th>Command</th></tr></thead><tbody>`);
     for (const t of section.trials) {
       const cls = t.kept ? 'kept' : t.status === 'failed' || t.status === 'rejected' ? t.status : '';
-      const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(t.metrics[c.key]))}</td>`).join('');
+      const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
       out.push(
         `<tr${cls ? ` class="${cls}"` : ''}><td>${h(trialName(t, section, repeats))}</td><td class="status-${t.status}">${h(STATUS_TEXT[t.status])}</td>${cells}` +
           `<td>${trialNotes(t).map(h).join('<br>')}</td><td><code>${h(t.command)}</code></td></tr>`,

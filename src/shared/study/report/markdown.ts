@@ -55,8 +55,8 @@ function markdownOf(m: ReportModel, repeats: number): string {
         const name = `${text(s.description)}${s.primary ? ' (primary)' : ''}`;
         return [
           s.regression ? `**⚠ ${name}**` : name,
-          text(scenarioValue(s.baseline, s.baselineNote)),
-          text(scenarioValue(s.recommended, s.recommendedNote)),
+          text(scenarioValue(s.baseline, s.baselineNote, s.baselineStat)),
+          text(scenarioValue(s.recommended, s.recommendedNote, s.recommendedStat)),
           s.regression ? `**${text(changeText(s))}**` : text(changeText(s)),
           factorText(s),
           s.regression ? `**${winnerText(s)}**` : winnerText(s),
@@ -64,7 +64,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
       }),
     ),
   );
-  p(`Speed-up is the recommended configuration's advantage in the objective's direction (${m.objective.better} ${m.objective.label} is better); a scenario within the study's ${m.goal.marginPct}% margin is a tie.`);
+  p(`Values are means over each side's runs with their 95% interval. Speed-up is the recommended configuration's advantage in the objective's direction (${m.objective.better} ${m.objective.label} is better); a scenario whose interval does not lie wholly beyond the study's ${m.goal.marginPct}% margin is a tie.`);
 
   p('## Notes and caveats');
   p(m.notes.map((n) => `- ${text(n.text)}`).join('\n'));
@@ -74,7 +74,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
     [
       `- Objective: ${text(m.goal.objectiveText)}, measured on ${text(m.goal.primaryWorkload)}.`,
       `- Service-level objectives: ${m.goal.slos.length > 0 ? m.goal.slos.map((slo) => code(slo)).join('; ') : 'none'}.`,
-      `- Margin: a candidate replaces the best so far only when it beats it by more than ${m.goal.marginPct}%.`,
+      `- Margin: a candidate replaces the best so far only when the interval of its gain lies beyond ${m.goal.marginPct}%.`,
       `- Search strategy: ${m.goal.strategy === 'greedy' ? 'stage-by-stage greedy' : 'full grid'}.`,
     ].join('\n'),
   );
@@ -87,6 +87,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
       `- Hardware: ${text(s.gpu)}; driver ${text(s.driver ?? 'not recorded')}; CUDA ${text(s.cuda ?? 'not recorded')}; host${s.hosts.length === 1 ? '' : 's'} ${s.hosts.map(text).join(', ')}${m.simulated ? ' (simulated GPU box)' : ''}.`,
       `- Engines: ${s.engines.map(text).join('; ')}.`,
       `- Benchmark client: ${text(s.client)}; each configuration measured ${s.repeats} time${s.repeats === 1 ? '' : 's'}, ${s.gpusPerTrial} GPU${s.gpusPerTrial === 1 ? '' : 's'} per server.`,
+      `- Method: ${text(s.method)}`,
     ].join('\n'),
   );
   if (s.benchCommand) p('Benchmark command of the primary workload:', '', codeBlock(s.benchCommand, 'sh'));
@@ -122,7 +123,7 @@ function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: Sta
         section.trials.map((t) => [
           text(trialName(t, section, repeats)),
           t.status === 'failed' || t.status === 'rejected' ? `**${STATUS_TEXT[t.status]}**` : STATUS_TEXT[t.status],
-          ...m.metricColumns.map((c) => metricCell(t.metrics[c.key])),
+          ...m.metricColumns.map((c) => metricCell(t.metrics[c.key], t.intervals[c.key])),
           trialNotes(t).map(text).join('; '),
         ]),
       ),

@@ -4,7 +4,11 @@ import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
 import { describeWorkload, type Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
-import { metricOf, metricSpec } from '../../results/metrics';
+import { metricInterval, metricOf, metricSpec } from '../../results/metrics';
+import { warmupRequests } from '../../bench/warmup';
+import { INTERVAL_LEVEL } from '../noise';
+import { describeVerdict, metricStat, runsOf, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
+import { formatChange } from '../verdict';
 import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
 
 /**
@@ -43,6 +47,12 @@ export interface TrialRow {
   finishedAt: string | null;
   /** Values of `metricColumns`, by key; null when not measured. */
   metrics: Record<string, number | null>;
+  /** The run's own interval of each of `metricColumns` (from its requests), by key; null when it has none. */
+  intervals: Record<string, { low: number; high: number } | null>;
+  /** Measured runs of this trial's configuration on its workload, in the whole study. */
+  runs: number;
+  /** "warm-up: 16 requests, 4.2 s" (or its error) when the trial's server was warmed up before it. */
+  warmup: string | null;
   objective: number | null;
   /** The objective's change against the baseline configuration on the same workload, in percent of the baseline. */
   vsBaselinePct: number | null;
@@ -72,6 +82,8 @@ export interface StageSection {
     before: number | null;
     after: number | null;
     gainPct: number | null;
+    /** The verdict in words with the change's interval: "−21.2% [−23.0, −19.5], kept". */
+    verdict: string | null;
   } | null;
 }
 
@@ -93,6 +105,11 @@ export interface ScenarioRow {
   /** recommended/baseline for throughput, baseline/recommended for latency: "2.7x" faster. */
   factor: number | null;
   winner: ScenarioWinner | null;
+  /** Each side's objective with its interval and run count. */
+  baselineStat: MetricStat | null;
+  recommendedStat: MetricStat | null;
+  /** The recommendation against the baseline with its interval, read against the margin. */
+  comparison: ScenarioComparison | null;
   regression: boolean;
   /** "REGRESSION −13.8% total token throughput" for a regression, else null. */
   flag: string | null;
@@ -171,6 +188,8 @@ export interface ReportModel {
     datasets: { workloadId: string; description: string; dataset: string; sha256: string | null }[];
     repeats: number;
     gpusPerTrial: number;
+    /** How each number was measured and decided: warm-ups, repeats, the interval level. */
+    method: string;
   };
   notes: ReportNote[];
   metricColumns: MetricColumn[];
@@ -224,7 +243,11 @@ export function buildReportModel(project: ProjectFile): ReportModel {
     const value = objectiveValue(t);
     const base = baselineOn(t.workloadId);
     const metrics: Record<string, number | null> = {};
-    for (const c of metricColumns) metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
+    const intervals: Record<string, { low: number; high: number } | null> = {};
+    for (const c of metricColumns) {
+      metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
+      intervals[c.key] = t.status === 'done' ? metricInterval(t, c.key) : null;
+    }
     const problem = t.rejectReason ?? t.error ?? t.result?.error ?? null;
     return {
       id: t.id,
@@ -246,6 +269,9 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       startedAt: t.startedAt ?? null,
       finishedAt: t.finishedAt ?? null,
       metrics,
+      intervals,
+      runs: runsOf(state.trials, t.serverKey, t.workloadId).length,
+      warmup: t.warmup ? (t.warmup.error !== undefined ? `warm-up failed: ${redact(t.warmup.error)}` : `warm-up: ${t.warmup.requests} requests${t.warmup.seconds !== undefined ? `, ${t.warmup.seconds} s` : ''}`) : null,
       objective: value,
       vsBaselinePct: value !== null && base !== null && base !== 0 ? ((value - base) / base) * 100 : null,
       problem: problem !== null ? redact(problem) : null,
@@ -279,6 +305,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
             before: decision.before,
             after: decision.after,
             gainPct: decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null,
+            verdict: describeVerdict(decision),
           }
         : null,
     };
@@ -301,8 +328,29 @@ export function buildReportModel(project: ProjectFile): ReportModel {
     const recommended = mean(doneValues(recTrials));
     const gain = gainPct(baseline, recommended, objective.better);
     const changePct = baseline !== null && recommended !== null && baseline !== 0 ? ((recommended - baseline) / baseline) * 100 : null;
-    const winner: ScenarioWinner | null = gain === null ? null : gain > margin ? 'recommended' : gain < -margin ? 'baseline' : 'tie';
+    const baseKey = baseTrials.find((t) => t.status === 'done')?.serverKey;
+    const recKey = recTrials.find((t) => t.status === 'done')?.serverKey;
+    // Both sides' runs on this workload, wherever they ran (the primary workload's include the stages' repeats).
+    const comparison = baseKey !== undefined && recKey !== undefined && baseKey !== recKey ? scenarioComparison(study, state.trials, w.id, baseKey, recKey) : null;
+    const winner: ScenarioWinner | null = comparison
+      ? comparison.verdict === 'better'
+        ? 'recommended'
+        : comparison.verdict === 'worse'
+          ? 'baseline'
+          : 'tie'
+      : gain === null
+        ? null
+        : gain > margin
+          ? 'recommended'
+          : gain < -margin
+            ? 'baseline'
+            : 'tie';
     const regression = winner === 'baseline';
+    const flag = regression
+      ? `REGRESSION ${comparison ? formatChange(comparison.change) : formatPct(changePct ?? 0)} ${objective.label}`
+      : comparison?.verdict === 'possibly-worse'
+        ? `possibly worse: ${formatChange(comparison.change)} ${objective.label}`
+        : null;
     return {
       workloadId: w.id,
       description: w.label ?? describeWorkload(w),
@@ -315,8 +363,11 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,
       winner,
+      baselineStat: baseKey !== undefined ? metricStat(state.trials, baseKey, w.id, objective.metric) : null,
+      recommendedStat: recKey !== undefined ? metricStat(state.trials, recKey, w.id, objective.metric) : null,
+      comparison,
       regression,
-      flag: regression && changePct !== null ? `REGRESSION ${formatPct(changePct)} ${objective.label}` : null,
+      flag: changePct !== null ? flag : null,
     };
   });
 
@@ -455,10 +506,23 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       datasets,
       repeats: study.repeats,
       gpusPerTrial: study.gpusPerTrial,
+      method: methodOf(study),
     },
     notes,
     metricColumns,
   };
+}
+
+/** The measurement and decision method in one paragraph, for the setup section. */
+function methodOf(study: ProjectFile['study']): string {
+  const level = Math.round(INTERVAL_LEVEL * 100);
+  const primary = study.workloads.primary;
+  return (
+    `Each server is warmed up on each workload before its first measured run (${warmupRequests(primary)} requests of the primary workload at its concurrency, other prompts; the numbers are discarded). ` +
+    `A stage keeps a candidate only when the ${level}% interval of its gain over the best so far clears the ${study.goal.marginPct}% margin, calls it "no difference" when the interval lies within the margin, ` +
+    `and otherwise runs both again, each run on a fresh launch, up to ${Math.max(study.goal.repeatBudget, study.repeats)} runs per configuration ("inconclusive" after that: the simpler configuration stays). ` +
+    `Intervals are ${level}%: between the runs of a configuration (Student t on the logarithms, the run-to-run spread pooled over the study's repeats with the published noise as a prior), or, for a single run, from its requests (bootstrap).`
+  );
 }
 
 /**

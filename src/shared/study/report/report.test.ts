@@ -59,7 +59,8 @@ describe('study report model', () => {
     expect(model.scenarios.map((s) => s.workloadId)).toEqual(['sharegpt-1000-unbounded', 'random-32000-100', 'random-4000-200', 'random-2000-100', 'random-128-4']);
     expect(byId['sharegpt-1000-unbounded']).toMatchObject({ primary: true, baseline: 1731, recommended: 2054, winner: 'recommended', regression: false });
     expect(byId['random-32000-100']?.changePct).toBeCloseTo(-13.8, 1);
-    expect(byId['random-32000-100']).toMatchObject({ winner: 'baseline', regression: true, flag: 'REGRESSION −13.8% total token throughput' });
+    expect(byId['random-32000-100']).toMatchObject({ winner: 'baseline', regression: true, comparison: { verdict: 'worse' } });
+    expect(byId['random-32000-100']?.flag).toMatch(/^REGRESSION −13\.8% \[−1\d\.\d, −1\d\.\d\] total token throughput$/);
     expect(model.regressions.map((r) => r.workloadId)).toEqual(['random-32000-100']);
     expect([byId['random-128-4'], byId['random-2000-100'], byId['random-4000-200']].map((s) => Math.round((s?.gainPct ?? 0) * 10) / 10)).toEqual([33.1, 7.7, 10.9]);
   });
@@ -91,7 +92,7 @@ describe('Markdown report', () => {
     const table = md.indexOf('| Scenario |');
     expect(callout).toBeGreaterThan(0);
     expect(callout).toBeLessThan(table);
-    expect(md).toMatch(/\| \*\*⚠ Random 32000 in \/ 100 out[^|]*\*\* \|[^\n]*\*\*REGRESSION −13\.8% total token throughput\*\* \|[^\n]*\*\*baseline\*\* \|/);
+    expect(md).toMatch(/\| \*\*⚠ Random 32000 in \/ 100 out[^|]*\*\* \|[^\n]*\*\*REGRESSION −13\.8% \\\[[^\]]*\] total token throughput\*\* \|[^\n]*\*\*baseline\*\* \|/);
     expect(md).toContain('Gains are relative to the best configuration before each stage; the baseline is vLLM 0.11.0 at its defaults');
     expect(md).toContain('| Engine selection | TensorRT-LLM 1.2.0rc1 defaults | 1731 | 2054 | +18.7% |');
     // Failed configurations are results: the refusal and the error are in the quantization stage.
@@ -115,7 +116,8 @@ describe('Markdown report', () => {
     expect(md).toContain('> **Simulated results.** These numbers come from the simulated GPU box of the demo lab: they are simulations, not measurements.');
     expect(md).not.toContain('REGRESSION');
     expect(md).toContain('| Speculative decoding (EAGLE3) | EAGLE3 Tengyunw/qwen3_8b_eagle3, steps 4, top-k 4, draft tokens 16 | 1.28 | 0.77 | +66.2% |');
-    expect(md).toContain('| ShareGPT, 100 prompts, concurrency 1 | 1.66 | 0.62 | −62.7% | 2.68x | recommended |');
+    expect(md).toContain('| ShareGPT, 100 prompts, concurrency 1 | 1.66, 1 run | 0.62, 1 run | better: −62.7% \\[−63.6, −61.7\\] | 2.68x | recommended |');
+    expect(md).toMatch(/- Method: Each server is warmed up .* up to 4 runs per configuration .* Intervals are 95%/);
   });
 
   it('names the host of a simulated box reached over SSH instead of the demo lab', () => {
@@ -201,7 +203,7 @@ describe('HTML report', () => {
     const callout = html.indexOf('<div class="callout warning" role="alert">');
     expect(callout).toBeGreaterThan(0);
     expect(callout).toBeLessThan(html.indexOf('<th>Scenario</th>'));
-    expect(html).toMatch(/<tr class="regression"><td>Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% total token throughput/);
+    expect(html).toMatch(/<tr class="regression"><td>Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% \[[^\]]*\] total token throughput/);
     expect(html.match(/<tr class="regression">/g)).toHaveLength(1);
     expect(html).toContain('the baseline is vLLM 0.11.0 at its defaults');
   });
@@ -229,8 +231,10 @@ describe('CSV of trials', () => {
     const header = rows[0] as string[];
     expect(header.slice(0, 18)).toEqual([
       'trial id', 'stage', 'candidate', 'label', 'engine', 'version', 'mode', 'model', 'status', 'reject reason / error', 'command', 'env names',
-      'workload', 'repeat', 'host', 'gpus', 'started', 'finished',
+      'workload', 'repeat', 'runs of this configuration', 'warm-up requests', 'host', 'gpus',
     ]);
+    expect(header).toEqual(expect.arrayContaining(['mean_latency_s low (s)', 'mean_latency_s high (s)', 'total_token_throughput low (tok/s)']));
+    expect(header).not.toContain('duration low (s)');
     expect(header).toEqual(expect.arrayContaining(['mean_latency_s (s)', 'total_token_throughput (tok/s)', 'mean_ttft_ms (ms)', 'p99_ttft_ms (ms)', 'mean_tpot_ms (ms)']));
     expect(rows.every((r) => r.length === header.length)).toBe(true);
     const col = (name: string) => header.indexOf(name);
@@ -260,6 +264,49 @@ describe('CSV of trials', () => {
     expect(cell('engine/vllm-0.11.0/sharegpt-1000-unbounded/r1', 'label')).toBe('-13.8');
     expect(cell('quantization/awq/sharegpt-1000-unbounded/r1', 'reject reason / error')).toBe('\'-oops "quoted"\nsecond line');
     expect(csv).toContain('"\'-oops ""quoted""\nsecond line"');
+  });
+});
+
+describe('intervals, repeats and verdicts', () => {
+  // Edge case written by hand: one engine trial carries a run's interval, a warm-up, a repeat and a stage verdict
+  // (its configuration also ran as the baseline of the generalisation pass: three runs in all).
+  function withMeasurementDetail(): ProjectFile {
+    const project = studyAProject();
+    const first = project.state.trials.find((t) => t.stageId === 'engine' && t.status === 'done');
+    if (!first?.result) throw new Error('no measured engine trial');
+    const value = first.result.result.metrics.mean_ttft_ms as number;
+    first.result.result.intervals = { level: 0.95, requests: 100, resamples: 1000, values: { mean_ttft_ms: { low: value * 0.97, high: value * 1.04 } } };
+    first.warmup = { requests: 16, seconds: 4.2 };
+    const again = structuredClone(first);
+    again.id = first.id.replace(/r1$/, 'r2');
+    again.repeat = 2;
+    delete again.warmup;
+    project.state.trials.splice(project.state.trials.indexOf(first) + 1, 0, again);
+    const decision = project.state.decisions.find((d) => d.stageId === 'engine');
+    if (!decision) throw new Error('no engine decision');
+    Object.assign(decision, { verdict: 'kept', compared: decision.winner, change: { pct: -4.2, low: -6.5, high: -1.7, level: 0.95 }, runs: { candidate: 2, reference: 1 } });
+    return project;
+  }
+
+  it('puts the run interval, the warm-up, the run count and the verdict in the report and the CSV', () => {
+    const project = withMeasurementDetail();
+    const m = buildReportModel(project);
+    const row = m.trials.find((t) => t.warmup !== null);
+    expect(row).toMatchObject({ runs: 3, warmup: 'warm-up: 16 requests, 4.2 s' });
+    expect(row?.intervals.mean_ttft_ms).not.toBeNull();
+    expect(m.stages.find((s) => s.id === 'engine')?.decision?.verdict).toBe('−4.2% [−6.5, −1.7], kept');
+    const md = renderMarkdown(project);
+    expect(md).toMatch(/\| \d+(?:\.\d+)? \[\d+(?:\.\d+)?, \d+(?:\.\d+)?\] \|/);
+    expect(md).toContain('warm-up: 16 requests, 4.2 s; 3 runs of this configuration');
+    const rows = parseCsv(renderCsv(project));
+    const header = rows[0] as string[];
+    const csvRow = rows.find((r) => r[0] === row?.id) as string[];
+    expect(Number(csvRow[header.indexOf('mean_ttft_ms low (ms)')])).toBeCloseTo(row?.intervals.mean_ttft_ms?.low ?? NaN, 6);
+    expect(csvRow[header.indexOf('runs of this configuration')]).toBe('3');
+    expect(csvRow[header.indexOf('warm-up requests')]).toBe('16');
+    // A trial without per-request samples leaves its interval cells empty.
+    const other = rows.find((r) => r[0]?.startsWith('generalisation/') && r[header.indexOf('status')] === 'done') as string[];
+    expect(other[header.indexOf('mean_ttft_ms low (ms)')]).toBe('');
   });
 });
 

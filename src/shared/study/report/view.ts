@@ -1,4 +1,6 @@
 import { formatFactor, formatNumber, formatPct, type ReportModel, type ScenarioRow, type StageSection, type TrialRow } from './model';
+import type { MetricStat } from '../run-stats';
+import { describeScenario } from '../run-stats';
 
 /** Wording shared by the Markdown and HTML reports, so both say the same thing. */
 
@@ -23,27 +25,38 @@ export const STATUS_TEXT: Record<TrialRow['status'], string> = {
 export function trialNotes(row: TrialRow): string[] {
   const notes: string[] = [];
   if (row.kept) notes.push('kept');
+  if (row.warmup !== null) notes.push(row.warmup);
+  if (row.runs > 1) notes.push(`${row.runs} runs of this configuration`);
   if (row.problem !== null) notes.push(row.status === 'rejected' ? `refused: ${row.problem}` : row.status === 'failed' ? `error: ${row.problem}` : row.problem);
   notes.push(...row.sloViolations);
   return notes;
 }
 
-export function metricCell(value: number | null | undefined): string {
-  return value === null || value === undefined ? '–' : formatNumber(value);
+/** A number, with its interval when it has one: "1.84 [1.80, 1.88]". */
+export function metricCell(value: number | null | undefined, interval?: { low: number; high: number } | null): string {
+  if (value === null || value === undefined) return '–';
+  return interval ? `${formatNumber(value)} [${formatNumber(interval.low)}, ${formatNumber(interval.high)}]` : formatNumber(value);
 }
 
-export function scenarioValue(value: number | null, note: string | null): string {
-  return value !== null ? formatNumber(value) : (note ?? 'not measured');
+/** A scenario side: the mean over its runs with the interval and run count, or why it has none. */
+export function scenarioValue(value: number | null, note: string | null, stat?: MetricStat | null): string {
+  if (value === null) return note ?? 'not measured';
+  if (!stat) return formatNumber(value);
+  const interval = stat.low !== null && stat.high !== null ? { low: stat.low, high: stat.high } : null;
+  return `${metricCell(stat.value, interval)}, ${stat.runs} run${stat.runs === 1 ? '' : 's'}`;
 }
 
 export function winnerText(row: ScenarioRow): string {
   if (row.winner === null) return '–';
+  if (row.winner === 'tie' && row.comparison) return row.comparison.verdict === 'no-difference' ? 'tie (no difference)' : `tie (${row.comparison.verdict.replace('-', ' ')})`;
   return row.winner === 'tie' ? 'tie (within margin)' : row.winner;
 }
 
+/** The change with its interval and verdict ("better: −21.2% [−23.0, −19.5]"), or the regression flag. */
 export function changeText(row: ScenarioRow): string {
   if (row.changePct === null) return '–';
-  return row.flag ?? formatPct(row.changePct);
+  if (row.flag) return row.flag;
+  return row.comparison ? describeScenario(row.comparison) : formatPct(row.changePct);
 }
 
 export function factorText(row: ScenarioRow): string {

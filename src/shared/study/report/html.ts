@@ -107,8 +107,8 @@ function htmlOf(m: ReportModel, repeats: number): string {
         groups: m.scenarios.map((s) => ({
           label: s.description,
           bars: [
-            { series: 0, value: s.baseline, missing: s.baselineNote ?? undefined },
-            { series: 1, value: s.recommended, missing: s.recommendedNote ?? undefined, ...(s.regression ? { tone: 'regression' as const } : {}) },
+            { series: 0, value: s.baseline, missing: s.baselineNote ?? undefined, interval: intervalOf(s.baselineStat) },
+            { series: 1, value: s.recommended, missing: s.recommendedNote ?? undefined, interval: intervalOf(s.recommendedStat), ...(s.regression ? { tone: 'regression' as const } : {}) },
           ],
         })),
       })}</div>`,
@@ -198,7 +198,7 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
           series: [{ name: m.objective.label, color: '#0969da' }],
           groups: section.trials.map((t) => ({
             label: trialName(t, section, repeats),
-            bars: [{ series: 0, value: t.objective, missing: STATUS_TEXT[t.status], ...(t.kept ? { tone: 'kept' as const } : {}) }],
+            bars: [{ series: 0, value: t.objective, missing: STATUS_TEXT[t.status], interval: t.intervals[m.objective.metric] ?? null, ...(t.kept ? { tone: 'kept' as const } : {}) }],
           })),
         })}</div>`,
       );
@@ -217,4 +217,9 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
   }
   out.push(`<p><strong>Decision:</strong> ${h(decisionText(section))}</p>`);
   return out.join('\n');
+}
+
+/** A scenario side's interval, for its chart's error bar. */
+function intervalOf(stat: { low: number | null; high: number | null } | null): { low: number; high: number } | null {
+  return stat && stat.low !== null && stat.high !== null ? { low: stat.low, high: stat.high } : null;
 }

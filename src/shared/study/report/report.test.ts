@@ -304,6 +304,9 @@ describe('intervals, repeats and verdicts', () => {
     expect(Number(csvRow[header.indexOf('mean_ttft_ms low (ms)')])).toBeCloseTo(row?.intervals.mean_ttft_ms?.low ?? NaN, 6);
     expect(csvRow[header.indexOf('runs of this configuration')]).toBe('3');
     expect(csvRow[header.indexOf('warm-up requests')]).toBe('16');
+    // The scenario chart draws the primary workload's baseline (two runs) with an error bar.
+    expect(renderHtml(project)).toMatch(/<path class="error-bar" d="M[\d.]+ [\d.]+H[\d.]+/);
+    expect(renderHtml(studyAProject())).toContain('class="error-bar"');
     // A trial without per-request samples leaves its interval cells empty.
     const other = rows.find((r) => r[0]?.startsWith('generalisation/') && r[header.indexOf('status')] === 'done') as string[];
     expect(other[header.indexOf('mean_ttft_ms low (ms)')]).toBe('');

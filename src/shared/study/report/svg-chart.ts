@@ -13,6 +13,8 @@ export interface ChartBar {
   /** Shown instead of a bar when there is no value ("failed", "rejected"). */
   missing?: string;
   tone?: 'kept' | 'regression';
+  /** The value's interval, drawn as an error bar across the bar's end. */
+  interval?: { low: number; high: number } | null;
 }
 
 export interface ChartGroup {
@@ -37,7 +39,7 @@ const MAX_LABEL_CHARS = 40;
 const TONE_COLORS = { kept: '#1a7f37', regression: '#c62828' } as const;
 
 export function renderBarChart(spec: BarChartSpec): string {
-  const values = spec.groups.flatMap((g) => g.bars.map((b) => b.value)).filter((v): v is number => v !== null && v > 0);
+  const values = spec.groups.flatMap((g) => g.bars.flatMap((b) => [b.value, b.interval?.high ?? null])).filter((v): v is number => v !== null && v > 0);
   const max = values.length > 0 ? Math.max(...values) : 1;
   const area = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
   const legend = spec.series.length > 1;
@@ -67,7 +69,17 @@ export function renderBarChart(spec: BarChartSpec): string {
         parts.push(
           `<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT}" fill="${color}"><title>${escapeHtml(`${group.label} — ${name}${formatNumber(bar.value)} ${spec.unit}`)}</title></rect>`,
         );
-        parts.push(`<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" font-size="11">${escapeHtml(formatNumber(bar.value))}</text>`);
+        let labelAt = LABEL_WIDTH + w + 4;
+        if (bar.interval) {
+          const lo = LABEL_WIDTH + Math.max(0, (bar.interval.low / max) * area);
+          const hi = LABEL_WIDTH + Math.max(0, (bar.interval.high / max) * area);
+          const mid = y + BAR_HEIGHT / 2;
+          parts.push(
+            `<path class="error-bar" d="M${lo.toFixed(1)} ${mid}H${hi.toFixed(1)}M${lo.toFixed(1)} ${y + 3}V${y + BAR_HEIGHT - 3}M${hi.toFixed(1)} ${y + 3}V${y + BAR_HEIGHT - 3}" stroke="#24292f" stroke-width="1.2" fill="none"><title>${escapeHtml(`${formatNumber(bar.interval.low)} – ${formatNumber(bar.interval.high)} ${spec.unit}`)}</title></path>`,
+          );
+          labelAt = Math.max(labelAt, hi + 4);
+        }
+        parts.push(`<text x="${labelAt.toFixed(1)}" y="${y + BAR_HEIGHT - 3}" font-size="11">${escapeHtml(formatNumber(bar.value))}</text>`);
       } else {
         parts.push(`<text x="${LABEL_WIDTH + 4}" y="${y + BAR_HEIGHT - 3}" font-size="11" font-style="italic" fill="#8c959f">${escapeHtml(bar.missing ?? 'no result')}</text>`);
       }

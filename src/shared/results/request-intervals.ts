@@ -16,6 +16,9 @@ export const REQUEST_RESAMPLES = 1000;
 
 type Statistic = (counts: Int32Array) => number;
 
+/** Grid marks per pool for quantiles: the walk between two marks is at most 1/GRID_MARKS of the pool. */
+const GRID_MARKS = 256;
+
 /**
  * One latency metric's values, each owned by a request (one per request, or a request's every ITL), sorted once.
  * A resample weighs each value by how often its request was drawn.
@@ -61,30 +64,53 @@ class WeightedPool {
     };
   }
 
+  /**
+   * How many values of each request lie below each grid mark (every `step`-th index of the sorted pool), built on
+   * first use: a resample's weight below a mark is then one pass over the requests.
+   */
+  private grid?: { step: number; marks: number; below: Int32Array };
+
+  private gridOf(): { step: number; marks: number; below: Int32Array } {
+    if (this.grid) return this.grid;
+    const n = this.sizes.length;
+    const step = Math.max(1, Math.ceil(this.sorted.length / GRID_MARKS));
+    const marks = Math.ceil(this.sorted.length / step);
+    const below = new Int32Array(marks * n);
+    const running = new Int32Array(n);
+    for (let k = 0; k < marks; k++) {
+      below.set(running, k * n);
+      for (let j = k * step; j < Math.min((k + 1) * step, this.sorted.length); j++) running[this.owner[j]!]!++;
+    }
+    this.grid = { step, marks, below };
+    return this.grid;
+  }
+
   /** The q-quantile of the weighted pool, interpolated like numpy.percentile (vLLM's median and P<N>). */
   quantile(q: number): Statistic {
     const { sorted, owner, sizes } = this;
-    // The run's own rank of the quantile, and how many values of each request lie below it.
-    const anchor = Math.round(q * (sorted.length - 1));
-    const below = new Int32Array(sizes.length);
-    for (let j = 0; j < anchor; j++) below[owner[j]!]!++;
+    const { step, marks, below } = this.gridOf();
+    const n = sizes.length;
+    const weightBelow = (w: Int32Array, k: number) => {
+      let sum = 0;
+      for (let i = 0, o = k * n; i < n; i++) sum += w[i]! * below[o + i]!;
+      return sum;
+    };
+    // The mark nearest the run's own rank of the quantile: a resample's rank lies a few marks from it at most.
+    const anchor = Math.min(marks - 1, Math.round((q * (sorted.length - 1)) / step));
     return (w) => {
       let total = 0;
-      let before = 0;
-      for (let i = 0; i < w.length; i++) {
-        total += w[i]! * sizes[i]!;
-        before += w[i]! * below[i]!;
-      }
+      for (let i = 0; i < n; i++) total += w[i]! * sizes[i]!;
       if (total === 0) return NaN;
       const pos = (total - 1) * q;
       const lo = Math.floor(pos);
-      // Walk from the anchor to the value at weighted rank `lo`; `before` is the weight of the values below index j.
-      let j = anchor;
-      if (before > lo) {
-        while (before > lo) before -= w[owner[--j]!]!;
-      } else {
-        while (before + w[owner[j]!]! <= lo) before += w[owner[j++]!]!;
-      }
+      // The last mark with at most `lo` weight below it, then a walk of under `step` values to rank `lo`;
+      // `before` is the weight of the values below index j.
+      let k = anchor;
+      let before = weightBelow(w, k);
+      while (before > lo) before = weightBelow(w, --k);
+      for (let next; k + 1 < marks && (next = weightBelow(w, k + 1)) <= lo; k++) before = next;
+      let j = k * step;
+      while (before + w[owner[j]!]! <= lo) before += w[owner[j++]!]!;
       const low = sorted[j]!;
       if (pos === lo) return low;
       // The next rank: the same value while its request's weight lasts, else the next value drawn.

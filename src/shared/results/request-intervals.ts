@@ -3,9 +3,9 @@
 // much the number depends on which requests this run happened to draw. It cannot see run-to-run noise (the server's
 // state, the GPU's clocks): repeats between runs measure that.
 //
-// Cost: each resample is a count per request, and every statistic is read from the counts in O(requests) — a
-// quantile by walking a presorted pool from the point where it lay in the run itself, a few steps away — so a
-// 1000-request run takes a few tens of milliseconds for every metric at 1000 resamples.
+// Cost: each resample is a count per request, and every statistic is read from the counts in a few passes over the
+// requests — a quantile from a grid of per-request counts over its presorted pool, then a walk shorter than one grid
+// step — so the cost grows with requests × metrics × resamples, not with the number of ITLs.
 import { bootstrapCountIntervals } from '../stats';
 import { INTERVAL_LEVEL } from '../study/noise';
 import { parsePercentileKey, type BenchMetrics, type LatencyMetric, type ResultIntervals } from './bench-result';

@@ -14,7 +14,7 @@ import { latencyValues, type RequestSamples } from './request-samples';
 /** Resamples per run: enough for the 2.5% and 97.5% quantiles to settle to well under the metrics' two decimals' worth of noise. */
 export const REQUEST_RESAMPLES = 1000;
 
-type Statistic = (counts: Int32Array) => number;
+type Statistic = (counts: Int32Array, resample: number) => number;
 
 /** Grid marks per pool for quantiles: the walk between two marks is at most 1/GRID_MARKS of the pool. */
 const GRID_MARKS = 256;
@@ -24,42 +24,78 @@ const GRID_MARKS = 256;
  * A resample weighs each value by how often its request was drawn.
  */
 class WeightedPool {
-  private readonly sorted: Float64Array;
-  private readonly owner: Int32Array;
   private readonly sums: Float64Array;
   private readonly sizes: Int32Array;
+  private readonly count: number;
 
-  constructor(perRequest: readonly (readonly number[])[]) {
+  constructor(private readonly perRequest: readonly (readonly number[])[]) {
     const n = perRequest.length;
     this.sums = new Float64Array(n);
     this.sizes = new Int32Array(n);
-    const pairs: [number, number][] = [];
+    let count = 0;
     perRequest.forEach((values, i) => {
       this.sizes[i] = values.length;
+      count += values.length;
       let sum = 0;
-      for (const v of values) {
-        sum += v;
-        pairs.push([v, i]);
-      }
+      for (const v of values) sum += v;
       this.sums[i] = sum;
     });
-    pairs.sort((a, b) => a[0] - b[0]);
-    this.sorted = Float64Array.from(pairs, (p) => p[0]);
-    this.owner = Int32Array.from(pairs, (p) => p[1]);
+    this.count = count;
   }
 
   get size(): number {
-    return this.sorted.length;
+    return this.count;
+  }
+
+  /**
+   * The values sorted, with the request each came from; built on first use (a mean needs neither). The values sort
+   * natively (no comparator, which is many times slower on a long run's ITLs) and each finds its slot by binary
+   * search, equal values taking successive slots.
+   */
+  private order?: { sorted: Float64Array; owner: Int32Array };
+
+  private orderOf(): { sorted: Float64Array; owner: Int32Array } {
+    if (this.order) return this.order;
+    const sorted = new Float64Array(this.count);
+    let at = 0;
+    for (const values of this.perRequest) for (const v of values) sorted[at++] = v;
+    sorted.sort();
+    const owner = new Int32Array(this.count);
+    const taken = new Int32Array(this.count);
+    this.perRequest.forEach((values, i) => {
+      for (const v of values) {
+        let lo = 0;
+        let hi = sorted.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (sorted[mid]! < v) lo = mid + 1;
+          else hi = mid;
+        }
+        owner[lo + taken[lo]!++] = i;
+      }
+    });
+    this.order = { sorted, owner };
+    return this.order;
+  }
+
+  /** The resample's number of values, computed once per resample for every statistic of the pool. */
+  private totalResample = -1;
+  private totalValue = 0;
+  private total(w: Int32Array, resample: number): number {
+    if (resample !== this.totalResample) {
+      let count = 0;
+      for (let i = 0; i < w.length; i++) count += w[i]! * this.sizes[i]!;
+      this.totalResample = resample;
+      this.totalValue = count;
+    }
+    return this.totalValue;
   }
 
   mean(): Statistic {
-    return (w) => {
+    return (w, resample) => {
+      const count = this.total(w, resample);
       let sum = 0;
-      let count = 0;
-      for (let i = 0; i < w.length; i++) {
-        sum += w[i]! * this.sums[i]!;
-        count += w[i]! * this.sizes[i]!;
-      }
+      for (let i = 0; i < w.length; i++) sum += w[i]! * this.sums[i]!;
       return count > 0 ? sum / count : NaN;
     };
   }
@@ -73,21 +109,30 @@ class WeightedPool {
   private gridOf(): { step: number; marks: number; below: Int32Array } {
     if (this.grid) return this.grid;
     const n = this.sizes.length;
-    const step = Math.max(1, Math.ceil(this.sorted.length / GRID_MARKS));
-    const marks = Math.ceil(this.sorted.length / step);
+    const { sorted, owner } = this.orderOf();
+    const step = Math.max(1, Math.ceil(sorted.length / GRID_MARKS));
+    const marks = Math.ceil(sorted.length / step);
     const below = new Int32Array(marks * n);
     const running = new Int32Array(n);
     for (let k = 0; k < marks; k++) {
       below.set(running, k * n);
-      for (let j = k * step; j < Math.min((k + 1) * step, this.sorted.length); j++) running[this.owner[j]!]!++;
+      for (let j = k * step; j < Math.min((k + 1) * step, sorted.length); j++) running[owner[j]!]!++;
     }
     this.grid = { step, marks, below };
     return this.grid;
   }
 
-  /** The q-quantile of the weighted pool, interpolated like numpy.percentile (vLLM's median and P<N>). */
+  private readonly quantiles = new Map<number, Statistic>();
+
+  /**
+   * The q-quantile of the weighted pool, interpolated like numpy.percentile (vLLM's median and P<N>); one statistic
+   * per q, so the median and P50 are computed once.
+   */
   quantile(q: number): Statistic {
-    const { sorted, owner, sizes } = this;
+    const known = this.quantiles.get(q);
+    if (known) return known;
+    const { sizes } = this;
+    const { sorted, owner } = this.orderOf();
     const { step, marks, below } = this.gridOf();
     const n = sizes.length;
     const weightBelow = (w: Int32Array, k: number) => {
@@ -95,29 +140,56 @@ class WeightedPool {
       for (let i = 0, o = k * n; i < n; i++) sum += w[i]! * below[o + i]!;
       return sum;
     };
-    // The mark nearest the run's own rank of the quantile: a resample's rank lies a few marks from it at most.
+    // The mark nearest the run's own rank of the quantile: a resample's rank lies close to it.
     const anchor = Math.min(marks - 1, Math.round((q * (sorted.length - 1)) / step));
-    return (w) => {
-      let total = 0;
-      for (let i = 0; i < n; i++) total += w[i]! * sizes[i]!;
-      if (total === 0) return NaN;
+    const jumps = step > n;
+    let lastResample = -1;
+    let lastValue = NaN;
+    const statistic: Statistic = (w, resample) => {
+      if (resample === lastResample) return lastValue;
+      lastResample = resample;
+      const total = this.total(w, resample);
+      if (total === 0) return (lastValue = NaN);
       const pos = (total - 1) * q;
       const lo = Math.floor(pos);
-      // The last mark with at most `lo` weight below it, then a walk of under `step` values to rank `lo`;
-      // `before` is the weight of the values below index j.
-      let k = anchor;
-      let before = weightBelow(w, k);
-      while (before > lo) before = weightBelow(w, --k);
-      for (let next; k + 1 < marks && (next = weightBelow(w, k + 1)) <= lo; k++) before = next;
-      let j = k * step;
-      while (before + w[owner[j]!]! <= lo) before += w[owner[j++]!]!;
+      // Walk from the anchor to the value at weighted rank `lo`; `before` is the weight of the values below index j.
+      // Where a grid step holds more values than there are requests, a walk longer than a step jumps whole steps,
+      // one pass over the requests each.
+      let j = anchor * step;
+      let before = weightBelow(w, anchor);
+      let walked = 0;
+      while (before > lo) {
+        if (jumps && j % step === 0 && walked >= step && j > 0) {
+          j -= step;
+          before = weightBelow(w, j / step);
+          continue;
+        }
+        before -= w[owner[--j]!]!;
+        walked++;
+      }
+      walked = 0;
+      while (before + w[owner[j]!]! <= lo) {
+        if (jumps && j % step === 0 && walked >= step && j / step + 1 < marks) {
+          const next = weightBelow(w, j / step + 1);
+          if (next <= lo) {
+            j += step;
+            before = next;
+            continue;
+          }
+          walked = -Infinity;
+        }
+        before += w[owner[j++]!]!;
+        walked++;
+      }
       const low = sorted[j]!;
-      if (pos === lo) return low;
+      if (pos === lo) return (lastValue = low);
       // The next rank: the same value while its request's weight lasts, else the next value drawn.
       let rankEnd = before + w[owner[j]!]!;
       while (rankEnd <= lo + 1) rankEnd += w[owner[++j]!]!;
-      return low + (sorted[j]! - low) * (pos - lo);
+      return (lastValue = low + (sorted[j]! - low) * (pos - lo));
     };
+    this.quantiles.set(q, statistic);
+    return statistic;
   }
 }
 
@@ -144,7 +216,7 @@ function latencyStatistic(key: string, pools: (m: LatencyMetric) => WeightedPool
   const pool = metric ? pools(metric) : null;
   if (!pool || pool.size === 0) return null;
   const s = stat?.[1] === 'mean' ? pool.mean() : pool.quantile(percentile ? Number(percentile.percentile) / 100 : 0.5);
-  return (w) => s(w) * 1000;
+  return (w, resample) => s(w, resample) * 1000;
 }
 
 /**

@@ -61,7 +61,8 @@ function percentileInterval(stats: number[], level: number): Interval {
  */
 export function bootstrapCountIntervals<K extends string>(
   n: number,
-  statistics: Readonly<Record<K, (counts: Int32Array) => number>>,
+  /** Each is given the resample's counts and its index, by which statistics that share work can cache it. */
+  statistics: Readonly<Record<K, (counts: Int32Array, resample: number) => number>>,
   options: BootstrapOptions = {},
 ): Record<K, Interval | null> {
   const { resamples = 1000, level = 0.95, seed = 1 } = options;
@@ -78,7 +79,7 @@ export function bootstrapCountIntervals<K extends string>(
   for (let r = 0; r < resamples; r++) {
     counts.fill(0);
     for (let i = 0; i < n; i++) counts[Math.floor(random() * n)]!++;
-    keys.forEach((key, k) => stats[k]!.push(statistics[key](counts)));
+    keys.forEach((key, k) => stats[k]!.push(statistics[key](counts, r)));
   }
   keys.forEach((key, k) => {
     const values = stats[k]!;

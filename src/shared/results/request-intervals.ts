@@ -16,6 +16,11 @@ export const REQUEST_RESAMPLES = 1000;
 
 type Statistic = (counts: Int32Array, resample: number) => number;
 
+/** Bits of a value's mantissa that carry its request while a pool sorts (so up to 2^20 requests per run). */
+const OWNER_MASK = (1 << 20) - 1;
+/** Which 32-bit half of a float64 holds the low mantissa bits on this platform. */
+const LOW_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+
 /** Grid marks per pool for quantiles: the walk between two marks is at most 1/GRID_MARKS of the pool. */
 const GRID_MARKS = 256;
 
@@ -48,32 +53,37 @@ class WeightedPool {
   }
 
   /**
-   * The values sorted, with the request each came from; built on first use (a mean needs neither). The values sort
-   * natively (no comparator, which is many times slower on a long run's ITLs) and each finds its slot by binary
-   * search, equal values taking successive slots.
+   * The values sorted, with the request each came from; built on first use (a mean needs neither). Sorting pairs
+   * with a comparator, or finding each value's slot afterwards, costs seconds on a long run's ITLs; instead the
+   * request's index replaces the lowest 20 bits of each value's mantissa and the values sort natively: the order is
+   * the values' order, up to values within 2^-32 of each other (whose order cannot move a quantile by more than
+   * that fraction), and each request's own values, sorted, then take back its places exactly.
    */
   private order?: { sorted: Float64Array; owner: Int32Array };
 
   private orderOf(): { sorted: Float64Array; owner: Int32Array } {
     if (this.order) return this.order;
+    if (this.perRequest.length > OWNER_MASK + 1) throw new Error(`requestIntervals: more than ${OWNER_MASK + 1} requests`);
     const sorted = new Float64Array(this.count);
+    const words = new Uint32Array(sorted.buffer);
     let at = 0;
-    for (const values of this.perRequest) for (const v of values) sorted[at++] = v;
-    sorted.sort();
-    const owner = new Int32Array(this.count);
-    const taken = new Int32Array(this.count);
     this.perRequest.forEach((values, i) => {
       for (const v of values) {
-        let lo = 0;
-        let hi = sorted.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (sorted[mid]! < v) lo = mid + 1;
-          else hi = mid;
-        }
-        owner[lo + taken[lo]!++] = i;
+        sorted[at] = v;
+        words[2 * at + LOW_WORD] = (words[2 * at + LOW_WORD]! & ~OWNER_MASK) | i;
+        at++;
       }
     });
+    sorted.sort();
+    // Each request's values, sorted on their own, go back in the order its marks came out: the exact values.
+    const own = this.perRequest.map((values) => Float64Array.from(values).sort());
+    const next = new Int32Array(own.length);
+    const owner = new Int32Array(this.count);
+    for (let j = 0; j < owner.length; j++) {
+      const i = words[2 * j + LOW_WORD]! & OWNER_MASK;
+      owner[j] = i;
+      sorted[j] = own[i]![next[i]!++]!;
+    }
     this.order = { sorted, owner };
     return this.order;
   }

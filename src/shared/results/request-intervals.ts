@@ -153,6 +153,8 @@ class WeightedPool {
     // The mark nearest the run's own rank of the quantile: a resample's rank lies close to it.
     const anchor = Math.min(marks - 1, Math.round((q * (sorted.length - 1)) / step));
     const jumps = step > n;
+    // A tail quantile (P99 of TTFT) is nearer an end of the pool than one pass over the requests: walk from there.
+    const end = Math.min(q, 1 - q) * sorted.length < n + step ? (q < 0.5 ? 'low' : 'high') : null;
     let lastResample = -1;
     let lastValue = NaN;
     const statistic: Statistic = (w, resample) => {
@@ -165,8 +167,8 @@ class WeightedPool {
       // Walk from the anchor to the value at weighted rank `lo`; `before` is the weight of the values below index j.
       // Where a grid step holds more values than there are requests, a walk longer than a step jumps whole steps,
       // one pass over the requests each.
-      let j = anchor * step;
-      let before = weightBelow(w, anchor);
+      let j = end === 'low' ? 0 : end === 'high' ? sorted.length : anchor * step;
+      let before = end === 'low' ? 0 : end === 'high' ? total : weightBelow(w, anchor);
       let walked = 0;
       while (before > lo) {
         if (jumps && j % step === 0 && walked >= step && j > 0) {

@@ -54,7 +54,8 @@ export function readRequestSamples(value: Readonly<Record<string, unknown>>): Re
  * Each request's values of a latency metric, in seconds: one TTFT, one TPOT (none when it produced one token or
  * fewer, as vLLM leaves those out), one E2EL, and every ITL (vLLM's ITL statistics pool all of them).
  *   - E2EL = TTFT + ΣITL: vLLM's `latency` is the last chunk's time minus the send time, and `ttft`/`itl` split the
- *     same chunk times (vllm/benchmarks/lib/endpoint_request_func.py); the JSON keeps no latency of its own.
+ *     same chunk times (vllm/benchmarks/lib/endpoint_request_func.py at 02cfb534df5674737558730b10f23d1b7aef9b7c:
+ *     `latency = most_recent_timestamp - st`); the JSON keeps no latency of its own.
  *   - TPOT = (latency − ttft) / (output_len − 1) when output_len > 1 (calculate_metrics()).
  */
 export function latencyValues(samples: RequestSamples, metric: LatencyMetric): number[][] {

@@ -127,6 +127,11 @@ describe('runBenchmark', () => {
     expect(entry.status).toBe('ok');
     expect(entry.result.metrics).toMatchObject({ completed: 40, failed: 0, max_concurrency: 4, mean_ttft_ms: json.mean_ttft_ms, p99_itl_ms: json.p99_itl_ms });
     expect(entry.result.metrics.mean_latency_s).toBeCloseTo((json.mean_e2el_ms as number) / 1000, 9);
+    // --save-detailed: the run's own JSON keeps the per-request arrays; the entry keeps only the intervals they give.
+    expect((json.ttfts as unknown[]).length).toBe(40);
+    expect(entry.result.intervals).toMatchObject({ level: 0.95, requests: 40, resamples: 1000 });
+    expect(entry.result.intervals!.values.p99_itl_ms!.high).toBeGreaterThanOrEqual(json.p99_itl_ms as number);
+    expect(JSON.stringify(entry)).not.toContain('"ttfts"');
     expect(entry.result.provenance).toMatchObject({
       engine: 'vllm',
       engineVersion: '0.11.0',

@@ -59,7 +59,9 @@ export function buildBenchServeArgv(workload: Workload, target: BenchTarget): st
   if (workload.ignoreEos === true) argv.push('--ignore-eos');
 
   argv.push('--percentile-metrics', PERCENTILE_METRICS, '--metric-percentiles', METRIC_PERCENTILES);
-  argv.push('--save-result', '--result-dir', target.resultDir, '--result-filename', target.resultFilename);
+  // --save-detailed (0.11.0 and later: resources/engine-flags/vllm-bench.json) keeps the per-request arrays in the
+  // result JSON, from which each metric gets its interval within the run (request-intervals.ts).
+  argv.push('--save-result', '--save-detailed', '--result-dir', target.resultDir, '--result-filename', target.resultFilename);
   const metadata = Object.entries(target.metadata ?? {});
   if (metadata.length > 0) argv.push('--metadata', ...metadata.map(([k, v]) => `${k}=${v}`));
   return argv;

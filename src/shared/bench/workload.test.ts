@@ -4,7 +4,7 @@ import { buildBenchServeArgv } from './bench-serve-argv';
 import { describeWorkload, parseWorkload, WORKLOAD_PRESETS, workloadPreset } from './workload';
 
 const target = { model: 'Qwen/Qwen3-8B', port: 8000, defaultShareGptPath: 'ShareGPT_V3_unfiltered_cleaned_split.json', resultDir: 'res', resultFilename: 't1.json' };
-const ALWAYS = '--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99 --save-result --result-dir res --result-filename t1.json';
+const ALWAYS = '--percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99 --save-result --save-detailed --result-dir res --result-filename t1.json';
 
 describe('WORKLOAD_PRESETS', () => {
   it("holds the reference studies' workloads, each valid", () => {

@@ -13,6 +13,8 @@ import {
 import { detectContentKind, resultFormat } from './detect-format';
 import { parseBenchJsonText, runFromJson } from './parse-bench-json';
 import { parseBenchText, type TextBlock } from './parse-bench-text';
+import { requestIntervals } from './request-intervals';
+import { readRequestSamples, type RequestSamples } from './request-samples';
 
 export interface ImportProblem {
   file: string;
@@ -42,6 +44,8 @@ interface Run {
   extra: Record<string, number | null>;
   provenance: ResultProvenance;
   numPrompts?: number;
+  /** The per-request arrays of a `--save-detailed` JSON result; they give intervals and are not kept. */
+  samples?: RequestSamples;
 }
 
 export function importResults(text: string, file: string): ImportOutcome {
@@ -62,7 +66,8 @@ export function importResults(text: string, file: string): ImportOutcome {
         outcome.errors.push(at(object.line, run.error));
         continue;
       }
-      runs.push({ line: object.line, format: resultFormat(run.client, 'json', parsed.lines), ...run });
+      const samples = readRequestSamples(object.value);
+      runs.push({ line: object.line, format: resultFormat(run.client, 'json', parsed.lines), ...run, ...(samples ? { samples } : {}) });
     }
   } else {
     const parsed = parseBenchText(body);
@@ -72,12 +77,15 @@ export function importResults(text: string, file: string): ImportOutcome {
   }
 
   for (const run of runs) {
+    const metrics = orderMetrics(withDerivedMetrics(run.metrics, run.numPrompts));
+    const intervals = run.samples ? requestIntervals(run.samples, metrics) : null;
     const candidate = {
       schemaVersion: BENCH_RESULT_SCHEMA_VERSION,
       source: { file, format: run.format, index: outcome.records.length, line: run.line },
-      metrics: orderMetrics(withDerivedMetrics(run.metrics, run.numPrompts)),
+      metrics,
       extra: run.extra,
       provenance: run.provenance,
+      ...(intervals ? { intervals } : {}),
     };
     const checked = BenchResultSchema.safeParse(candidate);
     // The schema puts catch-all keys (percentiles) last; keep them beside their metric.

@@ -91,7 +91,7 @@ export function parseBenchJsonText(text: string): JsonParse {
 const SGLANG_E2E = /^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$/;
 /** Keys only SGLang writes: they decide the client. */
 const SGLANG_KEYS = ['total_output_tokens_retokenized', 'mean_e2e_latency_ms', 'total_input_text_tokens', 'dataset_name', 'server_info'];
-/** Per-request detail (`--save-detailed`, `--output-details`) and other lists: not run metrics. */
+/** Per-request detail (`--save-detailed`, `--output-details`) and other lists: not run metrics (request-samples.ts reads vLLM's). */
 const DETAIL_KEYS = new Set(['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors', 'start_times', 'rps_change_events', 'server_info']);
 
 /** Which client wrote this object. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapInterval, quantileSorted } from './bootstrap';
+import { bootstrapCountIntervals, bootstrapInterval, quantileSorted } from './bootstrap';
 import { seededRandom } from './prng';
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -52,5 +52,24 @@ describe('quantileSorted', () => {
   it('interpolates between ranks like numpy', () => {
     expect(quantileSorted([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(quantileSorted([1, 2, 3, 4], 0.99)).toBeCloseTo(3.97, 10);
+  });
+});
+
+describe('bootstrapCountIntervals', () => {
+  it('draws the resamples bootstrapInterval draws for the same seed, as counts, for every statistic at once', () => {
+    const xs = sample(120, 4);
+    const weightedMean = (counts: Int32Array) => xs.reduce((s, x, i) => s + counts[i]! * x, 0) / xs.length;
+    const max = (counts: Int32Array) => Math.max(...xs.filter((_, i) => counts[i]! > 0));
+    const both = bootstrapCountIntervals(xs.length, { mean: weightedMean, max }, { seed: 7, resamples: 300 });
+    const plainMean = bootstrapInterval(xs, mean, { seed: 7, resamples: 300 })!;
+    expect(both.mean!.low).toBeCloseTo(plainMean.low, 9);
+    expect(both.mean!.high).toBeCloseTo(plainMean.high, 9);
+    expect(both.max).toEqual(bootstrapInterval(xs, (r) => Math.max(...r), { seed: 7, resamples: 300 }));
+  });
+
+  it('gives null to a statistic that is not finite on a resample, and to every statistic of no items', () => {
+    const out = bootstrapCountIntervals(5, { nan: () => NaN, one: () => 1 });
+    expect(out).toEqual({ nan: null, one: { low: 1, high: 1 } });
+    expect(bootstrapCountIntervals(0, { one: () => 1 })).toEqual({ one: null });
   });
 });

@@ -1,6 +1,7 @@
 // The example studies and what every end-to-end run of one must show: shared by the demo-lab and SSH suites.
-import { expect } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Core } from '../../src/core/create-core';
 import type { EventMessage } from '../../src/shared/contract';
@@ -21,6 +22,25 @@ export const EXAMPLES = {
 } as const;
 
 export type Example = (typeof EXAMPLES)[keyof typeof EXAMPLES];
+
+/**
+ * A scratch folder for a study suite and the simulated box's time scale while it runs (restored after): `dir` is
+ * filled before the suite's tests.
+ */
+export function useStudyScratch(prefix: string, timeScale: string): { dir: string } {
+  const scratch = { dir: '' };
+  const saved = process.env.SERVELAB_SIMBOX_TIME_SCALE;
+  beforeAll(async () => {
+    scratch.dir = await mkdtemp(join(tmpdir(), prefix));
+    process.env.SERVELAB_SIMBOX_TIME_SCALE = timeScale;
+  });
+  afterAll(async () => {
+    if (saved === undefined) delete process.env.SERVELAB_SIMBOX_TIME_SCALE;
+    else process.env.SERVELAB_SIMBOX_TIME_SCALE = saved;
+    if (scratch.dir) await rm(scratch.dir, { recursive: true, force: true });
+  });
+  return scratch;
+}
 
 /** Runs the project through studies:run and waits for its final state from the events. */
 export async function runThroughCore(core: Core, events: EventMessage[], path: string): Promise<StudyState> {

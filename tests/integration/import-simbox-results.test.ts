@@ -1,38 +1,27 @@
 // One `vllm bench serve` run on the simulated box, against a simulated vLLM server: the text it prints and the
 // --save-result JSON it writes both import, and agree on every metric they share.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envWith, freePort, makeBox, type Box } from '../simbox/helpers';
+import { useSimulatedVllmServer } from '../simbox/helpers';
 import { importResultFiles } from '../../src/core/results/import-files';
 
-let box: Box;
-let bin: string;
-let port: number;
-
-beforeAll(async () => {
-  box = makeBox({ gpu: 'h100', timeScale: 0.002 });
-  bin = envWith(box, 'vllm-env', 'vllm==0.11.0');
-  port = await freePort();
-  const server = box.start(join(bin, 'vllm'), ['serve', 'Qwen/Qwen3-8B', '--port', String(port)], { pathPrefix: bin });
-  await server.waitFor('Application startup complete.');
-}, 60_000);
-afterAll(() => box?.cleanup());
+const server = useSimulatedVllmServer();
 
 describe('import of a simulated vllm bench serve run', () => {
   it('imports the printed block and the JSON of the same run, which agree', async () => {
-    const resultDir = join(box.home, 'results');
-    const r = box.run(join(bin, 'vllm'), [
+    const resultDir = join(server.box.home, 'results');
+    const r = server.box.run(join(server.bin, 'vllm'), [
       'bench', 'serve', '--model', 'Qwen/Qwen3-8B', '--dataset-name', 'random', '--random-input-len', '256', '--random-output-len', '32',
       '--num-prompts', '24', '--max-concurrency', '6', '--percentile-metrics', 'ttft,tpot,itl,e2el', '--metric-percentiles', '50,90,99',
-      '--save-result', '--result-dir', resultDir, '--result-filename', 'run.json', '--port', String(port),
+      '--save-result', '--result-dir', resultDir, '--result-filename', 'run.json', '--port', String(server.port),
     ]);
     expect(r.code).toBe(0);
     // The whole console output, Namespace line and progress text included, as a user would save it.
-    writeFileSync(join(box.home, 'console.txt'), r.stdout);
+    writeFileSync(join(server.box.home, 'console.txt'), r.stdout);
     expect(readdirSync(resultDir)).toEqual(['run.json']);
 
-    const imported = await importResultFiles(['console.txt', 'results/run.json'], box.home);
+    const imported = await importResultFiles(['console.txt', 'results/run.json'], server.box.home);
     expect(imported.errors).toEqual([]);
     expect(imported.warnings).toEqual([]);
     expect(imported.records.map((rec) => rec.source)).toEqual([

@@ -2,29 +2,16 @@
 // tagged with their server and trial, written beside the project and read back by studies:trialLogs, and GPU memory
 // samples that show the memory a server held while it ran.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createCore, type Core } from '../../src/core/create-core';
 import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
 import { EVENTS, type EventMessage, type EventPayload } from '../../src/shared/contract';
 import type { GpuMemorySample } from '../../src/shared/study/gpu-memory';
-import { runThroughCore } from '../helpers/study-runs';
+import { runThroughCore, useStudyScratch } from '../helpers/study-runs';
 
-let scratch: string;
-const savedScale = process.env.SERVELAB_SIMBOX_TIME_SCALE;
-
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'servelab-study-monitor-'));
-  // Slow enough that a server lives across a few of the sampler's 2 s rounds, fast enough for a quick test.
-  process.env.SERVELAB_SIMBOX_TIME_SCALE = '0.1';
-});
-
-afterAll(async () => {
-  if (savedScale === undefined) delete process.env.SERVELAB_SIMBOX_TIME_SCALE;
-  else process.env.SERVELAB_SIMBOX_TIME_SCALE = savedScale;
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+// Slow enough that a server lives across a few of the sampler's 2 s rounds, fast enough for a quick test.
+const scratchDir = useStudyScratch('servelab-study-monitor-', '0.1');
 
 const STUDY = {
   name: 'Monitor check',
@@ -40,7 +27,7 @@ describe('the run monitor’s data on the demo lab', () => {
   let core: Core;
   const events: EventMessage[] = [];
   beforeAll(async () => {
-    core = await createCore({ dataDir: join(scratch, 'data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
+    core = await createCore({ dataDir: join(scratchDir.dir, 'data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
     core.events.subscribe((e) => {
       expect(EVENTS[e.name].safeParse(e.payload).success, e.name).toBe(true);
       events.push(e);
@@ -49,7 +36,7 @@ describe('the run monitor’s data on the demo lab', () => {
   afterAll(() => core?.close());
 
   it('tags server and benchmark lines, keeps them beside the project, and samples GPU memory', async () => {
-    const path = join(scratch, 'monitor.servelab');
+    const path = join(scratchDir.dir, 'monitor.servelab');
     await core.call('studies:create', { path, study: STUDY });
     const state = await runThroughCore(core, events, path);
     expect(state.status, state.message).toBe('done');
@@ -67,7 +54,7 @@ describe('the run monitor’s data on the demo lab', () => {
     expect(studyLines.some((l) => /^Launching /.test(l.text))).toBe(true);
     expect(studyLines.some((l) => /Serving Benchmark Result/.test(l.text))).toBe(false);
 
-    const files = await readdir(join(scratch, 'monitor.servelab-data', 'logs'));
+    const files = await readdir(join(scratchDir.dir, 'monitor.servelab-data', 'logs'));
     expect(files.some((f) => f.endsWith('.server.log'))).toBe(true);
     expect(files.some((f) => f.endsWith('.bench.log'))).toBe(true);
     const read = (await core.call('studies:trialLogs', { path, trialId: trial!.id })) as { server: string | null; bench: string | null; truncated: boolean };

@@ -2,28 +2,14 @@
 // is called "no difference" after repeats (and not kept), a real gain is kept with its interval, and every launch
 // is warmed up before it is measured.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from '../../src/core/create-core';
 import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
 import type { EventMessage } from '../../src/shared/contract';
 import { StudyDefinitionSchema } from '../../src/shared/study/study';
-import { runThroughCore } from '../helpers/study-runs';
+import { runThroughCore, useStudyScratch } from '../helpers/study-runs';
 
-let scratch: string;
-const savedScale = process.env.SERVELAB_SIMBOX_TIME_SCALE;
-
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'servelab-verdicts-'));
-  process.env.SERVELAB_SIMBOX_TIME_SCALE = '0.01';
-});
-
-afterAll(async () => {
-  if (savedScale === undefined) delete process.env.SERVELAB_SIMBOX_TIME_SCALE;
-  else process.env.SERVELAB_SIMBOX_TIME_SCALE = savedScale;
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+const scratchDir = useStudyScratch('servelab-verdicts-', '0.01');
 
 const study = StudyDefinitionSchema.parse({
   name: 'Verdicts on the demo lab',
@@ -44,13 +30,13 @@ describe('verdicts on the demo lab', () => {
   let core: Core;
   const events: EventMessage[] = [];
   beforeAll(async () => {
-    core = await createCore({ dataDir: join(scratch, 'data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
+    core = await createCore({ dataDir: join(scratchDir.dir, 'data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
     core.events.subscribe((e) => events.push(e));
   });
   afterAll(() => core?.close());
 
   it('calls an effect inside the margin "no difference", keeps a real gain with its interval, and warms every launch up', async () => {
-    const path = join(scratch, 'verdicts.servelab');
+    const path = join(scratchDir.dir, 'verdicts.servelab');
     await core.call('studies:create', { path, study });
     const state = await runThroughCore(core, events, path);
     expect(state.status, state.message).toBe('done');

@@ -1,35 +1,24 @@
 // `vllm bench serve --save-detailed` on the simulated box: its per-request arrays give every metric of the run an
 // interval, they agree with the run's own statistics, and the library entry of a measured run keeps the intervals
 // but not the arrays.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importResults, type BenchResult } from '../../src/shared/results';
 import { latencyValues, readRequestSamples, type RequestSamples } from '../../src/shared/results/request-samples';
 import { measuredEntry } from '../../src/core/bench/measured-result';
 import { parseWorkload } from '../../src/shared/bench/workload';
-import { envWith, freePort, makeBox, type Box } from './helpers';
+import { useSimulatedVllmServer } from './helpers';
 
-let box: Box;
-let bin: string;
-let port: number;
-
-beforeAll(async () => {
-  box = makeBox({ gpu: 'h100', timeScale: 0.002 });
-  bin = envWith(box, 'vllm-env', 'vllm==0.11.0');
-  port = await freePort();
-  const server = box.start(join(bin, 'vllm'), ['serve', 'Qwen/Qwen3-8B', '--port', String(port)], { pathPrefix: bin });
-  await server.waitFor('Application startup complete.');
-}, 60_000);
-afterAll(() => box?.cleanup());
+const server = useSimulatedVllmServer();
 
 /** One detailed run of `prompts` requests with output lengths spread ±50%; its JSON text. */
 function detailedRun(prompts: number, name: string): string {
-  const resultDir = join(box.home, 'results');
-  const r = box.run(join(bin, 'vllm'), [
+  const resultDir = join(server.box.home, 'results');
+  const r = server.box.run(join(server.bin, 'vllm'), [
     'bench', 'serve', '--model', 'Qwen/Qwen3-8B', '--dataset-name', 'random', '--random-input-len', '256', '--random-output-len', '32',
     '--random-range-ratio', '0.5', '--num-prompts', String(prompts), '--max-concurrency', '8', '--percentile-metrics', 'ttft,tpot,itl,e2el',
-    '--metric-percentiles', '50,90,99', '--save-result', '--save-detailed', '--result-dir', resultDir, '--result-filename', name, '--port', String(port),
+    '--metric-percentiles', '50,90,99', '--save-result', '--save-detailed', '--result-dir', resultDir, '--result-filename', name, '--port', String(server.port),
   ]);
   expect(r.code, r.stderr).toBe(0);
   return readFileSync(join(resultDir, name), 'utf8');

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../helpers/repo';
 
 export const simboxBin = join(repoRoot, 'resources', 'simbox', 'bin');
@@ -150,4 +151,21 @@ export function envWith(box: Box, dir: string, spec: string): string {
   const p = box.run(join(path, 'bin', 'pip'), ['install', spec]);
   if (p.code !== 0) throw new Error(`pip install ${spec} failed: ${p.stdout}${p.stderr}`);
   return join(path, 'bin');
+}
+
+/**
+ * A simulated `vllm serve Qwen/Qwen3-8B` (vLLM 0.11.0, H100 box) for a test file: started before its tests, removed
+ * after them. The fields are filled once the server is up.
+ */
+export function useSimulatedVllmServer(): { box: Box; bin: string; port: number } {
+  const ctx = {} as { box: Box; bin: string; port: number };
+  beforeAll(async () => {
+    ctx.box = makeBox({ gpu: 'h100', timeScale: 0.002 });
+    ctx.bin = envWith(ctx.box, 'vllm-env', 'vllm==0.11.0');
+    ctx.port = await freePort();
+    const server = ctx.box.start(join(ctx.bin, 'vllm'), ['serve', 'Qwen/Qwen3-8B', '--port', String(ctx.port)], { pathPrefix: ctx.bin });
+    await server.waitFor('Application startup complete.');
+  }, 60_000);
+  afterAll(() => ctx.box?.cleanup());
+  return ctx;
 }

@@ -11,7 +11,7 @@
 //   3. Decision accuracy (scripts/decision-bench.mjs): seeded virtual runs of the example studies and of the bench's
 //      own stress case (vLLM at concurrency 2: large run-to-run noise, candidates a few percent apart; 100 seeds),
 //      today's rule against the interval rule, right answers and GPU time side by side. `--decision-runs N` (seeds
-//      per example, default 40; about two and a half minutes in all on two idle cores); `--decisions-only` runs only
+//      per example, default 40; about two minutes in all on two cores); `--decisions-only` runs only
 //      this part (no build needed).
 //   4. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
 //      to finish in about two minutes).

@@ -8,9 +8,11 @@
 //   2. UI (scripts/bench-ui.mjs): the renderer's real components in Chromium — a log pane ingesting 10,000
 //      lines/s for 10 s (frame times, lines lost), a 10,000-trial results table (first render, scroll frames) and
 //      a 2,000-point chart (render time).
-//   3. Decision accuracy (scripts/decision-bench.mjs): seeded virtual runs of the example studies, today's rule
-//      against the interval rule, right answers and GPU time side by side. `--decision-runs N` (default 40, about
-//      a minute and a half on two idle cores); `--decisions-only` runs only this part (no build needed).
+//   3. Decision accuracy (scripts/decision-bench.mjs): seeded virtual runs of the example studies and of the bench's
+//      own stress case (vLLM at concurrency 2: large run-to-run noise, candidates a few percent apart; 100 seeds),
+//      today's rule against the interval rule, right answers and GPU time side by side. `--decision-runs N` (seeds
+//      per example, default 40; about two minutes in all on two cores); `--decisions-only` runs only
+//      this part (no build needed).
 //   4. With --examples: the two example studies on the demo lab at the demo's default time scale (each is meant
 //      to finish in about two minutes).
 //

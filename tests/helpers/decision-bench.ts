@@ -68,3 +68,54 @@ export function decisionAccuracy(study: StudyDefinition, opts: { runs: number; r
 export function studyOfProject(json: unknown): StudyDefinition {
   return ProjectFileSchema.parse(json).study;
 }
+
+// vLLM needs num_speculative_tokens for an EAGLE3 head (the adapter refuses engine defaults), so each sets the steps.
+const spec = (draftModel: string, numSteps: number) => ({ speculative: { algorithm: 'eagle3', draftModel, numSteps } });
+
+/**
+ * The bench's own stress case, not a reference study: vLLM 0.11.0 on the demo lab's H100 with Qwen3-8B at
+ * concurrency 2, where the box's speculative-acceptance drift gives vLLM its published run-to-run CV of 19.65%
+ * (https://github.com/vllm-project/vllm/issues/53436), and stages whose candidates differ from the baseline or from
+ * each other by only a few percent in truth: a wrong pick from one run is likely there, which the examples never show.
+ */
+export const STRESS_STUDY_JSON = {
+  schemaVersion: 1,
+  study: {
+    name: 'Stress case: Qwen3-8B on vLLM at concurrency 2',
+    model: { id: 'Qwen/Qwen3-8B', precision: 'bf16' },
+    hosts: [{ hostId: 'demo-lab' }],
+    demoLab: { gpu: 'h100', count: 1 },
+    goal: { kind: 'latency', slos: [] },
+    engines: [{ engine: 'vllm', version: '0.11.0', mode: 'env', config: {} }],
+    stages: [
+      {
+        id: 'speculative',
+        label: 'Speculative decoding (EAGLE3)',
+        candidates: [
+          // Noise-free mean latency against 3 steps (the best): 2 steps about 3.6% worse, AngelSlim's head about 5% worse.
+          { id: 'tengyunw-s2', label: 'EAGLE3 with Tengyunw/qwen3_8b_eagle3, 2 draft steps', config: spec('Tengyunw/qwen3_8b_eagle3', 2) },
+          { id: 'tengyunw-s3', label: 'EAGLE3 with Tengyunw/qwen3_8b_eagle3, 3 draft steps', config: spec('Tengyunw/qwen3_8b_eagle3', 3) },
+          { id: 'angelslim-s3', label: 'EAGLE3 with AngelSlim/Qwen3-8B_eagle3, 3 draft steps', config: spec('AngelSlim/Qwen3-8B_eagle3', 3) },
+        ],
+      },
+      {
+        id: 'max-num-seqs',
+        label: 'Max running requests',
+        candidates: [
+          // Above the concurrency: no true effect, so keeping it is a choice made on noise alone.
+          { id: 'seqs8', label: '--max-num-seqs 8', config: { maxRunningRequests: 8 } },
+        ],
+      },
+    ],
+    workloads: {
+      primary: { id: 'sharegpt-c2', label: 'ShareGPT, 100 prompts, concurrency 2', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 2, backend: 'openai-chat' },
+      generalisation: [],
+    },
+    strategy: 'greedy',
+    repeats: 1,
+    gpusPerTrial: 1,
+    clientVersion: '0.11.0',
+  },
+  state: { status: 'draft', trials: [], decisions: [] },
+};
+

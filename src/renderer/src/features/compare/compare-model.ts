@@ -2,6 +2,7 @@
 import { parsePercentileKey } from '../../../../shared/results/bench-result';
 import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { metricStat } from '../../../../shared/study/run-stats';
 import type { Trial } from '../../../../shared/study/study';
 
 export { LATENCY_NAMES, type Better, type MetricValues };
@@ -291,6 +292,17 @@ export interface CurvePoint {
   /** Means over repeats. */
   throughput: number;
   latency: number;
+  /** The latency's interval (between runs, or one run's requests) and the runs behind the point. */
+  latencyLow?: number;
+  latencyHigh?: number;
+  runs?: number;
+}
+
+/** The interval and run count of a configuration's latency on a workload, as the error bars draw them. */
+function latencySpread(trials: readonly Trial[], serverKey: string, workloadId: string, latencyKey: string): { latencyLow?: number; latencyHigh?: number; runs?: number } {
+  const stat = metricStat(trials, serverKey, workloadId, latencyKey);
+  if (!stat) return {};
+  return stat.low === null || stat.high === null ? { runs: stat.runs } : { latencyLow: stat.low, latencyHigh: stat.high, runs: stat.runs };
 }
 
 export interface ConcurrencyCurve {
@@ -336,6 +348,7 @@ export function concurrencyCurves(
       concurrency: concurrencyOf(workloadId, workloads)!,
       throughput: mean(sums.throughput)!,
       latency: mean(sums.latency)!,
+      ...latencySpread(trials, serverKey, workloadId, latencyKey),
     }));
     if (new Set(points.map((p) => p.concurrency)).size < 2) continue;
     curves.push({ serverKey, label: config.label, points: points.sort((a, b) => a.concurrency - b.concurrency) });
@@ -371,6 +384,10 @@ export interface ConfigPoint extends ParetoPoint {
   /** The server key: one point per configuration. */
   id: string;
   label: string;
+  /** The latency's interval and the runs behind the point (as `CurvePoint`). */
+  latencyLow?: number;
+  latencyHigh?: number;
+  runs?: number;
 }
 
 /** One point per configuration measured on `workloadId` (repeats averaged): x = throughput, y = the latency asked for. */
@@ -387,5 +404,5 @@ export function configPoints(trials: readonly Trial[], workloadId: string, laten
     sums.x.push(x);
     sums.y.push(y);
   }
-  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)! }));
+  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)!, ...latencySpread(trials, id, workloadId, latencyKey) }));
 }

@@ -2,7 +2,7 @@
 import { parsePercentileKey } from '../../../../shared/results/bench-result';
 import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
-import { metricStat } from '../../../../shared/study/run-stats';
+import { metricStat, type MetricStat } from '../../../../shared/study/run-stats';
 import type { Trial } from '../../../../shared/study/study';
 
 export { LATENCY_NAMES, type Better, type MetricValues };
@@ -54,6 +54,8 @@ export interface CompareColumn {
   metrics: MetricValues;
   /** The settings it ran with, nested as the server config is; for the config diff. */
   config?: Readonly<Record<string, unknown>>;
+  /** Per metric: the interval and run count of the column's configuration on its workload (study trials only). */
+  stats?: Readonly<Record<string, MetricStat>>;
 }
 
 export interface CompareCell {
@@ -256,9 +258,17 @@ function metricsOfTrial(trial: Trial): MetricValues {
 }
 
 /** A trial as a comparison column: label, workload and repeat, so repeats and scenarios of one config stay apart. */
-export function trialColumn(trial: Trial): CompareColumn {
+export function trialColumn(trial: Trial, trials?: readonly Trial[]): CompareColumn {
   const label = [trial.label, trial.workloadId, trial.repeat > 1 ? `r${trial.repeat}` : null].filter(Boolean).join(' · ');
-  return { id: trial.id, label, metrics: metricsOfTrial(trial), config: { engine: trial.engine, version: trial.version, mode: trial.mode, ...trial.config } };
+  const metrics = metricsOfTrial(trial);
+  const column: CompareColumn = { id: trial.id, label, metrics, config: { engine: trial.engine, version: trial.version, mode: trial.mode, ...trial.config } };
+  if (!trials || trial.status !== 'done') return column;
+  // With the study's trials, each number carries its configuration's interval and runs on that workload.
+  const stats = Object.keys(metrics).flatMap((key) => {
+    const stat = metricStat(trials, trial.serverKey, trial.workloadId, key);
+    return stat ? [[key, stat] as const] : [];
+  });
+  return { ...column, stats: Object.fromEntries(stats) };
 }
 
 /** A library entry as a comparison column; its config is what its provenance knows (env by name only). */

@@ -82,7 +82,8 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     expect(throughput.textContent).toContain('−100.00 (−10.0%) worse');
     // 0.25 % is within the noise threshold
     expect(comparisonCell(/^Mean TPOT \(ms\)$/, 0).textContent).toContain('same');
-    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toBe('100.00');
+    // the baseline: its number and its one run, no delta
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toBe('100.00runs: 1');
 
     // The settings that differ, env by name only
     const diff = within(view).getByRole('table', { name: 'Settings that differ' });
@@ -238,6 +239,19 @@ describe('ResultsTab intervals, runs and warm-ups', { timeout: 20_000 }, () => {
     expect(cellOf('kv/one', 'Mean TTFT (ms)').textContent).toBe('90.00[85.00, 96.00]');
     expect(cellOf('kv/one', 'Mean TTFT (ms)').getAttribute('title')).toBe('90.00 [85.00, 96.00]: one run, interval from its requests');
     expect(cellOf('kv/bad', 'Runs').textContent).toBe('');
+  });
+
+  it('compares configurations with the interval and run count beside each number', () => {
+    const repeat = (id: string, n: number, ttft: number) => trial(id, { stageId: 'kv', label: 'FP8 KV cache', serverKey: 'fp8', repeat: n, result: result({ mean_ttft_ms: ttft, total_token_throughput: 900 }) });
+    render(<ResultsTab project={project([BASE, repeat('kv/fp8/1', 1, 80), repeat('kv/fp8/2', 2, 82), repeat('kv/fp8/3', 3, 84)])} />);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select FP8 KV cache · sharegpt-c4 · 2' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select vLLM defaults · sharegpt-c4 · 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Compare (2)' }));
+    const table = screen.getByRole('table', { name: 'Comparison' });
+    const cells = within(within(table).getByRole('rowheader', { name: /^Mean TTFT \(ms\)$/ }).closest('tr')!).getAllByRole('cell');
+    // the study's order: the baseline first, with one run and no interval, then FP8's three repeats
+    expect(cells[0]!.querySelector('.compare-interval')?.textContent).toBe('runs: 1');
+    expect(cells[1]!.querySelector('.compare-interval')?.textContent).toBe('[77.03, 86.97] · runs: 3');
   });
 
   it('notes a trial’s warm-up, and a warm-up that failed, beside the error or reason', () => {

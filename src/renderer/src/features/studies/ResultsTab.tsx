@@ -19,7 +19,7 @@ import { baselineServerKeyOf, presetComparison, type PresetComparison, type Rank
 import { EChart, type ChartTheme } from '../../components/EChart';
 import '../compare/compare.css';
 import './studies.css';
-import { intervalText, statTitle, warmupNote } from './stat-text';
+import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -364,7 +364,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const selected = state.trials.filter((tr) => checked.has(tr.id));
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => state.trials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, state.trials]);
-  const columns = useMemo(() => compared.map(trialColumn), [compared]);
+  const columns = useMemo(() => compared.map((tr) => trialColumn(tr, state.trials)), [compared, state.trials]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
   function comparePreset(configs: readonly RankedConfig[]) {

@@ -4,6 +4,7 @@ const compare = {
   'compare.close': 'Close comparison',
   'compare.baseline': 'Baseline',
   'compare.baselineMark': 'baseline',
+  'compare.runCount': 'runs: {count}',
   'compare.tableLabel': 'Comparison',
   'compare.metric': 'Metric',
   'compare.metricWithUnit': '{title} ({unit})',

@@ -7,6 +7,7 @@ const compare: MessagesOf<typeof en> = {
   'compare.close': 'Karşılaştırmayı kapat',
   'compare.baseline': 'Referans',
   'compare.baselineMark': 'referans',
+  'compare.runCount': 'koşu: {count}',
   'compare.tableLabel': 'Karşılaştırma',
   'compare.metric': 'Metrik',
   'compare.metricWithUnit': '{title} ({unit})',

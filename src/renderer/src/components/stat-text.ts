@@ -1,7 +1,7 @@
-import type { MetricStat } from '../../../../shared/study/run-stats';
-import type { Trial } from '../../../../shared/study/study';
-import { formatMetric } from '../../components/metric-text';
-import { t } from '../../i18n';
+import type { MetricStat } from '../../../shared/study/run-stats';
+import type { Trial } from '../../../shared/study/study';
+import { formatMetric } from './metric-text';
+import { t } from '../i18n';
 
 /** "[80.00, 84.00]" in the metric's decimals and the UI's number format; null without an interval. */
 export function intervalText(key: string, stat: Pick<MetricStat, 'low' | 'high'> | null): string | null {

@@ -205,6 +205,13 @@ function latencyLine(latencyName: string, latencyKey: string, value: number): st
   return t('compare.chart.latencyLine', { latency: latencyName, value: formatMetric(latencyKey, value) });
 }
 
+/** What a point's error bar stands for, and how many runs are behind it: "[77.03, 86.97] · runs: 3". */
+function spreadLine(latencyKey: string, p: { latencyLow?: number; latencyHigh?: number; runs?: number }): string[] {
+  if (p.runs === undefined) return [];
+  const interval = p.latencyLow === undefined || p.latencyHigh === undefined ? null : intervalText(latencyKey, { low: p.latencyLow, high: p.latencyHigh });
+  return [[interval, t('compare.runCount', { count: p.runs })].filter(Boolean).join(' · ')];
+}
+
 function StudyCharts({ project }: { project: ProjectFile }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
@@ -229,7 +236,7 @@ function StudyCharts({ project }: { project: ProjectFile }) {
         (count) => t('compare.chart.concurrency', { count }),
         (c: ConcurrencyCurve, i: number) => {
           const p = c.points[i]!;
-          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency)];
+          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency), ...spreadLine(latencyKey, p)];
         },
       ),
     [curves, curveTitle, yName, latencyKey, latencyName],
@@ -242,7 +249,7 @@ function StudyCharts({ project }: { project: ProjectFile }) {
         points,
         front,
         recommendedKey,
-        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y)],
+        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y), ...spreadLine(latencyKey, p)],
       ),
     [points, front, recommendedKey, paretoTitle, yName, latencyKey, latencyName],
   );

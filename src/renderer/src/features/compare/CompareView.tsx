@@ -7,6 +7,8 @@ import { metricBarsOption, spreadOption } from './charts';
 import { compareTrials, configDiff, LATENCY_NAMES, percentileSpread, SAME_WITHIN_PCT, type CompareCell, type CompareColumn, type CompareRow, type LatencyName } from './compare-model';
 import { formatDelta, metricTitle } from './compare-format';
 import { EChart, type ChartTheme } from '../../components/EChart';
+import type { MetricStat } from '../../../../shared/study/run-stats';
+import { intervalText, statTitle } from '../../components/stat-text';
 import './compare.css';
 
 export type { CompareColumn } from './compare-model';
@@ -15,10 +17,16 @@ function verdictText(cell: CompareCell): string {
   return cell.verdict ? t(`compare.verdict.${cell.verdict}`) : '';
 }
 
-function CellValue({ row, cell }: { row: CompareRow; cell: CompareCell }) {
+function CellValue({ row, cell, stat }: { row: CompareRow; cell: CompareCell; stat: MetricStat | undefined }) {
+  const interval = intervalText(row.metric.key, stat ?? null);
   return (
     <>
       <span className="compare-value">{formatMetric(row.metric.key, cell.value)}</span>
+      {stat && (
+        <span className="compare-interval muted" title={statTitle(row.metric.key, stat)}>
+          {[interval, t('compare.runCount', { count: stat.runs })].filter(Boolean).join(' · ')}
+        </span>
+      )}
       {cell.verdict !== null && cell.delta !== null && (
         // The word says it too: colour alone must not carry better or worse.
         <span className={`compare-delta is-${cell.verdict}`} title={t('compare.deltaTitle', { pct: SAME_WITHIN_PCT })}>
@@ -178,7 +186,7 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
                   <th scope="row">{t('compare.metricWithUnit', { title: row.metric.title, unit: row.metric.unit })}</th>
                   {row.cells.map((cell) => (
                     <td key={cell.columnId} className="num">
-                      <CellValue row={row} cell={cell} />
+                      <CellValue row={row} cell={cell} stat={columns.find((c) => c.id === cell.columnId)?.stats?.[row.metric.key]} />
                     </td>
                   ))}
                 </tr>

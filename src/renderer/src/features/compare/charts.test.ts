@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paretoOption, spreadOption } from './charts';
+import { curveOption, errorBarSeries, paretoOption, spreadOption } from './charts';
 import type { ChartTheme } from '../../components/EChart';
 
 const THEME: ChartTheme = { mode: 'light', text: '#111', muted: '#555', border: '#ddd', background: '#fff', better: '#070', worse: '#a00', palette: ['#00f', '#0aa', '#f80'] };
@@ -37,5 +37,50 @@ describe('chart options', () => {
       ['P90', [2]],
       ['P99', [3]],
     ]);
+  });
+
+  it('draws an error bar from low to high, capped at both ends, at each point with an interval', () => {
+    const series = errorBarSeries('Configurations', [[100, 9, 11]], '#00f');
+    // A fake coordinate system: x in pixels as is, y flipped as on screen.
+    const api = { value: (d: number) => [100, 9, 11][d]!, coord: ([x, y]: readonly [number, number]) => [x, 200 - y * 10] };
+    const drawn = series.renderItem(null, api);
+    expect(drawn.children.map((c) => c.shape)).toEqual([
+      { x1: 100, y1: 110, x2: 100, y2: 90 },
+      { x1: 96, y1: 110, x2: 104, y2: 110 },
+      { x1: 96, y1: 90, x2: 104, y2: 90 },
+    ]);
+    expect(series.encode).toEqual({ x: 0, y: [1, 2] });
+  });
+
+  it('adds error bars beside the Pareto points and the curves where an interval exists, after the series tooltips name', () => {
+    const points = [
+      { id: 'a', label: 'A', x: 100, y: 10, latencyLow: 9, latencyHigh: 11, runs: 3 },
+      { id: 'b', label: 'B', x: 200, y: 20, runs: 1 },
+    ];
+    const pareto = paretoOption(THEME, { ...TEXTS, configs: 'Configurations', front: 'Pareto front', recommended: 'Recommended' }, points, points, 'b', (p) => [p.label]) as { series: { type: string; name: string; data: unknown[] }[] };
+    expect(pareto.series.map((s) => s.type)).toEqual(['scatter', 'line', 'scatter', 'custom']);
+    expect(pareto.series[3]).toMatchObject({ name: 'Configurations', data: [[100, 9, 11]] });
+
+    const curve = (label: string, withInterval: boolean) => ({
+      serverKey: label,
+      label,
+      points: [
+        { concurrency: 1, workloadId: 'c1', throughput: 300, latency: 40, ...(withInterval ? { latencyLow: 38, latencyHigh: 43 } : {}) },
+        { concurrency: 4, workloadId: 'c4', throughput: 1000, latency: 100 },
+      ],
+    });
+    const curves = curveOption(THEME, TEXTS, [curve('A', true), curve('B', false)], String, () => []) as { series: { type: string; name: string; data: unknown[] }[] };
+    expect(curves.series.map((s) => [s.type, s.name])).toEqual([
+      ['line', 'A'],
+      ['line', 'B'],
+      ['custom', 'A'],
+    ]);
+    expect(curves.series[2]!.data).toEqual([[300, 38, 43]]);
+  });
+
+  it('draws no error bar where no point has an interval', () => {
+    const points = [{ id: 'a', label: 'A', x: 100, y: 10 }];
+    const pareto = paretoOption(THEME, { ...TEXTS, configs: 'C', front: 'F', recommended: 'R' }, points, points, undefined, () => []) as { series: { type: string }[] };
+    expect(pareto.series.map((s) => s.type)).not.toContain('custom');
   });
 });

@@ -53,6 +53,47 @@ function base(theme: ChartTheme, texts: ChartTexts) {
   };
 }
 
+/** One error bar: at x, from low to high. */
+export type ErrorBar = readonly [x: number | string, low: number, high: number];
+
+interface ErrorBarApi {
+  value: (dimension: number) => number;
+  coord: (point: readonly [number, number]) => number[];
+}
+
+/** Half the width of an error bar's caps, in pixels. */
+const CAP = 4;
+
+/**
+ * An echarts custom series drawing a vertical line with caps from low to high at each point, beside the series it
+ * belongs to (same name: the legend hides both together). Silent: the point's own series carries the tooltip.
+ */
+export function errorBarSeries(name: string, bars: readonly ErrorBar[], color: string | undefined) {
+  return {
+    type: 'custom',
+    name,
+    silent: true,
+    z: 3,
+    data: bars.map((b) => [...b]),
+    // y spans both ends, so the axis's extent takes the interval in.
+    encode: { x: 0, y: [1, 2] },
+    renderItem: (_params: unknown, api: ErrorBarApi) => {
+      const x = api.value(0);
+      const [px = 0, low = 0] = api.coord([x, api.value(1)]);
+      const [, high = 0] = api.coord([x, api.value(2)]);
+      const style = { stroke: color, lineWidth: 1.5 };
+      return {
+        type: 'group',
+        children: [
+          { type: 'line', shape: { x1: px, y1: low, x2: px, y2: high }, style },
+          { type: 'line', shape: { x1: px - CAP, y1: low, x2: px + CAP, y2: low }, style },
+          { type: 'line', shape: { x1: px - CAP, y1: high, x2: px + CAP, y2: high }, style },
+        ],
+      };
+    },
+  };
+}
+
 /** Bars of one metric, one per compared column; the tooltip says the value and its delta against the baseline. */
 export function metricBarsOption(theme: ChartTheme, texts: ChartTexts, row: CompareRow, labels: ReadonlyMap<string, string>, describe: (cellIndex: number) => string[]): EChartsCoreOption {
   const { option, axis } = base(theme, texts);
@@ -70,6 +111,11 @@ export function metricBarsOption(theme: ChartTheme, texts: ChartTexts, row: Comp
   };
 }
 
+/** The error bar of a point whose latency has an interval, none otherwise. */
+function barOf<P extends { latencyLow?: number; latencyHigh?: number }>(x: (p: P) => number) {
+  return (p: P): ErrorBar[] => (p.latencyLow === undefined || p.latencyHigh === undefined ? [] : [[x(p), p.latencyLow, p.latencyHigh]]);
+}
+
 /** Latency against throughput, one line per configuration, each point named by its concurrency. */
 export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readonly ConcurrencyCurve[], pointLabel: (concurrency: number) => string, describe: (curve: ConcurrencyCurve, pointIndex: number) => string[]): EChartsCoreOption {
   const { option, axis } = base(theme, texts);
@@ -78,13 +124,20 @@ export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readon
     tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex]!, p.dataIndex)) },
     xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
     yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
-    series: curves.map((curve) => ({
-      type: 'line',
-      name: curve.label,
-      data: curve.points.map((p) => [p.throughput, p.latency, p.concurrency]),
-      symbolSize: 8,
-      label: { show: true, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
-    })),
+    series: [
+      ...curves.map((curve) => ({
+        type: 'line',
+        name: curve.label,
+        data: curve.points.map((p) => [p.throughput, p.latency, p.concurrency]),
+        symbolSize: 8,
+        label: { show: true, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
+      })),
+      // After the lines, so a tooltip's series index still names its curve.
+      ...curves
+        .map((curve, i) => ({ curve, color: theme.palette[i % theme.palette.length], bars: curve.points.flatMap(barOf((p) => p.throughput)) }))
+        .filter((c) => c.bars.length > 0)
+        .map((c) => errorBarSeries(c.curve.label, c.bars, c.color)),
+    ],
   };
 }
 
@@ -113,13 +166,15 @@ export function paretoOption(
       z: 5,
     },
   ];
+  const bars = points.flatMap(barOf((p) => p.x));
   const lists = [points, front, recommended];
   return {
     ...option,
     tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(lists[p.seriesIndex]![p.dataIndex]!)) },
     xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
     yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
-    series,
+    // The error bars last, so a tooltip's series index still names its list.
+    series: bars.length > 0 ? [...series, errorBarSeries(texts.configs, bars, theme.palette[0])] : series,
   };
 }
 

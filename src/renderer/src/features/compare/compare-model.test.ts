@@ -202,14 +202,14 @@ describe('columns, curves and spreads', () => {
       trial({ id: 'eng', serverKey: 'base', workloadId: 'sharegpt-c2', result: withMetrics({ total_token_throughput: 1, mean_ttft_ms: 1 }) }),
     ];
     const curves = concurrencyCurves(trials, [{ id: 'sharegpt-1000-unbounded' }], 'mean_ttft_ms');
-    // `rec` has one concurrency only: no curve
+    // `rec` has one concurrency only: no curve; c4's two repeats give the t interval of their mean (32 ± 12.71 × 2)
     expect(curves).toEqual([
       {
         serverKey: 'base',
         label: 'base',
         points: [
-          { workloadId: 'sharegpt-c1', concurrency: 1, throughput: 100, latency: 10 },
-          { workloadId: 'sharegpt-c4', concurrency: 4, throughput: 320, latency: 32 },
+          { workloadId: 'sharegpt-c1', concurrency: 1, throughput: 100, latency: 10, runs: 1 },
+          { workloadId: 'sharegpt-c4', concurrency: 4, throughput: 320, latency: 32, latencyLow: expect.closeTo(6.588, 3), latencyHigh: expect.closeTo(57.412, 3), runs: 2 },
         ],
       },
     ]);
@@ -221,7 +221,8 @@ describe('columns, curves and spreads', () => {
       trial({ id: 'a2', serverKey: 'a', repeat: 2, result: withMetrics({ total_token_throughput: 200, mean_tpot_ms: 6 }) }),
       trial({ id: 'b1', serverKey: 'b', workloadId: 'other', result: withMetrics({ total_token_throughput: 1, mean_tpot_ms: 1 }) }),
     ];
-    expect(configPoints(trials, 'sharegpt-c4', 'mean_tpot_ms')).toEqual([{ id: 'a', label: 'a1', x: 150, y: 5 }]);
+    // two repeats: the latency's interval between them (5 ± 12.71 × 1)
+    expect(configPoints(trials, 'sharegpt-c4', 'mean_tpot_ms')).toEqual([{ id: 'a', label: 'a1', x: 150, y: 5, latencyLow: expect.closeTo(-7.706, 3), latencyHigh: expect.closeTo(17.706, 3), runs: 2 }]);
     const spread = percentileSpread([column('x', { median_ttft_ms: 5, p90_ttft_ms: 8, p99_ttft_ms: 9 }), column('y', { p50_ttft_ms: 4, median_ttft_ms: 5 })], 'ttft');
     expect(spread).toEqual([
       { columnId: 'x', label: 'X', p50: 5, p90: 8, p99: 9 },

@@ -2,6 +2,7 @@
 import { parsePercentileKey } from '../../../../shared/results/bench-result';
 import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { metricStat, type MetricStat } from '../../../../shared/study/run-stats';
 import type { Trial } from '../../../../shared/study/study';
 
 export { LATENCY_NAMES, type Better, type MetricValues };
@@ -53,6 +54,8 @@ export interface CompareColumn {
   metrics: MetricValues;
   /** The settings it ran with, nested as the server config is; for the config diff. */
   config?: Readonly<Record<string, unknown>>;
+  /** Per metric: the interval and run count of the column's configuration on its workload (study trials only). */
+  stats?: Readonly<Record<string, MetricStat>>;
 }
 
 export interface CompareCell {
@@ -255,9 +258,17 @@ function metricsOfTrial(trial: Trial): MetricValues {
 }
 
 /** A trial as a comparison column: label, workload and repeat, so repeats and scenarios of one config stay apart. */
-export function trialColumn(trial: Trial): CompareColumn {
+export function trialColumn(trial: Trial, trials?: readonly Trial[]): CompareColumn {
   const label = [trial.label, trial.workloadId, trial.repeat > 1 ? `r${trial.repeat}` : null].filter(Boolean).join(' · ');
-  return { id: trial.id, label, metrics: metricsOfTrial(trial), config: { engine: trial.engine, version: trial.version, mode: trial.mode, ...trial.config } };
+  const metrics = metricsOfTrial(trial);
+  const column: CompareColumn = { id: trial.id, label, metrics, config: { engine: trial.engine, version: trial.version, mode: trial.mode, ...trial.config } };
+  if (!trials || trial.status !== 'done') return column;
+  // With the study's trials, each number carries its configuration's interval and runs on that workload.
+  const stats = Object.keys(metrics).flatMap((key) => {
+    const stat = metricStat(trials, trial.serverKey, trial.workloadId, key);
+    return stat ? [[key, stat] as const] : [];
+  });
+  return { ...column, stats: Object.fromEntries(stats) };
 }
 
 /** A library entry as a comparison column; its config is what its provenance knows (env by name only). */
@@ -291,6 +302,17 @@ export interface CurvePoint {
   /** Means over repeats. */
   throughput: number;
   latency: number;
+  /** The latency's interval (between runs, or one run's requests) and the runs behind the point. */
+  latencyLow?: number;
+  latencyHigh?: number;
+  runs?: number;
+}
+
+/** The interval and run count of a configuration's latency on a workload, as the error bars draw them. */
+function latencySpread(trials: readonly Trial[], serverKey: string, workloadId: string, latencyKey: string): { latencyLow?: number; latencyHigh?: number; runs?: number } {
+  const stat = metricStat(trials, serverKey, workloadId, latencyKey);
+  if (!stat) return {};
+  return stat.low === null || stat.high === null ? { runs: stat.runs } : { latencyLow: stat.low, latencyHigh: stat.high, runs: stat.runs };
 }
 
 export interface ConcurrencyCurve {
@@ -336,6 +358,7 @@ export function concurrencyCurves(
       concurrency: concurrencyOf(workloadId, workloads)!,
       throughput: mean(sums.throughput)!,
       latency: mean(sums.latency)!,
+      ...latencySpread(trials, serverKey, workloadId, latencyKey),
     }));
     if (new Set(points.map((p) => p.concurrency)).size < 2) continue;
     curves.push({ serverKey, label: config.label, points: points.sort((a, b) => a.concurrency - b.concurrency) });
@@ -371,6 +394,10 @@ export interface ConfigPoint extends ParetoPoint {
   /** The server key: one point per configuration. */
   id: string;
   label: string;
+  /** The latency's interval and the runs behind the point (as `CurvePoint`). */
+  latencyLow?: number;
+  latencyHigh?: number;
+  runs?: number;
 }
 
 /** One point per configuration measured on `workloadId` (repeats averaged): x = throughput, y = the latency asked for. */
@@ -387,5 +414,5 @@ export function configPoints(trials: readonly Trial[], workloadId: string, laten
     sums.x.push(x);
     sums.y.push(y);
   }
-  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)! }));
+  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)!, ...latencySpread(trials, id, workloadId, latencyKey) }));
 }

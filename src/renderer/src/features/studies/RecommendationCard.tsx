@@ -1,10 +1,11 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type JSX } from 'react';
 import { presetComparison, type PresetComparison } from '../../../../shared/study/rank';
-import type { ProjectFile } from '../../../../shared/study/study';
+import type { ProjectFile, StageDecision } from '../../../../shared/study/study';
 import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
+import { describeVerdict } from '../../../../shared/study/run-stats';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
 export function RecommendationCard({ project, onCompare }: { project: ProjectFile; /** Shows a preset comparison in the Results tab. */ onCompare?: (kind: PresetComparison) => void }) {
@@ -90,12 +91,23 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
             {decisions.map((decision) => (
               <li key={decision.stageId} className={decision.winner ? 'is-kept' : undefined}>
                 <span className="study-decision-stage">{stageLabel(project, decision.stageId)}</span>
-                <span>{decision.reason}</span>
+                <DecisionText decision={decision} />
               </li>
             ))}
           </ul>
         </>
       )}
     </section>
+  );
+}
+
+/** The stage's verdict in words (change, interval, outcome) before the decision's reason; the reason alone without one. */
+export function DecisionText({ decision }: { decision: StageDecision }): JSX.Element {
+  const verdict = describeVerdict(decision);
+  return (
+    <span>
+      {verdict && <strong className="study-verdict">{verdict}</strong>}
+      {verdict ? ` — ${decision.reason}` : decision.reason}
+    </span>
   );
 }

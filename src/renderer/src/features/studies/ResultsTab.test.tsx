@@ -82,7 +82,8 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     expect(throughput.textContent).toContain('−100.00 (−10.0%) worse');
     // 0.25 % is within the noise threshold
     expect(comparisonCell(/^Mean TPOT \(ms\)$/, 0).textContent).toContain('same');
-    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toBe('100.00');
+    // the baseline: its number and its one run, no delta
+    expect(comparisonCell(/^Mean TTFT \(ms\)$/, 1).textContent).toBe('100.00runs: 1');
 
     // The settings that differ, env by name only
     const diff = within(view).getByRole('table', { name: 'Settings that differ' });
@@ -201,6 +202,65 @@ describe('ResultsTab and the report', () => {
     const row = table.querySelector<HTMLElement>('[data-trial-id="vllm-defaults"]')!;
     expect(within(row).getAllByRole('cell')[column]!.textContent).toBe(formatMetric('mean_latency_s', reported));
     expect(within(row).getAllByRole('cell')[column]!.textContent).toBe('1.68');
+  });
+});
+
+describe('ResultsTab intervals, runs and warm-ups', { timeout: 20_000 }, () => {
+  const cellOf = (trialId: string, header: string) => {
+    const table = screen.getByRole('table', { name: 'Trials' });
+    const column = within(table)
+      .getAllByRole('columnheader')
+      .findIndex((h) => h.textContent?.startsWith(header));
+    const row = table.querySelector<HTMLElement>(`[data-trial-id="${trialId}"]`)!;
+    return within(row).getAllByRole('cell')[column]!;
+  };
+
+  it('shows the interval between a configuration’s repeats under each number and how many runs it has', () => {
+    const repeat = (id: string, n: number, ttft: number) => trial(id, { stageId: 'kv', label: 'FP8 KV cache', serverKey: 'fp8', repeat: n, result: result({ mean_ttft_ms: ttft, total_token_throughput: 900 }) });
+    const runs = [repeat('kv/fp8/1', 1, 80), repeat('kv/fp8/2', 2, 82), repeat('kv/fp8/3', 3, 84)];
+    render(<ResultsTab project={project([BASE, ...runs])} />);
+    const ttft = cellOf('kv/fp8/2', 'Mean TTFT (ms)');
+    // The trial's own number first, then the t interval of the three runs' mean (82 ± 4.30 × 2/√3).
+    expect(ttft.textContent).toBe('82.00[77.03, 86.97]');
+    expect(ttft.getAttribute('title')).toBe('82.00 [77.03, 86.97]: mean of 3 runs, interval between runs');
+    expect(cellOf('kv/fp8/1', 'Runs').textContent).toBe('3');
+    // one run without per-request intervals: the number alone, one run
+    expect(cellOf('vllm-defaults', 'Mean TTFT (ms)').textContent).toBe('100.00');
+    expect(cellOf('vllm-defaults', 'Runs').textContent).toBe('1');
+  });
+
+  it('shows one run’s interval from its requests, and no runs for a trial that did not finish', () => {
+    const within1: Trial = trial('kv/one', {
+      stageId: 'kv',
+      serverKey: 'one',
+      result: { ...result({ mean_ttft_ms: 90 }), result: { schemaVersion: 1, metrics: { mean_ttft_ms: 90 }, extra: {}, intervals: { level: 0.95, requests: 100, resamples: 1000, values: { mean_ttft_ms: { low: 85, high: 96 } } } } },
+    });
+    render(<ResultsTab project={project([within1, FAILED])} />);
+    expect(cellOf('kv/one', 'Mean TTFT (ms)').textContent).toBe('90.00[85.00, 96.00]');
+    expect(cellOf('kv/one', 'Mean TTFT (ms)').getAttribute('title')).toBe('90.00 [85.00, 96.00]: one run, interval from its requests');
+    expect(cellOf('kv/bad', 'Runs').textContent).toBe('');
+  });
+
+  it('compares configurations with the interval and run count beside each number', () => {
+    const repeat = (id: string, n: number, ttft: number) => trial(id, { stageId: 'kv', label: 'FP8 KV cache', serverKey: 'fp8', repeat: n, result: result({ mean_ttft_ms: ttft, total_token_throughput: 900 }) });
+    render(<ResultsTab project={project([BASE, repeat('kv/fp8/1', 1, 80), repeat('kv/fp8/2', 2, 82), repeat('kv/fp8/3', 3, 84)])} />);
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select FP8 KV cache · sharegpt-c4 · 2' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select vLLM defaults · sharegpt-c4 · 1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Compare (2)' }));
+    const table = screen.getByRole('table', { name: 'Comparison' });
+    const cells = within(within(table).getByRole('rowheader', { name: /^Mean TTFT \(ms\)$/ }).closest('tr')!).getAllByRole('cell');
+    // the study's order: the baseline first, with one run and no interval, then FP8's three repeats
+    expect(cells[0]!.querySelector('.compare-interval')?.textContent).toBe('runs: 1');
+    expect(cells[1]!.querySelector('.compare-interval')?.textContent).toBe('[77.03, 86.97] · runs: 3');
+  });
+
+  it('notes a trial’s warm-up, and a warm-up that failed, beside the error or reason', () => {
+    const warm = trial('kv/warm', { stageId: 'kv', serverKey: 'warm', warmup: { requests: 8, seconds: 12.43 }, result: result({ mean_ttft_ms: 90 }) });
+    const cold = trial('kv/cold', { stageId: 'kv', serverKey: 'cold', warmup: { requests: 8, error: 'connection refused' }, result: result({ mean_ttft_ms: 95 }) });
+    render(<ResultsTab project={project([warm, cold])} />);
+    expect(cellOf('kv/warm', 'Error or reason').textContent).toBe('warm-up: 8 requests, 12.4 s');
+    expect(cellOf('kv/cold', 'Error or reason').textContent).toBe('warm-up failed: connection refused');
+    expect(cellOf('kv/cold', 'Error or reason').getAttribute('title')).toBe('warm-up failed: connection refused');
   });
 });
 

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'rea
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
+import { metricStat, runsOf } from '../../../../shared/study/run-stats';
 import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
@@ -18,6 +19,7 @@ import { baselineServerKeyOf, presetComparison, type PresetComparison, type Rank
 import { EChart, type ChartTheme } from '../../components/EChart';
 import '../compare/compare.css';
 import './studies.css';
+import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -97,10 +99,25 @@ function stageLabel(stageId: string, label: string): string {
 
 type Line = { kind: 'group'; stageId: string; label: string; trials: Trial[] } | { kind: 'trial'; trial: Trial };
 
-const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 110px 110px 100px 120px minmax(200px, 2fr)';
+const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
+
+const ROW_METRICS = ['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'mean_latency_s'] as const;
+
+/** A trial's own number, and under it the interval of its configuration's numbers on that workload. */
+function MetricCell({ trial, trials, metric }: { trial: Trial; trials: readonly Trial[]; metric: string }) {
+  const stat = trial.status === 'done' ? metricStat(trials, trial.serverKey, trial.workloadId, metric) : null;
+  const interval = intervalText(metric, stat);
+  return (
+    <div role="cell" className="num trials-metric" title={stat ? statTitle(metric, stat) : undefined}>
+      <span>{formatMetric(metric, metricOf(trial, metric))}</span>
+      {interval && <span className="trials-interval muted">{interval}</span>}
+    </div>
+  );
+}
 
 function TrialRow({
   trial,
+  trials,
   rowIndex,
   top,
   checked,
@@ -108,6 +125,8 @@ function TrialRow({
   badges,
 }: {
   trial: Trial;
+  /** Every trial of the study: a configuration's repeats give its interval and run count. */
+  trials: readonly Trial[];
   rowIndex: number;
   top: number;
   checked: boolean;
@@ -115,6 +134,9 @@ function TrialRow({
   badges: { baseline: boolean; recommended: boolean };
 }) {
   const note = trialNote(trial);
+  const warmup = warmupNote(trial);
+  const runs = trial.status === 'done' ? runsOf(trials, trial.serverKey, trial.workloadId).length : null;
+  const title = [note, warmup].filter((s): s is string => s !== null).join('\n');
   return (
     <div role="row" aria-rowindex={rowIndex} className={`trials-row${checked ? ' is-checked' : ''}`} style={{ top, height: ROW_HEIGHT, gridTemplateColumns: GRID_TEMPLATE }} data-trial-id={trial.id}>
       <div role="cell" className="trials-check">
@@ -139,13 +161,15 @@ function TrialRow({
           {t(`compare.study.status.${trial.status}`)}
         </Badge>
       </div>
-      {(['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'mean_latency_s'] as const).map((key) => (
-        <div key={key} role="cell" className="num">
-          {formatMetric(key, metricOf(trial, key))}
-        </div>
+      {ROW_METRICS.map((key) => (
+        <MetricCell key={key} trial={trial} trials={trials} metric={key} />
       ))}
-      <div role="cell" className={`trials-ellipsis trials-note${trial.status === 'failed' ? ' is-error' : ''}`} title={note ?? undefined}>
+      <div role="cell" className="num">
+        {runs ?? ''}
+      </div>
+      <div role="cell" className={`trials-ellipsis trials-note${trial.status === 'failed' ? ' is-error' : ''}`} title={title || undefined}>
         {note ?? ''}
+        {warmup && <span className={`trials-warmup muted${trial.warmup?.error ? ' is-error' : ''}`}>{note ? ` · ${warmup}` : warmup}</span>}
       </div>
     </div>
   );
@@ -181,6 +205,13 @@ function latencyLine(latencyName: string, latencyKey: string, value: number): st
   return t('compare.chart.latencyLine', { latency: latencyName, value: formatMetric(latencyKey, value) });
 }
 
+/** What a point's error bar stands for, and how many runs are behind it: "[77.03, 86.97] · runs: 3". */
+function spreadLine(latencyKey: string, p: { latencyLow?: number; latencyHigh?: number; runs?: number }): string[] {
+  if (p.runs === undefined) return [];
+  const interval = p.latencyLow === undefined || p.latencyHigh === undefined ? null : intervalText(latencyKey, { low: p.latencyLow, high: p.latencyHigh });
+  return [[interval, t('compare.runCount', { count: p.runs })].filter(Boolean).join(' · ')];
+}
+
 function StudyCharts({ project }: { project: ProjectFile }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
@@ -205,7 +236,7 @@ function StudyCharts({ project }: { project: ProjectFile }) {
         (count) => t('compare.chart.concurrency', { count }),
         (c: ConcurrencyCurve, i: number) => {
           const p = c.points[i]!;
-          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency)];
+          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency), ...spreadLine(latencyKey, p)];
         },
       ),
     [curves, curveTitle, yName, latencyKey, latencyName],
@@ -218,7 +249,7 @@ function StudyCharts({ project }: { project: ProjectFile }) {
         points,
         front,
         recommendedKey,
-        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y)],
+        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y), ...spreadLine(latencyKey, p)],
       ),
     [points, front, recommendedKey, paretoTitle, yName, latencyKey, latencyName],
   );
@@ -340,7 +371,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const selected = state.trials.filter((tr) => checked.has(tr.id));
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => state.trials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, state.trials]);
-  const columns = useMemo(() => compared.map(trialColumn), [compared]);
+  const columns = useMemo(() => compared.map((tr) => trialColumn(tr, state.trials)), [compared, state.trials]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
   function comparePreset(configs: readonly RankedConfig[]) {
@@ -422,6 +453,9 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
                   onSort={() => sortBy(column.key)}
                 />
               ))}
+              <div role="columnheader" className="num">
+                {t('compare.study.col.runs')}
+              </div>
               <div role="columnheader">{t('compare.study.col.note')}</div>
             </div>
           </div>
@@ -435,6 +469,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
                   <TrialRow
                     key={line.trial.id}
                     trial={line.trial}
+                    trials={state.trials}
                     rowIndex={index + 2}
                     top={index * ROW_HEIGHT}
                     checked={checked.has(line.trial.id)}

@@ -10,6 +10,7 @@ import { GpuMemoryCharts } from './GpuMemoryCharts';
 import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
 import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
+import { DecisionText } from './RecommendationCard';
 
 export const TRIAL_TONE: Record<Trial['status'], BadgeTone> = {
   planned: 'neutral',
@@ -160,7 +161,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 {group.decision && (
                   <p className="study-decision">
                     <Icon name={group.decision.winner ? 'check' : 'info'} size={13} />
-                    {group.decision.reason}
+                    <DecisionText decision={group.decision} />
                   </p>
                 )}
                 <ul className="study-trials">

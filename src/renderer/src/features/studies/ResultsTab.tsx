@@ -125,7 +125,7 @@ function TrialRow({
   badges,
 }: {
   trial: Trial;
-  /** Every trial of the study: a configuration's repeats give its interval and run count. */
+  /** The study's trials of this trial's configuration on its workload: its repeats give the interval and run count. */
   trials: readonly Trial[];
   rowIndex: number;
   top: number;
@@ -305,6 +305,18 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
 
   const engines = useMemo(() => [...new Set(state.trials.map((tr) => tr.engine))], [state.trials]);
   const workloads = useMemo(() => [...new Set(state.trials.map((tr) => tr.workloadId))], [state.trials]);
+  // Each configuration's trials on each workload, grouped once: rows read their repeats from here, not from a scan
+  // of every trial per cell.
+  const byConfig = useMemo(() => {
+    const groups = new Map<string, Trial[]>();
+    for (const tr of state.trials) {
+      const key = `${tr.serverKey}\n${tr.workloadId}`;
+      const group = groups.get(key);
+      if (group) group.push(tr);
+      else groups.set(key, [tr]);
+    }
+    return groups;
+  }, [state.trials]);
 
   const lines = useMemo<Line[]>(() => {
     const needle = foldForSearch(filter.text.trim());
@@ -469,7 +481,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
                   <TrialRow
                     key={line.trial.id}
                     trial={line.trial}
-                    trials={state.trials}
+                    trials={byConfig.get(`${line.trial.serverKey}\n${line.trial.workloadId}`) ?? []}
                     rowIndex={index + 2}
                     top={index * ROW_HEIGHT}
                     checked={checked.has(line.trial.id)}

@@ -43,8 +43,8 @@ describe('the example studies on the demo lab', () => {
 
   it('Study B (Qwen3-32B throughput, A100): TensorRT-LLM, FP8 refused before launch, AWQ failure recorded, regression flagged', async () => {
     // The simulated box keeps time by the wall clock, so a busy machine is a slower GPU: at 1000 requests with no
-    // concurrency cap, the demo's own scale lets this machine's CPU decide between engines 1% apart. Twice as slow
-    // keeps the GPU model in charge (the rest of the suite keeps the demo's scale).
+    // concurrency cap and the demo's own scale, a slow machine once cost TensorRT-LLM more than its 13% lead over
+    // vLLM (noise-free model). Twice as slow keeps the GPU model in charge (the rest of the suite keeps the demo's scale).
     process.env.SERVELAB_SIMBOX_TIME_SCALE = '0.02';
     const path = join(scratchDir.dir, 'throughput-demo.servelab');
     await core.call('studies:fromExample', { path, example: EXAMPLES.throughput.file });

@@ -364,7 +364,10 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
         const row = rows.nth(i);
         const title = ((await row.getByRole('rowheader').textContent()) ?? '').trim();
         const metric = metricOfRow(title);
-        const shownBase = Number(await row.getByRole('cell').nth(baseIndex).textContent());
+        // Each value stands first in its cell; under it, its interval and run count.
+        const baseCell = row.getByRole('cell').nth(baseIndex);
+        const shownBase = Number(await baseCell.locator('.compare-value').textContent());
+        await expect(baseCell.locator('.compare-interval')).toContainText(/runs: \d+/);
         const otherCell = row.getByRole('cell').nth(otherIndex);
         const shownOther = Number(await otherCell.locator('.compare-value').textContent());
         const deltaBox = otherCell.locator('.compare-delta');

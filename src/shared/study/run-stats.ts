@@ -44,12 +44,6 @@ export function metricStat(trials: readonly Trial[], serverKey: string, workload
   return within ? { value: only.value, low: within.low, high: within.high, basis: 'requests', runs: 1 } : { value: only.value, low: null, high: null, basis: null, runs: 1 };
 }
 
-/** "1.84 [1.80, 1.88]" with the given decimals; the value alone when there is no interval. */
-export function formatStat(stat: Pick<MetricStat, 'value' | 'low' | 'high'>, digits: number): string {
-  const f = (x: number) => x.toFixed(digits);
-  return stat.low === null || stat.high === null ? f(stat.value) : `${f(stat.value)} [${f(stat.low)}, ${f(stat.high)}]`;
-}
-
 /** The verdict of a stage in words — "−21.2% [−23.0, −19.5], kept", "inconclusive after 4 repeats" — or null. */
 export function describeVerdict(decision: StageDecision): string | null {
   if (!decision.verdict || !decision.change) return null;

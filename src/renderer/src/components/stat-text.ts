@@ -9,7 +9,7 @@ export function intervalText(key: string, stat: Pick<MetricStat, 'low' | 'high'>
   return `[${formatMetric(key, stat.low)}, ${formatMetric(key, stat.high)}]`;
 }
 
-/** "82.00 [80.00, 84.00]" — the value with its interval, as the shared formatStat states it, in the UI's numbers. */
+/** "82.00 [80.00, 84.00]" — the value with its interval, in the UI's numbers. */
 export function statText(key: string, stat: MetricStat): string {
   const interval = intervalText(key, stat);
   return interval ? `${formatMetric(key, stat.value)} ${interval}` : formatMetric(key, stat.value);

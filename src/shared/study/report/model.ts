@@ -7,7 +7,7 @@ import { DEMO_LAB_HOST_ID } from '../../model/host';
 import { metricInterval, metricOf, metricSpec } from '../../results/metrics';
 import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
-import { describeVerdict, metricStat, runsOf, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
+import { describeVerdict, metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
 import { formatChange } from '../verdict';
 import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
 
@@ -239,6 +239,10 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   };
 
   const decisions = new Map(state.decisions.map((d) => [d.stageId, d]));
+  // Measured runs per configuration and workload, counted once for every row.
+  const runCounts = new Map<string, number>();
+  const runKey = (t: Trial) => `${t.serverKey}\n${t.workloadId}`;
+  for (const t of state.trials) if (t.status === 'done' && t.result !== undefined) runCounts.set(runKey(t), (runCounts.get(runKey(t)) ?? 0) + 1);
   const toRow = (t: Trial): TrialRow => {
     const value = objectiveValue(t);
     const base = baselineOn(t.workloadId);
@@ -270,7 +274,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       finishedAt: t.finishedAt ?? null,
       metrics,
       intervals,
-      runs: runsOf(state.trials, t.serverKey, t.workloadId).length,
+      runs: runCounts.get(runKey(t)) ?? 0,
       warmup: t.warmup ? (t.warmup.error !== undefined ? `warm-up failed: ${redact(t.warmup.error)}` : `warm-up: ${t.warmup.requests} requests${t.warmup.seconds !== undefined ? `, ${t.warmup.seconds} s` : ''}`) : null,
       objective: value,
       vsBaselinePct: value !== null && base !== null && base !== 0 ? ((value - base) / base) * 100 : null,

@@ -161,6 +161,6 @@ describe('bad JSON input', () => {
   });
 
   it('rejects a JSON document that is neither an object nor an array of objects', () => {
-    expect(importResults('[1, 2]', 'a.json').errors.map(formatProblem)).toEqual(['a.json:1: this JSON is not an object or an array of objects; a benchmark result is one object per run']);
+    expect(importResults('[{"completed": 1}, 2]', 'a.json').errors.map(formatProblem)).toEqual(['a.json:1: this JSON is not an object or an array of objects; a benchmark result is one object per run']);
   });
 });

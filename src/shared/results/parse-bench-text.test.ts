@@ -101,7 +101,7 @@ describe('parseBenchText', () => {
     expect(r.provenance).toEqual({ client: { name: 'sglang.bench_serving', backend: 'sglang' }, workload: { requestRate: 'inf', maxConcurrency: null } });
   });
 
-  it('reads every label of later vLLM versions, speculative decoding under vLLM's spec_decode_* keys', () => {
+  it("reads every label of later vLLM versions, speculative decoding under vLLM's spec_decode_* keys", () => {
     const { records, errors, warnings } = importResults(NEWER_VLLM_BLOCK, 'new.txt');
     expect(errors).toEqual([]);
     expect(warnings).toEqual([]);

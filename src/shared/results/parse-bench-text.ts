@@ -117,6 +117,12 @@ const NEW_LAYOUT_LABELS = new Set([
   'peak concurrent requests',
 ]);
 
+/**
+ * The "Latency" section (in seconds) of benchmark runners that print vLLM's layout (GPUStack's benchmark-runner over
+ * guidellm): their blocks print no rate line whatever the rate was, so an absent one says nothing there either.
+ */
+const RUNNER_LABELS = new Set(['mean latency(s)', 'median latency(s)', 'p95 latency(s)', 'p99 latency(s)']);
+
 function normalizeLabel(label: string): string {
   return label.trim().replace(/\s+/g, ' ').toLowerCase();
 }
@@ -169,6 +175,7 @@ interface OpenBlock {
   failed: boolean;
   sawDuration: boolean;
   newLayout: boolean;
+  runner: boolean;
   /** Stripped from every line of the block; null when the block has none. */
   prefix: RegExp | null;
   /** Started at a "Successful requests:" line with no header above it. */
@@ -205,7 +212,7 @@ export function parseBenchText(text: string): TextParse {
     }
     // vLLM's newer layout prints these two only when set, before the duration line: there absent means unset. An
     // older block never prints them, so there they stay unknown.
-    if (o.block.client === 'vllm' && o.sawDuration && o.newLayout) {
+    if (o.block.client === 'vllm' && o.sawDuration && o.newLayout && !o.runner) {
       if (o.block.metrics.request_rate === undefined) o.block.metrics.request_rate = null;
       if (o.block.metrics.max_concurrency === undefined) o.block.metrics.max_concurrency = null;
     }
@@ -219,6 +226,7 @@ export function parseBenchText(text: string): TextParse {
     failed: false,
     sawDuration: false,
     newLayout: false,
+    runner: false,
     prefix: prefix.trim() === '' ? null : prefixPattern(prefix),
     headerless,
   });
@@ -239,6 +247,7 @@ export function parseBenchText(text: string): TextParse {
     let body = raw;
     if (o.prefix) {
       const prefix = o.prefix.exec(raw);
+      if (!prefix && raw.trim() === '') return;
       if (!prefix) {
         finish(false);
         return;
@@ -246,6 +255,8 @@ export function parseBenchText(text: string): TextParse {
       body = raw.slice(prefix[0].length);
     }
     const line = body.trim();
+    // Blank lines inside a block (a blog's spacing between sections) do not end it; the next text line decides.
+    if (line === '') return;
     if (CLOSING.test(line)) {
       finish(true);
       return;
@@ -274,6 +285,7 @@ export function parseBenchText(text: string): TextParse {
     const target = targetOf(label);
     if (SGLANG_ONLY.has(label) || label.includes('e2e latency')) o.block.client = 'sglang';
     if (NEW_LAYOUT_LABELS.has(label)) o.newLayout = true;
+    if (RUNNER_LABELS.has(label)) o.runner = true;
     if (UNKNOWN_WORDS.has(value.toLowerCase())) {
       out.warnings.push({ line: lineNo, message: `"${rawLabel.trim()}:" says "${value}"; imported the block without this value` });
       return;

@@ -239,3 +239,18 @@ describe('vllm bench sweep and older JSON keys', () => {
     expect(record.extra).not.toHaveProperty('request_goodput:');
   });
 });
+
+describe("the Turkish guides' pasted blocks", () => {
+  // shared/guides/qwen3-32b-a100-throughput.tr.txt and qwen3-8b-h100-latency.tr.txt (copied into the corpus): blocks
+  // after code-viewer line-number lines and "# --flag" notes, vLLM, SGLang and TensorRT-LLM servers alike.
+  it.each([
+    ['guide-qwen3-32b-a100-throughput.tr.txt', 15],
+    ['guide-qwen3-8b-h100-latency.tr.txt', 25],
+  ])('%s: every block imported, no error or warning', (name, blocks) => {
+    const { records, errors, warnings } = importResults(read(name), name);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(records).toHaveLength(blocks);
+    expect(new Set(records.map((r) => r.source!.format))).toEqual(new Set(['vllm-text']));
+  });
+});

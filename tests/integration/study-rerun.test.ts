@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gridCombinations } from '../../src/shared/study/planner';
 import { rerunDefinition } from '../../src/shared/study/rerun';
 import { compareStudies, type StudyDiff } from '../../src/shared/study/study-diff';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../src/shared/study/study';
@@ -93,5 +94,26 @@ describe('re-running the latency example at newer engine versions', () => {
     const engineRows = onA100.rows.filter((r) => r.stageId === 'engine' && r.metrics.length > 0);
     expect(engineRows.length).toBeGreaterThan(0);
     for (const row of engineRows) expect(onA100.regressions.map((r) => `${r.key} ${r.metric}`)).toContain(`${row.key} mean_latency_s`);
+  });
+});
+
+describe('re-running a grid study', () => {
+  // The latency example cut to vLLM and the stages vLLM takes part in, searched as a grid: every combination's id starts with the
+  // engine's id, version included.
+  const grid = { ...example.study, name: 'Grid', strategy: 'grid' as const, engines: example.study.engines.slice(0, 1), stages: example.study.stages.filter((s) => s.id === 'quantization' || s.id === 'cuda-graph') };
+  const original = ran(grid, 5);
+  const rerunStudy = rerunDefinition({ path: ORIGINAL_PATH, file: original }, { engineVersions: { vllm: '0.12.0' } }).definition;
+  const rerun = ran(rerunStudy, 6);
+  const diff = compareStudies(original, rerun);
+
+  it('matches every combination across the version change', () => {
+    const combos = [...keysOf(rerun)].filter((k) => k.startsWith('grid/'));
+    expect(combos).toHaveLength(gridCombinations(rerunStudy).length);
+    expect(combos.length).toBeGreaterThan(1);
+    expect(combos.every((k) => k.startsWith('grid/vllm-0.12.0'))).toBe(true);
+    expect(diff.rows.map((r) => r.key)).toEqual(expect.arrayContaining(combos));
+    expect(diff.onlyOriginal.filter((s) => s.key.startsWith('grid/'))).toEqual([]);
+    expect(diff.onlyRerun).toEqual([]);
+    expectOnlyWhollyWorseFlagged(diff);
   });
 });

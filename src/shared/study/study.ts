@@ -18,7 +18,7 @@ const Slug = z
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'may only hold lower-case letters, digits and . _ - (starting with a letter or digit)');
 
 const EngineIdSchema = z.enum(ENGINE_IDS, { error: `must be one of ${ENGINE_IDS.join(', ')}` });
-const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
+export const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
 
 /** Settings a candidate changes on top of the best configuration so far; the model comes from the study. */
 // No defaults inside a patch: reading a saved project must give back exactly what was written.

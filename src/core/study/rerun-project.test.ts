@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CallOutput } from '../../shared/contract';
 import { createDispatcher, type CallHandlers } from '../dispatch/dispatcher';
 import { EventBus } from '../dispatch/event-bus';
 import { RecentProjects } from './recent-projects';
@@ -44,9 +45,10 @@ describe('studies:rerun', () => {
     const { dispatch, recent } = dispatcher();
     const made = await dispatch('studies:rerun', { path: original, out, engineVersions: { vllm: '0.12.0' } });
     if (!made.ok) throw new Error(made.error.message);
-    expect(made.data).toMatchObject({ path: out, lost: [], untabled: [] });
+    const data = made.data as CallOutput<'studies:rerun'>;
+    expect(data).toMatchObject({ path: out, lost: [], untabled: [] });
     const written = ProjectFileSchema.parse(JSON.parse(await readFile(out, 'utf8')));
-    expect(written).toEqual(made.data.project);
+    expect(written).toEqual(data.project);
     expect(written.state).toEqual({ status: 'draft', trials: [], decisions: [] });
     expect(written.study.engines.map((e) => `${e.engine} ${e.version}`)).toEqual(['vllm 0.12.0', 'sglang 0.5.3.post3', 'trtllm 1.2.0rc1']);
     expect(written.study.rerunOf?.path).toBe(original);
@@ -56,8 +58,9 @@ describe('studies:rerun', () => {
 
     const back = await dispatch('studies:rerunOriginal', { path: out });
     if (!back.ok) throw new Error(back.error.message);
-    expect(back.data.path).toBe(original);
-    expect(compareStudies(back.data.project, written).onlyOriginal.length).toBeGreaterThan(0);
+    const read = back.data as CallOutput<'studies:rerunOriginal'>;
+    expect(read.path).toBe(original);
+    expect(compareStudies(read.project, written).onlyOriginal.length).toBeGreaterThan(0);
   });
 
   it('refuses an existing file, an unknown engine version field, and a study that has not finished', async () => {

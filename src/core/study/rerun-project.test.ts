@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallOutput } from '../../shared/contract';
@@ -91,5 +91,18 @@ describe('studies:rerun', () => {
     await rm(original);
     const back = await dispatch('studies:rerunOriginal', { path: out });
     expect(back.ok ? null : back.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(original) });
+  });
+
+  it('finds the original beside the re-run when both were moved together', async () => {
+    const original = join(dir, 'latency.servelab');
+    await finishedProject(original);
+    const { dispatch } = dispatcher();
+    expect((await dispatch('studies:rerun', { path: original, out: join(dir, 'r.servelab'), engineVersions: {} })).ok).toBe(true);
+    const moved = join(dir, 'moved');
+    await mkdir(moved);
+    await rename(original, join(moved, 'latency.servelab'));
+    await rename(join(dir, 'r.servelab'), join(moved, 'r.servelab'));
+    const back = await dispatch('studies:rerunOriginal', { path: join(moved, 'r.servelab') });
+    expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(join(moved, 'latency.servelab'));
   });
 });

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { rerunDefinition, type RerunDefinition, type RerunOptions } from '../../shared/study/rerun';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
@@ -24,14 +24,20 @@ export async function rerunProject(path: string, out: string, options: RerunOpti
   return { path: out, project: project.file, lost, untabled, original };
 }
 
-/** The project a re-run repeats, as its provenance names it. */
+/**
+ * The project a re-run repeats, as its provenance names it; when that path is gone, a file of the same name beside
+ * the re-run holding the same study (the two were moved or copied together).
+ */
 export async function rerunOriginal(path: string): Promise<{ path: string; project: ProjectFile }> {
   const rerun = await readProject(path);
   const of = rerun.study.rerunOf;
   if (!of) throw new ServelabError('BAD_INPUT', `"${rerun.study.name}" is not a re-run of another study.`, { issues: [{ path: 'path', message: 'has no rerunOf' }] });
   const read = await readVersionedFile(of.path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
-  if (!read) throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is no longer at ${of.path}; put it back there to compare with it.`);
-  return { path: of.path, project: read.data };
+  if (read) return { path: of.path, project: read.data };
+  const beside = join(dirname(resolve(path)), basename(of.path));
+  const moved = beside === of.path ? null : await readVersionedFile(beside, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  if (moved && moved.data.study.name === of.name) return { path: beside, project: moved.data };
+  throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is no longer at ${of.path}; put it back there to compare with it.`);
 }
 
 async function readProject(path: string): Promise<ProjectFile> {

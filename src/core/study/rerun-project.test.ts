@@ -105,4 +105,19 @@ describe('studies:rerun', () => {
     const back = await dispatch('studies:rerunOriginal', { path: join(moved, 'r.servelab') });
     expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(join(moved, 'latency.servelab'));
   });
+
+  it('keeps the provenance when the re-run is edited before it runs (the wizard saves a definition without it)', async () => {
+    const original = join(dir, 'latency.servelab');
+    await finishedProject(original);
+    const { dispatch } = dispatcher();
+    const out = join(dir, 'r.servelab');
+    const made = await dispatch('studies:rerun', { path: original, out, engineVersions: { vllm: '0.12.0' } });
+    if (!made.ok) throw new Error(made.error.message);
+    const { rerunOf, ...edited } = (made.data as CallOutput<'studies:rerun'>).project.study;
+    const saved = await dispatch('studies:save', { path: out, study: { ...edited, repeats: 2 } });
+    if (!saved.ok) throw new Error(saved.error.message);
+    const written = ProjectFileSchema.parse(JSON.parse(await readFile(out, 'utf8')));
+    expect(written.study.repeats).toBe(2);
+    expect(written.study.rerunOf).toEqual(rerunOf);
+  });
 });

@@ -86,7 +86,9 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       }
       // An edit saved here is the user's, but what the file ran before is only theirs if they had accepted it.
       const wasTrusted = (await deps.trust.check(path, project.file.study)).trusted;
-      const next = { ...project.file, study };
+      // The wizard edits what a study tries, not where it came from: a re-run edited before its run stays one.
+      const rerunOf = study.rerunOf ?? project.file.study.rerunOf;
+      const next = { ...project.file, study: rerunOf ? { ...study, rerunOf } : study };
       await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
       const saved = (await StudyProject.open(path)).file;
       if (wasTrusted) await deps.trust.trustWritten(path, saved.study);

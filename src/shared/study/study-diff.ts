@@ -60,6 +60,8 @@ export interface DiffRow {
 
 export interface Regression {
   key: string;
+  stageId: string;
+  workloadId: string;
   label: string;
   metric: string;
   change: Change;
@@ -205,7 +207,7 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
     return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b), rerun: sideOf(a), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
   });
 
-  const regressions = rows.flatMap((row) => row.metrics.filter((m) => m.verdict === 'worse').map((m) => ({ key: row.key, label: row.rerun.label, metric: m.metric, change: m.change })));
+  const regressions = rows.flatMap((row) => row.metrics.filter((m) => m.verdict === 'worse').map((m) => ({ key: row.key, stageId: row.stageId, workloadId: row.workloadId, label: row.rerun.label, metric: m.metric, change: m.change })));
   return {
     marginPct,
     metrics,

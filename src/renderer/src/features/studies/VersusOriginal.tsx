@@ -96,7 +96,6 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
 
 function Regressions({ project, diff }: { project: ProjectFile; diff: StudyDiff }) {
   if (diff.regressions.length === 0) return <p className="study-note">{t('studies.versus.regressionsNone')}</p>;
-  const workloadOf = (key: string) => diff.rows.find((r) => r.key === key)?.workloadId ?? '';
   return (
     <div className="alert alert-danger versus-regressions" role="note">
       <p>
@@ -105,7 +104,7 @@ function Regressions({ project, diff }: { project: ProjectFile; diff: StudyDiff 
       <ul>
         {diff.regressions.map((r) => (
           <li key={`${r.key} ${r.metric}`}>
-            {t('studies.versus.regressionItem', { label: `${stageLabel(project, r.key.split('/')[0] ?? '')} · ${r.label}`, workload: workloadOf(r.key), metric: metricName(r.metric), change: changeText(r.change) })}
+            {t('studies.versus.regressionItem', { label: `${stageLabel(project, r.stageId)} · ${r.label}`, workload: r.workloadId, metric: metricName(r.metric), change: changeText(r.change) })}
           </li>
         ))}
       </ul>

@@ -130,18 +130,30 @@ function groupTrials(trials: readonly Trial[], candidateOf: (t: Trial) => string
   return groups;
 }
 
-function sideOf(group: Group): DiffSide {
+function sideOf(group: Group, all: readonly Trial[]): DiffSide {
   const first = group.trials[0] as Trial;
-  const measured = measuredRuns(group).length;
+  const measured = measuredRuns(group, all).length;
   const outcome: SideOutcome =
     measured > 0 ? 'measured' : group.trials.some((t) => t.status === 'failed') ? 'failed' : group.trials.some((t) => t.status === 'rejected') ? 'rejected' : 'not-run';
   return { label: first.label, engine: first.engine, version: first.version, outcome, runs: measured };
 }
 
-/** The group's done, measured runs (a group is one configuration: its trials share a server key). */
-function measuredRuns(group: Group): Trial[] {
+/**
+ * The done, measured runs of the group's configuration on its workload anywhere in the study (run-stats.ts `runsOf`:
+ * a repeat counts wherever it ran, so the engine stage's winner also has its later stages' reference runs).
+ */
+function measuredRuns(group: Group, all: readonly Trial[]): Trial[] {
   const keys = new Set(group.trials.map((t) => t.serverKey));
-  return [...keys].flatMap((k) => runsOf(group.trials, k, group.workloadId));
+  return [...keys].flatMap((k) => runsOf(all, k, group.workloadId));
+}
+
+/** Each configuration × workload of a study once, as its measured runs. */
+function configurationRuns(trials: readonly Trial[]): Trial[][] {
+  const keys = new Set(trials.map((t) => `${t.serverKey}\n${t.workloadId}`));
+  return [...keys].map((k) => {
+    const [serverKey, workloadId] = k.split('\n') as [string, string];
+    return runsOf(trials, serverKey, workloadId);
+  });
 }
 
 function sameSettings(a: Trial, b: Trial): boolean {
@@ -186,11 +198,12 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
 
   const pairs = [...after.values()].filter((g) => before.has(g.key)).map((g) => ({ after: g, before: before.get(g.key) as Group }));
   // Run-to-run spread per metric, pooled over every configuration of both studies measured more than once.
-  const noise = new Map(metrics.map((m) => [m, pooledRunNoise([...before.values(), ...after.values()].map((g) => valuesOf(measuredRuns(g), m)))]));
+  const configurations = [...configurationRuns(original.state.trials), ...configurationRuns(rerun.state.trials)];
+  const noise = new Map(metrics.map((m) => [m, pooledRunNoise(configurations.map((runs) => valuesOf(runs, m)))]));
 
   const rows: DiffRow[] = pairs.map(({ before: b, after: a }) => {
-    const runsA = measuredRuns(a);
-    const runsB = measuredRuns(b);
+    const runsA = measuredRuns(a, rerun.state.trials);
+    const runsB = measuredRuns(b, original.state.trials);
     const likeA = a.trials[0] as Trial;
     const likeB = b.trials[0] as Trial;
     const concurrency = concurrencyOf(rerun.study, a.workloadId);
@@ -204,7 +217,7 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
       const better = metricSpec(metric)?.better as Better;
       diffs.push({ metric, better, original: geometricMean(vb), rerun: geometricMean(va), change, verdict: verdictOf(change, better, marginPct), runs: { original: vb.length, rerun: va.length } });
     }
-    return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b), rerun: sideOf(a), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
+    return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b, original.state.trials), rerun: sideOf(a, rerun.state.trials), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
   });
 
   const regressions = rows.flatMap((row) => row.metrics.filter((m) => m.verdict === 'worse').map((m) => ({ key: row.key, stageId: row.stageId, workloadId: row.workloadId, label: row.rerun.label, metric: m.metric, change: m.change })));
@@ -213,7 +226,7 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
     metrics,
     rows,
     regressions,
-    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g) })),
-    onlyRerun: [...after.values()].filter((g) => !before.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g) })),
+    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, original.state.trials) })),
+    onlyRerun: [...after.values()].filter((g) => !before.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, rerun.state.trials) })),
   };
 }

@@ -115,8 +115,8 @@ function Regressions({ project, diff }: { project: ProjectFile; diff: StudyDiff 
 function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: StudyDiff; metric: string }) {
   const regressed = new Set(diff.regressions.map((r) => r.key));
   return (
-    <div className="table-wrap">
-      <table className="table versus-table">
+    <div className="study-table-wrap">
+      <table className="table study-table versus-table">
         <caption className="visually-hidden">{t('studies.versus.table')}</caption>
         <thead>
           <tr>

@@ -11,6 +11,7 @@ import { projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
+import { rerunOriginal, rerunProject } from './rerun-project';
 import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
@@ -46,6 +47,8 @@ type StudyCalls = Pick<
   | 'studies:trialLogs'
   | 'studies:gpuMemory'
   | 'studies:saveAs'
+  | 'studies:rerun'
+  | 'studies:rerunOriginal'
 >;
 
 const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
@@ -83,7 +86,9 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       }
       // An edit saved here is the user's, but what the file ran before is only theirs if they had accepted it.
       const wasTrusted = (await deps.trust.check(path, project.file.study)).trusted;
-      const next = { ...project.file, study };
+      // The wizard edits what a study tries, not where it came from: a re-run edited before its run stays one.
+      const rerunOf = study.rerunOf ?? project.file.study.rerunOf;
+      const next = { ...project.file, study: rerunOf ? { ...study, rerunOf } : study };
       await writeFileAtomic(path, `${JSON.stringify(ProjectFileSchema.parse(next), null, 1)}\n`, 0o644);
       const saved = (await StudyProject.open(path)).file;
       if (wasTrusted) await deps.trust.trustWritten(path, saved.study);
@@ -100,6 +105,16 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       await deps.recent.touch(out, file.study.name).catch(() => {});
       return file;
     },
+
+    'studies:rerun': async ({ path, out, engineVersions, hostId, name }) => {
+      const { original, ...made } = await rerunProject(path, out, { engineVersions, ...(hostId !== undefined ? { hostId } : {}), ...(name !== undefined ? { name } : {}) });
+      // The re-run runs what the original ran, at other versions: trusted as far as the original was.
+      if ((await deps.trust.check(path, original.study)).trusted) await deps.trust.trustWritten(out, made.project.study);
+      await deps.recent.touch(out, made.project.study.name).catch(() => {});
+      return made;
+    },
+
+    'studies:rerunOriginal': async ({ path }) => rerunOriginal(path),
 
     'studies:plan': async ({ path }) => {
       const project = await opened(path);

@@ -53,6 +53,8 @@ export const CALL_NAMES = [
   'studies:trialLogs',
   'studies:gpuMemory',
   'studies:saveAs',
+  'studies:rerun',
+  'studies:rerunOriginal',
   'dialogs:saveFile',
   'dialogs:openFile',
 ] as const;

@@ -1,6 +1,7 @@
 // The studies part of the contract (merged into CALLS / EVENTS): project files, plans, runs and reports.
 import { z } from 'zod';
-import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema } from '../study/study';
+import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, VersionSchema } from '../study/study';
+import { ENGINE_IDS } from '../engines/types';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
 
 /** An absolute path of a `.servelab` project file on this machine. */
@@ -48,6 +49,31 @@ export const STUDY_CALLS = {
   'studies:saveAs': {
     input: PathInput.extend({ out: ProjectPathSchema }),
     output: ProjectFileSchema,
+  },
+  /**
+   * Writes a new project at `out` that re-runs the finished study at `path` (rerun.ts): the same stages, candidates
+   * and workloads with the engines at `engineVersions` and, when given, on `hostId`; its `rerunOf` points back at the
+   * original. Refuses an existing file and a study that has not finished. `lost`: candidates the new versions cannot
+   * launch (kept in the study, where the pre-flight check rejects them); `untabled`: versions without a flag table.
+   */
+  'studies:rerun': {
+    input: PathInput.extend({
+      out: ProjectPathSchema,
+      engineVersions: z.partialRecord(z.enum(ENGINE_IDS), VersionSchema),
+      hostId: z.string().min(1).max(200).optional(),
+      name: StudyDefinitionSchema.shape.name.optional(),
+    }),
+    output: z.object({
+      path: z.string(),
+      project: ProjectFileSchema,
+      lost: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), stageId: z.string(), candidateId: z.string(), label: z.string(), reason: z.string() })),
+      untabled: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), checkedAgainst: z.string() })),
+    }),
+  },
+  /** The project a re-run repeats (its `rerunOf.path`), read without opening it, for the comparison with it. */
+  'studies:rerunOriginal': {
+    input: PathInput,
+    output: z.object({ path: z.string(), project: ProjectFileSchema }),
   },
   /** The trials the study would run first (the engine stage, or the whole grid) with pre-flight verdicts and an estimate. */
   'studies:plan': {

@@ -18,7 +18,7 @@ const Slug = z
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'may only hold lower-case letters, digits and . _ - (starting with a letter or digit)');
 
 const EngineIdSchema = z.enum(ENGINE_IDS, { error: `must be one of ${ENGINE_IDS.join(', ')}` });
-const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
+export const VersionSchema = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'is not a version number');
 
 /** Settings a candidate changes on top of the best configuration so far; the model comes from the study. */
 // No defaults inside a patch: reading a saved project must give back exactly what was written.
@@ -115,6 +115,22 @@ export const StudyHostSchema = z
   })
   .strict();
 
+/**
+ * Where a re-run comes from (`rerun.ts`): the finished project it repeats, by path, with its study name and the
+ * engine versions and hosts it ran on, so the two can be compared trial by trial.
+ */
+export const RerunOfSchema = z
+  .object({
+    path: z.string().min(1).max(4096),
+    name: z.string().min(1).max(200),
+    engines: z.array(z.object({ engine: EngineIdSchema, version: VersionSchema, mode: z.enum(['env', 'docker']) }).strict()).min(1),
+    hostIds: z.array(z.string().min(1)).min(1),
+    /** When the original study finished. */
+    finishedAt: z.string().optional(),
+  })
+  .strict();
+export type RerunOf = z.infer<typeof RerunOfSchema>;
+
 export const StudyDefinitionSchema = z
   .object({
     name: z.string().min(1, 'is required').max(200),
@@ -152,6 +168,8 @@ export const StudyDefinitionSchema = z
     /** The vLLM version whose `vllm bench serve` measures every trial. */
     clientVersion: VersionSchema.default('0.11.0'),
     readinessTimeoutSeconds: z.number().int().min(10).max(24 * 3600).default(1800),
+    /** Set on a study made by "Re-run with…": the project it repeats. */
+    rerunOf: RerunOfSchema.optional(),
   })
   .strict()
   .superRefine((study, ctx) => {

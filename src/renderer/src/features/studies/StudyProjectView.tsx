@@ -12,11 +12,15 @@ import { PlanPanel } from './PlanPanel';
 import { RecommendationCard } from './RecommendationCard';
 import { ReportPanel } from './ReportPanel';
 import { RunMonitor } from './RunMonitor';
+import { RerunDialog } from './RerunDialog';
+import { VersusOriginal } from './VersusOriginal';
+import { engineName } from './study-format';
 import { errorText } from './study-errors';
 import { runAction } from './study-format';
 
 const TABS = ['plan', 'run', 'results', 'recommendation', 'report'] as const;
-type TabId = (typeof TABS)[number];
+/** `versus`: a re-run against its original, only on a study that has one. */
+type TabId = (typeof TABS)[number] | 'versus';
 
 const STATUS_TONE: Record<StudyStatus, BadgeTone> = { draft: 'neutral', running: 'info', done: 'success', failed: 'danger', cancelled: 'warning' };
 
@@ -80,6 +84,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   // Set by the recommendation's compare buttons: the Results tab then opens with that comparison shown.
   const [comparison, setComparison] = useState<{ kind: PresetComparison; seq: number } | null>(null);
   const [confirmingCancel, setConfirmingCancel] = useState(false);
+  const [rerunning, setRerunning] = useState(false);
   const [starting, setStarting] = useState(false);
   const [runError, setRunError] = useState<string | null>(null);
   const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
@@ -89,6 +94,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const name = project.study.name;
   const action = runAction(state, live);
   const editable = canEditStudy(project) && !live;
+  const rerunOf = project.study.rerunOf;
+  const tabs: readonly TabId[] = rerunOf ? [...TABS, 'versus'] : TABS;
 
   // Export report… from the menu or its shortcut shows the report, where the exports are.
   const [seenRequest, setSeenRequest] = useState(tabRequest?.seq ?? 0);
@@ -122,12 +129,12 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   }
 
   function onTabKey(event: KeyboardEvent<HTMLDivElement>) {
-    const at = TABS.indexOf(tab);
+    const at = tabs.indexOf(tab);
     let next: TabId | undefined;
-    if (event.key === 'ArrowRight') next = TABS[(at + 1) % TABS.length];
-    else if (event.key === 'ArrowLeft') next = TABS[(at - 1 + TABS.length) % TABS.length];
-    else if (event.key === 'Home') next = TABS[0];
-    else if (event.key === 'End') next = TABS[TABS.length - 1];
+    if (event.key === 'ArrowRight') next = tabs[(at + 1) % tabs.length];
+    else if (event.key === 'ArrowLeft') next = tabs[(at - 1 + tabs.length) % tabs.length];
+    else if (event.key === 'Home') next = tabs[0];
+    else if (event.key === 'End') next = tabs[tabs.length - 1];
     if (!next) return;
     event.preventDefault();
     setComparison(null);
@@ -163,6 +170,11 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
           <p className="page-subtitle mono study-path-line" title={path}>
             {path}
           </p>
+          {rerunOf && (
+            <p className="study-description study-rerun-of" title={rerunOf.path}>
+              {t('studies.rerunOf', { name: rerunOf.name, versions: rerunOf.engines.map((e) => `${engineName(e.engine)} ${e.version}`).join(', ') })}
+            </p>
+          )}
           {project.study.description && <p className="study-description">{project.study.description}</p>}
         </div>
         <div className="page-actions">
@@ -175,6 +187,12 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
           {runCommand && (
             <button type="button" className="btn btn-secondary" onClick={() => runCommand('saveAs')} disabled={live}>
               {t('studies.saveAs')}
+            </button>
+          )}
+          {state.status === 'done' && !live && (
+            <button type="button" className="btn btn-secondary" onClick={() => setRerunning(true)}>
+              <Icon name="refresh" size={14} />
+              {t('studies.rerun')}
             </button>
           )}
           {action && (
@@ -206,7 +224,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
       )}
 
       <div className="study-tabs" role="tablist" aria-label={t('studies.tabs')} onKeyDown={onTabKey}>
-        {TABS.map((id) => (
+        {tabs.map((id) => (
           <button
             key={id}
             ref={(element) => {
@@ -242,7 +260,9 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
           />
         )}
         {tab === 'report' && <ReportPanel path={path} revision={revision} />}
+        {tab === 'versus' && <VersusOriginal path={path} project={project} />}
       </div>
+      {rerunning && <RerunDialog path={path} project={project} onClose={() => setRerunning(false)} />}
       {confirmingCancel && <CancelDialog name={name} onClose={() => setConfirmingCancel(false)} />}
       {trustPrompt && (
         <TrustDialog

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CliIo } from '../cli-io';
+import { runStudyRerun } from './study-rerun';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { repoRoot } from '../../../tests/helpers/repo';
+import { EXAMPLES } from '../../../tests/helpers/study-runs';
+import { runVirtualStudy } from '../../../tests/helpers/virtual-study';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'servelab-cli-rerun-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function io(): CliIo & { out: string; err: string } {
+  const sink = { out: '', err: '' };
+  return Object.assign(sink, { stdout: (t: string) => void (sink.out += t), stderr: (t: string) => void (sink.err += t), env: {}, cwd: dir });
+}
+
+// The latency example run in virtual time (tests/helpers/virtual-study.ts) as the finished original.
+async function finished(): Promise<ProjectFile> {
+  const example = ProjectFileSchema.parse(JSON.parse(await readFile(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
+  const file: ProjectFile = { schemaVersion: PROJECT_SCHEMA_VERSION, study: example.study, state: runVirtualStudy(example.study, { seed: 1 }).state };
+  await writeFile(join(dir, 'latency.servelab'), JSON.stringify(file));
+  return file;
+}
+
+describe('servelab rerun', () => {
+  it('writes the re-run, and compares it with the original once it ran, exiting 3 on a regression when asked', async () => {
+    await finished();
+    const made = io();
+    expect(await runStudyRerun(['latency.servelab', '--out', 'new.servelab', '--engine', 'vllm=0.12.0'], made)).toBe(0);
+    expect(made.out).toContain('Wrote new.servelab: "Qwen3-8B, lowest latency on one H100 (re-run)" (vllm 0.12.0, sglang 0.5.3.post3, trtllm 1.2.0rc1)');
+    const rerun = ProjectFileSchema.parse(JSON.parse(await readFile(join(dir, 'new.servelab'), 'utf8')));
+    expect(rerun.study.rerunOf?.path).toBe(join(dir, 'latency.servelab'));
+
+    // Marked edge case: the re-run measured on a slower GPU (the demo lab's A100) so that it regresses.
+    const slower = { ...rerun.study, demoLab: { gpu: 'a100' as const, count: 1 } };
+    await writeFile(join(dir, 'new.servelab'), JSON.stringify({ ...rerun, study: slower, state: runVirtualStudy(slower, { seed: 2 }).state }));
+    const compared = io();
+    expect(await runStudyRerun(['--compare', 'new.servelab', '--fail-on-regression'], compared)).toBe(3);
+    expect(compared.out).toMatch(/^Against "Qwen3-8B, lowest latency on one H100" \(mean_latency_s; margin ±3%\):/);
+    expect(compared.out).toMatch(/engine\/vllm-0\.12\.0\/sharegpt-c4 {2}vLLM 0\.12\.0: \+\d+\.\d% \[\+\d+\.\d, \+\d+\.\d\] worse \(REGRESSION\)/);
+    expect(compared.out).toMatch(/Regressions \(\d+\):/);
+    expect(await runStudyRerun(['--compare', 'new.servelab'], io())).toBe(0);
+  });
+
+  it('refuses bad usage with exit 2 and a study it cannot re-run with exit 1', async () => {
+    await finished();
+    const usage = io();
+    expect(await runStudyRerun(['latency.servelab', '--out', 'n.servelab', '--engine', 'ollama=1'], usage)).toBe(2);
+    expect(usage.err).toContain('--engine takes ENGINE=VERSION');
+    expect(await runStudyRerun(['latency.servelab'], io())).toBe(2);
+    const bad = io();
+    expect(await runStudyRerun(['latency.servelab', '--out', 'n.servelab', '--engine', 'vllm=not a version'], bad)).toBe(1);
+    expect(bad.err).toContain('engines.0.version');
+  });
+});

@@ -1,0 +1,47 @@
+import { basename, dirname, join, resolve } from 'node:path';
+import { ServelabError } from '../../shared/contract';
+import { rerunDefinition, type RerunDefinition, type RerunOptions } from '../../shared/study/rerun';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { readVersionedFile } from '../util/versioned-file';
+import { StudyProject } from './project-store';
+
+/**
+ * "Re-run with…" on disk: the finished project at `path` read (validated, as any project), its re-run's definition
+ * made by `rerunDefinition` and written as a new project at `out` (atomic, versioned, never over an existing file),
+ * with a draft state; the original is only read. The provenance names the original by its absolute path.
+ */
+export async function rerunProject(path: string, out: string, options: RerunOptions): Promise<Omit<RerunDefinition, 'definition'> & { path: string; project: ProjectFile; original: ProjectFile }> {
+  const from = resolve(path);
+  if (from === resolve(out)) throw new ServelabError('BAD_INPUT', 'The re-run needs another file name than the original.', { issues: [{ path: 'out', message: 'is the original project itself' }] });
+  const original = await readProject(from);
+  if (original.state.status !== 'done') {
+    throw new ServelabError('BAD_INPUT', `Only a finished study can be re-run; "${original.study.name}" is ${original.state.status === 'draft' ? 'not run yet' : original.state.status}.`, {
+      issues: [{ path: 'path', message: 'is not a finished study' }],
+    });
+  }
+  const { definition, lost, untabled } = rerunDefinition({ path: from, file: original }, options);
+  const project = await StudyProject.create(out, definition);
+  return { path: out, project: project.file, lost, untabled, original };
+}
+
+/**
+ * The project a re-run repeats, as its provenance names it; when that path is gone, a file of the same name beside
+ * the re-run holding the same study (the two were moved or copied together).
+ */
+export async function rerunOriginal(path: string): Promise<{ path: string; project: ProjectFile }> {
+  const rerun = await readProject(path);
+  const of = rerun.study.rerunOf;
+  if (!of) throw new ServelabError('BAD_INPUT', `"${rerun.study.name}" is not a re-run of another study.`, { issues: [{ path: 'path', message: 'has no rerunOf' }] });
+  const read = await readVersionedFile(of.path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  if (read) return { path: of.path, project: read.data };
+  const beside = join(dirname(resolve(path)), basename(of.path));
+  const moved = beside === of.path ? null : await readVersionedFile(beside, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  if (moved && moved.data.study.name === of.name) return { path: beside, project: moved.data };
+  throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is no longer at ${of.path}; put it back there to compare with it.`);
+}
+
+async function readProject(path: string): Promise<ProjectFile> {
+  const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
+  return read.data;
+}

@@ -1,0 +1,119 @@
+// "Re-run with…" on a whole study in virtual time: the latency example run once at its pinned engine versions and
+// again, from rerunDefinition, at newer ones on the same simulated box (tests/helpers/virtual-study.ts); the two
+// compared trial by trial with the decision rule's statistics (src/shared/study/study-diff.ts).
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gridCombinations } from '../../src/shared/study/planner';
+import { rerunDefinition } from '../../src/shared/study/rerun';
+import { compareStudies, type StudyDiff } from '../../src/shared/study/study-diff';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../src/shared/study/study';
+import { gainOf } from '../../src/shared/study/verdict';
+import { repoRoot } from '../helpers/repo';
+import { EXAMPLES } from '../helpers/study-runs';
+import { runVirtualStudy } from '../helpers/virtual-study';
+
+const ORIGINAL_PATH = '/projects/latency.servelab';
+const example = ProjectFileSchema.parse(JSON.parse(readFileSync(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
+
+function ran(study: ProjectFile['study'], seed: number): ProjectFile {
+  return { schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { seed }).state };
+}
+
+/** Every configuration × workload a study measured or tried, in the re-run's words for the rerun side. */
+function keysOf(file: ProjectFile): Set<string> {
+  return new Set(file.state.trials.map((t) => `${t.stageId}/${t.candidateId}/${t.workloadId}`));
+}
+
+function expectOnlyWhollyWorseFlagged(diff: StudyDiff): void {
+  for (const row of diff.rows) {
+    for (const m of row.metrics) {
+      const gain = gainOf(m.change, m.better);
+      const flagged = diff.regressions.some((r) => r.key === row.key && r.metric === m.metric);
+      expect(flagged, `${row.key} ${m.metric} ${JSON.stringify(gain)}`).toBe(gain.high < -diff.marginPct);
+      expect(m.verdict === 'worse').toBe(flagged);
+    }
+  }
+}
+
+describe('re-running the latency example at newer engine versions', () => {
+  const original = ran(example.study, 1);
+  const { definition, lost } = rerunDefinition({ path: ORIGINAL_PATH, file: original }, { engineVersions: { vllm: '0.12.0', sglang: '0.5.5.post1' } });
+  const rerun = ran(definition, 2);
+  const diff = compareStudies(original, rerun);
+
+  it('keeps the stages, candidates and workloads, moves the versions and points back at the original', () => {
+    expect(original.state.status).toBe('done');
+    expect(rerun.state.status).toBe('done');
+    expect(definition.stages).toEqual(example.study.stages);
+    expect(definition.workloads).toEqual(example.study.workloads);
+    expect(definition.engines.map((e) => `${e.engine} ${e.version}`)).toEqual(['vllm 0.12.0', 'sglang 0.5.5.post1', 'trtllm 1.2.0rc1']);
+    expect(definition.rerunOf).toEqual({
+      path: ORIGINAL_PATH,
+      name: example.study.name,
+      engines: example.study.engines.map((e) => ({ engine: e.engine, version: e.version, mode: e.mode })),
+      hostIds: ['demo-lab'],
+      finishedAt: original.state.finishedAt,
+    });
+    expect(lost).toEqual([]);
+  });
+
+  it('has a row for every configuration × workload both studies tried, and lists the rest on their side', () => {
+    const engineIds = new Map([
+      ['vllm-0.11.0', 'vllm-0.12.0'],
+      ['sglang-0.5.3.post3', 'sglang-0.5.5.post1'],
+    ]);
+    const before = new Set([...keysOf(original)].map((k) => k.replace(/^engine\/([^/]+)/, (_m, id: string) => `engine/${engineIds.get(id) ?? id}`)));
+    const after = keysOf(rerun);
+    const both = [...after].filter((k) => before.has(k));
+    expect(diff.rows.map((r) => r.key).sort()).toEqual(both.sort());
+    expect(diff.onlyRerun.map((s) => s.key).sort()).toEqual([...after].filter((k) => !before.has(k)).sort());
+    expect(diff.onlyOriginal.map((s) => s.key).sort()).toEqual([...before].filter((k) => !after.has(k)).sort());
+    // The engine stage and the generalisation pass are in both whatever the stages decided.
+    expect(diff.rows.filter((r) => r.stageId === 'engine')).toHaveLength(3);
+    expect(diff.rows.filter((r) => r.stageId === 'generalisation').length).toBeGreaterThanOrEqual(8);
+    for (const row of diff.rows) {
+      if (row.original.outcome === 'measured' && row.rerun.outcome === 'measured') expect(row.metrics.map((m) => m.metric)).toContain('mean_latency_s');
+      else expect(row.metrics).toEqual([]);
+    }
+  });
+
+  it('flags as regressions exactly the changes whose interval is wholly worse than the margin', () => {
+    expectOnlyWhollyWorseFlagged(diff);
+    // The simulated engines are as fast at both versions: what differs is run-to-run noise, which the interval covers.
+    const objective = diff.rows.flatMap((r) => r.metrics.filter((m) => m.metric === 'mean_latency_s'));
+    expect(objective.length).toBeGreaterThan(10);
+    expect(objective.filter((m) => m.verdict === 'worse').length).toBeLessThanOrEqual(1);
+  });
+
+  it('finds a real slowdown: the same study re-run on a slower GPU', () => {
+    // Marked edge case: "another box" in virtual time is the demo lab's GPU model, which the helper reads from the study.
+    const slower = { ...definition, demoLab: { gpu: 'a100' as const, count: 1 } };
+    const onA100 = compareStudies(original, ran(slower, 3));
+    expectOnlyWhollyWorseFlagged(onA100);
+    const engineRows = onA100.rows.filter((r) => r.stageId === 'engine' && r.metrics.length > 0);
+    expect(engineRows.length).toBeGreaterThan(0);
+    for (const row of engineRows) expect(onA100.regressions.map((r) => `${r.key} ${r.metric}`)).toContain(`${row.key} mean_latency_s`);
+  });
+});
+
+describe('re-running a grid study', () => {
+  // The latency example cut to vLLM and the stages vLLM takes part in, searched as a grid: every combination's id starts with the
+  // engine's id, version included.
+  const grid = { ...example.study, name: 'Grid', strategy: 'grid' as const, engines: example.study.engines.slice(0, 1), stages: example.study.stages.filter((s) => s.id === 'quantization' || s.id === 'cuda-graph') };
+  const original = ran(grid, 5);
+  const rerunStudy = rerunDefinition({ path: ORIGINAL_PATH, file: original }, { engineVersions: { vllm: '0.12.0' } }).definition;
+  const rerun = ran(rerunStudy, 6);
+  const diff = compareStudies(original, rerun);
+
+  it('matches every combination across the version change', () => {
+    const combos = [...keysOf(rerun)].filter((k) => k.startsWith('grid/'));
+    expect(combos).toHaveLength(gridCombinations(rerunStudy).length);
+    expect(combos.length).toBeGreaterThan(1);
+    expect(combos.every((k) => k.startsWith('grid/vllm-0.12.0'))).toBe(true);
+    expect(diff.rows.map((r) => r.key)).toEqual(expect.arrayContaining(combos));
+    expect(diff.onlyOriginal.filter((s) => s.key.startsWith('grid/'))).toEqual([]);
+    expect(diff.onlyRerun).toEqual([]);
+    expectOnlyWhollyWorseFlagged(diff);
+  });
+});

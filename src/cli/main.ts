@@ -9,6 +9,7 @@ import { runImport } from './commands/import';
 import { runBench } from './commands/bench';
 import { runRun } from './commands/run';
 import { runReport } from './commands/report';
+import { runStudyRerun } from './commands/study-rerun';
 import { runSsh } from './commands/ssh';
 import { terminalSafeIo, type CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
@@ -30,6 +31,9 @@ Commands:
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
   report <project.servelab> [--format md|html|csv] [--out FILE]
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
+  rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host ID] [--name N]
+  rerun --compare <rerun.servelab> [--fail-on-regression]
+                     re-run a finished study at other engine versions or on another host; compare it with the original
   import <file|folder>... [--json | --jsonl]
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
   ssh resolve <[user@]ssh-alias> [-F FILE] [-l USER] [-p N] [-i FILE] [-J HOPS] [--json] [--resolver auto|ssh|built-in]
@@ -67,6 +71,8 @@ async function runCommand(argv: string[], io: CliIo, rendererDir: string): Promi
       return runReport(rest, io);
     case 'run':
       return runRun(rest, io);
+    case 'rerun':
+      return runStudyRerun(rest, io);
     case 'ssh':
       return runSsh(rest, io);
     case '--version':

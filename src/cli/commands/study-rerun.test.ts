@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIo } from '../cli-io';
-import { runStudyRerun } from './study-rerun';
+import { runStudyRerun, RERUN_USAGE } from './study-rerun';
+import { runCli, USAGE } from '../main';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { repoRoot } from '../../../tests/helpers/repo';
 import { EXAMPLES } from '../../../tests/helpers/study-runs';
@@ -59,5 +60,12 @@ describe('servelab rerun', () => {
     const bad = io();
     expect(await runStudyRerun(['latency.servelab', '--out', 'n.servelab', '--engine', 'vllm=not a version'], bad)).toBe(1);
     expect(bad.err).toContain('engines.0.version');
+  });
+
+  it('is the `servelab rerun` command', async () => {
+    const help = io();
+    expect(await runCli(['rerun', '--help'], help, '')).toBe(0);
+    expect(help.out).toContain(RERUN_USAGE.split('\n')[0]);
+    expect(USAGE).toContain('rerun <project.servelab>');
   });
 });

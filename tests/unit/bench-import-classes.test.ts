@@ -138,6 +138,17 @@ describe('prefixed blocks', () => {
     expect(prefixed.records).toHaveLength(1);
     expect(prefixed.records[0]!.metrics).toEqual(plain.metrics);
   });
+
+  // https://github.com/sgl-project/sglang/pull/14098: only the header line was pasted after Markdown's "> ".
+  it('import a block whose header alone carries the prefix, from the header on', () => {
+    const { records, errors, warnings } = importResults(read('sglang-pr-14098.md'), '14098.md');
+    expect(errors).toEqual([]);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.source).toMatchObject({ line: 1, format: 'sglang-text' });
+    expect(records[0]!.metrics).toMatchObject({ request_rate: 8, max_concurrency: null, completed: 1200, median_tpot_ms: 33.72 });
+    // The excerpt ends inside the block: cut short, not headerless.
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringContaining('is cut short')]);
+  });
 });
 
 describe('values a block cannot give', () => {
@@ -167,6 +178,14 @@ describe('values a block cannot give', () => {
     expect(records[0]!.metrics).toEqual(plain.metrics);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.line).toBe(at + 1);
+  });
+
+  // https://github.com/vllm-project/vllm/pull/26478: the writer marked the new line with a note after its value.
+  it("read a value followed by a writer's note, with a warning at its line", () => {
+    const { records, errors, warnings } = importResults(read('vllm-pr-26478.md'), '26478.md');
+    expect(errors).toEqual([]);
+    expect(records[0]!.metrics).toMatchObject({ completed: 1000, failed: 0, duration: 23.73 });
+    expect(warnings).toContainEqual({ file: '26478.md', line: 17, message: '"Failed requests:" has "<<<<<<< New line" after its number; read 0' });
   });
 });
 

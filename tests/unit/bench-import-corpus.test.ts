@@ -81,6 +81,8 @@ describe('bench import corpus', () => {
     const dev = scoreSplit('dev');
     const heldOut = scoreSplit('held-out');
     console.log(`bench import corpus: dev ${dev.exact}/${dev.total} exact, held-out ${heldOut.exact}/${heldOut.total} exact`);
+    // Held-out misses are shown, not fixed: fixing them would make held-out one more dev split.
+    if (heldOut.misses.length > 0) console.log(`held-out misses:\n  ${heldOut.misses.join('\n  ')}`);
     expect(dev.misses).toEqual([]);
     expect(dev.total).toBeGreaterThan(300);
     // Held-out floor: 95%. Its files come from the same kinds of writers as dev (vllm bench serve, benchmark_serving.py

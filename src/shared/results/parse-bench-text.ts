@@ -1,6 +1,7 @@
 // The "Serving Benchmark Result" block that `vllm bench serve` and `sglang.bench_serving` print (engines.md §1.1,
 // §2.3, §7): every label of every version, labels padded with trailing spaces or not, any text around the blocks,
-// every line behind the same prefix (`# `, `> `, a logger's), and a block pasted without its header line.
+// every line behind the same prefix (`# `, `> `, a logger's) or only the header behind one, a writer's note after a
+// value, and a block pasted without its header line.
 import { LATENCY_METRICS, perPositionAcceptanceKey, percentileKey, type BenchMetrics, type LatencyMetric } from './bench-result';
 
 export type BenchClient = 'vllm' | 'sglang';
@@ -101,6 +102,8 @@ const HEADERLESS_START = /^Successful requests:\s+\d+\s*$/i;
 const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 /** A number with one stray character after it (a Markdown table's `|`, a closing backtick, a footnote star). */
 const NUMBER_WITH_STRAY = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\w\s.])$/;
+/** A number, a blank, then a writer's note (`0          <<<<<<< New line`): the number is the value. */
+const NUMBER_WITH_NOTE = /^([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s+(\S.*)$/;
 /** Printed for "no number": Python's `inf`/`nan`, SGLang's `not set`, vLLM's `None`. */
 const NO_NUMBER_WORDS = new Set(['inf', '+inf', '-inf', 'infinity', 'nan', 'not set', 'none']);
 /** Printed when a value was not measured: the value is unknown, so it is left out (with a warning). */
@@ -178,6 +181,8 @@ interface OpenBlock {
   runner: boolean;
   /** Stripped from every line of the block; null when the block has none. */
   prefix: RegExp | null;
+  /** Whether a line after the header has carried the prefix: until one has, the prefix may be the header's alone. */
+  prefixSeen: boolean;
   /** Started at a "Successful requests:" line with no header above it. */
   headerless: boolean;
 }
@@ -228,6 +233,7 @@ export function parseBenchText(text: string): TextParse {
     newLayout: false,
     runner: false,
     prefix: prefix.trim() === '' ? null : prefixPattern(prefix),
+    prefixSeen: false,
     headerless,
   });
 
@@ -248,11 +254,16 @@ export function parseBenchText(text: string): TextParse {
     if (o.prefix) {
       const prefix = o.prefix.exec(raw);
       if (!prefix && raw.trim() === '') return;
-      if (!prefix) {
+      if (prefix) {
+        o.prefixSeen = true;
+        body = raw.slice(prefix[0].length);
+      } else if (o.prefixSeen) {
         finish(false);
         return;
+      } else {
+        // Only the header had it (a quote marker on the first pasted line): the block's lines have none.
+        o.prefix = null;
       }
-      body = raw.slice(prefix[0].length);
     }
     const line = body.trim();
     // Blank lines inside a block (a blog's spacing between sections) do not end it; the next text line decides.
@@ -294,6 +305,11 @@ export function parseBenchText(text: string): TextParse {
     if (stray) {
       out.warnings.push({ line: lineNo, message: `"${rawLabel.trim()}:" has "${stray[2]}" after its number; read ${stray[1]}` });
       value = stray[1] ?? value;
+    }
+    const note = NUMBER_WITH_NOTE.exec(value);
+    if (note) {
+      out.warnings.push({ line: lineNo, message: `"${rawLabel.trim()}:" has "${note[2]}" after its number; read ${note[1]}` });
+      value = note[1] ?? value;
     }
     if (!target) {
       // A label of another version: keep its number under the label as printed.

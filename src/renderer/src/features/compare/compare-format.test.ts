@@ -12,4 +12,11 @@ describe('metricTitle', () => {
     setLocale('tr');
     expect(names()).toEqual(['Toplam token verimi', 'Ortalama gecikme', 'Ortalama TTFT', 'Medyan E2EL', 'P99 ITL', 'P99.9 ITL']);
   });
+
+  it("names the speculative-decoding metrics vLLM reports in the UI language", () => {
+    const names = () => ['spec_decode_acceptance_rate', 'spec_decode_acceptance_length'].map((k) => metricTitle(metricInfo(k)!));
+    expect(names()).toEqual(['Draft acceptance rate', 'Acceptance length']);
+    setLocale('tr');
+    expect(names()).toEqual(['Taslak kabul oranı', 'Kabul uzunluğu']);
+  });
 });

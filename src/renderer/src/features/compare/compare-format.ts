@@ -21,6 +21,8 @@ const METRIC_TITLES: Readonly<Partial<Record<MetricKey, PlainMessageKey>>> = {
   output_throughput: 'metric.outputThroughput',
   request_throughput: 'metric.requestThroughput',
   mean_latency_s: 'metric.meanLatency',
+  spec_decode_acceptance_rate: 'metric.specAcceptanceRate',
+  spec_decode_acceptance_length: 'metric.specAcceptanceLength',
 };
 const STAT_PATTERN = /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/;
 

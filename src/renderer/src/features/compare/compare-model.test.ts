@@ -100,6 +100,13 @@ describe('compareTrials', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ metric: { title: 'P99.9 ITL' }, cells: [{ verdict: null }, { delta: -10, verdict: 'better' }] });
   });
+
+  it('compares speculative acceptance when the columns carry it (better higher), but not draft counts', () => {
+    // Edge case, hand-written numbers: only the direction of the comparison is under test.
+    const rows = compareTrials([column('x', { spec_decode_acceptance_length: 2.86, spec_decode_num_drafts: 4316 }), column('y', { spec_decode_acceptance_length: 3.1, spec_decode_num_drafts: 4000 })], 'x');
+    expect(rows.map((r) => r.metric.key)).toEqual(['spec_decode_acceptance_length']);
+    expect(rows[0]?.cells[1]).toMatchObject({ verdict: 'better' });
+  });
 });
 
 describe('configDiff', () => {

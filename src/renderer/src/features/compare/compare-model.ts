@@ -42,9 +42,9 @@ export const COMPARE_METRICS: readonly MetricInfo[] = COMPARE_KEYS.map((key) => 
 
 const BY_KEY = new Map(COMPARE_METRICS.map((m) => [m.key, m]));
 
-/** The comparison's entry of a key; other percentiles (`p99.9_itl_ms`) are latencies too. */
+/** The comparison's entry of a key: other percentiles (`p99.9_itl_ms`) and other catalogue metrics with a better direction (goodput, speculative acceptance) too. */
 export function metricInfo(key: string): MetricInfo | undefined {
-  return BY_KEY.get(key) ?? (parsePercentileKey(key) ? compared(key) : undefined);
+  return BY_KEY.get(key) ?? compared(key);
 }
 
 /** One column of a comparison: a trial of a study or an entry of the results library. */
@@ -112,7 +112,7 @@ export function compareTrials(columns: readonly CompareColumn[], baselineId: str
     });
 }
 
-/** The catalogue plus any other latency percentile the columns carry (e.g. `p99.9_itl_ms`), in catalogue order. */
+/** The catalogue plus any other comparable metric the columns carry (e.g. `p99.9_itl_ms`, `spec_decode_acceptance_rate`): percentiles in latency order after the others. */
 export function catalogueFor(columns: readonly CompareColumn[]): MetricInfo[] {
   const extra = new Map<string, MetricInfo>();
   for (const column of columns) {

@@ -12,6 +12,8 @@ const compare = {
   'metric.outputThroughput': 'Output token throughput',
   'metric.requestThroughput': 'Request throughput',
   'metric.meanLatency': 'Mean latency',
+  'metric.specAcceptanceRate': 'Draft acceptance rate',
+  'metric.specAcceptanceLength': 'Acceptance length',
   'metric.mean': 'Mean {latency}',
   'metric.median': 'Median {latency}',
   'compare.verdict.better': 'better',

@@ -15,6 +15,8 @@ const compare: MessagesOf<typeof en> = {
   'metric.outputThroughput': 'Çıktı token verimi',
   'metric.requestThroughput': 'İstek verimi',
   'metric.meanLatency': 'Ortalama gecikme',
+  'metric.specAcceptanceRate': 'Taslak kabul oranı',
+  'metric.specAcceptanceLength': 'Kabul uzunluğu',
   'metric.mean': 'Ortalama {latency}',
   'metric.median': 'Medyan {latency}',
   'compare.verdict.better': 'daha iyi',

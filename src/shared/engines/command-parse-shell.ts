@@ -31,6 +31,14 @@ export function parseShell(text: string): ShellParse {
   let redirect: 'write' | 'read' | 'heredoc' | null = null;
   const pending: { delimiter: string; strip: boolean; into: SimpleCommand }[] = [];
   let heredocStrip = false;
+  const variables = new Map<string, string>();
+  /** `$NAME` / `${NAME}` at `at`: the value of a variable the snippet set, and where the reference ends; else undefined. */
+  const expansion = (at: number): { value: string; end: number } | undefined => {
+    const m = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/.exec(src.slice(at, at + 200));
+    const name = m?.[1] ?? m?.[2];
+    const value = name !== undefined ? variables.get(name) : undefined;
+    return m && value !== undefined ? { value, end: at + m[0].length } : undefined;
+  };
 
   const endWord = () => {
     if (word === null) return;
@@ -42,6 +50,11 @@ export function parseShell(text: string): ShellParse {
   };
   const endCommand = () => {
     endWord();
+    // `NAME=value` alone or `export NAME=value` sets a variable later words may use.
+    const words = current.words[0]?.text === 'export' ? current.words.slice(1) : current.words;
+    if (words.length > 0 && words.every((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w.text))) {
+      for (const w of words) if (!w.dollar) variables.set(w.text.slice(0, w.text.indexOf('=')), w.text.slice(w.text.indexOf('=') + 1));
+    }
     if (current.words.length > 0 || current.writes.length > 0 || current.heredocs.length > 0 || pending.some((p) => p.into === current)) commands.push(current);
     current = { words: [], writes: [], heredocs: [] };
   };
@@ -145,7 +158,15 @@ export function parseShell(text: string): ShellParse {
           i += 2;
           continue;
         }
-        if (d === '$') word.dollar = true;
+        if (d === '$') {
+          const known = expansion(i);
+          if (known) {
+            word.text += known.value;
+            i = known.end;
+            continue;
+          }
+          word.dollar = true;
+        }
         word.text += d;
         i++;
       }
@@ -158,6 +179,17 @@ export function parseShell(text: string): ShellParse {
       continue;
     }
     if (c === '$') {
+      const known = expansion(i);
+      if (known) {
+        // Unquoted, the value is split into words as the shell would.
+        const parts = known.value.split(/[ \t\n]+/);
+        parts.forEach((part, n) => {
+          if (n > 0) endWord();
+          if (part !== '') add(part);
+        });
+        i = known.end;
+        continue;
+      }
       add(c);
       (word as unknown as ShellWord).dollar = true;
       i++;

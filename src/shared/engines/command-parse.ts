@@ -68,6 +68,9 @@ function engineCall(words: readonly ShellWord[]): { engine: EngineId; args: Shel
   return undefined;
 }
 
+/** GPU selection is Servelab's (the study's hosts and GPUs), set at launch. */
+const GPU_ENV: ReadonlySet<string> = new Set(['CUDA_VISIBLE_DEVICES', 'NVIDIA_VISIBLE_DEVICES']);
+
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
 
 /** Strips `A=B` assignments, `env`, `sudo -E`, `nohup`… from the front; the variables are the server's. */
@@ -76,6 +79,11 @@ function stripPrefixes(words: readonly ShellWord[], env: Record<string, string>)
   for (;;) {
     const w = words[i]?.text;
     if (w === undefined) return [];
+    // A shell prompt copied from documentation (`$ vllm serve …`).
+    if (i === 0 && w === '$' && words[0]?.dollar) {
+      i++;
+      continue;
+    }
     const m = ASSIGNMENT.exec(w);
     if (m) {
       env[m[1] as string] = m[2] as string;
@@ -466,6 +474,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   for (const c of shell.commands) {
     const w = c.words;
     if (w[0]?.text === 'export') {
+      if (call) continue;
       for (const x of w.slice(1)) {
         const m = ASSIGNMENT.exec(x.text);
         if (m) env[m[1] as string] = m[2] as string;
@@ -478,9 +487,12 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     if (docker && 'error' in docker) return docker;
     const direct = docker ? undefined : engineCall(words);
     if (docker || direct) {
+      if (call) {
+        warnings.push('the text holds more than one server command; the first is read');
+        break;
+      }
       call = docker ?? { ...(direct as { engine: EngineId; args: ShellWord[] }), env: {} };
       Object.assign(env, local, call.env);
-      break;
     }
   }
   if (!call) return { error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' };
@@ -505,6 +517,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   for (const name of Object.keys(env)) {
     const refusal = refusedEnvName(name);
     if (refusal !== undefined) warnings.push(`${name} is left out: ${refusal}`);
+    else if (GPU_ENV.has(name)) warnings.push(`${name}=${env[name]} is left out: Servelab chooses the GPUs from the study's hosts`);
     else if (isSecretEnvName(name)) warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
     else continue;
     delete env[name];
@@ -598,6 +611,15 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       for (const key of Object.keys(data)) {
         if (!keys.has(key)) refused.push({ flag: `${OPTIONS_FLAG}: ${key}`, message: `${key} is not a key of ${label}'s ${OPTIONS_FLAG} YAML` });
       }
+      // TensorRT-LLM reads a flag whose section the file holds from the file alone (update_llm_args_with_extra_dict).
+      for (const g of read.groups) {
+        const twin = g.flag ? yamlTwins.get(g.flag.name) : undefined;
+        if (!twin || !((twin[0] as string) in data)) continue;
+        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${DISPLAY[engine]} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
+        const knob = [...knobs].find(([, a]) => a.source.kind === 'group' && a.source.group === g)?.[0];
+        if (knob) knobs.delete(knob);
+        consumed.add(g);
+      }
       const fromYaml = knobsOfYaml(rows, data);
       if (fromYaml) {
         for (const [knob, value] of fromYaml) assign(knob, value, { kind: 'yaml' });
@@ -672,6 +694,9 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   }
   if (!config) return { error: 'the command could not be read into a configuration' };
 
+  for (const g of read.groups) {
+    if (consumed.has(g) && g.flag?.abbreviationOf) warnings.push(`${g.flag.written} is read as ${g.flag.abbreviationOf}; write the full name, a later flag could make it ambiguous`);
+  }
   for (const issue of checkArgs(table, config.extraArgs, { program: FLAG_TABLE_COMMAND[engine], versionsWith: (name) => versionsWithFlag(engine, name) })) {
     if (issue.severity === 'warning') {
       warnings.push(issue.message);

@@ -245,6 +245,18 @@ cuda_graph_config:
     expect(first.warnings).toContain('--cuda-graph-max is read as --cuda-graph-max-bs; write the full name, a later flag could make it ambiguous');
   });
 
+  it('leaves credentials out of the configuration, the warnings and the rebuilt command', () => {
+    const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
+    const key = 'sk-abcdefghijklmnopqrstuvwxyz0123456789';
+    const text = `HF_TOKEN=${token} MY_SETTING=${token} vllm serve m/x --api-key ${key} --max-model-len 10 ${key}`;
+    const { first, printed } = roundTrip(text, { engineVersion: '0.11.0' });
+    expect(first.config).toEqual({ model: 'm/x', maxModelLen: 10, extraArgs: [], env: {} });
+    const everything = JSON.stringify(first) + printed;
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(key);
+    expect(first.warnings.filter((w) => w.includes('left out'))).toHaveLength(4);
+  });
+
   it('answers an error for text with no server command or no model', () => {
     expect(parseServeCommand('echo hello')).toEqual({ error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' });
     expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });

@@ -528,7 +528,8 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const rows = adapter.knobTable.filter((r) => inRange(version, r));
   const yamlTwins = yamlTwinsOf(engine, table, version);
   const refused: ParsedServeCommand['refused'] = [];
-  const canonicalBefore = canonicalOf(read, env, yamlTwins);
+  // The command as read, before knobs take variables out of `env`; what is left out as a credential leaves it too.
+  const envAsRead = { ...env };
 
   // Each flag group that a knob row writes, read back into the knob; the last copy of a flag wins, as in the parser.
   const knobs = new Map<KnobName, Assigned>();
@@ -666,13 +667,15 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
           let offset = 0;
           const group = extraGroups.find((g) => (offset += g.words.length) > index);
           if (group && !dropped.has(group)) {
-            warnings.push(`${group.words.map((w) => w.text)[0]} is left out: ${issue.message}`);
+            // Name the flag, never the value: the value may be the credential.
+            warnings.push(`${group.flag ? group.flag.written : 'an argument'} is left out: ${issue.message}`);
             dropped.add(group);
             progressed = true;
           }
         } else if (head === 'env' && second !== undefined) {
           warnings.push(`${second} is left out: ${issue.message}`);
           delete env[second];
+          delete envAsRead[second];
           progressed = true;
         } else if (head === 'speculative') {
           for (const knob of [...knobs.keys()]) if (knob.startsWith('speculative.')) revert(knob);
@@ -718,7 +721,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     warnings,
     ...(call.docker ? { docker: { image: call.docker.image, args: call.docker.args } } : {}),
     ...(keptFile ? { files: [keptFile] } : {}),
-    canonical: canonicalBefore,
+    canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),
   };
   return parsed;
 }

@@ -196,6 +196,18 @@ cuda_graph_config:
     expect(printed).toContain('cat > extra_llm_api_options.yaml');
   });
 
+  it('reads MTP speculative decoding from the options YAML as the typed speculative settings (the section of github.com/NVIDIA/TensorRT-LLM/pull/14391)', () => {
+    const text = `cat > spec.yaml <<EOF
+speculative_config:
+  decoding_type: MTP
+  num_nextn_predict_layers: 3
+EOF
+trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.yaml`;
+    const { first } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({ tensorParallelSize: 8, speculative: { algorithm: 'mtp', numSteps: 3 }, extraArgs: [] });
+    expect(first.files).toBeUndefined();
+  });
+
   it('refuses a YAML key the version’s LLM API lacks, naming the version', () => {
     const text = `trtllm-serve m/x --extra_llm_api_options <(printf 'no_such_key: 1\\n')`;
     const result = parsed(text, { engineVersion: '1.2.0rc1' });

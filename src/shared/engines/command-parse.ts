@@ -40,9 +40,9 @@ const DISPLAY: Record<EngineId, string> = { vllm: 'vLLM', sglang: 'SGLang', trtl
 
 interface ServerCall {
   engine: EngineId;
-  /** The words after the program (and its subcommand). */
+  /** The words after the program (and its subcommand); vLLM's `api_server` module and image take `--model M`. */
   args: ShellWord[];
-  /** vLLM's `api_server` module and the vLLM image take the model as `--model`. */
+  /** Variables the server gets from `docker run -e`. */
   env: Record<string, string>;
   docker?: { image: string; args: string[]; version?: string };
 }
@@ -349,7 +349,7 @@ function readArgs(engine: EngineId, table: FlagTable, args: readonly ShellWord[]
 }
 
 /** The command as the engine's parser reads it, for comparing two spellings. */
-function canonicalOf( read: ReadArgs, env: Readonly<Record<string, string>>, yamlTwins: ReadonlyMap<string, readonly string[]>): string[] {
+function canonicalOf(read: ReadArgs, env: Readonly<Record<string, string>>, yamlTwins: ReadonlyMap<string, readonly string[]>): string[] {
   const last = new Map<string, string>();
   const repeated: string[] = [];
   let yaml: { [key: string]: YamlValue } | undefined = read.yaml?.data ? (JSON.parse(JSON.stringify(read.yaml.data)) as { [key: string]: YamlValue }) : undefined;
@@ -410,16 +410,13 @@ function knobsOfYaml(rows: readonly KnobRow[], data: { [key: string]: YamlValue 
   const knobs = new Map<KnobName, KnobValue>();
   const leaves = yamlLeaves(data);
   const algorithm = leaves.find((l) => samePath(l.path, ['speculative_config', 'decoding_type']))?.value;
+  const spelled = rows.find((r) => r.knob === 'speculative.algorithm' && r.values)?.values ?? {};
   for (const leaf of leaves) {
     const row = rows.find((r) => {
-      if (r.to.kind === 'yaml' || r.to.kind === 'yaml-switch') {
-        if (!samePath(r.to.path, leaf.path)) return false;
-      } else if (r.to.kind === 'option' && r.to.yamlTwin) {
-        if (!samePath(r.to.yamlTwin, leaf.path)) return false;
-      } else return false;
+      const path = r.to.kind === 'yaml' || r.to.kind === 'yaml-switch' ? r.to.path : r.to.kind === 'option' ? r.to.yamlTwin : undefined;
+      if (!path || !samePath(path, leaf.path)) return false;
       // numSteps is num_nextn_predict_layers for MTP and max_draft_len otherwise.
-      if (r.when?.knob === 'speculative.algorithm') return r.when.in.some((v) => r.values?.[String(v)] === algorithm || rows.find((x) => x.knob === 'speculative.algorithm' && x.values)?.values?.[String(v)] === algorithm);
-      return true;
+      return r.when?.knob !== 'speculative.algorithm' || r.when.in.some((v) => spelled[String(v)] === algorithm);
     });
     if (!row) return undefined;
     if (row.to.kind === 'yaml-switch') {
@@ -432,7 +429,6 @@ function knobsOfYaml(rows: readonly KnobRow[], data: { [key: string]: YamlValue 
     if (value === undefined) return undefined;
     knobs.set(row.knob, value);
   }
-  // A free-memory fraction the rebuilt command writes as a flag unless its section is in the file for other keys.
   return knobs;
 }
 

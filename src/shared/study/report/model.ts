@@ -9,6 +9,7 @@ import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
 import { metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
 import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
 
@@ -271,7 +272,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
       id: t.id,
       stageId: t.stageId,
       candidateId: t.candidateId,
-      label: t.label,
+      label: trialLabel(t, tx),
       engine: t.engine,
       engineLabel: engineLabel(t.engine),
       version: t.version,
@@ -655,6 +656,22 @@ export function describeWorkload(w: Workload, tx: ReportText): string {
   const load = w.maxConcurrency !== undefined ? tx.t('workload.concurrency', { n: tx.integer(w.maxConcurrency) }) : tx.t('workload.unbounded');
   const prompts = tx.integer(w.numPrompts);
   return w.requestRate !== undefined ? tx.t('workload.describeRate', { data, prompts, load, rate: tx.number(w.requestRate) }) : tx.t('workload.describe', { data, prompts, load });
+}
+
+/**
+ * The planner names the trials it adds by their role, in English: "Best so far: …" for the incumbent re-run in a
+ * later stage, "Baseline: …" and "Recommended: …" in the generalisation pass. The report words the role itself.
+ */
+const ROLE_LABELS = [
+  { candidateId: REFERENCE_CANDIDATE_ID, prefix: 'Best so far: ', key: 'trial.role.reference' },
+  { candidateId: 'baseline', prefix: 'Baseline: ', key: 'trial.role.baseline', stageId: 'generalisation' },
+  { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
+] as const;
+
+function trialLabel(t: Trial, tx: ReportText): string {
+  const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
+  if (!role) return t.label;
+  return tx.t(role.key, { label: t.label.startsWith(role.prefix) ? t.label.slice(role.prefix.length) : t.label });
 }
 
 function missingNote(trials: Trial[], redact: (s: string) => string, tx: ReportText): string {

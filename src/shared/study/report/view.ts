@@ -5,10 +5,8 @@ import type { ReportText } from './text';
 /** Wording shared by the Markdown and HTML reports, so both say the same thing in the model's language. */
 
 export function trialName(row: TrialRow, section: StageSection, repeats: number, tx: ReportText): string {
-  // In the generalisation pass the role matters more than the label: "baseline: vLLM 0.11.0 defaults".
-  const role =
-    row.candidateId === 'baseline' ? tx.t('trial.role.baseline', { label: row.label }) : row.candidateId === 'recommended' ? tx.t('trial.role.recommended', { label: row.label }) : `${row.candidateId}: ${row.label}`;
-  const parts = [section.id === 'generalisation' ? role : row.label];
+  // A role the planner gave the trial (baseline, recommended, best so far) is in its label already.
+  const parts = [row.label];
   if (section.severalWorkloads) parts.push(row.workloadId);
   if (repeats > 1) parts.push(tx.t('trial.run', { n: tx.integer(row.repeat) }));
   return parts.join(' · ');

@@ -28,7 +28,7 @@ Commands:
                      run a vllm bench serve workload against a launched server; results kept with provenance
   run <project.servelab> [--data-dir DIR] [--quiet]
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
-  report <project.servelab> [--format md|html|csv] [--out FILE]
+  report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   import <file|folder>... [--json | --jsonl]
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records

@@ -2,13 +2,13 @@
 // rendered as Markdown and HTML hold none of the English catalogue's sentences, their numbers and dates are in the
 // tr-TR forms, decisions are worded from their facts, and the CSV is the same machine-readable file in any language.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderCsv, renderHtml, renderMarkdown } from '.';
-import { text as markdownText } from './markdown';
-import { escapeHtml } from './escape';
-import en, { type ReportMessageKey } from './messages/en';
-import { SAME_IN_EVERY_LANGUAGE } from './messages/catalogue';
-import type { ProjectFile } from '../study';
-import { exampleFiles, finishedExampleProject } from '../../../../tests/helpers/example-projects';
+import { renderCsv, renderHtml, renderMarkdown } from '../../src/shared/study/report';
+import { text as markdownText } from '../../src/shared/study/report/markdown';
+import { escapeHtml } from '../../src/shared/study/report/escape';
+import en, { type ReportMessageKey } from '../../src/shared/study/report/messages/en';
+import { SAME_IN_EVERY_LANGUAGE } from '../../src/shared/study/report/messages/catalogue';
+import type { ProjectFile } from '../../src/shared/study/study';
+import { exampleFiles, finishedExampleProject } from '../helpers/example-projects';
 
 /**
  * The English catalogue's own words: each message's text between placeholders, where it holds at least two words

@@ -98,7 +98,7 @@ export function reportText(lang: ReportLang = 'en'): ReportText {
     const rounded = Math.round(value * 10) / 10;
     return `${rounded > 0 ? '+' : rounded < 0 ? '−' : ''}${fill(messages['format.percent'], { value: fixed(Math.abs(rounded), 1) }, plain)}`;
   };
-  const dates = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', hour12: false });
+  const dates = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', hourCycle: 'h23' });
   return {
     lang,
     t,

@@ -104,7 +104,7 @@ describe('servelab report', () => {
       expect(md.stdout).toContain(heading);
     }
     expect(md.stdout).toMatch(/Karar: Korunan: SGLang 0\.5\.3\.post3 \(\+%\d+,\d\)\. En iyisi SGLang 0\.5\.3\.post3: ortalama gecikme \d+,\d\d sn\/istek\./);
-    expect(md.stdout).toMatch(/Çalışma süresi: 1 Ocak 1970 00:00 – 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
+    expect(md.stdout).toMatch(/Başlangıç: 1 Ocak 1970 00:00; bitiş: 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
     expect(md.stdout).not.toContain('## Recommendation');
     const html = await run(['latency.servelab', '--lang', 'tr', '--format', 'html']);
     expect(html.code).toBe(0);

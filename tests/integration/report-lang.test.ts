@@ -118,7 +118,7 @@ describe('Turkish report of the example studies', () => {
     expect(md).toMatch(/[−+]%\d+,\d/);
     expect(md).not.toMatch(/\| \d+\.\d{2} \|/);
     // The run's dates in Turkish month names (the virtual clock starts at the epoch).
-    expect(md).toMatch(/Çalışma süresi: 1 Ocak 1970 \d\d:\d\d – 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
+    expect(md).toMatch(/Başlangıç: 1 Ocak 1970 \d\d:\d\d; bitiş: 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
     expect(renderHtml(project, 'tr')).toContain('<html lang="tr">');
     const english = renderMarkdown(project, 'en');
     expect(english).toMatch(/\| \d+\.\d{2} \|/);

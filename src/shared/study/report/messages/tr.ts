@@ -19,7 +19,7 @@ const tr = {
   'goal.latency': 'istek başına en düşük ortalama gecikme',
   'goal.throughput': 'en yüksek toplam token verimi',
   'header.study': 'Çalışma: {name}',
-  'header.ran': 'Çalışma süresi: {start} – {end} (UTC).',
+  'header.ran': 'Başlangıç: {start}; bitiş: {end} (UTC).',
   'header.started': 'Başlangıç: {start} (UTC).',
   'callout.simulated': 'Simüle sonuçlar.',
   'callout.simulatedDemo': 'Bu sayılar demo laboratuvarının simüle GPU makinesinden geliyor: ölçüm değil, simülasyondur.',

@@ -27,18 +27,21 @@ function englishSentences(): { key: ReportMessageKey; words: string }[] {
 }
 
 /**
- * What the user wrote, and names the report never translates: the study definition's every string (names, labels,
- * descriptions, workload labels, model ids) and the trials' labels, commands, errors and refusals, as they may
- * appear in either format. The examples' labels are English, and a Turkish report shows them as they are.
+ * What the user wrote, and text the report quotes without translating: the study's name, description and labels
+ * (stages, candidates, variants, workloads) and the trials' labels, commands, errors and refusals, as they may
+ * appear in either format. The examples' labels are English, and a Turkish report shows them as they are. Only
+ * these are taken out (not every string of the project: "latency" as the goal's key must not hide an English
+ * sentence of the report).
  */
 function userStrings(project: ProjectFile): string[] {
-  const found = new Set<string>();
-  const walk = (value: unknown): void => {
-    if (typeof value === 'string') found.add(value);
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
-  };
-  walk(project.study);
+  const { study } = project;
+  const found = new Set<string>([study.name, ...(study.description ? [study.description] : [])]);
+  for (const stage of study.stages) {
+    if (stage.label) found.add(stage.label);
+    for (const c of stage.candidates) if (c.label) found.add(c.label);
+  }
+  for (const v of study.model.variants) if (v.label) found.add(v.label);
+  for (const w of [study.workloads.primary, ...study.workloads.generalisation]) if (w.label) found.add(w.label);
   for (const t of project.state.trials) {
     for (const s of [t.label, t.command, t.rejectReason, t.error, t.result?.error]) if (s) found.add(s);
     // The report words a planned role itself ("Baseline: …"), and shows what follows it.

@@ -93,7 +93,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
   return (
     <div className="study-report">
       <div className="study-report-actions" role="group" aria-label={t('studies.report.exportLabel')}>
-        <label className="study-report-lang" htmlFor={langId}>
+        <label htmlFor={langId}>
           {t('studies.report.language')}
         </label>
         <select id={langId} className="input" value={lang} disabled={busy !== null} onChange={(event) => setChosenLang(event.target.value as ReportLang)}>

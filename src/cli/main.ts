@@ -30,7 +30,7 @@ Commands:
                      run a vllm bench serve workload against a launched server; results kept with provenance
   run <project.servelab> [--data-dir DIR] [--quiet]
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
-  report <project.servelab> [--format md|html|csv] [--out FILE]
+  report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host ID] [--name N]
   rerun --compare <rerun.servelab> [--fail-on-regression]

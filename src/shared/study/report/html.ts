@@ -1,6 +1,7 @@
 import type { ProjectFile } from '../study';
 import { escapeHtml as h } from './escape';
-import { buildReportModel, type ReportModel, type StageSection } from './model';
+import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
+import { versusFootnote, versusRowNotes, versusSideText, versusVerdictText } from './versus';
 import { renderBarChart } from './svg-chart';
 import type { ReportLang } from './text';
 import {
@@ -23,8 +24,8 @@ import {
  * (the Content-Security-Policy says so too), so it can be mailed or archived and opens the same anywhere.
  * Every string from the project goes through `h`.
  */
-export function renderHtml(project: ProjectFile, lang: ReportLang = 'en'): string {
-  return htmlOf(buildReportModel(project, lang), project.study.repeats);
+export function renderHtml(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): string {
+  return htmlOf(buildReportModel(project, lang, inputs), project.study.repeats);
 }
 
 const CSS = `
@@ -133,6 +134,8 @@ function htmlOf(m: ReportModel, repeats: number): string {
   }
   body.push('</section>');
 
+  if (m.versus) body.push(versusBody(m));
+
   body.push(`<section id="notes"><h2>${h(tx.t('heading.notes'))}</h2><ul>${m.notes.map((n) => `<li>${h(n.text)}</li>`).join('')}</ul></section>`);
 
   body.push(`<section id="goal"><h2>${h(tx.t('heading.goal'))}</h2><ul>`);
@@ -237,6 +240,63 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
     out.push('</tbody></table>');
   }
   out.push(`<p><strong>${h(tx.t('stage.decision'))}</strong> ${h(decisionText(section, tx))}</p>`);
+  return out.join('\n');
+}
+
+/** A re-run against its original: what changed, what got worse, then every configuration × workload both measured. */
+function versusBody(m: ReportModel): string {
+  const tx = m.text;
+  const v = m.versus;
+  if (!v) return '';
+  const out: string[] = [`<section id="versus"><h2>${h(tx.t('heading.versus'))}</h2>`];
+  out.push(`<p>${h(tx.t('versus.intro', { name: `"${v.originalName}"` }))}${v.originalFinished ? ` ${h(tx.t('versus.originalFinished', { date: v.originalFinished }))}` : ''}</p>`);
+  out.push(`<p>${h(tx.t('versus.changes'))}</p><ul>${v.changes.map((c) => `<li>${h(c)}</li>`).join('')}</ul>`);
+  if (!v.found) {
+    out.push(`<div class="callout info" role="note">${tx.markup('versus.missing', h, { name: `"${h(v.originalName)}"`, path: `<code>${h(v.originalPath)}</code>` })}</div></section>`);
+    return out.join('\n');
+  }
+  const worse = [...v.regressions, ...v.lost];
+  if (worse.length > 0) {
+    out.push(
+      `<div class="callout warning" role="alert"><strong class="flag">${h(tx.t('callout.regression'))}</strong> ${h(tx.plural('versus.regressions', worse.length))}<ul>${worse.map((w) => `<li>${h(w)}</li>`).join('')}</ul></div>`,
+    );
+  } else {
+    out.push(`<p>${h(tx.t('versus.regressionsNone'))}</p>`);
+  }
+  if (v.rows.length === 0) {
+    out.push(`<p>${h(tx.t('versus.none'))}</p>`);
+  } else {
+    const unit = m.objective.unit;
+    const headers = [
+      tx.t('versus.col.configuration'),
+      tx.t('versus.col.workload'),
+      tx.t('versus.col.original', { unit }),
+      tx.t('versus.col.rerun', { unit }),
+      tx.t('versus.col.change', { metric: m.objective.label }),
+      tx.t('versus.col.verdict'),
+      tx.t('versus.col.notes'),
+    ];
+    out.push(`<table><thead><tr>${headers.map((c) => `<th>${h(c)}</th>`).join('')}</tr></thead><tbody>`);
+    for (const r of v.rows) {
+      const change = r.change ? h(tx.change(r.change)) : '–';
+      out.push(
+        `<tr${r.regression || r.lost ? ' class="regression"' : ''}><td>${r.regression || r.lost ? '<span class="flag">⚠</span> ' : ''}${h(r.configuration)}</td><td><code>${h(r.workloadId)}</code></td>` +
+          `<td class="num">${h(versusSideText(r.original, tx))}</td><td class="num">${h(versusSideText(r.rerun, tx))}</td>` +
+          `<td class="num">${r.regression ? `<span class="flag">${change}</span>` : change}</td><td>${r.regression ? `<strong>${h(versusVerdictText(r, tx))}</strong>` : h(versusVerdictText(r, tx))}</td>` +
+          `<td>${versusRowNotes(r, tx).map(h).join('<br>')}</td></tr>`,
+      );
+    }
+    out.push('</tbody></table>');
+    out.push(`<p class="muted">${h(versusFootnote(v, m.objective.label, tx))}</p>`);
+  }
+  for (const [title, sides] of [
+    [tx.t('versus.onlyOriginal'), v.onlyOriginal],
+    [tx.t('versus.onlyRerun'), v.onlyRerun],
+  ] as const) {
+    if (sides.length === 0) continue;
+    out.push(`<p>${h(title)}</p><ul>${sides.map((s) => `<li>${h(tx.t('versus.oneSide', { configuration: s.configuration, workload: s.workloadId, outcome: s.outcome }))}</li>`).join('')}</ul>`);
+  }
+  out.push('</section>');
   return out.join('\n');
 }
 

@@ -1,5 +1,6 @@
 import type { ProjectFile } from '../study';
-import { buildReportModel, type ReportModel, type StageSection } from './model';
+import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
+import { versusFootnote, versusRowNotes, versusSideText, versusVerdictText } from './versus';
 import type { ReportLang } from './text';
 import {
   changeText,
@@ -17,8 +18,8 @@ import {
 } from './view';
 
 /** The study report as Markdown (GitHub-flavoured tables), in the shape of the reference tuning guides. */
-export function renderMarkdown(project: ProjectFile, lang: ReportLang = 'en'): string {
-  return markdownOf(buildReportModel(project, lang), project.study.repeats);
+export function renderMarkdown(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): string {
+  return markdownOf(buildReportModel(project, lang, inputs), project.study.repeats);
 }
 
 function markdownOf(m: ReportModel, repeats: number): string {
@@ -78,6 +79,8 @@ function markdownOf(m: ReportModel, repeats: number): string {
     ),
   );
   p(text(tx.t('scenario.footnote', { direction: tx.t(`goal.direction.${m.objective.better}`, { metric: m.objective.label }), margin: tx.percent(m.goal.marginPct) })));
+
+  if (m.versus) versusBody(p, m);
 
   p(`## ${text(tx.t('heading.notes'))}`);
   p(m.notes.map((n) => `- ${text(n.text)}`).join('\n'));
@@ -155,6 +158,64 @@ function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: Sta
     p(text(tx.t('stage.commands')), '', [...commands].map(([label, command]) => `- ${text(label)}: ${code(command)}`).join('\n'));
   }
   p(`${text(tx.t('stage.decision'))} ${text(decisionText(section, tx))}`);
+}
+
+/** A re-run against its original: what changed, what got worse, then every configuration × workload both measured. */
+function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
+  const tx = m.text;
+  const v = m.versus;
+  if (!v) return;
+  p(`## ${text(tx.t('heading.versus'))}`);
+  p([text(tx.t('versus.intro', { name: `"${v.originalName}"` })), v.originalFinished ? text(tx.t('versus.originalFinished', { date: v.originalFinished })) : ''].filter(Boolean).join(' '));
+  p(text(tx.t('versus.changes')), '', v.changes.map((c) => `- ${text(c)}`).join('\n'));
+  if (!v.found) {
+    p(`> **${text(tx.t('callout.note'))}** ${tx.markup('versus.missing', text, { name: `"${text(v.originalName)}"`, path: code(v.originalPath) })}`);
+    return;
+  }
+  const worse = [...v.regressions, ...v.lost];
+  if (worse.length > 0) {
+    p(`> **${text(tx.t('callout.regression'))}** ${text(tx.plural('versus.regressions', worse.length))}`, ...worse.map((w) => `> - ${text(w)}`));
+  } else {
+    p(text(tx.t('versus.regressionsNone')));
+  }
+  if (v.rows.length === 0) {
+    p(text(tx.t('versus.none')));
+  } else {
+    const unit = m.objective.unit;
+    p(
+      table(
+        [
+          tx.t('versus.col.configuration'),
+          tx.t('versus.col.workload'),
+          tx.t('versus.col.original', { unit }),
+          tx.t('versus.col.rerun', { unit }),
+          tx.t('versus.col.change', { metric: m.objective.label }),
+          tx.t('versus.col.verdict'),
+          tx.t('versus.col.notes'),
+        ].map(text),
+        v.rows.map((r) => {
+          const marked = (cell: string) => (r.regression ? `**${cell}**` : cell);
+          return [
+            r.regression || r.lost ? `**⚠ ${text(r.configuration)}**` : text(r.configuration),
+            code(r.workloadId, true),
+            text(versusSideText(r.original, tx)),
+            text(versusSideText(r.rerun, tx)),
+            marked(r.change ? text(tx.change(r.change)) : '–'),
+            marked(text(versusVerdictText(r, tx))),
+            versusRowNotes(r, tx).map(text).join('; '),
+          ];
+        }),
+      ),
+    );
+    p(text(versusFootnote(v, m.objective.label, tx)));
+  }
+  for (const [title, sides] of [
+    [tx.t('versus.onlyOriginal'), v.onlyOriginal],
+    [tx.t('versus.onlyRerun'), v.onlyRerun],
+  ] as const) {
+    if (sides.length === 0) continue;
+    p(text(title), '', sides.map((s) => `- ${text(tx.t('versus.oneSide', { configuration: s.configuration, workload: s.workloadId, outcome: s.outcome }))}`).join('\n'));
+  }
 }
 
 /** Free text: characters Markdown would read as markup are escaped, line breaks become spaces. */

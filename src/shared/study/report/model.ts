@@ -12,6 +12,7 @@ import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type Tri
 import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
+import { versusSection, type VersusSection } from './versus';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -206,6 +207,14 @@ export interface ReportModel {
   };
   notes: ReportNote[];
   metricColumns: MetricColumn[];
+  /** A re-run's comparison with the study it repeats (`study.rerunOf`); null for a study that is not a re-run. */
+  versus: VersusSection | null;
+}
+
+/** What a report needs besides the project, read by the caller (the report itself reads no file). */
+export interface ReportInputs {
+  /** For a re-run: the original project its `rerunOf` names, or null when it could not be read. */
+  original?: ProjectFile | null;
 }
 
 /** The metrics the report's tables show (their words are the catalogue's `metric.*`; units the metric catalogue's). */
@@ -226,7 +235,7 @@ function localUnit(unit: string, tx: ReportText): string {
   return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit;
 }
 
-export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'): ReportModel {
+export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): ReportModel {
   const { study, state } = project;
   const tx = reportText(lang);
   const objective = localObjective(study.goal.kind, tx);
@@ -318,7 +327,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
     const decision = decisions.get(id);
     return {
       id,
-      label: id === 'engine' ? tx.t('stage.engine') : id === 'generalisation' ? tx.t('stage.generalisation') : id === 'grid' ? tx.t('stage.grid') : (def?.label ?? id),
+      label: stageLabel(project, id, tx),
       engines: def?.engines ? def.engines.map(engineLabel) : null,
       trials,
       severalWorkloads: new Set(trials.map((t) => t.workloadId)).size > 1,
@@ -423,10 +432,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
   const provenances = state.trials.map((t) => t.result?.result.provenance).filter((p) => p !== undefined);
   const simulated = provenances.some((p) => p.simulated === true);
   const simulatedSource = simulatedSourceOf(state.trials, tx);
-  const gpuModel = mostCommon(provenances.map((p) => (p.gpu?.model ? `${p.gpu.count ?? 1}× ${p.gpu.model}` : undefined)));
-  const gpu =
-    gpuModel ??
-    (study.demoLab ? tx.t('setup.simulatedGpu', { gpu: `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()}` }) : tx.t('setup.gpusOf', { hosts: study.hosts.map((h) => h.hostId).join(', ') }));
+  const gpu = gpuOf(project, tx);
   const clientProv = provenances.find((p) => p.client?.name !== undefined || p.client?.version !== undefined)?.client;
   const client = clientProv
     ? [clientProv.name ?? 'vllm bench serve', clientProv.version].filter(Boolean).join(' ')
@@ -566,7 +572,34 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
     },
     notes,
     metricColumns,
+    versus: versusSection(project, inputs.original ?? null, {
+      tx,
+      objectiveMetric: objective.metric,
+      stageLabel: (id) => stageLabel(project, id, tx),
+      trialLabel: (row) => trialLabel(row, tx),
+      engineLabel,
+      gpuOf: (of) => gpuOf(of, tx),
+    }),
   };
+}
+
+/** The GPUs the study ran on: the model its measured runs recorded most, else what the definition says. */
+function gpuOf(project: ProjectFile, tx: ReportText): string {
+  const { study, state } = project;
+  const provenances = state.trials.map((t) => t.result?.result.provenance).filter((p) => p !== undefined);
+  const gpuModel = mostCommon(provenances.map((p) => (p.gpu?.model ? `${p.gpu.count ?? 1}× ${p.gpu.model}` : undefined)));
+  return (
+    gpuModel ??
+    (study.demoLab ? tx.t('setup.simulatedGpu', { gpu: `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()}` }) : tx.t('setup.gpusOf', { hosts: study.hosts.map((h) => h.hostId).join(', ') }))
+  );
+}
+
+/** A stage's name in the report's language: the planner's own stages by the catalogue, the user's by their label. */
+function stageLabel(project: ProjectFile, id: string, tx: ReportText): string {
+  if (id === 'engine') return tx.t('stage.engine');
+  if (id === 'generalisation') return tx.t('stage.generalisation');
+  if (id === 'grid') return tx.t('stage.grid');
+  return project.study.stages.find((s) => s.id === id)?.label ?? id;
 }
 
 /** The measurement and decision method in one paragraph, for the setup section. */
@@ -668,7 +701,7 @@ const ROLE_LABELS = [
   { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
 ] as const;
 
-function trialLabel(t: Trial, tx: ReportText): string {
+function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
   if (!role) return t.label;
   return tx.t(role.key, { label: t.label.startsWith(role.prefix) ? t.label.slice(role.prefix.length) : t.label });

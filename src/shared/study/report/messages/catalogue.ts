@@ -33,4 +33,6 @@ export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<ReportMessageKey> = new Set<Rep
   'metric.p99_ttft_ms',
   'workload.sharegpt',
   'setup.model',
+  'versus.engineChanged',
+  'versus.metricChange',
 ]);

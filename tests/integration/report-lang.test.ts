@@ -9,6 +9,9 @@ import en, { type ReportMessageKey } from '../../src/shared/study/report/message
 import { SAME_IN_EVERY_LANGUAGE } from '../../src/shared/study/report/messages/catalogue';
 import type { ProjectFile } from '../../src/shared/study/study';
 import { exampleFiles, finishedExampleProject } from '../helpers/example-projects';
+import { rerunDefinition } from '../../src/shared/study/rerun';
+import { PROJECT_SCHEMA_VERSION } from '../../src/shared/study/study';
+import { runVirtualStudy } from '../helpers/virtual-study';
 
 /**
  * The English catalogue's own words: each message's text between placeholders, where it holds at least two words
@@ -86,6 +89,26 @@ describe('Turkish report of the example studies', () => {
       expect(inHtml.map((s) => `${s.key}: ${s.words}`)).toEqual([]);
     });
   }
+
+  it("has none of the English catalogue's sentences in a re-run's comparison with its original, found or not", () => {
+    // The latency example re-run at a newer vLLM on a slower simulated GPU (marked edge case: the demo lab's GPU
+    // model stands for "another box"), so the section has regressions, rows of every kind and one-sided configurations.
+    const original = projects.get('qwen3-8b-latency-h100.servelab') as ProjectFile;
+    const definition = rerunDefinition({ path: '/projects/latency.servelab', file: original }, { engineVersions: { vllm: '0.12.0' } }).definition;
+    const study = { ...definition, demoLab: { gpu: 'a100' as const, count: 1 } };
+    const rerun: ProjectFile = { schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { seed: 3 }).state };
+    const versusKeys = sentences.filter((s) => s.key.startsWith('versus.'));
+    const english = withoutUserText(withoutUserText(renderMarkdown(rerun, 'en', { original }), rerun), original);
+    // Meaningful: the English section shows most of its own sentences.
+    expect(versusKeys.filter((s) => english.includes(markdownText(s.words))).length).toBeGreaterThan(8);
+    for (const inputs of [{ original }, { original: null }]) {
+      const md = withoutUserText(withoutUserText(renderMarkdown(rerun, 'tr', inputs), rerun), original);
+      const html = withoutUserText(withoutUserText(renderHtml(rerun, 'tr', inputs), rerun), original);
+      expect(md).toContain('Özgün çalışmaya göre');
+      expect(sentences.filter((s) => md.includes(s.words) || md.includes(markdownText(s.words))).map((s) => `${s.key}: ${s.words}`)).toEqual([]);
+      expect(sentences.filter((s) => html.includes(s.words) || html.includes(escapeHtml(s.words))).map((s) => `${s.key}: ${s.words}`)).toEqual([]);
+    }
+  });
 
   it('words every decision from its facts, never quoting the stored English reason', () => {
     for (const [file, project] of projects) {

@@ -5,14 +5,16 @@ import { readVersionedFile } from '../../core/util/versioned-file';
 import { writeFileAtomic } from '../../core/util/atomic-write';
 import { ServelabError } from '../../shared/contract';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
-import { REPORT_LANGS, renderCsv, renderHtml, renderMarkdown, type ReportLang } from '../../shared/study/report';
+import { REPORT_LANGS, renderCsv, renderHtml, renderMarkdown, type ReportInputs, type ReportLang } from '../../shared/study/report';
+import { reportInputs } from '../../core/study/rerun-project';
 
 export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
 
 Writes the study report of a project file: the recommended launch command, the baseline and the recommendation on
 every scenario (regressions flagged), notes and caveats, the goal, the setup (GPU, driver, CUDA, engine versions,
 datasets with SHA-256, benchmark command), every stage with each trial's command and metrics or error, and the
-summary of gains. A study still running is reported as far as it went.
+summary of gains. A study still running is reported as far as it went. A re-run ("servelab rerun") is also
+compared with its original study, read from where it was when the re-run was made (or beside the re-run).
 
   --format FORMAT   md (Markdown), html (one self-contained file with charts) or csv (one row per trial);
                     default: from the --out file's extension, else md
@@ -28,7 +30,11 @@ Exit codes: 0 report written, 1 the project could not be read or the report not 
 const FORMATS = ['md', 'html', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
 
-const RENDERERS: Record<Format, (project: ProjectFile, lang: ReportLang) => string> = { md: renderMarkdown, html: renderHtml, csv: (project) => renderCsv(project) };
+const RENDERERS: Record<Format, (project: ProjectFile, lang: ReportLang, inputs: ReportInputs) => string> = {
+  md: renderMarkdown,
+  html: renderHtml,
+  csv: (project, _lang, inputs) => renderCsv(project, inputs),
+};
 const EXTENSIONS: Record<string, Format> = { '.md': 'md', '.markdown': 'md', '.html': 'html', '.htm': 'html', '.csv': 'csv' };
 
 interface Command {
@@ -68,7 +74,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
 
-  const text = RENDERERS[command.format](project, command.lang);
+  const text = RENDERERS[command.format](project, command.lang, await reportInputs(path, project));
   if (command.out === undefined) {
     (io.document ?? io.stdout)(text);
     return 0;

@@ -121,3 +121,33 @@ describe('studies:rerun', () => {
     expect(written.study.rerunOf).toEqual(rerunOf);
   });
 });
+
+describe('studies:report and studies:export of a re-run', () => {
+  it('compare it with the original they read, and say so in the report when the original is gone', async () => {
+    const original = join(dir, 'latency.servelab');
+    await finishedProject(original);
+    const { dispatch } = dispatcher();
+    const out = join(dir, 'latency-0.12.servelab');
+    const made = await dispatch('studies:rerun', { path: original, out, engineVersions: { vllm: '0.12.0' } });
+    if (!made.ok) throw new Error(made.error.message);
+    // The re-run run to the end in virtual time, as the runner would record it.
+    const study = (made.data as CallOutput<'studies:rerun'>).project.study;
+    await writeFile(out, `${JSON.stringify({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { seed: 2 }).state }, null, 1)}\n`);
+
+    const md = await dispatch('studies:report', { path: out, format: 'md', lang: 'tr' });
+    if (!md.ok) throw new Error(md.error.message);
+    const text = (md.data as CallOutput<'studies:report'>).text;
+    expect(text).toContain('## Özgün çalışmaya göre');
+    expect(text).toContain('- vLLM: 0.11.0 → 0.12.0');
+    expect(text).toMatch(/\| Yapılandırma \| İş yükü \|/);
+
+    const exported = join(dir, 'report.csv');
+    expect(await dispatch('studies:export', { path: out, format: 'csv', out: exported })).toEqual({ ok: true, data: { path: exported } });
+    expect((await readFile(exported, 'utf8')).split('\r\n')[0]).toMatch(/,verdict vs original$/);
+
+    await rm(original);
+    const gone = await dispatch('studies:report', { path: out, format: 'html' });
+    if (!gone.ok) throw new Error(gone.error.message);
+    expect((gone.data as CallOutput<'studies:report'>).text).toContain(`could not be read at <code>${original}</code>`);
+  });
+});

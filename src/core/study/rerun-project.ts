@@ -1,6 +1,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { rerunDefinition, type RerunDefinition, type RerunOptions } from '../../shared/study/rerun';
+import type { ReportInputs } from '../../shared/study/report';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { readVersionedFile } from '../util/versioned-file';
 import { StudyProject } from './project-store';
@@ -38,6 +39,19 @@ export async function rerunOriginal(path: string): Promise<{ path: string; proje
   const moved = beside === of.path ? null : await readVersionedFile(beside, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
   if (moved && moved.data.study.name === of.name) return { path: beside, project: moved.data };
   throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is no longer at ${of.path}; put it back there to compare with it.`);
+}
+
+/**
+ * What the report of the project at `path` needs besides the project: a re-run's original (`rerunOriginal`), or null
+ * when it cannot be read (gone, damaged, newer): the report then says so rather than failing.
+ */
+export async function reportInputs(path: string, project: ProjectFile): Promise<ReportInputs> {
+  if (!project.study.rerunOf) return {};
+  try {
+    return { original: (await rerunOriginal(path)).project };
+  } catch {
+    return { original: null };
+  }
 }
 
 async function readProject(path: string): Promise<ProjectFile> {

@@ -4,14 +4,14 @@ import { ServelabError } from '../../shared/contract';
 import type { CallHandlers } from '../dispatch/dispatcher';
 import type { EventBus } from '../dispatch/event-bus';
 import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
-import { renderCsv, renderHtml, renderMarkdown, type ReportLang } from '../../shared/study/report';
+import { renderCsv, renderHtml, renderMarkdown, type ReportInputs, type ReportLang } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
 import { projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
-import { rerunOriginal, rerunProject } from './rerun-project';
+import { reportInputs, rerunOriginal, rerunProject } from './rerun-project';
 import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
@@ -51,10 +51,10 @@ type StudyCalls = Pick<
   | 'studies:rerunOriginal'
 >;
 
-const RENDER: Record<'md' | 'html' | 'csv', (project: ProjectFile, lang: ReportLang) => string> = {
+const RENDER: Record<'md' | 'html' | 'csv', (project: ProjectFile, lang: ReportLang, inputs: ReportInputs) => string> = {
   md: renderMarkdown,
   html: renderHtml,
-  csv: (project) => renderCsv(project),
+  csv: (project, _lang, inputs) => renderCsv(project, inputs),
 };
 
 /**
@@ -187,14 +187,14 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:report': async ({ path, format, lang }) => {
       const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      return { text: RENDER[format](read.data, lang ?? 'en') };
+      return { text: RENDER[format](read.data, lang ?? 'en', await reportInputs(path, read.data)) };
     },
 
     'studies:export': async ({ path, format, lang, out }) => {
       const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
       const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      await writeFileAtomic(target, RENDER[format](read.data, lang ?? 'en'), 0o644);
+      await writeFileAtomic(target, RENDER[format](read.data, lang ?? 'en', await reportInputs(path, read.data)), 0o644);
       return { path: target };
     },
 

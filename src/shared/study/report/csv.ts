@@ -1,6 +1,6 @@
 import { metricInterval, metricOf, metricSpec, type MetricKey } from '../../results/metrics';
 import type { ProjectFile, Trial } from '../study';
-import { buildReportModel, envRedactor, type TrialRow } from './model';
+import { buildReportModel, envRedactor, type ReportInputs, type ReportModel, type TrialRow } from './model';
 
 /**
  * Every trial as one CSV row, for a spreadsheet. RFC 4180: CRLF line ends, a field holding `"`, `,`, CR or LF is
@@ -70,15 +70,39 @@ const COLUMNS: { title: string; cell: (row: TrialRow, trial: Trial) => Cell }[] 
   { title: 'benchmark command', cell: (r) => r.benchCommand },
 ];
 
-export function renderCsv(project: ProjectFile): string {
-  const model = buildReportModel(project);
+export function renderCsv(project: ProjectFile, inputs: ReportInputs = {}): string {
+  const model = buildReportModel(project, 'en', inputs);
   const redact = envRedactor(project);
-  const lines = [COLUMNS.map((c) => field(c.title))];
+  const columns = [...COLUMNS, ...versusColumns(model)];
+  const lines = [columns.map((c) => field(c.title))];
   project.state.trials.forEach((trial, i) => {
     const row = model.trials[i] as TrialRow;
-    lines.push(COLUMNS.map((c) => field(cellText(c.cell(row, trial), redact))));
+    lines.push(columns.map((c) => field(cellText(c.cell(row, trial), redact))));
   });
   return lines.map((cells) => `${cells.join(',')}\r\n`).join('');
+}
+
+/**
+ * A re-run's comparison with its original, on each trial's row: its configuration × workload's objective in the
+ * original (geometric mean, runs), the change with its interval and the verdict's key. Only a re-run has these
+ * columns; they are empty where a side was not measured or the original could not be read. A configuration only the
+ * original has is not a trial of this project, so it has no row (the Markdown and HTML list it).
+ */
+function versusColumns(model: ReportModel): typeof COLUMNS {
+  if (!model.versus) return [];
+  const metric = model.objective.metric;
+  const unit = metricSpec(metric)?.unit ?? '';
+  const rows = new Map(model.versus.rows.map((r) => [r.key, r]));
+  const of = (t: TrialRow) => rows.get(`${t.stageId}/${t.candidateId}/${t.workloadId}`);
+  const round = (x: number | undefined) => (x === undefined ? null : Math.round(x * 100) / 100);
+  return [
+    { title: `original ${metric} (${unit})`, cell: (r) => of(r)?.original.value ?? null },
+    { title: 'original runs', cell: (r) => of(r)?.original.runs ?? null },
+    { title: 'objective vs original (%)', cell: (r) => round(of(r)?.change?.pct) },
+    { title: 'objective vs original low (%)', cell: (r) => round(of(r)?.change?.low) },
+    { title: 'objective vs original high (%)', cell: (r) => round(of(r)?.change?.high) },
+    { title: 'verdict vs original', cell: (r) => of(r)?.verdict ?? null },
+  ];
 }
 
 function cellText(value: Cell, redact: (s: string) => string): string {

@@ -260,7 +260,7 @@ function versusBody(m: ReportModel): string {
     out.push(
       `<div class="callout warning" role="alert"><strong class="flag">${h(tx.t('callout.regression'))}</strong> ${h(tx.plural('versus.regressions', worse.length))}<ul>${worse.map((w) => `<li>${h(w)}</li>`).join('')}</ul></div>`,
     );
-  } else {
+  } else if (v.rows.length > 0) {
     out.push(`<p>${h(tx.t('versus.regressionsNone'))}</p>`);
   }
   if (v.rows.length === 0) {

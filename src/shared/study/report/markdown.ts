@@ -175,7 +175,7 @@ function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
   const worse = [...v.regressions, ...v.lost];
   if (worse.length > 0) {
     p(`> **${text(tx.t('callout.regression'))}** ${text(tx.plural('versus.regressions', worse.length))}`, ...worse.map((w) => `> - ${text(w)}`));
-  } else {
+  } else if (v.rows.length > 0) {
     p(text(tx.t('versus.regressionsNone')));
   }
   if (v.rows.length === 0) {

@@ -152,6 +152,25 @@ describe('the Markdown, HTML and CSV of a re-run', () => {
     expect(renderHtml(slower, 'tr', { original })).toContain('<h2>Özgün çalışmaya göre</h2>');
   });
 
+  it('lists and marks a configuration that ran in the original and fails in the re-run', () => {
+    // Marked edge case: the re-run's TensorRT-LLM engine trials turned into failures by hand (the virtual lab has none).
+    const failing: ProjectFile = {
+      ...same,
+      state: {
+        ...same.state,
+        trials: same.state.trials.map((t) => (t.stageId === 'engine' && t.engine === 'trtllm' ? { ...t, status: 'failed' as const, result: undefined, error: 'exited' } : t)),
+      },
+    };
+    const v = buildReportModel(failing, 'en', { original }).versus;
+    const row = v?.rows.find((r) => r.key.startsWith('engine/trtllm-'));
+    expect(row).toMatchObject({ lost: true, change: null, verdict: null, rerun: { outcome: 'failed', note: 'failed' } });
+    expect(v?.lost).toEqual(['Engine selection · TensorRT-LLM 1.2.0rc1 on sharegpt-c4: measured in the original, failed in the re-run']);
+    const md = renderMarkdown(failing, 'en', { original });
+    expect(md).toContain('> - Engine selection · TensorRT-LLM 1.2.0rc1 on sharegpt-c4: measured in the original, failed in the re-run');
+    expect(md).toMatch(/\| \*\*⚠ Engine selection · TensorRT-LLM 1\.2\.0rc1\*\* \| `sharegpt-c4` \| \d\.\d\d, 1 run \| failed \| – \| – \| no longer runs \|/);
+    expect(row?.original.value).toBe(compareStudies(original, same).rows.find((r) => r.key === row?.key)?.metrics.find((m) => m.metric === 'mean_latency_s')?.original);
+  });
+
   it('says the original could not be read, and where it was, instead of failing the report', () => {
     for (const [lang, words] of [
       ['en', 'could not be read at'],

@@ -1,7 +1,7 @@
 import type { ProjectFile } from '../study';
 import { escapeHtml as h } from './escape';
 import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
-import { versusFootnote, versusRowNotes, versusSideText, versusVerdictText } from './versus';
+import { versusFootnote, versusRowNotes, versusRowWorse, versusSideText, versusVerdictText } from './versus';
 import { renderBarChart } from './svg-chart';
 import type { ReportLang } from './text';
 import {
@@ -280,7 +280,7 @@ function versusBody(m: ReportModel): string {
     for (const r of v.rows) {
       const change = r.change ? h(tx.change(r.change)) : '–';
       out.push(
-        `<tr${r.regression || r.lost ? ' class="regression"' : ''}><td>${r.regression || r.lost ? '<span class="flag">⚠</span> ' : ''}${h(r.configuration)}</td><td><code>${h(r.workloadId)}</code></td>` +
+        `<tr${versusRowWorse(r) ? ' class="regression"' : ''}><td>${versusRowWorse(r) ? '<span class="flag">⚠</span> ' : ''}${h(r.configuration)}</td><td><code>${h(r.workloadId)}</code></td>` +
           `<td class="num">${h(versusSideText(r.original, tx))}</td><td class="num">${h(versusSideText(r.rerun, tx))}</td>` +
           `<td class="num">${r.regression ? `<span class="flag">${change}</span>` : change}</td><td>${r.regression ? `<strong>${h(versusVerdictText(r, tx))}</strong>` : h(versusVerdictText(r, tx))}</td>` +
           `<td>${versusRowNotes(r, tx).map(h).join('<br>')}</td></tr>`,

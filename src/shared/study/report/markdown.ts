@@ -1,6 +1,6 @@
 import type { ProjectFile } from '../study';
 import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
-import { versusFootnote, versusRowNotes, versusSideText, versusVerdictText } from './versus';
+import { versusFootnote, versusRowNotes, versusRowWorse, versusSideText, versusVerdictText } from './versus';
 import type { ReportLang } from './text';
 import {
   changeText,
@@ -196,7 +196,7 @@ function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
         v.rows.map((r) => {
           const marked = (cell: string) => (r.regression ? `**${cell}**` : cell);
           return [
-            r.regression || r.lost ? `**⚠ ${text(r.configuration)}**` : text(r.configuration),
+            versusRowWorse(r) ? `**⚠ ${text(r.configuration)}**` : text(r.configuration),
             code(r.workloadId, true),
             text(versusSideText(r.original, tx)),
             text(versusSideText(r.rerun, tx)),

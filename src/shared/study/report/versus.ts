@@ -1,4 +1,6 @@
+import { metricOf } from '../../results/metrics';
 import { INTERVAL_LEVEL } from '../noise';
+import { runsOf } from '../run-stats';
 import { compareStudies, type DiffRow, type DiffSide, type DiffVerdict } from '../study-diff';
 import type { ProjectFile, RerunOf } from '../study';
 import type { Change } from '../verdict';
@@ -15,7 +17,7 @@ import type { ReportText } from './text';
  */
 
 export interface VersusSide {
-  /** Geometric mean of the side's measured runs; null when it was not measured or the other side was not. */
+  /** Geometric mean of the side's measured runs; null when it was not measured. */
   value: number | null;
   runs: number;
   outcome: DiffSide['outcome'];
@@ -112,6 +114,9 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
   const outcomeNote = (side: DiffSide) =>
     side.outcome === 'failed' ? tx.t('status.failed') : side.outcome === 'rejected' ? tx.t('status.rejected') : side.outcome === 'not-run' ? tx.t('scenario.notMeasured') : null;
   const sideOf = (side: DiffSide, value: number | null): VersusSide => ({ value, runs: side.runs, outcome: side.outcome, note: outcomeNote(side) });
+  // A side measured where the other was not has no change, but still its own value.
+  const aloneValue = (of: ProjectFile, row: DiffRow, side: DiffSide) =>
+    side.outcome === 'measured' ? measuredValue(of, { stageId: row.stageId, workloadId: row.workloadId, label: side.label }, ctx.objectiveMetric) : null;
 
   const rows: VersusRow[] = diff.rows.map((row: DiffRow) => {
     const objective = row.metrics.find((m) => m.metric === ctx.objectiveMetric);
@@ -119,8 +124,8 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
       key: row.key,
       configuration: configuration(row.stageId, row.candidateId, row.rerun.label),
       workloadId: row.workloadId,
-      original: sideOf(row.original, objective?.original ?? null),
-      rerun: sideOf(row.rerun, objective?.rerun ?? null),
+      original: sideOf(row.original, objective ? objective.original : aloneValue(original, row, row.original)),
+      rerun: sideOf(row.rerun, objective ? objective.rerun : aloneValue(project, row, row.rerun)),
       change: objective?.change ?? null,
       verdict: objective?.verdict ?? null,
       regression: objective?.verdict === 'worse',
@@ -129,7 +134,7 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
       sameConfig: row.sameConfig,
     };
   });
-  // Worse first (the objective, another metric, no longer running), each group in the re-run's order.
+  // Worse first (the objective, another metric, no longer running), each group in the re-run's order; all are marked.
   const rank = (r: VersusRow) => (r.regression ? 0 : r.alsoWorse.length > 0 ? 1 : r.lost ? 2 : 3);
   const ordered = rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map(({ r }) => r);
 
@@ -167,6 +172,17 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
   };
 }
 
+/**
+ * The geometric mean of the metric over the measured runs of a configuration on a workload, found by its stage and
+ * label (as `compareStudies` named the side), counting a repeat wherever it ran (`runsOf`), as the comparison does.
+ */
+function measuredValue(project: ProjectFile, side: { stageId: string; workloadId: string; label: string }, metric: string): number | null {
+  const trials = project.state.trials;
+  const keys = new Set(trials.filter((t) => t.stageId === side.stageId && t.workloadId === side.workloadId && t.label === side.label).map((t) => t.serverKey));
+  const values = [...keys].flatMap((k) => runsOf(trials, k, side.workloadId)).map((t) => metricOf(t, metric)).filter((v): v is number => v !== null && v > 0);
+  return values.length === 0 ? null : Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
+}
+
 /** The engine versions and hosts of the original (its provenance) against the re-run's. */
 function changesOf(of: RerunOf, study: ProjectFile['study'], ctx: VersusContext): string[] {
   const { tx } = ctx;
@@ -196,10 +212,15 @@ export function versusSideText(side: VersusSide, tx: ReportText): string {
   return tx.plural('scenario.runs', side.runs, { value: tx.number(side.value) });
 }
 
+/** The row is marked: a metric of it got worse, or it no longer runs. */
+export function versusRowWorse(row: VersusRow): boolean {
+  return row.regression || row.alsoWorse.length > 0 || row.lost;
+}
+
 /** What a reader must know of a row besides its numbers. */
 export function versusRowNotes(row: VersusRow, tx: ReportText): string[] {
   const notes: string[] = [];
-  if (row.alsoWorse.length > 0) notes.push(tx.t('versus.alsoWorse', { metrics: tx.list(row.alsoWorse) }));
+  if (row.alsoWorse.length > 0) notes.push(tx.t(row.regression ? 'versus.alsoWorse' : 'versus.worseIn', { metrics: tx.list(row.alsoWorse) }));
   if (row.lost) notes.push(tx.t('versus.lost'));
   if (!row.sameConfig) notes.push(tx.t('versus.otherConfig'));
   return notes;

@@ -307,6 +307,7 @@ const en = {
   'versus.lostItem': '{configuration} on {workload}: measured in the original, {outcome} in the re-run',
   'versus.regressionsNone': 'No regression against the original: no change has its whole interval beyond the margin on the worse side.',
   'versus.alsoWorse': 'also worse: {metrics}',
+  'versus.worseIn': 'worse: {metrics}',
   'versus.lost': 'no longer runs',
   'versus.otherConfig': 'other settings than in the original (a stage built on another winner)',
   'versus.footnote':

@@ -297,6 +297,7 @@ const tr = {
   'versus.lostItem': '{configuration}, {workload} üzerinde: özgün çalışmada ölçüldü, yeniden çalıştırmada {outcome}',
   'versus.regressionsNone': 'Özgün çalışmaya göre gerileme yok: hiçbir değişimin aralığı bütünüyle kötü yönde eşiğin ötesinde değil.',
   'versus.alsoWorse': 'şunlarda da daha kötü: {metrics}',
+  'versus.worseIn': 'şunlarda daha kötü: {metrics}',
   'versus.lost': 'artık çalışmıyor',
   'versus.otherConfig': 'özgün çalışmadakinden farklı ayarlar (başka bir kazananın üzerine kurulan bir aşama)',
   'versus.footnote':

@@ -17,8 +17,9 @@ each named engine at the new version and, with --host, on another host. Candidat
 stay in the study (its pre-flight check rejects them) and are listed. Run it with \`servelab run NEW.servelab\`.
 
 The second form compares a re-run with the study it repeats, configuration by configuration: each change of the
-objective with its 95% interval over runs and the verdict against the study's margin; a regression is a change
-whose whole interval is worse than the margin.
+objective with its 95% interval over runs and the verdict against the study's margin. A regression is the same
+settings doing worse in the re-run: a change whose whole interval is worse than the margin, or a configuration the
+original measured that the re-run failed or refused to launch.
 
   --out FILE             the new project file (never replaces an existing one)
   --engine ENGINE=VER    an engine's new version (${ENGINE_IDS.join(', ')}); repeat for several engines
@@ -99,13 +100,16 @@ async function compare(command: Compare, io: CliIo): Promise<number> {
 export function comparisonText(diff: StudyDiff, originalName: string): string {
   const objective = diff.metrics[0] ?? '';
   const lines = [`Against "${originalName}" (${objective}; margin ±${diff.marginPct}%):`];
+  if (diff.rows.length === 0) lines.push('  Nothing to compare yet: the re-run has no configuration that the original also tried.');
   for (const row of diff.rows) {
     const m = row.metrics.find((x) => x.metric === objective);
-    const what = m ? `${formatChange(m.change)} ${m.verdict}${m.verdict === 'worse' ? ' (REGRESSION)' : ''}` : `original ${row.original.outcome}, re-run ${row.rerun.outcome}`;
-    lines.push(`  ${row.key}  ${row.rerun.label}: ${what}`);
+    const regressed = diff.regressions.some((r) => r.key === row.key && (r.kind === 'lost' || r.metric === objective));
+    const what = m ? `${formatChange(m.change)} ${m.verdict}` : `original ${row.original.outcome}, re-run ${row.rerun.outcome}`;
+    const settings = row.sameConfig ? '' : ' (other settings: an earlier stage kept another candidate)';
+    lines.push(`  ${row.key}  ${row.rerun.label}: ${what}${regressed ? ' (REGRESSION)' : ''}${settings}`);
   }
   lines.push(diff.regressions.length === 0 ? 'No regression.' : `Regressions (${diff.regressions.length}):`);
-  for (const r of diff.regressions) lines.push(`  ${r.key} ${r.metric}: ${formatChange(r.change)}`);
+  for (const r of diff.regressions) lines.push(r.kind === 'worse' ? `  ${r.key} ${r.metric}: ${formatChange(r.change)}` : `  ${r.key}: measured in the original, ${r.outcome} in the re-run`);
   if (diff.onlyOriginal.length > 0) lines.push(`Only in the original: ${diff.onlyOriginal.map((s) => s.key).join(', ')}`);
   if (diff.onlyRerun.length > 0) lines.push(`Only in the re-run: ${diff.onlyRerun.map((s) => s.key).join(', ')}`);
   return `${lines.join('\n')}\n`;

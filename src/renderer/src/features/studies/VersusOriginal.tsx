@@ -102,17 +102,22 @@ function Regressions({ project, diff }: { project: ProjectFile; diff: StudyDiff 
         <strong>{t('studies.versus.regressions', { count: diff.regressions.length })}</strong>
       </p>
       <ul>
-        {diff.regressions.map((r) => (
-          <li key={`${r.key} ${r.metric}`}>
-            {t('studies.versus.regressionItem', { label: `${stageLabel(project, r.stageId)} · ${r.label}`, workload: r.workloadId, metric: metricName(r.metric), change: changeText(r.change) })}
-          </li>
-        ))}
+        {diff.regressions.map((r) => {
+          const label = `${stageLabel(project, r.stageId)} · ${r.label}`;
+          return r.kind === 'worse' ? (
+            <li key={`${r.key} ${r.metric}`}>{t('studies.versus.regressionItem', { label, workload: r.workloadId, metric: metricName(r.metric), change: changeText(r.change) })}</li>
+          ) : (
+            <li key={r.key}>{t('studies.versus.regressionLost', { label, workload: r.workloadId, outcome: t(`studies.versus.outcome.${r.outcome}`) })}</li>
+          );
+        })}
       </ul>
     </div>
   );
 }
 
 function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: StudyDiff; metric: string }) {
+  // A row's regression on the metric shown (or the whole configuration lost) marks it; one on another metric, its edge.
+  const regressedOn = new Set(diff.regressions.map((r) => (r.kind === 'worse' ? `${r.key} ${r.metric}` : r.key)));
   const regressed = new Set(diff.regressions.map((r) => r.key));
   return (
     <div className="study-table-wrap">
@@ -131,7 +136,7 @@ function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: St
         <tbody>
           {diff.rows.map((row) => {
             const m = row.metrics.find((x) => x.metric === metric);
-            const isRegression = m?.verdict === 'worse';
+            const isRegression = regressedOn.has(row.key) || regressedOn.has(`${row.key} ${metric}`);
             return (
               <tr key={row.key} className={isRegression ? 'versus-regression' : regressed.has(row.key) ? 'versus-regressed' : undefined} data-testid="versus-row">
                 <th scope="row">
@@ -156,11 +161,13 @@ function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: St
                 </td>
                 <td className="mono">{m ? changeText(m.change) : '—'}</td>
                 <td>
-                  {m && (
+                  {m ? (
                     <Badge tone={VERDICT_TONE[m.verdict]}>
                       {isRegression ? `${t('studies.versus.regression')}: ` : ''}
                       {t(`studies.versus.verdict.${m.verdict}`)}
                     </Badge>
+                  ) : (
+                    isRegression && <Badge tone="danger">{t('studies.versus.regression')}</Badge>
                   )}
                 </td>
               </tr>

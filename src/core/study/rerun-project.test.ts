@@ -106,6 +106,26 @@ describe('studies:rerun', () => {
     expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(join(moved, 'latency.servelab'));
   });
 
+  it('reads a relative rerunOf.path from the re-run\'s folder, and does not take another study at the recorded path', async () => {
+    const original = join(dir, 'originals', 'latency.servelab');
+    await mkdir(join(dir, 'originals'));
+    await finishedProject(original);
+    const { dispatch } = dispatcher();
+    const out = join(dir, 'r.servelab');
+    expect((await dispatch('studies:rerun', { path: original, out, engineVersions: {} })).ok).toBe(true);
+    // Marked edge case: the provenance edited by hand to a path relative to the re-run.
+    const written = JSON.parse(await readFile(out, 'utf8')) as ProjectFile;
+    await writeFile(out, JSON.stringify({ ...written, study: { ...written.study, rerunOf: { ...written.study.rerunOf, path: join('originals', 'latency.servelab') } } }));
+    const back = await dispatch('studies:rerunOriginal', { path: out });
+    expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(original);
+
+    // Another study written over the original's name is not the original.
+    const other = JSON.parse(await readFile(original, 'utf8')) as ProjectFile;
+    await writeFile(original, JSON.stringify({ ...other, study: { ...other.study, name: 'Another study' } }));
+    const refused = await dispatch('studies:rerunOriginal', { path: out });
+    expect(refused.ok ? null : refused.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`${original} holds "Another study"`) });
+  });
+
   it('keeps the provenance when the re-run is edited before it runs (the wizard saves a definition without it)', async () => {
     const original = join(dir, 'latency.servelab');
     await finishedProject(original);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { CliIo } from '../cli-io';
 import { runStudyRerun, RERUN_USAGE } from './study-rerun';
 import { runCli, USAGE } from '../main';
+import { ProjectTrust } from '../../core/study/project-trust';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { repoRoot } from '../../../tests/helpers/repo';
 import { EXAMPLES } from '../../../tests/helpers/study-runs';
@@ -60,6 +61,24 @@ describe('servelab rerun', () => {
     const bad = io();
     expect(await runStudyRerun(['latency.servelab', '--out', 'n.servelab', '--engine', 'vllm=not a version'], bad)).toBe(1);
     expect(bad.err).toContain('engines.0.version');
+  });
+
+  it('trusts the re-run as far as the original was trusted here', async () => {
+    const file = await finished();
+    // Marked edge case: an environment variable on the first engine makes the project one that asks before it runs.
+    const engines = file.study.engines.map((e, i) => (i === 0 ? { ...e, config: { ...e.config, env: { VLLM_LOGGING_LEVEL: 'DEBUG' } } } : e));
+    const withEnv = { ...file, study: { ...file.study, engines } };
+    await writeFile(join(dir, 'latency.servelab'), JSON.stringify(withEnv));
+    const dataDir = join(dir, 'data');
+    const trust = new ProjectTrust(dataDir);
+    expect(await runStudyRerun(['latency.servelab', '--out', 'before.servelab', '--data-dir', 'data'], io())).toBe(0);
+    const before = ProjectFileSchema.parse(JSON.parse(await readFile(join(dir, 'before.servelab'), 'utf8')));
+    expect((await trust.check(join(dir, 'before.servelab'), before.study)).trusted).toBe(false);
+
+    await trust.trustWritten(join(dir, 'latency.servelab'), withEnv.study);
+    expect(await runStudyRerun(['latency.servelab', '--out', 'after.servelab', '--engine', 'vllm=0.12.0', '--data-dir', 'data'], io())).toBe(0);
+    const after = ProjectFileSchema.parse(JSON.parse(await readFile(join(dir, 'after.servelab'), 'utf8')));
+    expect((await trust.check(join(dir, 'after.servelab'), after.study)).trusted).toBe(true);
   });
 
   it('is the `servelab rerun` command', async () => {

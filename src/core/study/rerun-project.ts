@@ -4,13 +4,15 @@ import { rerunDefinition, type RerunDefinition, type RerunOptions } from '../../
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { readVersionedFile } from '../util/versioned-file';
 import { StudyProject } from './project-store';
+import type { ProjectTrust } from './project-trust';
 
 /**
  * "Re-run with…" on disk: the finished project at `path` read (validated, as any project), its re-run's definition
  * made by `rerunDefinition` and written as a new project at `out` (atomic, versioned, never over an existing file),
- * with a draft state; the original is only read. The provenance names the original by its absolute path.
+ * with a draft state; the original is only read. The provenance names the original by its absolute path. The re-run
+ * runs what the original ran, at other versions: with `trust`, it is trusted as far as the original was.
  */
-export async function rerunProject(path: string, out: string, options: RerunOptions): Promise<Omit<RerunDefinition, 'definition'> & { path: string; project: ProjectFile; original: ProjectFile }> {
+export async function rerunProject(path: string, out: string, options: RerunOptions, trust?: ProjectTrust): Promise<Omit<RerunDefinition, 'definition'> & { path: string; project: ProjectFile }> {
   const from = resolve(path);
   if (from === resolve(out)) throw new ServelabError('BAD_INPUT', 'The re-run needs another file name than the original.', { issues: [{ path: 'out', message: 'is the original project itself' }] });
   const original = await readProject(from);
@@ -21,7 +23,8 @@ export async function rerunProject(path: string, out: string, options: RerunOpti
   }
   const { definition, lost, untabled } = rerunDefinition({ path: from, file: original }, options);
   const project = await StudyProject.create(out, definition);
-  return { path: out, project: project.file, lost, untabled, original };
+  if (trust && (await trust.check(from, original.study)).trusted) await trust.trustWritten(out, project.file.study);
+  return { path: out, project: project.file, lost, untabled };
 }
 
 /**

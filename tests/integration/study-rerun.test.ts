@@ -2,23 +2,17 @@
 // again, from rerunDefinition, at newer ones on the same simulated box (tests/helpers/virtual-study.ts); the two
 // compared trial by trial with the decision rule's statistics (src/shared/study/study-diff.ts).
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { gridCombinations } from '../../src/shared/study/planner';
 import { rerunDefinition } from '../../src/shared/study/rerun';
 import { compareStudies, type StudyDiff } from '../../src/shared/study/study-diff';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../src/shared/study/study';
+import type { ProjectFile } from '../../src/shared/study/study';
 import { gainOf } from '../../src/shared/study/verdict';
-import { repoRoot } from '../helpers/repo';
-import { EXAMPLES } from '../helpers/study-runs';
-import { runVirtualStudy } from '../helpers/virtual-study';
+import { EXAMPLES, exampleStudy } from '../helpers/study-runs';
+import { virtualProject } from '../helpers/virtual-study';
 
 const ORIGINAL_PATH = '/projects/latency.servelab';
-const example = ProjectFileSchema.parse(JSON.parse(readFileSync(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
-
-function ran(study: ProjectFile['study'], seed: number): ProjectFile {
-  return { schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { seed }).state };
-}
+const example = { study: exampleStudy(EXAMPLES.latency) };
+const ran = (study: ProjectFile['study'], seed: number) => virtualProject(study, { seed });
 
 /** Every configuration × workload a study measured or tried, in the re-run's words for the rerun side. */
 function keysOf(file: ProjectFile): Set<string> {
@@ -88,8 +82,7 @@ describe('re-running the latency example at newer engine versions', () => {
 
   it('flags nothing when the new versions are as fast: the difference is run-to-run noise, which the interval covers', () => {
     // The simulated box has no version effect: its noise-free model measures the same numbers at both versions.
-    const noiseFree = (study: ProjectFile['study']): ProjectFile => ({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { noise: false }).state });
-    const exact = compareStudies(noiseFree(example.study), noiseFree(definition));
+    const exact = compareStudies(virtualProject(example.study, { noise: false }), virtualProject(definition, { noise: false }));
     expect(exact.rows.length).toBeGreaterThan(10);
     for (const row of exact.rows) for (const m of row.metrics) expect(m.change.pct, `${row.key} ${m.metric}`).toBeCloseTo(0, 9);
     // So every flag on the seeded noisy runs would be false. None is expected: a false one needs the whole 95% interval

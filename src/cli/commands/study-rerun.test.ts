@@ -6,10 +6,9 @@ import type { CliIo } from '../cli-io';
 import { runStudyRerun, RERUN_USAGE } from './study-rerun';
 import { runCli, USAGE } from '../main';
 import { ProjectTrust } from '../../core/study/project-trust';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
-import { repoRoot } from '../../../tests/helpers/repo';
-import { EXAMPLES } from '../../../tests/helpers/study-runs';
-import { runVirtualStudy } from '../../../tests/helpers/virtual-study';
+import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { EXAMPLES, exampleStudy } from '../../../tests/helpers/study-runs';
+import { virtualProject } from '../../../tests/helpers/virtual-study';
 
 let dir: string;
 beforeEach(async () => {
@@ -26,8 +25,7 @@ function io(): CliIo & { out: string; err: string } {
 
 // The latency example run in virtual time (tests/helpers/virtual-study.ts) as the finished original.
 async function finished(): Promise<ProjectFile> {
-  const example = ProjectFileSchema.parse(JSON.parse(await readFile(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
-  const file: ProjectFile = { schemaVersion: PROJECT_SCHEMA_VERSION, study: example.study, state: runVirtualStudy(example.study, { seed: 1 }).state };
+  const file = virtualProject(exampleStudy(EXAMPLES.latency), { seed: 1 });
   await writeFile(join(dir, 'latency.servelab'), JSON.stringify(file));
   return file;
 }
@@ -43,7 +41,7 @@ describe('servelab rerun', () => {
 
     // Marked edge case: the re-run measured on a slower GPU (the demo lab's A100) so that it regresses.
     const slower = { ...rerun.study, demoLab: { gpu: 'a100' as const, count: 1 } };
-    await writeFile(join(dir, 'new.servelab'), JSON.stringify({ ...rerun, study: slower, state: runVirtualStudy(slower, { seed: 2 }).state }));
+    await writeFile(join(dir, 'new.servelab'), JSON.stringify(virtualProject(slower, { seed: 2 })));
     const compared = io();
     expect(await runStudyRerun(['--compare', 'new.servelab', '--fail-on-regression'], compared)).toBe(3);
     expect(compared.out).toMatch(/^Against "Qwen3-8B, lowest latency on one H100" \(mean_latency_s; margin ±3%\):/);

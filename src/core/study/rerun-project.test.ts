@@ -8,11 +8,10 @@ import { EventBus } from '../dispatch/event-bus';
 import { RecentProjects } from './recent-projects';
 import { ProjectTrust } from './project-trust';
 import { studyHandlers } from './study-handlers';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { compareStudies } from '../../shared/study/study-diff';
-import { repoRoot } from '../../../tests/helpers/repo';
-import { EXAMPLES } from '../../../tests/helpers/study-runs';
-import { runVirtualStudy } from '../../../tests/helpers/virtual-study';
+import { EXAMPLES, exampleStudy } from '../../../tests/helpers/study-runs';
+import { virtualProject } from '../../../tests/helpers/virtual-study';
 
 let dir: string;
 beforeEach(async () => {
@@ -24,8 +23,7 @@ afterEach(async () => {
 
 // A finished study: the latency example run in virtual time (tests/helpers/virtual-study.ts), written as a project.
 async function finishedProject(path: string): Promise<ProjectFile> {
-  const example = ProjectFileSchema.parse(JSON.parse(await readFile(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
-  const file: ProjectFile = { schemaVersion: PROJECT_SCHEMA_VERSION, study: example.study, state: runVirtualStudy(example.study, { seed: 1 }).state };
+  const file = virtualProject(exampleStudy(EXAMPLES.latency), { seed: 1 });
   await writeFile(path, `${JSON.stringify(file, null, 1)}\n`);
   return file;
 }

@@ -4,8 +4,9 @@ import { bestConfigOf, engineBaseConfig, planEngineStage, planStage } from './pl
 import type { PlanContext } from './plan-context';
 import { rerunDefinition } from './rerun';
 import { compareStudies } from './study-diff';
-import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyDefinition, type Trial } from './study';
+import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyDefinition } from './study';
 import { compareRuns, pooledRunNoise } from './verdict';
+import { measuredTrial } from '../../../tests/helpers/measured-trial';
 
 // Marked edge cases, written by hand: what each side of a row can be (measured, failed, rejected, not run, a metric
 // missing, other settings) on a one-engine, one-stage study with two repeats. The comparison on whole studies with the
@@ -24,15 +25,6 @@ const STUDY = StudyDefinitionSchema.parse({
   workloads: { primary: { id: 'sharegpt-c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4 }, generalisation: [] },
 });
 
-function measured(trial: Trial, metrics: Record<string, number>): Trial {
-  return {
-    ...trial,
-    status: 'done',
-    finishedAt: '2026-01-01T00:00:00.000Z',
-    result: { id: 'res-abc-0123abcd', kind: 'measured', status: 'ok', addedAt: '2026-01-01T00:00:00.000Z', title: trial.label, result: { schemaVersion: 1, metrics, extra: {} } },
-  };
-}
-
 type Outcome = number[] | 'failed' | 'rejected' | 'planned' | { metrics: Record<string, number>[] };
 
 /** The study's engine stage and its one stage (on the engine's defaults, or on `base`), each candidate as given. */
@@ -45,7 +37,7 @@ function ran(study: StudyDefinition, outcomes: { engine: Outcome; fp8: Outcome }
     if (outcome === 'failed') return { ...t, status: 'failed' as const, error: 'the server died' };
     if (outcome === 'rejected') return { ...t, status: 'rejected' as const, rejectReason: 'not at this version' };
     const metrics = Array.isArray(outcome) ? { mean_latency_s: outcome[t.repeat - 1] as number } : (outcome.metrics[t.repeat - 1] as Record<string, number>);
-    return measured(t, metrics);
+    return measuredTrial(t, metrics);
   });
   return { schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'done', trials, decisions: [] } };
 }

@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ServelabError } from '../../../../shared/contract';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { rerunProvenance } from '../../../../shared/study/rerun';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type Trial } from '../../../../shared/study/study';
@@ -197,5 +198,26 @@ describe('Versus original, a configuration lost', () => {
     expect(within(fp8).getByText('Regression')).toBeTruthy();
     const list = screen.getByRole('note');
     expect(within(list).getByText('Quantization · FP8 checkpoint · sharegpt-c4: measured in the original, failed in the re-run')).toBeTruthy();
+  });
+});
+
+describe('Versus original, the original gone', () => {
+  it('says where the original was, and reads it again when asked once it is back', async () => {
+    const fake = api();
+    let back = false;
+    fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
+    fake.handle('studies:rerunOriginal', () => {
+      if (!back) throw new ServelabError('NOT_FOUND', `The original study "Latency" is no longer at ${PATH}; put it back at ${PATH} to compare with it.`);
+      return { path: PATH, project: ORIGINAL };
+    });
+    await renderPage(fake);
+    await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
+    await click(screen.getByRole('tab', { name: 'Versus original' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain(`The original study “Latency” is neither at ${PATH} nor beside this re-run: put it back, then try again.`);
+    back = true;
+    await click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('table', { name: 'Changes from the original' })).toBeTruthy();
+    expect(fake.calls.filter((c) => c.name === 'studies:rerunOriginal')).toHaveLength(2);
   });
 });

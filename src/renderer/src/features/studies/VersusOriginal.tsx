@@ -10,6 +10,7 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { formatSigned, metricTitle } from '../compare/compare-format';
 import { metricInfo } from '../compare/compare-model';
+import { toErrorInfo } from '../../store';
 import { errorText } from './study-errors';
 import { stageLabel } from './study-format';
 
@@ -40,6 +41,10 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
   const [original, setOriginal] = useState<ProjectFile | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [metric, setMetric] = useState<string | null>(null);
+  // Bumped by "Try again": the original may have been put back since.
+  const [attempt, setAttempt] = useState(0);
+  const originalName = project.study.rerunOf?.name ?? '';
+  const originalPath = project.study.rerunOf?.path ?? '';
 
   useEffect(() => {
     let current = true;
@@ -50,22 +55,39 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
         setError(null);
       },
       (e: unknown) => {
-        if (current) setError(errorText(e));
+        if (!current) return;
+        // The core's sentence is English; where the original is not found, say so in the UI's language first.
+        const missing = toErrorInfo(e).code === 'NOT_FOUND' ? `${t('studies.versus.originalMissing', { name: originalName, path: originalPath })} ` : '';
+        setError(`${missing}${errorText(e)}`);
       },
     );
     return () => {
       current = false;
     };
-    // Read once per project; the original does not change while this one runs.
-  }, [api, path]);
+    // Read once per project (and on "Try again"); the original does not change while this one runs.
+  }, [api, path, attempt, originalName, originalPath]);
 
   const diff = useMemo(() => (original ? compareStudies(original, project) : null), [original, project]);
 
   if (error) {
     return (
-      <p className="form-error" role="alert">
-        {error}
-      </p>
+      <div className="versus">
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+        <div>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => {
+              setError(null);
+              setAttempt((n) => n + 1);
+            }}
+          >
+            {t('studies.versus.retry')}
+          </button>
+        </div>
+      </div>
     );
   }
   if (!original || !diff) {

@@ -189,6 +189,8 @@ const studies = {
   'studies.tab.versus': 'Versus original',
   'studies.versus.loading': 'Reading the original study…',
   'studies.versus.intro': 'This study against “{name}”, configuration by configuration and workload by workload: the change from the original with its 95% interval over runs, read against the study’s margin of {margin}%.',
+  'studies.versus.originalMissing': 'The original study “{name}” is neither at {path} nor beside this re-run: put it back, then try again.',
+  'studies.versus.retry': 'Try again',
   'studies.versus.metric': 'Metric',
   'studies.versus.regressionsNone': 'No regression: no change has its whole interval worse than the margin, and nothing the original measured failed or was refused here.',
   'studies.versus.regressions': 'Regressions ({count}): the same settings worse than the margin over the whole interval, or failing where the original measured them',

@@ -197,6 +197,8 @@ const studies: MessagesOf<typeof en> = {
   'studies.tab.versus': 'Özgün çalışmaya karşı',
   'studies.versus.loading': 'Özgün çalışma okunuyor…',
   'studies.versus.intro': 'Bu çalışma “{name}” çalışmasına karşı, yapılandırma ve iş yükü bazında: özgün çalışmaya göre değişim ve koşular üzerinden %95 aralığı, çalışmanın %{margin} payına göre okunur.',
+  'studies.versus.originalMissing': 'Özgün çalışma “{name}” ne {path} konumunda ne de bu yeniden çalıştırmanın yanında: yerine koyup yeniden deneyin.',
+  'studies.versus.retry': 'Yeniden dene',
   'studies.versus.metric': 'Metrik',
   'studies.versus.regressionsNone': 'Gerileme yok: hiçbir değişimin aralığının tamamı paydan daha kötü değil ve özgün çalışmanın ölçtüğü hiçbir yapılandırma burada başarısız olmadı ya da reddedilmedi.',
   'studies.versus.regressions': 'Gerilemeler ({count}): aralığın tamamı paydan daha kötü olan ya da özgün çalışmada ölçülüp burada başarısız olan aynı ayarlar',

@@ -86,9 +86,10 @@ describe('re-running the latency example at newer engine versions', () => {
     expect(exact.rows.length).toBeGreaterThan(10);
     for (const row of exact.rows) for (const m of row.metrics) expect(m.change.pct, `${row.key} ${m.metric}`).toBeCloseTo(0, 9);
     // So every flag on the seeded noisy runs would be false. None is expected: a false one needs the whole 95% interval
-    // beyond the 3% margin, i.e. a single-run difference past 3% + the half-width (≥ 2.5% with the 0.64% prior CV),
-    // over six standard deviations of the box's 0.3–0.6% run-to-run CV (resources/simbox/lib/noise.mjs); for the noisier
-    // TTFT the pooled spread widens the interval with it, and the t interval alone leaves at most 2.5% to one side.
+    // beyond the 3% margin, i.e. a difference past 3% plus the interval's half-width (about 1.4% with many repeats, 2.5%
+    // on the 0.64% prior alone), five or more standard deviations of a one-run difference at the box's 0.3–0.6%
+    // run-to-run CV (resources/simbox/lib/noise.mjs); for the noisier TTFT the pooled spread widens the interval with
+    // it, and the t interval alone leaves at most 2.5% to one side before the margin is added.
     const compared = diff.rows.flatMap((r) => r.metrics);
     expect(compared.length).toBeGreaterThan(60);
     expect(diff.regressions).toEqual([]);

@@ -221,3 +221,18 @@ describe('Versus original, the original gone', () => {
     expect(fake.calls.filter((c) => c.name === 'studies:rerunOriginal')).toHaveLength(2);
   });
 });
+
+describe('Versus original, before the re-run ran', () => {
+  it('says there is nothing to compare yet and claims no absence of regressions', async () => {
+    const fake = api();
+    fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
+    fake.handle('studies:open', () => ({ ...RERUN, state: { status: 'draft', trials: [], decisions: [] } }));
+    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }));
+    await renderPage(fake);
+    await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
+    await click(screen.getByRole('tab', { name: 'Versus original' }));
+    expect(await screen.findByText('Nothing to compare yet: the re-run has measured no configuration that the original also measured.')).toBeTruthy();
+    expect(screen.queryByText(/^No regression/)).toBeNull();
+    expect(screen.getByText('Only in the original (3)')).toBeTruthy();
+  });
+});

@@ -101,7 +101,8 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
   return (
     <section className="versus" aria-label={t('studies.tab.versus')}>
       <p className="muted">{t('studies.versus.intro', { name: original.study.name, margin: fixedNumber(1).format(diff.marginPct) })}</p>
-      <Regressions project={project} diff={diff} />
+      {/* "No regression" only once something was compared: a re-run not run yet has said nothing. */}
+      {diff.rows.length > 0 && <Regressions project={project} diff={diff} />}
       {diff.rows.length === 0 ? (
         <p className="muted">{t('studies.versus.empty')}</p>
       ) : (

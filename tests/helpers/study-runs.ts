@@ -1,12 +1,14 @@
 // The example studies and what every end-to-end run of one must show: shared by the demo-lab and SSH suites.
 import { afterAll, beforeAll, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Core } from '../../src/core/create-core';
 import type { EventMessage } from '../../src/shared/contract';
-import { ProjectFileSchema, type StudyState, type Trial } from '../../src/shared/study/study';
+import { ProjectFileSchema, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
 import { REFERENCE_CANDIDATE_ID } from '../../src/shared/study/study-loop';
+import { repoRoot } from './repo';
 
 export const EXAMPLES = {
   latency: {
@@ -23,6 +25,11 @@ export const EXAMPLES = {
 } as const;
 
 export type Example = (typeof EXAMPLES)[keyof typeof EXAMPLES];
+
+/** The example's study definition, as the app copies it. */
+export function exampleStudy(example: Example): StudyDefinition {
+  return ProjectFileSchema.parse(JSON.parse(readFileSync(join(repoRoot, 'examples', example.file), 'utf8'))).study;
+}
 
 /**
  * A scratch folder for a study suite and the simulated box's time scale while it runs (restored after): `dir` is

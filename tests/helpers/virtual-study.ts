@@ -12,7 +12,7 @@ import type { ResultEntry } from '../../src/shared/results/result-entry';
 import { launchSeconds } from '../../src/shared/study/planner';
 import type { PlanContext } from '../../src/shared/study/plan-context';
 import { applyStep, nextStudyStep, type StudyLoopOptions } from '../../src/shared/study/study-loop';
-import { objectiveOf, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
+import { objectiveOf, PROJECT_SCHEMA_VERSION, type ProjectFile, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
 import { metricOf } from '../../src/shared/results/metrics';
 
 export interface VirtualStudyOptions {
@@ -99,6 +99,11 @@ export function trueObjective(study: StudyDefinition, launched: Pick<Trial, 'eng
   if (!run.ok) return null;
   const probe = { id: 'true/objective', engine: launched.engine, version: launched.version, config: launched.config } as Trial;
   return metricOf({ result: resultEntry(run.json, probe, workload, 0, 1) }, objectiveOf(study.goal.kind).metric);
+}
+
+/** The study as a project file in the state its virtual run leaves it (a finished study, to re-run or compare). */
+export function virtualProject(study: StudyDefinition, opts: VirtualStudyOptions = {}): ProjectFile {
+  return { schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, opts).state };
 }
 
 /** Runs a study from a fresh state to its end, as the runner would on the demo lab. */

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
+import { ProjectTrust } from '../../core/study/project-trust';
 import { rerunOriginal, rerunProject } from '../../core/study/rerun-project';
+import { defaultDataDir } from '../../core/util/paths';
 import { readVersionedFile } from '../../core/util/versioned-file';
 import { ServelabError } from '../../shared/contract';
 import { ENGINE_IDS, type EngineId } from '../../shared/engines/types';
@@ -9,21 +11,24 @@ import { compareStudies, type StudyDiff } from '../../shared/study/study-diff';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema } from '../../shared/study/study';
 import { formatChange } from '../../shared/study/verdict';
 
-export const RERUN_USAGE = `Usage: servelab rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host HOST_ID] [--name NAME]
+export const RERUN_USAGE = `Usage: servelab rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host HOST_ID] [--name NAME] [--data-dir DIR]
        servelab rerun --compare <rerun.servelab> [--fail-on-regression]
 
 The first form writes a new project that re-runs a finished study: the same stages, candidates and workloads, with
 each named engine at the new version and, with --host, on another host. Candidates the new version cannot launch
-stay in the study (its pre-flight check rejects them) and are listed. Run it with \`servelab run NEW.servelab\`.
+stay in the study (its pre-flight check rejects them) and are listed. Run it with \`servelab run NEW.servelab\`: if
+you had accepted what the original runs, the re-run is accepted too.
 
 The second form compares a re-run with the study it repeats, configuration by configuration: each change of the
-objective with its 95% interval over runs and the verdict against the study's margin; a regression is a change
-whose whole interval is worse than the margin.
+objective with its 95% interval over runs and the verdict against the study's margin. A regression is the same
+settings doing worse in the re-run: a change whose whole interval is worse than the margin, or a configuration the
+original measured that the re-run failed or refused to launch.
 
   --out FILE             the new project file (never replaces an existing one)
   --engine ENGINE=VER    an engine's new version (${ENGINE_IDS.join(', ')}); repeat for several engines
   --host HOST_ID         run on this host instead of the original's
   --name NAME            the new study's name (default: the original's with "(re-run)")
+  --data-dir DIR         the app's data folder, where accepted projects are remembered (default: $SERVELAB_DATA_DIR or ~/.config/servelab)
   --compare              print the comparison of a re-run with its original
   --fail-on-regression   with --compare: exit 3 when there is a regression
   -h, --help             show this help
@@ -37,6 +42,7 @@ interface Create {
   engineVersions: Partial<Record<EngineId, string>>;
   hostId?: string;
   name?: string;
+  dataDir?: string;
 }
 
 interface Compare {
@@ -70,11 +76,17 @@ export async function runStudyRerun(args: string[], io: CliIo): Promise<number> 
 
 async function create(command: Create, io: CliIo): Promise<number> {
   const out = resolve(io.cwd, command.out);
-  const made = await rerunProject(resolve(io.cwd, command.project), out, {
-    engineVersions: command.engineVersions,
-    ...(command.hostId !== undefined ? { hostId: command.hostId } : {}),
-    ...(command.name !== undefined ? { name: command.name } : {}),
-  });
+  const dataDir = command.dataDir !== undefined ? resolve(io.cwd, command.dataDir) : defaultDataDir(io.env);
+  const made = await rerunProject(
+    resolve(io.cwd, command.project),
+    out,
+    {
+      engineVersions: command.engineVersions,
+      ...(command.hostId !== undefined ? { hostId: command.hostId } : {}),
+      ...(command.name !== undefined ? { name: command.name } : {}),
+    },
+    new ProjectTrust(dataDir),
+  );
   const engines = made.project.study.engines.map((e) => `${e.engine} ${e.version}`).join(', ');
   io.stdout(`Wrote ${command.out}: "${made.project.study.name}" (${engines}).\n`);
   for (const u of made.untabled) io.stdout(`Servelab has no flag table of ${u.engine} ${u.version}: its flags are checked against ${u.checkedAgainst}.\n`);
@@ -99,13 +111,16 @@ async function compare(command: Compare, io: CliIo): Promise<number> {
 export function comparisonText(diff: StudyDiff, originalName: string): string {
   const objective = diff.metrics[0] ?? '';
   const lines = [`Against "${originalName}" (${objective}; margin ±${diff.marginPct}%):`];
+  if (diff.rows.length === 0) lines.push('  Nothing to compare yet: the re-run has no configuration that the original also tried.');
   for (const row of diff.rows) {
     const m = row.metrics.find((x) => x.metric === objective);
-    const what = m ? `${formatChange(m.change)} ${m.verdict}${m.verdict === 'worse' ? ' (REGRESSION)' : ''}` : `original ${row.original.outcome}, re-run ${row.rerun.outcome}`;
-    lines.push(`  ${row.key}  ${row.rerun.label}: ${what}`);
+    const regressed = diff.regressions.some((r) => r.key === row.key && (r.kind === 'lost' || r.metric === objective));
+    const what = m ? `${formatChange(m.change)} ${m.verdict}` : `original ${row.original.outcome}, re-run ${row.rerun.outcome}`;
+    const settings = row.sameConfig ? '' : ' (other settings: an earlier stage kept another candidate)';
+    lines.push(`  ${row.key}  ${row.rerun.label}: ${what}${regressed ? ' (REGRESSION)' : ''}${settings}`);
   }
   lines.push(diff.regressions.length === 0 ? 'No regression.' : `Regressions (${diff.regressions.length}):`);
-  for (const r of diff.regressions) lines.push(`  ${r.key} ${r.metric}: ${formatChange(r.change)}`);
+  for (const r of diff.regressions) lines.push(r.kind === 'worse' ? `  ${r.key} ${r.metric}: ${formatChange(r.change)}` : `  ${r.key}: measured in the original, ${r.outcome} in the re-run`);
   if (diff.onlyOriginal.length > 0) lines.push(`Only in the original: ${diff.onlyOriginal.map((s) => s.key).join(', ')}`);
   if (diff.onlyRerun.length > 0) lines.push(`Only in the re-run: ${diff.onlyRerun.map((s) => s.key).join(', ')}`);
   return `${lines.join('\n')}\n`;
@@ -119,6 +134,7 @@ function parseCommand(args: string[]): Create | Compare | 'help' {
       engine: { type: 'string', multiple: true },
       host: { type: 'string' },
       name: { type: 'string' },
+      'data-dir': { type: 'string' },
       compare: { type: 'boolean' },
       'fail-on-regression': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -127,7 +143,9 @@ function parseCommand(args: string[]): Create | Compare | 'help' {
   );
   if (help) return 'help';
   if (values.compare) {
-    if (values.out !== undefined || values.engine !== undefined || values.host !== undefined || values.name !== undefined) throw new UsageError('--compare takes no --out, --engine, --host or --name.');
+    if (values.out !== undefined || values.engine !== undefined || values.host !== undefined || values.name !== undefined || values['data-dir'] !== undefined) {
+      throw new UsageError('--compare takes no --out, --engine, --host, --name or --data-dir.');
+    }
     return { kind: 'compare', project: positional, failOnRegression: values['fail-on-regression'] === true };
   }
   if (values['fail-on-regression']) throw new UsageError('--fail-on-regression goes with --compare.');
@@ -146,6 +164,7 @@ function parseCommand(args: string[]): Create | Compare | 'help' {
     engineVersions,
     ...(values.host !== undefined ? { hostId: values.host } : {}),
     ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(values['data-dir'] !== undefined ? { dataDir: values['data-dir'] } : {}),
   };
 }
 

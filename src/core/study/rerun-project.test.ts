@@ -8,11 +8,10 @@ import { EventBus } from '../dispatch/event-bus';
 import { RecentProjects } from './recent-projects';
 import { ProjectTrust } from './project-trust';
 import { studyHandlers } from './study-handlers';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { compareStudies } from '../../shared/study/study-diff';
-import { repoRoot } from '../../../tests/helpers/repo';
-import { EXAMPLES } from '../../../tests/helpers/study-runs';
-import { runVirtualStudy } from '../../../tests/helpers/virtual-study';
+import { EXAMPLES, exampleStudy } from '../../../tests/helpers/study-runs';
+import { virtualProject } from '../../../tests/helpers/virtual-study';
 
 let dir: string;
 beforeEach(async () => {
@@ -24,8 +23,7 @@ afterEach(async () => {
 
 // A finished study: the latency example run in virtual time (tests/helpers/virtual-study.ts), written as a project.
 async function finishedProject(path: string): Promise<ProjectFile> {
-  const example = ProjectFileSchema.parse(JSON.parse(await readFile(join(repoRoot, 'examples', EXAMPLES.latency.file), 'utf8')));
-  const file: ProjectFile = { schemaVersion: PROJECT_SCHEMA_VERSION, study: example.study, state: runVirtualStudy(example.study, { seed: 1 }).state };
+  const file = virtualProject(exampleStudy(EXAMPLES.latency), { seed: 1 });
   await writeFile(path, `${JSON.stringify(file, null, 1)}\n`);
   return file;
 }
@@ -106,6 +104,26 @@ describe('studies:rerun', () => {
     expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(join(moved, 'latency.servelab'));
   });
 
+  it('reads a relative rerunOf.path from the re-run\'s folder, and does not take another study at the recorded path', async () => {
+    const original = join(dir, 'originals', 'latency.servelab');
+    await mkdir(join(dir, 'originals'));
+    await finishedProject(original);
+    const { dispatch } = dispatcher();
+    const out = join(dir, 'r.servelab');
+    expect((await dispatch('studies:rerun', { path: original, out, engineVersions: {} })).ok).toBe(true);
+    // Marked edge case: the provenance edited by hand to a path relative to the re-run.
+    const written = JSON.parse(await readFile(out, 'utf8')) as ProjectFile;
+    await writeFile(out, JSON.stringify({ ...written, study: { ...written.study, rerunOf: { ...written.study.rerunOf, path: join('originals', 'latency.servelab') } } }));
+    const back = await dispatch('studies:rerunOriginal', { path: out });
+    expect(back.ok ? (back.data as CallOutput<'studies:rerunOriginal'>).path : back.error.message).toBe(original);
+
+    // Another study written over the original's name is not the original.
+    const other = JSON.parse(await readFile(original, 'utf8')) as ProjectFile;
+    await writeFile(original, JSON.stringify({ ...other, study: { ...other.study, name: 'Another study' } }));
+    const refused = await dispatch('studies:rerunOriginal', { path: out });
+    expect(refused.ok ? null : refused.error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining(`${original} holds "Another study"`) });
+  });
+
   it('keeps the provenance when the re-run is edited before it runs (the wizard saves a definition without it)', async () => {
     const original = join(dir, 'latency.servelab');
     await finishedProject(original);
@@ -132,7 +150,7 @@ describe('studies:report and studies:export of a re-run', () => {
     if (!made.ok) throw new Error(made.error.message);
     // The re-run run to the end in virtual time, as the runner would record it.
     const study = (made.data as CallOutput<'studies:rerun'>).project.study;
-    await writeFile(out, `${JSON.stringify({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: runVirtualStudy(study, { seed: 2 }).state }, null, 1)}\n`);
+    await writeFile(out, `${JSON.stringify(virtualProject(study, { seed: 2 }), null, 1)}\n`);
 
     const md = await dispatch('studies:report', { path: out, format: 'md', lang: 'tr' });
     if (!md.ok) throw new Error(md.error.message);

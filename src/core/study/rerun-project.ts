@@ -5,13 +5,15 @@ import type { ReportInputs } from '../../shared/study/report';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { readVersionedFile } from '../util/versioned-file';
 import { StudyProject } from './project-store';
+import type { ProjectTrust } from './project-trust';
 
 /**
  * "Re-run with…" on disk: the finished project at `path` read (validated, as any project), its re-run's definition
  * made by `rerunDefinition` and written as a new project at `out` (atomic, versioned, never over an existing file),
- * with a draft state; the original is only read. The provenance names the original by its absolute path.
+ * with a draft state; the original is only read. The provenance names the original by its absolute path. The re-run
+ * runs what the original ran, at other versions: with `trust`, it is trusted as far as the original was.
  */
-export async function rerunProject(path: string, out: string, options: RerunOptions): Promise<Omit<RerunDefinition, 'definition'> & { path: string; project: ProjectFile; original: ProjectFile }> {
+export async function rerunProject(path: string, out: string, options: RerunOptions, trust?: ProjectTrust): Promise<Omit<RerunDefinition, 'definition'> & { path: string; project: ProjectFile }> {
   const from = resolve(path);
   if (from === resolve(out)) throw new ServelabError('BAD_INPUT', 'The re-run needs another file name than the original.', { issues: [{ path: 'out', message: 'is the original project itself' }] });
   const original = await readProject(from);
@@ -22,23 +24,30 @@ export async function rerunProject(path: string, out: string, options: RerunOpti
   }
   const { definition, lost, untabled } = rerunDefinition({ path: from, file: original }, options);
   const project = await StudyProject.create(out, definition);
-  return { path: out, project: project.file, lost, untabled, original };
+  if (trust && (await trust.check(from, original.study)).trusted) await trust.trustWritten(out, project.file.study);
+  return { path: out, project: project.file, lost, untabled };
 }
 
 /**
- * The project a re-run repeats, as its provenance names it; when that path is gone, a file of the same name beside
- * the re-run holding the same study (the two were moved or copied together).
+ * The project a re-run repeats, as its provenance names it — a path written by hand may be relative, to the re-run's
+ * folder — or, when that is gone, a file of the same name beside the re-run (the two were moved or copied together).
+ * Either must hold the study the provenance names: a file that now holds another study is not the original.
  */
 export async function rerunOriginal(path: string): Promise<{ path: string; project: ProjectFile }> {
   const rerun = await readProject(path);
   const of = rerun.study.rerunOf;
   if (!of) throw new ServelabError('BAD_INPUT', `"${rerun.study.name}" is not a re-run of another study.`, { issues: [{ path: 'path', message: 'has no rerunOf' }] });
-  const read = await readVersionedFile(of.path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
-  if (read) return { path: of.path, project: read.data };
-  const beside = join(dirname(resolve(path)), basename(of.path));
-  const moved = beside === of.path ? null : await readVersionedFile(beside, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
-  if (moved && moved.data.study.name === of.name) return { path: beside, project: moved.data };
-  throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is no longer at ${of.path}; put it back there to compare with it.`);
+  const folder = dirname(resolve(path));
+  const recorded = resolve(folder, of.path);
+  const beside = join(folder, basename(of.path));
+  const others: string[] = [];
+  for (const place of recorded === beside ? [recorded] : [recorded, beside]) {
+    const read = await readVersionedFile(place, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    if (read && read.data.study.name === of.name) return { path: place, project: read.data };
+    if (read) others.push(`${place} holds "${read.data.study.name}"`);
+  }
+  const where = recorded === beside ? `no longer at ${recorded}` : `neither at ${recorded} nor beside this re-run`;
+  throw new ServelabError('NOT_FOUND', `The original study "${of.name}" is ${where}${others.length > 0 ? ` (${others.join('; ')})` : ''}; put it back at ${recorded} to compare with it.`);
 }
 
 /**

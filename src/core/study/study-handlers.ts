@@ -111,9 +111,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:rerun': async ({ path, out, engineVersions, hostId, name }) => {
-      const { original, ...made } = await rerunProject(path, out, { engineVersions, ...(hostId !== undefined ? { hostId } : {}), ...(name !== undefined ? { name } : {}) });
-      // The re-run runs what the original ran, at other versions: trusted as far as the original was.
-      if ((await deps.trust.check(path, original.study)).trusted) await deps.trust.trustWritten(out, made.project.study);
+      const made = await rerunProject(path, out, { engineVersions, ...(hostId !== undefined ? { hostId } : {}), ...(name !== undefined ? { name } : {}) }, deps.trust);
       await deps.recent.touch(out, made.project.study.name).catch(() => {});
       return made;
     },

@@ -1,6 +1,6 @@
 // The studies part of the contract (merged into CALLS / EVENTS): project files, plans, runs and reports.
 import { z } from 'zod';
-import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, VersionSchema } from '../study/study';
+import { LostCandidateSchema, ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, UntabledVersionSchema, VersionSchema } from '../study/study';
 import { ENGINE_IDS } from '../engines/types';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
 import { REPORT_LANGS } from '../study/report/text';
@@ -67,8 +67,8 @@ export const STUDY_CALLS = {
     output: z.object({
       path: z.string(),
       project: ProjectFileSchema,
-      lost: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), stageId: z.string(), candidateId: z.string(), label: z.string(), reason: z.string() })),
-      untabled: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), checkedAgainst: z.string() })),
+      lost: z.array(LostCandidateSchema),
+      untabled: z.array(UntabledVersionSchema),
     }),
   },
   /** The project a re-run repeats (its `rerunOf.path`), read without opening it, for the comparison with it. */

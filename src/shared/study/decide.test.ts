@@ -7,6 +7,7 @@ import { StudyDefinitionSchema, type StageDecision, type StudyDefinition, type S
 import { decisionWords } from './report/decision-words';
 import { gainPct } from './report/model';
 import { reportText, type ReportLang } from './report/text';
+import { measuredTrial } from '../../../tests/helpers/measured-trial';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
 
@@ -51,19 +52,7 @@ let clock = 0;
 /** The trial as the scheduler leaves it: done with metrics, or failed with an error. */
 function measured(trial: Trial, metrics: Record<string, number>): Trial {
   clock++;
-  return {
-    ...trial,
-    status: 'done',
-    finishedAt: `2025-11-01T10:00:${String(clock % 60).padStart(2, '0')}.000Z`,
-    result: {
-      id: 'res-abc-0123abcd',
-      kind: 'measured',
-      status: 'ok',
-      addedAt: '2025-11-01T10:00:00.000Z',
-      title: trial.label,
-      result: { schemaVersion: 1, metrics, extra: {} },
-    },
-  };
+  return measuredTrial(trial, metrics, `2025-11-01T10:00:${String(clock % 60).padStart(2, '0')}.000Z`);
 }
 const failed = (trial: Trial, error: string): Trial => ({ ...trial, status: 'failed', error });
 const latency = (s: number, extra: Record<string, number> = {}) => ({ mean_latency_s: s, p99_ttft_ms: 100, ...extra });

@@ -4,6 +4,7 @@ import type { PlanContext } from './plan-context';
 import { parseServerConfig } from '../engines/server-config';
 import { rankConfigs, recommendationAndBaseline, topTwoConfigs } from './rank';
 import { StudyDefinitionSchema, type StudyDefinition, type Trial } from './study';
+import { measuredTrial } from '../../../tests/helpers/measured-trial';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
 
@@ -27,26 +28,17 @@ function study(goal: 'latency' | 'throughput', repeats = 1): StudyDefinition {
   });
 }
 
-function done(trial: Trial, metrics: Record<string, number>): Trial {
-  return {
-    ...trial,
-    status: 'done',
-    finishedAt: '2026-01-01T10:00:00.000Z',
-    result: { id: 'res-abc-0123abcd', kind: 'measured', status: 'ok', addedAt: '2026-01-01T10:00:00.000Z', title: trial.label, result: { schemaVersion: 1, metrics, extra: {} } },
-  };
-}
-
 /** Engine stage measured (vLLM, SGLang, TensorRT-LLM failed) and the FP8 stage on SGLang. */
 function measuredTrials(s: StudyDefinition, metric: string, values: { vllm: number[]; sglang: number[]; fp8: number[] }): Trial[] {
   const pick = (list: number[], t: Trial) => list[t.repeat - 1] as number;
   const engine = planEngineStage(s, H100).map((t) => {
     if (t.workloadId !== s.workloads.primary.id) return t;
-    if (t.engine === 'vllm') return done(t, { [metric]: pick(values.vllm, t) });
-    if (t.engine === 'sglang') return done(t, { [metric]: pick(values.sglang, t) });
+    if (t.engine === 'vllm') return measuredTrial(t, { [metric]: pick(values.vllm, t) });
+    if (t.engine === 'sglang') return measuredTrial(t, { [metric]: pick(values.sglang, t) });
     return { ...t, status: 'failed' as const, error: 'RuntimeError: Unsupported SM version for FP8 block scaling GEMM' };
   });
   const best = bestConfigOf({ engine: 'sglang', version: '0.5.3.post3', mode: 'env' }, parseServerConfig({ model: 'Qwen/Qwen3-8B' }), ['sglang-0.5.3.post3'], null);
-  const quant = planStage(s, 0, best, H100).map((t) => (t.workloadId === s.workloads.primary.id ? done(t, { [metric]: pick(values.fp8, t) }) : t));
+  const quant = planStage(s, 0, best, H100).map((t) => (t.workloadId === s.workloads.primary.id ? measuredTrial(t, { [metric]: pick(values.fp8, t) }) : t));
   return [...engine, ...quant];
 }
 
@@ -73,7 +65,7 @@ describe('rankConfigs', () => {
     const s = study('latency');
     const trials = measuredTrials(s, 'mean_latency_s', { vllm: [1.68], sglang: [1.61], fp8: [1.2] });
     const vllm = trials.find((t) => t.engine === 'vllm' && t.workloadId === s.workloads.primary.id)!;
-    const again = done({ ...vllm, id: `generalisation/${vllm.id}`, stageId: 'generalisation' }, { mean_latency_s: 0.1 });
+    const again = measuredTrial({ ...vllm, id: `generalisation/${vllm.id}`, stageId: 'generalisation' }, { mean_latency_s: 0.1 });
     const ranked = rankConfigs(s, [...trials, again]);
     expect(ranked[0]?.objective).toBe(1.2);
     expect(ranked.find((r) => r.serverKey === vllm.serverKey)?.trialId).toBe(vllm.id);

@@ -3,7 +3,9 @@ import { getAdapter } from '../engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
 import { applyPatch, candidateModel, engineBaseConfig, engineCandidateId, engineLabel } from './planner';
 import { preflight } from './preflight';
-import { StudyDefinitionSchema, type EngineChoice, type ProjectFile, type RerunOf, type StudyDefinition } from './study';
+import { StudyDefinitionSchema, type EngineChoice, type LostCandidate, type ProjectFile, type RerunOf, type StudyDefinition, type UntabledVersion } from './study';
+
+export type { LostCandidate, UntabledVersion };
 
 /**
  * "Re-run with…": a finished study's definition taken to newer engine versions (or another host) as a new study, with
@@ -21,23 +23,6 @@ export interface RerunOptions {
   name?: string;
 }
 
-/** A candidate the original's version could launch and the new version cannot, with the pre-flight's reason. */
-export interface LostCandidate {
-  engine: EngineId;
-  version: string;
-  /** `engine` for an engine's defaults, else the stage's id. */
-  stageId: string;
-  candidateId: string;
-  label: string;
-  reason: string;
-}
-
-/** A version Servelab has no flag table of: its flags are checked against the nearest tabled version's. */
-export interface UntabledVersion {
-  engine: EngineId;
-  version: string;
-  checkedAgainst: string;
-}
 
 export interface RerunDefinition {
   definition: StudyDefinition;

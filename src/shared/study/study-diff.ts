@@ -4,14 +4,17 @@ import { engineCandidateId, serverKeyOf } from './planner';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
 import { runsOf } from './run-stats';
 import { objectiveOf, type ProjectFile, type StudyDefinition, type Trial } from './study';
-import { compareRuns, gainOf, pooledRunNoise, stageOutcome, type Change } from './verdict';
+import { compareRuns, gainOf, geometricMean, pooledRunNoise, stageOutcome, type Change } from './verdict';
 
 /**
  * A study against the study it re-runs (`rerun.ts`), trial by trial: each configuration × workload both measured, each
  * metric's change from the original to the re-run with its 95% interval, read against the study's margin by the
  * decision rule's own statistics (`verdict.ts`: log-ratio of the runs' geometric means, a Student-t interval whose
- * spread is both studies' own repeats pooled, the published run-to-run CV as the prior). A regression is a change
- * whose whole interval is worse than the margin; an interval that only reaches past it is inconclusive.
+ * spread is both studies' own repeats pooled, the published run-to-run CV as the prior). A regression is the same
+ * settings doing worse at the re-run: a change whose whole interval is worse than the margin (an interval that only
+ * reaches past it is inconclusive), or a configuration the original measured that the re-run failed or refused to
+ * launch. A row whose two sides launched other settings (a greedy stage kept another winner upstream) is shown with
+ * its changes but flags nothing: it does not compare versions.
  */
 
 /** kept (the decision rule's word) is `better` here: the re-run improved on the original beyond the margin. */
@@ -58,21 +61,22 @@ export interface DiffRow {
   metrics: DiffMetric[];
 }
 
-export interface Regression {
+interface RegressionAt {
   key: string;
   stageId: string;
   workloadId: string;
   label: string;
-  metric: string;
-  change: Change;
 }
+
+/** `worse`: a metric's whole interval is worse than the margin; `lost`: measured in the original, not in the re-run. */
+export type Regression = RegressionAt & ({ kind: 'worse'; metric: string; change: Change } | { kind: 'lost'; outcome: 'failed' | 'rejected' });
 
 export interface StudyDiff {
   marginPct: number;
   metrics: string[];
   rows: DiffRow[];
   regressions: Regression[];
-  /** Configuration × workloads only one of the studies has. */
+  /** Configuration × workloads only one of the studies has, each keyed in its own study's ids. */
   onlyOriginal: (DiffSide & { key: string })[];
   onlyRerun: (DiffSide & { key: string })[];
 }
@@ -108,7 +112,10 @@ function translateCandidate(candidateId: string, map: ReadonlyMap<string, string
 }
 
 interface Group {
+  /** In the re-run's words, to match on. */
   key: string;
+  /** In the study's own words. */
+  ownKey: string;
   stageId: string;
   candidateId: string;
   workloadId: string;
@@ -122,7 +129,7 @@ function groupTrials(trials: readonly Trial[], candidateOf: (t: Trial) => string
     const key = `${trial.stageId}/${candidateId}/${trial.workloadId}`;
     let group = groups.get(key);
     if (!group) {
-      group = { key, stageId: trial.stageId, candidateId, workloadId: trial.workloadId, trials: [] };
+      group = { key, ownKey: `${trial.stageId}/${trial.candidateId}/${trial.workloadId}`, stageId: trial.stageId, candidateId, workloadId: trial.workloadId, trials: [] };
       groups.set(key, group);
     }
     group.trials.push(trial);
@@ -183,7 +190,13 @@ function concurrencyOf(study: StudyDefinition, workloadId: string): number | und
   return [study.workloads.primary, ...study.workloads.generalisation].find((w) => w.id === workloadId)?.maxConcurrency;
 }
 
-const geometricMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length);
+function regressionsOf(row: DiffRow): Regression[] {
+  if (!row.sameConfig) return [];
+  const at: RegressionAt = { key: row.key, stageId: row.stageId, workloadId: row.workloadId, label: row.rerun.label };
+  const outcome = row.rerun.outcome;
+  if (row.original.outcome === 'measured' && (outcome === 'failed' || outcome === 'rejected')) return [{ ...at, kind: 'lost', outcome }];
+  return row.metrics.filter((m) => m.verdict === 'worse').map((m) => ({ ...at, kind: 'worse', metric: m.metric, change: m.change }));
+}
 
 /**
  * `rerun` against `original`, row by matching configuration × workload (stage, candidate and workload ids; an engine's
@@ -215,18 +228,18 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
       const change = compareRuns(va, vb, { priorCvPct, noise: noise.get(metric) ?? { ss: 0, df: 0 }, level: INTERVAL_LEVEL });
       if (!change) continue;
       const better = metricSpec(metric)?.better as Better;
-      diffs.push({ metric, better, original: geometricMean(vb), rerun: geometricMean(va), change, verdict: verdictOf(change, better, marginPct), runs: { original: vb.length, rerun: va.length } });
+      diffs.push({ metric, better, original: geometricMean(vb) as number, rerun: geometricMean(va) as number, change, verdict: verdictOf(change, better, marginPct), runs: { original: vb.length, rerun: va.length } });
     }
     return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b, original.state.trials), rerun: sideOf(a, rerun.state.trials), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
   });
 
-  const regressions = rows.flatMap((row) => row.metrics.filter((m) => m.verdict === 'worse').map((m) => ({ key: row.key, stageId: row.stageId, workloadId: row.workloadId, label: row.rerun.label, metric: m.metric, change: m.change })));
+  const regressions = rows.flatMap(regressionsOf);
   return {
     marginPct,
     metrics,
     rows,
     regressions,
-    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, original.state.trials) })),
+    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.ownKey, ...sideOf(g, original.state.trials) })),
     onlyRerun: [...after.values()].filter((g) => !before.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, rerun.state.trials) })),
   };
 }

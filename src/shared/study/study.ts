@@ -131,6 +131,24 @@ export const RerunOfSchema = z
   .strict();
 export type RerunOf = z.infer<typeof RerunOfSchema>;
 
+// What `rerunDefinition` (rerun.ts) reports beside a re-run's definition, in the studies:rerun answer.
+
+/** A candidate the original's version could launch and the new version cannot, with the pre-flight's reason. */
+export const LostCandidateSchema = z.object({
+  engine: EngineIdSchema,
+  version: z.string(),
+  /** `engine` for an engine's defaults, else the stage's id. */
+  stageId: z.string(),
+  candidateId: z.string(),
+  label: z.string(),
+  reason: z.string(),
+});
+export type LostCandidate = z.infer<typeof LostCandidateSchema>;
+
+/** A version Servelab has no flag table of: its flags are checked against the nearest tabled version's. */
+export const UntabledVersionSchema = z.object({ engine: EngineIdSchema, version: z.string(), checkedAgainst: z.string() });
+export type UntabledVersion = z.infer<typeof UntabledVersionSchema>;
+
 export const StudyDefinitionSchema = z
   .object({
     name: z.string().min(1, 'is required').max(200),

@@ -16,6 +16,10 @@ export type Change = z.infer<typeof ChangeSchema>;
 /** How many runs' worth of evidence the published noise figure counts for against the study's own repeats. */
 export const PRIOR_DEGREES_OF_FREEDOM = 4;
 
+// Run-to-run noise is multiplicative: every statistic below is taken on the logarithms of the positive runs.
+const logsOf = (values: readonly number[]) => values.filter((v) => v > 0).map(Math.log);
+const meanOf = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
 /** The spread of repeated runs within configurations: the sum of squared log deviations and its degrees of freedom. */
 export interface RunNoise {
   ss: number;
@@ -27,13 +31,19 @@ export function pooledRunNoise(groups: readonly (readonly number[])[]): RunNoise
   let ss = 0;
   let df = 0;
   for (const values of groups) {
-    const logs = values.filter((v) => v > 0).map(Math.log);
+    const logs = logsOf(values);
     if (logs.length < 2) continue;
-    const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+    const mean = meanOf(logs);
     ss += logs.reduce((a, b) => a + (b - mean) ** 2, 0);
     df += logs.length - 1;
   }
   return { ss, df };
+}
+
+/** The centre `compareRuns` compares: the geometric mean of the positive runs; null when there is none. */
+export function geometricMean(values: readonly number[]): number | null {
+  const logs = logsOf(values);
+  return logs.length === 0 ? null : Math.exp(meanOf(logs));
 }
 
 export interface CompareOptions {
@@ -48,11 +58,10 @@ export interface CompareOptions {
  * fifth less), with its interval. Null when either has no positive run.
  */
 export function compareRuns(candidate: readonly number[], reference: readonly number[], opts: CompareOptions): Change | null {
-  const a = candidate.filter((v) => v > 0).map(Math.log);
-  const b = reference.filter((v) => v > 0).map(Math.log);
+  const a = logsOf(candidate);
+  const b = logsOf(reference);
   if (a.length === 0 || b.length === 0) return null;
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const d = mean(a) - mean(b);
+  const d = meanOf(a) - meanOf(b);
   const priorSd = Math.log1p(opts.priorCvPct / 100);
   const df = PRIOR_DEGREES_OF_FREEDOM + opts.noise.df;
   const variance = (PRIOR_DEGREES_OF_FREEDOM * priorSd ** 2 + opts.noise.ss) / df;

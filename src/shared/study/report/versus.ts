@@ -1,9 +1,9 @@
 import { metricOf } from '../../results/metrics';
 import { INTERVAL_LEVEL } from '../noise';
 import { runsOf } from '../run-stats';
-import { compareStudies, type DiffRow, type DiffSide, type DiffVerdict } from '../study-diff';
+import { compareStudies, type DiffRow, type DiffSide, type DiffVerdict, type Regression } from '../study-diff';
 import type { ProjectFile, RerunOf } from '../study';
-import type { Change } from '../verdict';
+import { geometricMean, type Change } from '../verdict';
 import en from './messages/en';
 import type { ReportText } from './text';
 
@@ -110,6 +110,7 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
   if (gpus.from !== gpus.to) base.changes.push(tx.t('versus.gpuChanged', gpus));
 
   const diff = compareStudies(original, project);
+  const worseOf = (key: string) => diff.regressions.filter((x): x is Extract<Regression, { kind: 'worse' }> => x.key === key && x.kind === 'worse');
   const configuration = (stageId: string, candidateId: string, label: string) => `${ctx.stageLabel(stageId)} · ${ctx.trialLabel({ stageId, candidateId, label })}`;
   const outcomeNote = (side: DiffSide) =>
     side.outcome === 'failed' ? tx.t('status.failed') : side.outcome === 'rejected' ? tx.t('status.rejected') : side.outcome === 'not-run' ? tx.t('scenario.notMeasured') : null;
@@ -120,6 +121,8 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
 
   const rows: VersusRow[] = diff.rows.map((row: DiffRow) => {
     const objective = row.metrics.find((m) => m.metric === ctx.objectiveMetric);
+    // compareStudies' regressions: a row whose two sides launched other settings flags none.
+    const worse = worseOf(row.key);
     return {
       key: row.key,
       configuration: configuration(row.stageId, row.candidateId, row.rerun.label),
@@ -128,9 +131,9 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
       rerun: sideOf(row.rerun, objective ? objective.rerun : aloneValue(project, row, row.rerun)),
       change: objective?.change ?? null,
       verdict: objective?.verdict ?? null,
-      regression: objective?.verdict === 'worse',
-      alsoWorse: row.metrics.filter((m) => m.metric !== ctx.objectiveMetric && m.verdict === 'worse').map((m) => metricName(m.metric, tx)),
-      lost: row.original.outcome === 'measured' && (row.rerun.outcome === 'failed' || row.rerun.outcome === 'rejected'),
+      regression: worse.some((x) => x.metric === ctx.objectiveMetric),
+      alsoWorse: worse.filter((x) => x.metric !== ctx.objectiveMetric).map((x) => metricName(x.metric, tx)),
+      lost: diff.regressions.some((x) => x.key === row.key && x.kind === 'lost'),
       sameConfig: row.sameConfig,
     };
   });
@@ -140,8 +143,7 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
 
   // One item per row that got worse, its metrics' changes together (the objective's first).
   const regressions = ordered.flatMap((r) => {
-    const worse = diff.regressions
-      .filter((x) => x.key === r.key)
+    const worse = worseOf(r.key)
       .sort((a, b) => Number(b.metric === ctx.objectiveMetric) - Number(a.metric === ctx.objectiveMetric))
       .map((x) => tx.t('versus.metricChange', { metric: metricName(x.metric, tx), change: tx.change(x.change) }));
     return worse.length > 0 ? [tx.t('versus.regressionItem', { configuration: r.configuration, workload: r.workloadId, changes: tx.list(worse) })] : [];
@@ -179,8 +181,7 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
 function measuredValue(project: ProjectFile, side: { stageId: string; workloadId: string; label: string }, metric: string): number | null {
   const trials = project.state.trials;
   const keys = new Set(trials.filter((t) => t.stageId === side.stageId && t.workloadId === side.workloadId && t.label === side.label).map((t) => t.serverKey));
-  const values = [...keys].flatMap((k) => runsOf(trials, k, side.workloadId)).map((t) => metricOf(t, metric)).filter((v): v is number => v !== null && v > 0);
-  return values.length === 0 ? null : Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
+  return geometricMean([...keys].flatMap((k) => runsOf(trials, k, side.workloadId)).flatMap((t) => metricOf(t, metric) ?? []));
 }
 
 /** The engine versions and hosts of the original (its provenance) against the re-run's. */

@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ServelabError } from '../../../../shared/contract';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { rerunProvenance } from '../../../../shared/study/rerun';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type Trial } from '../../../../shared/study/study';
@@ -125,7 +126,9 @@ describe('Re-run with…', () => {
     expect(fake.calls.find((c) => c.name === 'studies:rerun')?.input).toEqual({ path: PATH, out: OUT, engineVersions: { vllm: '0.12.0', sglang: '0.5.3.post3' } });
     expect(within(dialog).getByText(`The re-run was written to ${OUT}.`)).toBeTruthy();
     expect(within(dialog).getByText('vLLM 0.12.0 · Quantization · FP8 checkpoint: vLLM 0.12.0 cannot apply quantization')).toBeTruthy();
-    await click(within(dialog).getByRole('button', { name: 'Open the re-run' }));
+    const openIt = within(dialog).getByRole('button', { name: 'Open the re-run' });
+    expect(document.activeElement).toBe(openIt);
+    await click(openIt);
     expect(fake.calls.filter((c) => c.name === 'studies:open').map((c) => c.input)).toContainEqual({ path: OUT });
     expect(await screen.findByRole('heading', { level: 1, name: /Latency \(re-run\)/ })).toBeTruthy();
     expect(screen.getByText('Re-run of “Latency” (vLLM 0.11.0, SGLang 0.5.3.post3)')).toBeTruthy();
@@ -170,10 +173,66 @@ describe('Versus original', () => {
     expect(within(sglang).getByText('no difference')).toBeTruthy();
     expect(sglang.className).not.toContain('versus-regression');
     const fp8 = rows.find((r) => within(r).queryByText(/FP8 checkpoint/)) as HTMLElement;
-    // +1.3% with an interval that reaches past −3% on one run each: neither a regression nor no difference.
+    // +1.3% on one run each, its interval reaching past the +3% margin on the worse side: neither a regression nor no difference.
     expect(within(fp8).getByText('inconclusive')).toBeTruthy();
     const list = screen.getByRole('note');
-    expect(within(list).getByText('Regressions (1): the whole interval is worse than the margin')).toBeTruthy();
+    expect(within(list).getByText('Regressions (1): the same settings worse than the margin over the whole interval, or failing where the original measured them')).toBeTruthy();
     expect(within(list).getByText(/^Engine selection · vLLM 0\.12\.0 · sharegpt-c4 · Mean latency: \+30\.0%/)).toBeTruthy();
+  });
+});
+
+describe('Versus original, a configuration lost', () => {
+  it('lists a configuration the original measured and the re-run failed as a regression, and marks its row', async () => {
+    const fake = api();
+    const failedFp8 = { ...(RERUN.state.trials[2] as Trial), status: 'failed' as const, error: 'the server died' };
+    const { result: _result, ...withoutResult } = failedFp8;
+    fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
+    fake.handle('studies:open', () => ({ ...RERUN, state: { ...RERUN.state, trials: [...RERUN.state.trials.slice(0, 2), withoutResult] } }));
+    await renderPage(fake);
+    await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
+    await click(screen.getByRole('tab', { name: 'Versus original' }));
+    const table = await screen.findByRole('table', { name: 'Changes from the original' });
+    const fp8 = within(table).getAllByTestId('versus-row').find((r) => within(r).queryByText(/FP8 checkpoint/)) as HTMLElement;
+    expect(fp8.className).toContain('versus-regression');
+    expect(within(fp8).getByText('failed')).toBeTruthy();
+    expect(within(fp8).getByText('Regression')).toBeTruthy();
+    const list = screen.getByRole('note');
+    expect(within(list).getByText('Quantization · FP8 checkpoint · sharegpt-c4: measured in the original, failed in the re-run')).toBeTruthy();
+  });
+});
+
+describe('Versus original, the original gone', () => {
+  it('says where the original was, and reads it again when asked once it is back', async () => {
+    const fake = api();
+    let back = false;
+    fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
+    fake.handle('studies:rerunOriginal', () => {
+      if (!back) throw new ServelabError('NOT_FOUND', `The original study "Latency" is no longer at ${PATH}; put it back at ${PATH} to compare with it.`);
+      return { path: PATH, project: ORIGINAL };
+    });
+    await renderPage(fake);
+    await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
+    await click(screen.getByRole('tab', { name: 'Versus original' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain(`The original study “Latency” is neither at ${PATH} nor beside this re-run: put it back, then try again.`);
+    back = true;
+    await click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('table', { name: 'Changes from the original' })).toBeTruthy();
+    expect(fake.calls.filter((c) => c.name === 'studies:rerunOriginal')).toHaveLength(2);
+  });
+});
+
+describe('Versus original, before the re-run ran', () => {
+  it('says there is nothing to compare yet and claims no absence of regressions', async () => {
+    const fake = api();
+    fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
+    fake.handle('studies:open', () => ({ ...RERUN, state: { status: 'draft', trials: [], decisions: [] } }));
+    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }));
+    await renderPage(fake);
+    await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
+    await click(screen.getByRole('tab', { name: 'Versus original' }));
+    expect(await screen.findByText('Nothing to compare yet: the re-run has measured no configuration that the original also measured.')).toBeTruthy();
+    expect(screen.queryByText(/^No regression/)).toBeNull();
+    expect(screen.getByText('Only in the original (3)')).toBeTruthy();
   });
 });

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { CallOutput } from '../../../../shared/contract';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import type { EngineId } from '../../../../shared/engines/types';
@@ -46,6 +46,11 @@ export function RerunDialog({ path, project, onClose }: { path: string; project:
   const [error, setError] = useState<string | undefined>(undefined);
   const [made, setMade] = useState<Rerun | null>(null);
   const formId = useId();
+  const openRef = useRef<HTMLButtonElement>(null);
+  // The form and its submit button are gone once the re-run is written: the keyboard goes on from "Open the re-run".
+  useEffect(() => {
+    if (made) openRef.current?.focus();
+  }, [made]);
 
   const hostLabel = (id: string) => hosts.find((h) => h.id === id)?.label ?? id;
   const hostOptions = [
@@ -91,7 +96,7 @@ export function RerunDialog({ path, project, onClose }: { path: string; project:
       <button type="button" className="btn btn-secondary" onClick={onClose} disabled={busy}>
         {t('studies.rerun.close')}
       </button>
-      <button type="button" className="btn btn-primary" onClick={() => void open(made.path)} disabled={busy}>
+      <button ref={openRef} type="button" className="btn btn-primary" onClick={() => void open(made.path)} disabled={busy}>
         {busy && <Spinner />}
         {t('studies.rerun.open')}
       </button>

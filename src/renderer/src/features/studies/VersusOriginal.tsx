@@ -10,6 +10,7 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { formatSigned, metricTitle } from '../compare/compare-format';
 import { metricInfo } from '../compare/compare-model';
+import { toErrorInfo } from '../../store';
 import { errorText } from './study-errors';
 import { stageLabel } from './study-format';
 
@@ -40,6 +41,10 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
   const [original, setOriginal] = useState<ProjectFile | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [metric, setMetric] = useState<string | null>(null);
+  // Bumped by "Try again": the original may have been put back since.
+  const [attempt, setAttempt] = useState(0);
+  const originalName = project.study.rerunOf?.name ?? '';
+  const originalPath = project.study.rerunOf?.path ?? '';
 
   useEffect(() => {
     let current = true;
@@ -50,22 +55,39 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
         setError(null);
       },
       (e: unknown) => {
-        if (current) setError(errorText(e));
+        if (!current) return;
+        // The core's sentence is English; where the original is not found, say so in the UI's language first.
+        const missing = toErrorInfo(e).code === 'NOT_FOUND' ? `${t('studies.versus.originalMissing', { name: originalName, path: originalPath })} ` : '';
+        setError(`${missing}${errorText(e)}`);
       },
     );
     return () => {
       current = false;
     };
-    // Read once per project; the original does not change while this one runs.
-  }, [api, path]);
+    // Read once per project (and on "Try again"); the original does not change while this one runs.
+  }, [api, path, attempt, originalName, originalPath]);
 
   const diff = useMemo(() => (original ? compareStudies(original, project) : null), [original, project]);
 
   if (error) {
     return (
-      <p className="form-error" role="alert">
-        {error}
-      </p>
+      <div className="versus">
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+        <div>
+          <button
+            type="button"
+            className="btn btn-secondary"
+            onClick={() => {
+              setError(null);
+              setAttempt((n) => n + 1);
+            }}
+          >
+            {t('studies.versus.retry')}
+          </button>
+        </div>
+      </div>
     );
   }
   if (!original || !diff) {
@@ -79,7 +101,8 @@ export function VersusOriginal({ path, project }: { path: string; project: Proje
   return (
     <section className="versus" aria-label={t('studies.tab.versus')}>
       <p className="muted">{t('studies.versus.intro', { name: original.study.name, margin: fixedNumber(1).format(diff.marginPct) })}</p>
-      <Regressions project={project} diff={diff} />
+      {/* "No regression" only once something was compared: a re-run not run yet has said nothing. */}
+      {diff.rows.length > 0 && <Regressions project={project} diff={diff} />}
       {diff.rows.length === 0 ? (
         <p className="muted">{t('studies.versus.empty')}</p>
       ) : (
@@ -102,17 +125,22 @@ function Regressions({ project, diff }: { project: ProjectFile; diff: StudyDiff 
         <strong>{t('studies.versus.regressions', { count: diff.regressions.length })}</strong>
       </p>
       <ul>
-        {diff.regressions.map((r) => (
-          <li key={`${r.key} ${r.metric}`}>
-            {t('studies.versus.regressionItem', { label: `${stageLabel(project, r.stageId)} · ${r.label}`, workload: r.workloadId, metric: metricName(r.metric), change: changeText(r.change) })}
-          </li>
-        ))}
+        {diff.regressions.map((r) => {
+          const label = `${stageLabel(project, r.stageId)} · ${r.label}`;
+          return r.kind === 'worse' ? (
+            <li key={`${r.key} ${r.metric}`}>{t('studies.versus.regressionItem', { label, workload: r.workloadId, metric: metricName(r.metric), change: changeText(r.change) })}</li>
+          ) : (
+            <li key={r.key}>{t('studies.versus.regressionLost', { label, workload: r.workloadId, outcome: t(`studies.versus.outcome.${r.outcome}`) })}</li>
+          );
+        })}
       </ul>
     </div>
   );
 }
 
 function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: StudyDiff; metric: string }) {
+  // A row's regression on the metric shown (or the whole configuration lost) marks it; one on another metric, its edge.
+  const regressedOn = new Set(diff.regressions.map((r) => (r.kind === 'worse' ? `${r.key} ${r.metric}` : r.key)));
   const regressed = new Set(diff.regressions.map((r) => r.key));
   return (
     <div className="study-table-wrap">
@@ -131,7 +159,7 @@ function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: St
         <tbody>
           {diff.rows.map((row) => {
             const m = row.metrics.find((x) => x.metric === metric);
-            const isRegression = m?.verdict === 'worse';
+            const isRegression = regressedOn.has(row.key) || regressedOn.has(`${row.key} ${metric}`);
             return (
               <tr key={row.key} className={isRegression ? 'versus-regression' : regressed.has(row.key) ? 'versus-regressed' : undefined} data-testid="versus-row">
                 <th scope="row">
@@ -156,11 +184,13 @@ function VersusTable({ project, diff, metric }: { project: ProjectFile; diff: St
                 </td>
                 <td className="mono">{m ? changeText(m.change) : '—'}</td>
                 <td>
-                  {m && (
+                  {m ? (
                     <Badge tone={VERDICT_TONE[m.verdict]}>
                       {isRegression ? `${t('studies.versus.regression')}: ` : ''}
                       {t(`studies.versus.verdict.${m.verdict}`)}
                     </Badge>
+                  ) : (
+                    isRegression && <Badge tone="danger">{t('studies.versus.regression')}</Badge>
                   )}
                 </td>
               </tr>

@@ -171,6 +171,16 @@ describe('the Markdown, HTML and CSV of a re-run', () => {
     expect(row?.original.value).toBe(compareStudies(original, same).rows.find((r) => r.key === row?.key)?.metrics.find((m) => m.metric === 'mean_latency_s')?.original);
   });
 
+  it('says only that nothing is compared yet for a re-run not run yet', () => {
+    const draft: ProjectFile = { ...same, state: { status: 'draft', trials: [], decisions: [] } };
+    const md = renderMarkdown(draft, 'en', { original });
+    const section = md.slice(md.indexOf('## Versus the original study'), md.indexOf('## Notes and caveats'));
+    expect(section).toContain('- vLLM: 0.11.0 → 0.12.0');
+    expect(section).toContain('No configuration has been measured on a workload in both studies yet.');
+    expect(section).not.toContain('No regression');
+    expect(section).not.toContain('Only in the original study:');
+  });
+
   it('says the original could not be read, and where it was, instead of failing the report', () => {
     for (const [lang, words] of [
       ['en', 'could not be read at'],

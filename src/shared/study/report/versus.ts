@@ -169,7 +169,8 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
     regressions,
     lost,
     rows: ordered,
-    onlyOriginal: diff.onlyOriginal.map(oneSide),
+    // A re-run not run yet has all of the original on one side: it says only that nothing is compared yet.
+    onlyOriginal: project.state.trials.length === 0 ? [] : diff.onlyOriginal.map(oneSide),
     onlyRerun: diff.onlyRerun.map(oneSide),
   };
 }

@@ -121,6 +121,10 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
     if ((name === '-e' || name === '--env') && eq > 0) {
       takeEnv(word.slice(eq + 1));
       i++;
+    } else if (/^-e[A-Za-z_]/.test(word)) {
+      // `-eNAME=value`: docker's short option with its value attached, as `-e NAME=value`.
+      takeEnv(word.slice(2));
+      i++;
     } else if (/^-[a-zA-Z]+$/.test(word) && [...word.slice(1)].every((c) => 'itdP'.includes(c))) {
       args.push(word);
       i++;

@@ -11,6 +11,8 @@ export interface ShellWord {
   procSub?: string;
   /** The word held an unquoted `$` (a variable or substitution Servelab does not expand). */
   dollar?: boolean;
+  /** The word held a command substitution, `$(…)` or a backtick pair: its text is kept as written and never run. */
+  substitution?: boolean;
 }
 
 export interface SimpleCommand {
@@ -158,6 +160,15 @@ export function parseShell(text: string): ShellParse {
           i += 2;
           continue;
         }
+        const inner = substitutionEnd(src, i);
+        if (inner !== undefined) {
+          if (inner < 0) return { error: 'a command substitution $( … ) or ` … ` is not closed' };
+          word.text += src.slice(i, inner);
+          word.dollar = true;
+          word.substitution = true;
+          i = inner;
+          continue;
+        }
         if (d === '$') {
           const known = expansion(i);
           if (known) {
@@ -176,6 +187,16 @@ export function parseShell(text: string): ShellParse {
     if (c === '\\' && i + 1 < src.length) {
       add(src[i + 1] as string);
       i += 2;
+      continue;
+    }
+    const substituted = substitutionEnd(src, i);
+    if (substituted !== undefined) {
+      // Read whole, as bash does, so the words inside do not become the server's words.
+      if (substituted < 0) return { error: 'a command substitution $( … ) or ` … ` is not closed' };
+      add(src.slice(i, substituted));
+      (word as unknown as ShellWord).dollar = true;
+      (word as unknown as ShellWord).substitution = true;
+      i = substituted;
       continue;
     }
     if (c === '$') {
@@ -201,6 +222,22 @@ export function parseShell(text: string): ShellParse {
   endCommand();
   if (pending.length > 0) return { error: `the here-document ending in ${pending[0]?.delimiter} has no body` };
   return { commands };
+}
+
+/** Where a `$(…)` / `$((…))` / backtick substitution starting at `at` ends (one past it), -1 when unclosed, undefined when none starts there. */
+function substitutionEnd(src: string, at: number): number | undefined {
+  if (src[at] === '$' && src[at + 1] === '(') {
+    const close = matchingParen(src, at + 1);
+    return close < 0 ? -1 : close + 1;
+  }
+  if (src[at] === '`') {
+    for (let i = at + 1; i < src.length; i++) {
+      if (src[i] === '\\') i++;
+      else if (src[i] === '`') return i + 1;
+    }
+    return -1;
+  }
+  return undefined;
 }
 
 /** Index of the `)` closing the `(` at `open`, skipping quoted text and here-document bodies inside. */
@@ -238,6 +275,8 @@ export function printedText(body: string): string | undefined {
   const parsed = parseShell(body);
   if ('error' in parsed || parsed.commands.length !== 1) return undefined;
   const command = parsed.commands[0] as SimpleCommand;
+  // A variable or substitution would be expanded or run by the shell: what it prints is unknown here.
+  if (command.words.some((w) => w.dollar)) return undefined;
   const [program, ...args] = command.words.map((w) => w.text);
   if (program === 'cat' && args.length === 0 && command.heredocs.length === 1) return command.heredocs[0];
   if (program === 'echo') {

@@ -269,6 +269,49 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(first.warnings.filter((w) => w.includes('left out'))).toHaveLength(4);
   });
 
+  it('leaves out a credential flag however argparse lets it be spelled: abbreviated, with `_`, after docker’s attached -e', () => {
+    const secret = 'not-token-shaped-but-secret';
+    for (const text of [
+      `vllm serve m/x --api-ke ${secret}`,
+      `vllm serve m/x --api_key=${secret}`,
+      `python3 -m sglang.launch_server --model-path m/x --api-k ${secret}`,
+      `docker run --gpus all -eHF_TOKEN=${secret} vllm/vllm-openai:v0.11.0 --model m/x`,
+    ]) {
+      const result = parsed(text);
+      const everything = JSON.stringify(result) + commandOfParsed(result);
+      expect(everything, text).not.toContain(secret);
+      expect(result.warnings.some((w) => /left out|holds a credential/.test(w)), text).toBe(true);
+    }
+  });
+
+  it('never takes a command substitution’s text as a value: the flag is refused and left out, the rest is read', () => {
+    const result = parsed('vllm serve m/x --tensor-parallel-size $(nvidia-smi -L | wc -l) --served-model-name `hostname` --max-model-len 4096', { engineVersion: '0.11.0' });
+    expect(result.config).toEqual({ model: 'm/x', maxModelLen: 4096, extraArgs: [], env: {} });
+    expect(result.refused.map((r) => r.flag)).toEqual(['--tensor-parallel-size', '--served-model-name']);
+    expect(result.refused[0]?.message).toBe('--tensor-parallel-size $(nvidia-smi -L | wc -l) takes its value from a command; Servelab never runs pasted text: write the value itself');
+    expect(parseServeCommand('vllm serve $(cat model.txt)')).toEqual({ error: 'the model is the output of a command ($(cat model.txt)); Servelab never runs pasted text: write the model itself' });
+    const env = parsed('HF_HOME="$(pwd)/hf" vllm serve m/x', { engineVersion: '0.11.0' });
+    expect(env.config.env).toEqual({});
+    expect(env.warnings).toContain('HF_HOME is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)');
+  });
+
+  it('refuses a <( … ) anywhere but the options YAML, and an options YAML whose <( … ) is not a plain print, keeping neither', () => {
+    const other = parsed("vllm serve m/x --chat-template <(echo '{{ x }}')", { engineVersion: '0.11.0' });
+    expect(other.config.extraArgs).toEqual([]);
+    expect(other.refused).toEqual([{ flag: '--chat-template', message: "--chat-template: Servelab reads a <( … ) only as TensorRT-LLM's --extra_llm_api_options YAML; give a file path instead" }]);
+    const yaml = parsed('trtllm-serve m/x --extra_llm_api_options <(echo "a: 1"; touch /tmp/x)', { engineVersion: '1.2.0rc1' });
+    expect(yaml.config.extraArgs).toEqual([]);
+    expect(yaml.refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
+    // A substitution inside the print would be run by the shell: not read either.
+    expect(parsed('trtllm-serve m/x --extra_llm_api_options <(echo "$(cat a.yaml)")', { engineVersion: '1.2.0rc1' }).refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
+  });
+
+  it('says that vllm serve’s positional model replaces --model', () => {
+    const result = parsed('vllm serve m/positional --model m/flag', { engineVersion: '0.11.0' });
+    expect(result.config.model).toBe('m/positional');
+    expect(result.warnings).toContain('--model m/flag is not used: vLLM serves the positional model m/positional');
+  });
+
   it('answers an error for text with no server command or no model', () => {
     expect(parseServeCommand('echo hello')).toEqual({ error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' });
     expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });

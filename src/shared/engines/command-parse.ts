@@ -26,6 +26,7 @@ import { parseShell, type ShellWord } from './command-parse-shell';
 import { containerCommand } from './docker-run';
 import { checkArgs, readFlagWord } from './flag-syntax';
 import { FLAG_TABLE_COMMAND, trtllmYamlKeys, versionsWithFlag } from './flag-tables';
+import { credentialFlagRefusal, isCredentialFlag } from './credentials';
 import { isSecretEnvName, refusedEnvName, ServerConfigSchema, type ServerConfig } from './server-config';
 import type { EngineId, KnobName, KnobValue } from './types';
 import { inRange } from './version';
@@ -47,6 +48,9 @@ export interface ParsedServeCommand {
   /** The command as the engine's parser reads it (sorted `flag values` lines, the model, env, options-file data): equal for equivalent commands. */
   canonical: string[];
 }
+
+/** A command substitution in a value: the shell would run it. */
+const SUBSTITUTION = /\$\(|`/;
 
 const DISPLAY: Record<EngineId, string> = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' };
 
@@ -112,7 +116,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const table = adapter.flagTable(version);
   if (table.version !== version) warnings.push(`${label} is not a version Servelab has the flags of; the command is checked against ${table.version}'s`);
 
-  for (const word of call.args) if (word.dollar) warnings.push(`${word.text} is kept as written: Servelab does not expand shell variables`);
+  for (const word of call.args) if (word.dollar && !word.substitution) warnings.push(`${word.text} is kept as written: Servelab does not expand shell variables`);
 
   // Variables Servelab will not set from a project, or that hold credentials, are left out.
   for (const name of Object.keys(env)) {
@@ -120,15 +124,41 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     if (refusal !== undefined) warnings.push(`${name} is left out: ${refusal}`);
     else if (GPU_ENV.has(name)) warnings.push(`${name}=${env[name]} is left out: Servelab chooses the GPUs from the study's hosts`);
     else if (isSecretEnvName(name)) warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+    else if (SUBSTITUTION.test(env[name] as string)) warnings.push(`${name} is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)`);
     else continue;
     delete env[name];
   }
 
   const read = readArgs(engine, table, call.args, files);
   if (read.model === undefined) return { error: `the ${DISPLAY[engine]} command names no model` };
+  const modelWords = [...read.modelGroups].flatMap((g) => g.words);
+  if (modelWords.some((w) => w.substitution)) return { error: `the model is the output of a command (${modelWords.map((w) => w.text).join(' ')}); Servelab never runs pasted text: write the model itself` };
+  if (read.modelGroups.size > 1) {
+    // vllm serve's positional model_tag replaces --model (ServeSubcommand.cmd in vllm/entrypoints/cli/serve.py).
+    const flagged = [...read.modelGroups].find((g) => g.flag);
+    if (flagged) warnings.push(`${flagged.words.map((w) => w.text).join(' ')} is not used: ${DISPLAY[engine]} serves the positional model ${read.model}`);
+  }
   const rows = adapter.knobTable.filter((r) => inRange(version, r));
   const yamlTwins = yamlTwinsOf(engine, table, version);
   const refused: ParsedServeCommand['refused'] = [];
+  const dropped = new Set<Group>();
+  for (const g of read.groups) {
+    if (read.modelGroups.has(g)) continue;
+    const written = g.flag ? g.flag.written : 'an argument';
+    if (g.words.some((w) => w.substitution)) {
+      // Launching it would pass the text itself, quoted; the pasted command meant the command's output.
+      refused.push({ flag: written, message: `${g.words.map((w) => w.text).join(' ')} takes its value from a command; Servelab never runs pasted text: write the value itself` });
+      dropped.add(g);
+    } else if (g.flag && g.values.length > 0 && isCredentialFlag(g.flag.spec?.names[0] ?? g.flag.name)) {
+      // Also when abbreviated (`--api-ke`) or spelled with `_`, which the schema's spelling check does not resolve. Name the flag, never the value.
+      warnings.push(`${written} is left out: ${credentialFlagRefusal(engine, g.flag.spec?.names[0] ?? g.flag.name)}`);
+      dropped.add(g);
+    } else if (g.words.some((w) => w.procSub !== undefined) && !(read.yaml && g === read.yaml.group && read.yaml.data !== undefined)) {
+      // Passed on, it would be the literal text `<(…)`; an unreadable options YAML is refused below.
+      if (!(read.yaml && g === read.yaml.group)) refused.push({ flag: written, message: `${written}: Servelab reads a <( … ) only as TensorRT-LLM's ${OPTIONS_FLAG} YAML; give a file path instead` });
+      dropped.add(g);
+    }
+  }
   // The command as read, before knobs take variables out of `env`; what is left out as a credential leaves it too.
   const envAsRead = { ...env };
 
@@ -145,7 +175,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     return gs.length === 1 ? JSON.stringify(groupKey(gs[0] as Group)) : undefined;
   };
   for (const g of read.groups) {
-    if (consumed.has(g) || !g.flag?.spec || (read.yaml && g === read.yaml.group)) continue;
+    if (consumed.has(g) || dropped.has(g) || !g.flag?.spec || (read.yaml && g === read.yaml.group)) continue;
     const key = JSON.stringify(groupKey(g));
     let matched = false;
     for (const row of rows) {
@@ -249,7 +279,6 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       warnings.push(`the ${OPTIONS_FLAG} YAML is kept whole as ${keptFile.path}: ${knob} from it does not fit the typed settings`);
     }
   };
-  const dropped = new Set<Group>();
   let config: ServerConfig | undefined;
   for (let round = 0; round < 50 && !config; round++) {
     const extraGroups = read.groups.filter((g) => !consumed.has(g) && !dropped.has(g));

@@ -230,6 +230,19 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(result.warnings).toContain('--max-model-len 1024 is set again later; vLLM keeps the last one');
   });
 
+  it('reads --no-x as x off, and of --x and --no-x the last written, in the reading and in the rebuilt command', () => {
+    // vLLM 0.11.0's table lists --no-enable-chunked-prefill among the BooleanOptionalAction's names.
+    const off = roundTrip('vllm serve m/x --no-enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    expect(off.config.chunkedPrefill).toBeUndefined();
+    expect(off.config.extraArgs).toEqual(['--no-enable-chunked-prefill']);
+    const onThenOff = roundTrip('vllm serve m/x --enable-chunked-prefill --no-enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    const offThenOn = roundTrip('vllm serve m/x --no-enable-chunked-prefill --enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    expect(onThenOff.canonical).not.toEqual(offThenOn.canonical);
+    expect(offThenOn.config).toMatchObject({ chunkedPrefill: true, extraArgs: [] });
+    expect(offThenOn.warnings).toContain('--no-enable-chunked-prefill is set again later; vLLM keeps the last one');
+    expect(onThenOff.warnings).toEqual(['--enable-chunked-prefill is set again later; vLLM keeps the last one']);
+  });
+
   it('keeps a value the typed knob cannot hold verbatim (an unexpanded variable)', () => {
     const result = parsed('vllm serve m/x --max-model-len $LEN', { engineVersion: '0.11.0' });
     expect(result.config.extraArgs).toEqual(['--max-model-len', '$LEN']);

@@ -145,7 +145,12 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   for (const g of read.groups) {
     if (read.modelGroups.has(g)) continue;
     const written = g.flag ? g.flag.written : 'an argument';
-    if (g.words.some((w) => w.substitution)) {
+    const spec = g.flag?.spec;
+    if (spec?.arity === 'negatable' && read.groups.some((later) => later.at > g.at && later.flag?.spec === spec)) {
+      // `--no-x … --x`: the last one decides; kept, the earlier one would be rebuilt after a typed `--x` and win.
+      warnings.push(`${written} is set again later; ${DISPLAY[engine]} keeps the last one`);
+      dropped.add(g);
+    } else if (g.words.some((w) => w.substitution)) {
       // Launching it would pass the text itself, quoted; the pasted command meant the command's output.
       refused.push({ flag: written, message: `${g.words.map((w) => w.text).join(' ')} takes its value from a command; Servelab never runs pasted text: write the value itself` });
       dropped.add(g);

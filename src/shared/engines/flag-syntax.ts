@@ -57,7 +57,8 @@ function lookup(table: FlagTable, word: string): Lookup {
   const name = normalise(table, written);
 
   const exact = flags.get(name);
-  if (exact) return withAttached({ spec: exact, written });
+  // A table may list `--no-x` among a BooleanOptionalAction's names: it still sets the flag off.
+  if (exact) return withAttached({ spec: exact, written, ...(exact.arity === 'negatable' && name.startsWith('--no-') && name !== normalise(table, exact.names[0] as string) ? { negated: true } : {}) });
 
   if (table.parser !== 'click') {
     if (name.startsWith('--no-')) {

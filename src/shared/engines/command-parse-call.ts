@@ -77,7 +77,8 @@ function imageVersion(engine: EngineId, tag: string): string | undefined {
   return m?.[1];
 }
 
-function engineOfImageName(image: string): { engine: EngineId; version?: string } | undefined {
+/** The engine whose published image `image` is (any tag or digest), with the version its tag names. */
+export function engineOfImageName(image: string): { engine: EngineId; version?: string } | undefined {
   const ref = image.replace(/^docker\.io\/(library\/)?/, '').replace(/@.*$/, '');
   const colon = ref.lastIndexOf(':');
   const repository = colon > ref.lastIndexOf('/') ? ref.slice(0, colon) : ref;

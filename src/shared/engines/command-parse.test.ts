@@ -319,6 +319,16 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(parsed('trtllm-serve m/x --extra_llm_api_options <(echo "$(cat a.yaml)")', { engineVersion: '1.2.0rc1' }).refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
   });
 
+  it('rebuilds a command run in an image other than the engine’s own whole, and says when the tag names no version', () => {
+    const custom = roundTrip('docker run --gpus all registry.example/vllm-custom:0.11.0 vllm serve m/x --max-model-len 4096').first;
+    expect(custom.warnings).toEqual([`Servelab cannot tell the vLLM version of the image registry.example/vllm-custom:0.11.0 from its tag; the command is read as ${custom.version}'s`]);
+    expect(commandOfParsed(custom)).toBe('docker run --gpus all registry.example/vllm-custom:0.11.0 vllm serve m/x --max-model-len 4096');
+    const latest = roundTrip('docker run --gpus all vllm/vllm-openai:latest --model m/x').first;
+    expect(latest.versionFrom).toBe('newest');
+    expect(latest.warnings).toEqual([`Servelab cannot tell the vLLM version of the image vllm/vllm-openai:latest from its tag; the command is read as ${latest.version}'s`]);
+    expect(commandOfParsed(latest)).toBe('docker run --gpus all vllm/vllm-openai:latest --model m/x');
+  });
+
   it('says that vllm serve’s positional model replaces --model', () => {
     const result = parsed('vllm serve m/positional --model m/flag', { engineVersion: '0.11.0' });
     expect(result.config.model).toBe('m/positional');

@@ -21,7 +21,7 @@ import {
   type Group,
   type Source,
 } from './command-parse-args';
-import { ASSIGNMENT, dockerCall, engineCall, GPU_ENV, pipVersion, stripPrefixes, writtenFiles, type ServerCall } from './command-parse-call';
+import { ASSIGNMENT, dockerCall, engineCall, engineOfImageName, GPU_ENV, pipVersion, stripPrefixes, writtenFiles, type ServerCall } from './command-parse-call';
 import { parseShell, type ShellWord } from './command-parse-shell';
 import { containerCommand } from './docker-run';
 import { checkArgs, readFlagWord } from './flag-syntax';
@@ -112,6 +112,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   else if (fromPip !== undefined) [version, versionFrom] = [fromPip, 'command'];
   else if (call.docker?.version !== undefined) [version, versionFrom] = [call.docker.version, 'image'];
   else [version, versionFrom] = [adapter.knownVersions[adapter.knownVersions.length - 1] as string, 'newest'];
+  if (versionFrom === 'newest' && call.docker) warnings.push(`Servelab cannot tell the ${DISPLAY[engine]} version of the image ${call.docker.image} from its tag; the command is read as ${version}'s`);
   const label = `${DISPLAY[engine]} ${version}`;
   const table = adapter.flagTable(version);
   if (table.version !== version) warnings.push(`${label} is not a version Servelab has the flags of; the command is checked against ${table.version}'s`);
@@ -373,7 +374,9 @@ export function commandOfParsed(parsed: ParsedServeCommand): string {
   const lines = [...(parsed.files ?? []), ...(built.extraFiles ?? [])].map((f) => heredoc(f.path, f.content));
   if (parsed.docker) {
     const envArgs = Object.entries(built.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-    lines.push(joinArgs(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...containerCommand(parsed.engine, built.argv)]));
+    // Only the engine's own image has the server as its entrypoint; any other image is given the whole command.
+    const own = engineOfImageName(parsed.docker.image)?.engine === parsed.engine;
+    lines.push(joinArgs(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...(own ? containerCommand(parsed.engine, built.argv) : built.argv)]));
   } else {
     const env = Object.entries(built.env).map(([name, value]) => `${name}=${joinArgs([value])}`);
     lines.push([...env, joinArgs(built.argv)].join(' '));

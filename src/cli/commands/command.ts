@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../cli-io';
 import { UsageError } from '../command-line';
+import { getAdapter } from '../../shared/engines/adapters';
 import { joinArgs } from '../../shared/engines/argv-text';
 import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../../shared/engines/command-parse';
 import { KNOB_NAMES, type KnobName } from '../../shared/engines/types';
@@ -98,7 +99,6 @@ async function readAll(input: CommandInput): Promise<string> {
   return text + decoder.decode();
 }
 
-const DISPLAY = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' } as const;
 const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
   option: 'as given by --engine-version',
   command: 'named by the pip install in the command',
@@ -107,7 +107,7 @@ const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
 };
 
 export function formatParsed(parsed: ParsedServeCommand, command: string): string {
-  const lines = [`${DISPLAY[parsed.engine]} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
+  const lines = [`${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
   const typed = KNOB_NAMES.map((knob: KnobName) => [knob, knobValue(parsed.config, knob)] as const).filter(([, v]) => v !== undefined);
   if (typed.length > 0) lines.push('Typed settings:', ...typed.map(([knob, value]) => `  ${knob}: ${String(value)}`));
   if (parsed.config.extraArgs.length > 0) lines.push(`Kept verbatim (Servelab does not model these): ${joinArgs(parsed.config.extraArgs)}`);

@@ -52,7 +52,6 @@ export interface ParsedServeCommand {
 /** A command substitution in a value: the shell would run it. */
 const SUBSTITUTION = /\$\(|`/;
 
-const DISPLAY: Record<EngineId, string> = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' };
 
 // ---------- the entry points ----------
 
@@ -103,6 +102,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   if (!call) return { error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' };
   const { engine } = call;
   const adapter = getAdapter(engine);
+  const display = adapter.displayName;
   const files = writtenFiles(shell.commands);
 
   let version: string;
@@ -112,8 +112,8 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   else if (fromPip !== undefined) [version, versionFrom] = [fromPip, 'command'];
   else if (call.docker?.version !== undefined) [version, versionFrom] = [call.docker.version, 'image'];
   else [version, versionFrom] = [adapter.knownVersions[adapter.knownVersions.length - 1] as string, 'newest'];
-  if (versionFrom === 'newest' && call.docker) warnings.push(`Servelab cannot tell the ${DISPLAY[engine]} version of the image ${call.docker.image} from its tag; the command is read as ${version}'s`);
-  const label = `${DISPLAY[engine]} ${version}`;
+  if (versionFrom === 'newest' && call.docker) warnings.push(`Servelab cannot tell the ${display} version of the image ${call.docker.image} from its tag; the command is read as ${version}'s`);
+  const label = `${display} ${version}`;
   const table = adapter.flagTable(version);
   if (table.version !== version) warnings.push(`${label} is not a version Servelab has the flags of; the command is checked against ${table.version}'s`);
 
@@ -131,13 +131,13 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   }
 
   const read = readArgs(engine, table, call.args, files);
-  if (read.model === undefined) return { error: `the ${DISPLAY[engine]} command names no model` };
+  if (read.model === undefined) return { error: `the ${display} command names no model` };
   const modelWords = [...read.modelGroups].flatMap((g) => g.words);
   if (modelWords.some((w) => w.substitution)) return { error: `the model is the output of a command (${modelWords.map((w) => w.text).join(' ')}); Servelab never runs pasted text: write the model itself` };
   if (read.modelGroups.size > 1) {
     // vllm serve's positional model_tag replaces --model (ServeSubcommand.cmd in vllm/entrypoints/cli/serve.py).
     const flagged = [...read.modelGroups].find((g) => g.flag);
-    if (flagged) warnings.push(`${flagged.words.map((w) => w.text).join(' ')} is not used: ${DISPLAY[engine]} serves the positional model ${read.model}`);
+    if (flagged) warnings.push(`${flagged.words.map((w) => w.text).join(' ')} is not used: ${display} serves the positional model ${read.model}`);
   }
   const rows = adapter.knobTable.filter((r) => inRange(version, r));
   const yamlTwins = yamlTwinsOf(engine, table, version);
@@ -149,7 +149,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     const spec = g.flag?.spec;
     if (spec?.arity === 'negatable' && read.groups.some((later) => later.at > g.at && later.flag?.spec === spec)) {
       // `--no-x … --x`: the last one decides; kept, the earlier one would be rebuilt after a typed `--x` and win.
-      warnings.push(`${written} is set again later; ${DISPLAY[engine]} keeps the last one`);
+      warnings.push(`${written} is set again later; ${display} keeps the last one`);
       dropped.add(g);
     } else if (g.words.some((w) => w.substitution)) {
       // Launching it would pass the text itself, quoted; the pasted command meant the command's output.
@@ -173,7 +173,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const consumed = new Set<Group>(read.modelGroups);
   const assign = (knob: KnobName, value: KnobValue, source: Source) => {
     const before = knobs.get(knob);
-    if (before?.source.kind === 'group') warnings.push(`${before.source.group.words.map((w) => w.text).join(' ')} is set again later; ${DISPLAY[engine]} keeps the last one`);
+    if (before?.source.kind === 'group') warnings.push(`${before.source.group.words.map((w) => w.text).join(' ')} is set again later; ${display} keeps the last one`);
     knobs.set(knob, { value, source });
   };
   const wordsKey = (words: readonly string[]) => {
@@ -253,7 +253,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       for (const g of read.groups) {
         const twin = g.flag ? yamlTwins.get(g.flag.name) : undefined;
         if (!twin || !((twin[0] as string) in data)) continue;
-        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${DISPLAY[engine]} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
+        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${display} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
         const knob = [...knobs].find(([, a]) => a.source.kind === 'group' && a.source.group === g)?.[0];
         if (knob) knobs.delete(knob);
         consumed.add(g);

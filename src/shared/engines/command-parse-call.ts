@@ -189,7 +189,10 @@ export function writtenFiles(commands: readonly SimpleCommand[]): Map<string, st
     const target = c.writes[c.writes.length - 1];
     if (target === undefined) continue;
     const [program, ...args] = c.words.map((w) => w.text);
-    if ((program === 'cat' || program === 'tee') && c.heredocs.length > 0) files.set(target, c.heredocs[c.heredocs.length - 1] as string);
+    // A body the shell would expand is not the file's text: that file stays unseen.
+    if ((program === 'cat' || program === 'tee') && c.heredocs.length > 0) {
+      if (!c.expandedHeredoc) files.set(target, c.heredocs[c.heredocs.length - 1] as string);
+    }
     else if (program === 'echo' || program === 'printf') {
       const text = printedText(joinArgs([program, ...args]));
       if (text !== undefined) files.set(target, text);

@@ -57,6 +57,14 @@ describe('parseShell', () => {
     expect(printedText('echo "$(cat secret)"')).toBeUndefined();
   });
 
+  it('marks a here-document the shell would expand: unquoted delimiter and a $ or backtick in the body', () => {
+    const parsed = parseShell("cat > a.yaml <<EOF\nkey: $(cat /etc/hostname)\nEOF\ncat > b.yaml <<'EOF'\nkey: $(cat /etc/hostname)\nEOF\ncat > c.yaml <<EOF\nkey: 1\nEOF");
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(parsed.commands.map((c) => c.expandedHeredoc === true)).toEqual([true, false, false]);
+    expect(printedText('cat <<EOF\nport: $PORT\nEOF')).toBeUndefined();
+    expect(printedText("cat <<'EOF'\nport: $PORT\nEOF")).toBe('port: $PORT\n');
+  });
+
   it('reads what echo -e and printf print', () => {
     expect(printedText(`echo -e "a:\\n  b: 1"`)).toBe('a:\n  b: 1\n');
     expect(printedText(`printf 'a: 1\\nb: 2\\n'`)).toBe('a: 1\nb: 2\n');

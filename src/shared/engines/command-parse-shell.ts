@@ -21,6 +21,8 @@ export interface SimpleCommand {
   writes: string[];
   /** Here-document bodies fed to this command, in order. */
   heredocs: string[];
+  /** A here-document with an unquoted delimiter whose body has a `$` or backtick: the shell would expand or run it, so the text is not what it feeds. */
+  expandedHeredoc?: boolean;
 }
 
 export type ShellParse = { commands: SimpleCommand[] } | { error: string };
@@ -31,7 +33,9 @@ export function parseShell(text: string): ShellParse {
   let current: SimpleCommand = { words: [], writes: [], heredocs: [] };
   let word: ShellWord | null = null;
   let redirect: 'write' | 'read' | 'heredoc' | null = null;
-  const pending: { delimiter: string; strip: boolean; into: SimpleCommand }[] = [];
+  const pending: { delimiter: string; strip: boolean; expands: boolean; into: SimpleCommand }[] = [];
+  /** The current word had a quote or a backslash (a quoted here-document delimiter turns expansion off). */
+  let quoted = false;
   let heredocStrip = false;
   const variables = new Map<string, string>();
   /** `$NAME` / `${NAME}` at `at`: the value of a variable the snippet set, and where the reference ends; else undefined. */
@@ -45,10 +49,11 @@ export function parseShell(text: string): ShellParse {
   const endWord = () => {
     if (word === null) return;
     if (redirect === 'write') current.writes.push(word.text);
-    else if (redirect === 'heredoc') pending.push({ delimiter: word.text, strip: heredocStrip, into: current });
+    else if (redirect === 'heredoc') pending.push({ delimiter: word.text, strip: heredocStrip, expands: !quoted, into: current });
     else if (redirect !== 'read') current.words.push(word);
     redirect = null;
     word = null;
+    quoted = false;
   };
   const endCommand = () => {
     endWord();
@@ -89,6 +94,7 @@ export function parseShell(text: string): ShellParse {
           lines.push(read);
         }
         doc.into.heredocs.push(lines.join('\n') + '\n');
+        if (doc.expands && lines.some((l) => /[$`]/.test(l))) doc.into.expandedHeredoc = true;
       }
       continue;
     }
@@ -140,6 +146,7 @@ export function parseShell(text: string): ShellParse {
       i += src[i + 1] === c ? (c === '<' ? 3 : 2) : 1;
       continue;
     }
+    if (c === "'" || c === '"' || c === '\\') quoted = true;
     if (c === "'") {
       const close = src.indexOf("'", i + 1);
       if (close < 0) return { error: 'a single quote is not closed' };
@@ -278,7 +285,7 @@ export function printedText(body: string): string | undefined {
   // A variable or substitution would be expanded or run by the shell: what it prints is unknown here.
   if (command.words.some((w) => w.dollar)) return undefined;
   const [program, ...args] = command.words.map((w) => w.text);
-  if (program === 'cat' && args.length === 0 && command.heredocs.length === 1) return command.heredocs[0];
+  if (program === 'cat' && args.length === 0 && command.heredocs.length === 1) return command.expandedHeredoc ? undefined : command.heredocs[0];
   if (program === 'echo') {
     let escapes = false;
     let newline = true;

@@ -329,6 +329,14 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(commandOfParsed(latest)).toBe('docker run --gpus all vllm/vllm-openai:latest --model m/x');
   });
 
+  it('does not read an options YAML the shell would expand (an unquoted here-document with $ in it) as its text', () => {
+    const text = 'cat > extra.yaml <<EOF\nkv_cache_config:\n  free_gpu_memory_fraction: $FRACTION\nEOF\ntrtllm-serve m/x --extra_llm_api_options extra.yaml';
+    const result = parsed(text, { engineVersion: '1.2.0rc1' });
+    expect(result.config.gpuMemoryFraction).toBeUndefined();
+    expect(result.config.extraArgs).toEqual(['--extra_llm_api_options', 'extra.yaml']);
+    expect(result.warnings).toContain('--extra_llm_api_options extra.yaml: Servelab cannot see that file; it is passed as written and must exist where the server runs');
+  });
+
   it('says that vllm serve’s positional model replaces --model', () => {
     const result = parsed('vllm serve m/positional --model m/flag', { engineVersion: '0.11.0' });
     expect(result.config.model).toBe('m/positional');

@@ -76,6 +76,19 @@ describe('servelab command parse', () => {
     expect(added.stdout).toContain('  attentionBackend: FLASHINFER');
   });
 
+  it('never prints a pasted credential, however spelled, and refuses a value a command substitution would make', async () => {
+    // Hand-written: a secret that is not token-shaped, so only the flag and variable names can keep it out.
+    const secret = 'pasted-secret-value-42';
+    const text = `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-ke ${secret} --tensor-parallel-size $(nvidia-smi -L | wc -l)`;
+    for (const args of [['command', 'parse', '-', '--engine-version', '0.11.0'], ['command', 'parse', '-', '--engine-version', '0.11.0', '--json']]) {
+      const result = await runCli(args, text);
+      expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).not.toContain(secret);
+      expect(result.stdout).toContain('--tensor-parallel-size $(nvidia-smi -L | wc -l) takes its value from a command');
+      expect(result.stdout).toContain('--api-ke is left out');
+    }
+  });
+
   it('exits 1 when no serve command can be read, and 2 for usage', async () => {
     const none = await runCli(['command', 'parse', 'echo hello']);
     expect(none.code).toBe(1);

@@ -347,5 +347,6 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(parseServeCommand('echo hello')).toEqual({ error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' });
     expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });
     expect(parseServeCommand("vllm serve 'm/x")).toEqual({ error: 'cannot read the command: a single quote is not closed' });
+    expect(parseServeCommand('docker run -v /a\0b:/c vllm/vllm-openai:v0.11.0 --model m/x')).toEqual({ error: 'cannot read the command: it holds a NUL character' });
   });
 });

@@ -5,7 +5,7 @@
  * reverse; every other flag kept verbatim in `extraArgs` and checked against the engine version's own flag table.
  * Building the result back (`commandOfParsed`) gives a command the engine's parser reads the same way.
  */
-import { joinArgs } from './argv-text';
+import { shellCommand, shellQuote } from '../shell-quote';
 import { getAdapter } from './adapters';
 import {
   canonicalOf,
@@ -70,6 +70,8 @@ export function parseServeCommand(text: string, options: { engineVersion?: strin
 }
 
 function parse(text: string, options: { engineVersion?: string }): ParsedServeCommand | { error: string } {
+  // No shell word can carry one, and the rebuilt command could not be quoted.
+  if (text.includes('\0')) return { error: 'cannot read the command: it holds a NUL character' };
   const shell = parseShell(text);
   if ('error' in shell) return { error: `cannot read the command: ${shell.error}` };
   const warnings: string[] = [];
@@ -365,10 +367,10 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
 function heredoc(path: string, content: string): string {
   let delimiter = 'EOF';
   while (content.split('\n').includes(delimiter)) delimiter += '_';
-  return `cat > ${joinArgs([path])} <<'${delimiter}'\n${content.endsWith('\n') ? content : `${content}\n`}${delimiter}`;
+  return `cat > ${shellQuote(path)} <<'${delimiter}'\n${content.endsWith('\n') ? content : `${content}\n`}${delimiter}`;
 }
 
-/** The equivalent command line: options files as here-documents, variables in front (or `-e` for docker), then the server. */
+/** The equivalent command line, every word through the one quoting function: options files as here-documents, variables in front (or `-e` for docker), then the server. */
 export function commandOfParsed(parsed: ParsedServeCommand): string {
   const built = getAdapter(parsed.engine).buildArgv(parsed.config, parsed.version);
   const lines = [...(parsed.files ?? []), ...(built.extraFiles ?? [])].map((f) => heredoc(f.path, f.content));
@@ -376,10 +378,10 @@ export function commandOfParsed(parsed: ParsedServeCommand): string {
     const envArgs = Object.entries(built.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
     // Only the engine's own image has the server as its entrypoint; any other image is given the whole command.
     const own = engineOfImageName(parsed.docker.image)?.engine === parsed.engine;
-    lines.push(joinArgs(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...(own ? containerCommand(parsed.engine, built.argv) : built.argv)]));
+    lines.push(shellCommand(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...(own ? containerCommand(parsed.engine, built.argv) : built.argv)]));
   } else {
-    const env = Object.entries(built.env).map(([name, value]) => `${name}=${joinArgs([value])}`);
-    lines.push([...env, joinArgs(built.argv)].join(' '));
+    const env = Object.entries(built.env).map(([name, value]) => `${name}=${shellQuote(value)}`);
+    lines.push([...env, shellCommand(built.argv)].join(' '));
   }
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@
 // `pip install` that names the version, and the files the snippet writes (part of command-parse.ts).
 import { joinArgs } from './argv-text';
 import { parseShell, printedText, type ShellWord, type SimpleCommand } from './command-parse-shell';
+import { looksLikeToken } from './credentials';
 import { DOCKER_ENGINES } from './docker-run';
 import { isSecretEnvName } from './server-config';
 import { ENGINE_IDS, type EngineId } from './types';
@@ -143,6 +144,8 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   }
   const image = w[i];
   if (image === undefined) return { error: 'the docker run command names no image' };
+  // The docker options are shown and printed back: one holding a token is refused, without repeating it.
+  if (args.some((a) => looksLikeToken(a) || looksLikeToken(a.slice(a.indexOf('=') + 1)))) return { error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' };
   const rest = stripPrefixes(words.slice(i + 1), env);
   const known = engineOfImageName(image);
   let call = engineCall(rest);

@@ -348,5 +348,8 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });
     expect(parseServeCommand("vllm serve 'm/x")).toEqual({ error: 'cannot read the command: a single quote is not closed' });
     expect(parseServeCommand('docker run -v /a\0b:/c vllm/vllm-openai:v0.11.0 --model m/x')).toEqual({ error: 'cannot read the command: it holds a NUL character' });
+    expect(parseServeCommand('python3 -m sglang.launch_server Qwen/Qwen3-8B --port 30000')).toEqual({ error: 'SGLang takes the model as --model-path, not as the bare argument Qwen/Qwen3-8B' });
+    const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
+    expect(parseServeCommand(`docker run --label key=${token} vllm/vllm-openai:v0.11.0 --model m/x`)).toEqual({ error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' });
   });
 });

@@ -133,7 +133,10 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   }
 
   const read = readArgs(engine, table, call.args, files);
-  if (read.model === undefined) return { error: `the ${display} command names no model` };
+  if (read.model === undefined) {
+    const positional = engine === 'sglang' ? read.groups.find((g) => !g.flag) : undefined;
+    return { error: positional ? `SGLang takes the model as --model-path, not as the bare argument ${positional.values[0]}` : `the ${display} command names no model` };
+  }
   const modelWords = [...read.modelGroups].flatMap((g) => g.words);
   if (modelWords.some((w) => w.substitution)) return { error: `the model is the output of a command (${modelWords.map((w) => w.text).join(' ')}); Servelab never runs pasted text: write the model itself` };
   if (read.modelGroups.size > 1) {

@@ -58,6 +58,7 @@ describe('servelab command parse', () => {
       config: { model: 'Qwen/Qwen3-32B', maxModelLen: 32768, extraArgs: [], env: {} },
       refused: [],
       warnings: [],
+      credentials: [],
       docker: { image: 'vllm/vllm-openai:v0.11.0', args: ['--gpus', 'all', '--ipc=host'] },
       command: 'docker run --gpus all --ipc=host vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-32B --max-model-len 32768',
     });
@@ -86,6 +87,7 @@ describe('servelab command parse', () => {
       expect(result.stdout + result.stderr).not.toContain(secret);
       expect(result.stdout).toContain('--tensor-parallel-size $(nvidia-smi -L | wc -l) takes its value from a command');
       expect(result.stdout).toContain('--api-ke is left out');
+      expect(result.stdout).toMatch(args.includes('--json') ? /"credentials": \[\s*"HF_TOKEN",\s*"--api-key"\s*\]/ : /Left out as credentials \(values kept nowhere\): HF_TOKEN, --api-key/);
     }
   });
 

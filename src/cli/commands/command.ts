@@ -20,7 +20,8 @@ Every flag is checked against that version's own flag table.
 
   --engine-version V  check against this engine version (default: the version a pip install in the snippet or the
                       image tag names, else the newest Servelab has the flags of)
-  --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "docker"?,
+  --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "credentials"
+                      (names of the variables and flags left out as credentials, never values), "docker"?,
                       "files"?, "command"} as JSON; its "config" is what servelab engine launch --config takes
   -h, --help          show this help
 
@@ -115,6 +116,7 @@ export function formatParsed(parsed: ParsedServeCommand, command: string): strin
   if (env.length > 0) lines.push(`Environment: ${env.map(([k, v]) => `${k}=${typeof v === 'string' ? joinArgs([v]) : `<secret ${v.secretRef}>`}`).join(' ')}`);
   if (parsed.docker) lines.push(`Docker image: ${parsed.docker.image}`);
   for (const file of parsed.files ?? []) lines.push(`Options file kept whole: ${file.path}`);
+  if (parsed.credentials.length > 0) lines.push(`Left out as credentials (values kept nowhere): ${parsed.credentials.join(', ')}`);
   if (parsed.warnings.length > 0) lines.push('Warnings:', ...parsed.warnings.map((w) => `  - ${w}`));
   if (parsed.refused.length > 0) lines.push('Refused:', ...parsed.refused.map((r) => `  - ${r.message}`));
   lines.push('Equivalent command:', ...command.split('\n').map((l) => `  ${l}`));

@@ -14,6 +14,8 @@ export interface ServerCall {
   args: ShellWord[];
   /** Variables the server gets from `docker run -e`. */
   env: Record<string, string>;
+  /** Names of `docker run -e` variables whose credential values were left out. */
+  credentials?: string[];
   docker?: { image: string; args: string[]; version?: string };
 }
 
@@ -100,6 +102,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   if (i < 0) return undefined;
   const args: string[] = [];
   const env: Record<string, string> = {};
+  const credentials: string[] = [];
   const takeEnv = (value: string) => {
     const m = ASSIGNMENT.exec(value);
     if (!m) {
@@ -110,6 +113,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
     const name = m[1] as string;
     if (isSecretEnvName(name)) {
       warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+      credentials.push(name);
       args.push('-e', name);
       return;
     }
@@ -164,7 +168,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   }
   if (!call && known && DOCKER_ENGINES[known.engine].entry === 'args-only') call = { engine: known.engine, args: rest };
   if (!call) return { error: `the container ${image} runs no vllm serve, sglang.launch_server or trtllm-serve command Servelab recognises` };
-  return { engine: call.engine, args: call.args, env, docker: { image, args, ...(known?.engine === call.engine && known.version ? { version: known.version } : {}) } };
+  return { engine: call.engine, args: call.args, env, credentials, docker: { image, args, ...(known?.engine === call.engine && known.version ? { version: known.version } : {}) } };
 }
 
 const PIP_SPEC: Record<EngineId, RegExp> = {

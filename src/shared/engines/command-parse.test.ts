@@ -294,6 +294,7 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
       const everything = JSON.stringify(result) + commandOfParsed(result);
       expect(everything, text).not.toContain(secret);
       expect(result.warnings.some((w) => /left out|holds a credential/.test(w)), text).toBe(true);
+      expect(result.credentials, text).toEqual([text.includes('HF_TOKEN') ? 'HF_TOKEN' : '--api-key']);
     }
   });
 

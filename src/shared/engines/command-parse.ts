@@ -41,6 +41,8 @@ export interface ParsedServeCommand {
   /** Flags (and options-file keys) the version's parser lacks or rejects, each message naming the version. */
   refused: { flag: string; message: string }[];
   warnings: string[];
+  /** Names of the variables and flags left out because they carry a credential (never their values), to set up in the keychain instead. */
+  credentials: string[];
   /** The `docker run` wrapper: its options (image excluded) and the image. */
   docker?: { image: string; args: string[] };
   /** Options files kept whole (a TensorRT-LLM YAML with settings Servelab does not model), written before the command. */
@@ -48,6 +50,9 @@ export interface ParsedServeCommand {
   /** The command as the engine's parser reads it (sorted `flag values` lines, the model, env, options-file data): equal for equivalent commands. */
   canonical: string[];
 }
+
+/** The schema's refusals of a credential flag or a token-shaped value (credentials.ts). */
+const CREDENTIAL_ISSUE = /credential|looks like a token/;
 
 /** A command substitution in a value: the shell would run it. */
 const SUBSTITUTION = /\$\(|`/;
@@ -75,6 +80,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const shell = parseShell(text);
   if ('error' in shell) return { error: `cannot read the command: ${shell.error}` };
   const warnings: string[] = [];
+  const credentials = new Set<string>();
   const env: Record<string, string> = {};
   let call: ServerCall | undefined;
   for (const c of shell.commands) {
@@ -99,6 +105,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       }
       call = docker ?? { ...(direct as { engine: EngineId; args: ShellWord[] }), env: {} };
       Object.assign(env, local, call.env);
+      for (const name of call.credentials ?? []) credentials.add(name);
     }
   }
   if (!call) return { error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' };
@@ -126,8 +133,10 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     const refusal = refusedEnvName(name);
     if (refusal !== undefined) warnings.push(`${name} is left out: ${refusal}`);
     else if (GPU_ENV.has(name)) warnings.push(`${name}=${env[name]} is left out: Servelab chooses the GPUs from the study's hosts`);
-    else if (isSecretEnvName(name)) warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
-    else if (SUBSTITUTION.test(env[name] as string)) warnings.push(`${name} is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)`);
+    else if (isSecretEnvName(name)) {
+      warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+      credentials.add(name);
+    } else if (SUBSTITUTION.test(env[name] as string)) warnings.push(`${name} is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)`);
     else continue;
     delete env[name];
   }
@@ -163,6 +172,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     } else if (g.flag && g.values.length > 0 && isCredentialFlag(g.flag.spec?.names[0] ?? g.flag.name)) {
       // Also when abbreviated (`--api-ke`) or spelled with `_`, which the schema's spelling check does not resolve. Name the flag, never the value.
       warnings.push(`${written} is left out: ${credentialFlagRefusal(engine, g.flag.spec?.names[0] ?? g.flag.name)}`);
+      credentials.add(g.flag.spec?.names[0] ?? g.flag.name);
       dropped.add(g);
     } else if (g.words.some((w) => w.procSub !== undefined) && !(read.yaml && g === read.yaml.group && read.yaml.data !== undefined)) {
       // Passed on, it would be the literal text `<(…)`; an unreadable options YAML is refused below.
@@ -310,11 +320,14 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
           if (group && !dropped.has(group)) {
             // Name the flag, never the value: the value may be the credential.
             warnings.push(`${group.flag ? group.flag.written : 'an argument'} is left out: ${issue.message}`);
+            // The schema refuses extra arguments for a credential flag or a token-shaped value.
+            if (group.flag && CREDENTIAL_ISSUE.test(issue.message)) credentials.add(group.flag.spec?.names[0] ?? group.flag.name);
             dropped.add(group);
             progressed = true;
           }
         } else if (head === 'env' && second !== undefined) {
           warnings.push(`${second} is left out: ${issue.message}`);
+          if (CREDENTIAL_ISSUE.test(issue.message)) credentials.add(second);
           delete env[second];
           delete envAsRead[second];
           progressed = true;
@@ -360,6 +373,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     config,
     refused,
     warnings,
+    credentials: [...credentials],
     ...(call.docker ? { docker: { image: call.docker.image, args: call.docker.args } } : {}),
     ...(keptFile ? { files: [keptFile] } : {}),
     canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),

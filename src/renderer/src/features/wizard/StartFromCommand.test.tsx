@@ -150,6 +150,26 @@ describe('Start from my command', { timeout: 60_000 }, () => {
     expect(screen.getByText('Komut okunduktan sonra değişti: değişikliği kullanmak için yeniden okuyun.')).toBeTruthy();
   });
 
+  it('names the credentials it left out, never their values, and where to keep them instead, in both languages', () => {
+    const { store } = renderWithStore(<StudyWizard onCreated={vi.fn()} onCancel={vi.fn()} />, makeApi());
+    // Hand-written: a value that is not token-shaped, so only the names keep it out.
+    const secret = 'pasted-secret-value-42';
+    paste('The serve command you run today', `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-key ${secret}`, 'Read the command');
+    const read = screen.getByRole('status', { name: 'What was read from the command' });
+    expect(read.textContent).toContain('Left out because they carry a credential, and their values are kept nowhere: HF_TOKEN, --api-key.');
+    expect(read.textContent).not.toContain(secret);
+    // Only the pasted text itself holds it; no field of the draft does.
+    const box = screen.getByLabelText('The serve command you run today');
+    const fields = [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea, select')].filter((el) => el !== box);
+    expect(fields.length).toBeGreaterThan(0);
+    expect(fields.filter((el) => el.value.includes(secret))).toEqual([]);
+    act(() => store.getState().setLocale('tr'));
+    // As above: typing redraws the section in the language now chosen.
+    fireEvent.change(box, { target: { value: `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-key ${secret} --port 8000` } });
+    fireEvent.click(button('Komutu oku'));
+    expect(screen.getByRole('status', { name: 'Komuttan okunanlar' }).textContent).toContain('Kimlik bilgisi taşıdıkları için alınmadı, değerleri hiçbir yerde saklanmıyor: HF_TOKEN, --api-key.');
+  });
+
   it('says why a text is not a serve command and leaves the draft alone', () => {
     renderWithStore(<StudyWizard onCreated={vi.fn()} onCancel={vi.fn()} />, makeApi());
     paste('The serve command you run today', 'nvidia-smi', 'Read the command');

@@ -83,6 +83,11 @@ function ReadSummary({ parsed }: { parsed: ParsedServeCommand }) {
           </p>
         </>
       )}
+      {parsed.credentials.length > 0 && (
+        <p className="field-hint" role="note">
+          {t('wizard.fromCommand.credentials', { names: parsed.credentials.join(', ') })}
+        </p>
+      )}
       {address.length > 0 && <p className="field-hint">{t('wizard.fromCommand.addressDropped', { address: address.join(', ') })}</p>}
       {docker !== undefined && (
         <p className="field-hint">

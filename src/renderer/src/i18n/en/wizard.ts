@@ -143,6 +143,7 @@ const wizard = {
   'wizard.fromCommand.verbatim': 'Flags Servelab does not model, kept as written:',
   'wizard.fromCommand.addressDropped': 'Not copied: {address}. Servelab chooses where the server listens.',
   'wizard.fromCommand.warnings': 'Notes:',
+  'wizard.fromCommand.credentials': 'Left out because they carry a credential, and their values are kept nowhere: {names}. Store the Hugging Face token in the keychain on the Engines page; give any other in the engine’s settings as an environment variable holding a secret reference (secretRef).',
   'wizard.fromCommand.changed': 'The command has changed since it was read: read it again to use the change.',
   'wizard.fromCommand.dockerDropped': 'Not copied from docker run: Servelab runs {engine}’s own image for the version, with its own GPU, port and cache options, instead of',
   'wizard.model.id': 'Model',

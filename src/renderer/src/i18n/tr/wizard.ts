@@ -148,6 +148,7 @@ const wizard: MessagesOf<typeof en> = {
   'wizard.fromCommand.verbatim': 'Servelab’in modellemediği, yazıldığı gibi korunan bayraklar:',
   'wizard.fromCommand.addressDropped': 'Kopyalanmadı: {address}. Sunucunun nerede dinleyeceğini Servelab seçer.',
   'wizard.fromCommand.warnings': 'Notlar:',
+  'wizard.fromCommand.credentials': 'Kimlik bilgisi taşıdıkları için alınmadı, değerleri hiçbir yerde saklanmıyor: {names}. Hugging Face token’ını Motorlar sayfasında anahtar zincirine kaydedin; diğerlerini motorun ayarlarında gizli bir başvuruyu (secretRef) tutan bir ortam değişkeni olarak verin.',
   'wizard.fromCommand.changed': 'Komut okunduktan sonra değişti: değişikliği kullanmak için yeniden okuyun.',
   'wizard.fromCommand.dockerDropped': 'docker run’dan kopyalanmadı: Servelab, {engine} için sürümün kendi imajını kendi GPU, port ve önbellek seçenekleriyle çalıştırır; şunun yerine:',
   'wizard.model.id': 'Model',

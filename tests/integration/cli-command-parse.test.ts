@@ -58,6 +58,7 @@ describe('servelab command parse', () => {
       config: { model: 'Qwen/Qwen3-32B', maxModelLen: 32768, extraArgs: [], env: {} },
       refused: [],
       warnings: [],
+      credentials: [],
       docker: { image: 'vllm/vllm-openai:v0.11.0', args: ['--gpus', 'all', '--ipc=host'] },
       command: 'docker run --gpus all --ipc=host vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-32B --max-model-len 32768',
     });
@@ -74,6 +75,20 @@ describe('servelab command parse', () => {
     const added = await runCli(['command', 'parse', '--engine-version', '0.13.0', '--', 'vllm', 'serve', 'Qwen/Qwen3-8B', '--attention-backend', 'FLASHINFER']);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('  attentionBackend: FLASHINFER');
+  });
+
+  it('never prints a pasted credential, however spelled, and refuses a value a command substitution would make', async () => {
+    // Hand-written: a secret that is not token-shaped, so only the flag and variable names can keep it out.
+    const secret = 'pasted-secret-value-42';
+    const text = `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-ke ${secret} --tensor-parallel-size $(nvidia-smi -L | wc -l)`;
+    for (const args of [['command', 'parse', '-', '--engine-version', '0.11.0'], ['command', 'parse', '-', '--engine-version', '0.11.0', '--json']]) {
+      const result = await runCli(args, text);
+      expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).not.toContain(secret);
+      expect(result.stdout).toContain('--tensor-parallel-size $(nvidia-smi -L | wc -l) takes its value from a command');
+      expect(result.stdout).toContain('--api-ke is left out');
+      expect(result.stdout).toMatch(args.includes('--json') ? /"credentials": \[\s*"HF_TOKEN",\s*"--api-key"\s*\]/ : /Left out as credentials \(values kept nowhere\): HF_TOKEN, --api-key/);
+    }
   });
 
   it('exits 1 when no serve command can be read, and 2 for usage', async () => {

@@ -4,7 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getAdapter } from '../../src/shared/engines/adapters';
+import { joinArgs } from '../../src/shared/engines/argv-text';
 import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../../src/shared/engines/command-parse';
+import { groupArgs, type Group } from '../../src/shared/engines/command-parse-args';
+import { engineCall } from '../../src/shared/engines/command-parse-call';
+import { parseShell } from '../../src/shared/engines/command-parse-shell';
 import type { EngineId } from '../../src/shared/engines/types';
 import { repoRoot } from '../helpers/repo';
 
@@ -103,3 +108,73 @@ describe('the reference guides’ server commands', () => {
   });
 });
 
+/** The program words and the flag groups (each flag with its values) of a one-command snippet, as the engine's parser groups them. */
+function split(command: string, engine: EngineId, version: string): { program: string[]; model: Group[]; flags: Group[] } {
+  const shell = parseShell(command);
+  if ('error' in shell) throw new Error(shell.error);
+  const words = shell.commands[0]!.words;
+  const call = engineCall(words);
+  if (!call) throw new Error(`no server command in ${command}`);
+  const groups = groupArgs(getAdapter(engine).flagTable(version), call.args);
+  const isModel = (g: Group) => !g.flag || g.flag.name === '--model-path' || g.flag.name === '--model';
+  return { program: words.slice(0, words.length - call.args.length).map((w) => w.text), model: groups.filter(isModel), flags: groups.filter((g) => !isModel(g)) };
+}
+
+const text = (g: Group) => g.words.map((w) => w.text);
+
+describe('spellings the engine’s parser reads alike read alike (properties over the guides’ commands)', () => {
+  const all = ['qwen3-8b-h100-latency.tr.txt', 'qwen3-32b-a100-throughput.tr.txt'].flatMap((file) => {
+    const guide = readFileSync(join(GUIDES_DIR, file), 'utf8');
+    const versions = guideVersions(guide);
+    return guideCommands(guide).map((command) => {
+      const engine: EngineId = command.startsWith('vllm') ? 'vllm' : command.startsWith('trtllm') ? 'trtllm' : 'sglang';
+      return { command, engine, version: versions[engine] };
+    });
+  });
+  /** Every variant must give the original's typed configuration and canonical reading, with nothing refused. */
+  const sameAs = (base: ParsedServeCommand, variant: string, version: string) => {
+    const again = parsed(variant, { engineVersion: version });
+    expect(again.config, variant).toEqual(base.config);
+    expect(again.canonical, variant).toEqual(base.canonical);
+    expect(again.refused, variant).toEqual([]);
+  };
+
+  it('in any order of its flags: every rotation and the reverse', () => {
+    let checked = 0;
+    for (const { command, engine, version } of all) {
+      const base = parsed(command, { engineVersion: version });
+      const { program, model, flags } = split(command, engine, version);
+      const orders = [[...flags].reverse(), ...flags.map((_, k) => [...flags.slice(k), ...flags.slice(0, k)])];
+      for (const order of orders) {
+        // The model after the flags too: argparse takes a positional anywhere.
+        sameAs(base, joinArgs([...program, ...model.flatMap(text), ...order.flatMap(text)]), version);
+        sameAs(base, joinArgs([...program, ...order.flatMap(text), ...model.flatMap(text)]), version);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(all.length * 2);
+  });
+
+  it('with --x=v for --x v, one flag per `\\` line, and the GPUs chosen in front', () => {
+    for (const { command, engine, version } of all) {
+      const base = parsed(command, { engineVersion: version });
+      const { program, model, flags } = split(command, engine, version);
+      const attached = flags.map((g) => (g.words.length === 2 && g.flag?.attached === undefined ? [`${g.words[0]!.text}=${g.words[1]!.text}`] : text(g)));
+      sameAs(base, joinArgs([...program, ...model.flatMap(text), ...attached.flat()]), version);
+      sameAs(base, [joinArgs([...program, ...model.flatMap(text)]), ...flags.map((g) => `  ${joinArgs(text(g))}`)].join(' \\\n'), version);
+      const pinned = parsed(`CUDA_VISIBLE_DEVICES=0,1 ${command}`, { engineVersion: version });
+      expect(pinned.config).toEqual(base.config);
+    }
+  });
+
+  it('with vLLM’s _ for - in long names (FlexibleArgumentParser), which click and SGLang’s argparse do not read alike', () => {
+    const vllm = all.filter((c) => c.engine === 'vllm');
+    expect(vllm.length).toBeGreaterThan(0);
+    for (const { command, engine, version } of vllm) {
+      const base = parsed(command, { engineVersion: version });
+      const { program, model, flags } = split(command, engine, version);
+      const underscored = flags.map((g) => text(g).map((w, k) => (k === 0 ? `--${w.slice(2).replace(/-/g, '_')}` : w)));
+      sameAs(base, joinArgs([...program, ...model.flatMap(text), ...underscored.flat()]), version);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../cli-io';
 import { UsageError } from '../command-line';
+import { getAdapter } from '../../shared/engines/adapters';
 import { joinArgs } from '../../shared/engines/argv-text';
 import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../../shared/engines/command-parse';
 import { KNOB_NAMES, type KnobName } from '../../shared/engines/types';
@@ -19,7 +20,8 @@ Every flag is checked against that version's own flag table.
 
   --engine-version V  check against this engine version (default: the version a pip install in the snippet or the
                       image tag names, else the newest Servelab has the flags of)
-  --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "docker"?,
+  --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "credentials"
+                      (names of the variables and flags left out as credentials, never values), "docker"?,
                       "files"?, "command"} as JSON; its "config" is what servelab engine launch --config takes
   -h, --help          show this help
 
@@ -98,7 +100,6 @@ async function readAll(input: CommandInput): Promise<string> {
   return text + decoder.decode();
 }
 
-const DISPLAY = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' } as const;
 const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
   option: 'as given by --engine-version',
   command: 'named by the pip install in the command',
@@ -107,7 +108,7 @@ const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
 };
 
 export function formatParsed(parsed: ParsedServeCommand, command: string): string {
-  const lines = [`${DISPLAY[parsed.engine]} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
+  const lines = [`${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
   const typed = KNOB_NAMES.map((knob: KnobName) => [knob, knobValue(parsed.config, knob)] as const).filter(([, v]) => v !== undefined);
   if (typed.length > 0) lines.push('Typed settings:', ...typed.map(([knob, value]) => `  ${knob}: ${String(value)}`));
   if (parsed.config.extraArgs.length > 0) lines.push(`Kept verbatim (Servelab does not model these): ${joinArgs(parsed.config.extraArgs)}`);
@@ -115,6 +116,7 @@ export function formatParsed(parsed: ParsedServeCommand, command: string): strin
   if (env.length > 0) lines.push(`Environment: ${env.map(([k, v]) => `${k}=${typeof v === 'string' ? joinArgs([v]) : `<secret ${v.secretRef}>`}`).join(' ')}`);
   if (parsed.docker) lines.push(`Docker image: ${parsed.docker.image}`);
   for (const file of parsed.files ?? []) lines.push(`Options file kept whole: ${file.path}`);
+  if (parsed.credentials.length > 0) lines.push(`Left out as credentials (values kept nowhere): ${parsed.credentials.join(', ')}`);
   if (parsed.warnings.length > 0) lines.push('Warnings:', ...parsed.warnings.map((w) => `  - ${w}`));
   if (parsed.refused.length > 0) lines.push('Refused:', ...parsed.refused.map((r) => `  - ${r.message}`));
   lines.push('Equivalent command:', ...command.split('\n').map((l) => `  ${l}`));

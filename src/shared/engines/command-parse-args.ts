@@ -67,6 +67,8 @@ export function knobOfValue(row: KnobRow, raw: string | number | boolean): KnobV
 /** A group's words as the parser reads them: canonical name, then values (JSON values with sorted keys). */
 export function groupKey(g: Group): { name: string; value: string } {
   if (!g.flag) return { name: 'arg', value: g.values.join(' ') };
+  // `--x` and `--no-x` set one value, the last written winning: compare them as one flag.
+  if (g.flag.spec?.arity === 'negatable' && g.values.length === 0) return { name: g.flag.spec.names[0] as string, value: g.flag.negated ? 'false' : 'true' };
   const values = g.flag.spec?.dotted && !g.flag.name.includes('.') ? g.values.map(normaliseJson) : g.values;
   return { name: g.flag.name, value: values.join(' ') };
 }

@@ -2,6 +2,7 @@
 // `pip install` that names the version, and the files the snippet writes (part of command-parse.ts).
 import { joinArgs } from './argv-text';
 import { parseShell, printedText, type ShellWord, type SimpleCommand } from './command-parse-shell';
+import { looksLikeToken } from './credentials';
 import { DOCKER_ENGINES } from './docker-run';
 import { isSecretEnvName } from './server-config';
 import { ENGINE_IDS, type EngineId } from './types';
@@ -13,6 +14,8 @@ export interface ServerCall {
   args: ShellWord[];
   /** Variables the server gets from `docker run -e`. */
   env: Record<string, string>;
+  /** Names of `docker run -e` variables whose credential values were left out. */
+  credentials?: string[];
   docker?: { image: string; args: string[]; version?: string };
 }
 
@@ -77,7 +80,8 @@ function imageVersion(engine: EngineId, tag: string): string | undefined {
   return m?.[1];
 }
 
-function engineOfImageName(image: string): { engine: EngineId; version?: string } | undefined {
+/** The engine whose published image `image` is (any tag or digest), with the version its tag names. */
+export function engineOfImageName(image: string): { engine: EngineId; version?: string } | undefined {
   const ref = image.replace(/^docker\.io\/(library\/)?/, '').replace(/@.*$/, '');
   const colon = ref.lastIndexOf(':');
   const repository = colon > ref.lastIndexOf('/') ? ref.slice(0, colon) : ref;
@@ -98,6 +102,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   if (i < 0) return undefined;
   const args: string[] = [];
   const env: Record<string, string> = {};
+  const credentials: string[] = [];
   const takeEnv = (value: string) => {
     const m = ASSIGNMENT.exec(value);
     if (!m) {
@@ -108,6 +113,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
     const name = m[1] as string;
     if (isSecretEnvName(name)) {
       warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+      credentials.push(name);
       args.push('-e', name);
       return;
     }
@@ -120,6 +126,10 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
     const name = eq > 0 ? word.slice(0, eq) : word;
     if ((name === '-e' || name === '--env') && eq > 0) {
       takeEnv(word.slice(eq + 1));
+      i++;
+    } else if (/^-e[A-Za-z_]/.test(word)) {
+      // `-eNAME=value`: docker's short option with its value attached, as `-e NAME=value`.
+      takeEnv(word.slice(2));
       i++;
     } else if (/^-[a-zA-Z]+$/.test(word) && [...word.slice(1)].every((c) => 'itdP'.includes(c))) {
       args.push(word);
@@ -138,6 +148,8 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   }
   const image = w[i];
   if (image === undefined) return { error: 'the docker run command names no image' };
+  // The docker options are shown and printed back: one holding a token is refused, without repeating it.
+  if (args.some((a) => looksLikeToken(a) || looksLikeToken(a.slice(a.indexOf('=') + 1)))) return { error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' };
   const rest = stripPrefixes(words.slice(i + 1), env);
   const known = engineOfImageName(image);
   let call = engineCall(rest);
@@ -156,7 +168,7 @@ export function dockerCall(words: readonly ShellWord[], warnings: string[]): Ser
   }
   if (!call && known && DOCKER_ENGINES[known.engine].entry === 'args-only') call = { engine: known.engine, args: rest };
   if (!call) return { error: `the container ${image} runs no vllm serve, sglang.launch_server or trtllm-serve command Servelab recognises` };
-  return { engine: call.engine, args: call.args, env, docker: { image, args, ...(known?.engine === call.engine && known.version ? { version: known.version } : {}) } };
+  return { engine: call.engine, args: call.args, env, credentials, docker: { image, args, ...(known?.engine === call.engine && known.version ? { version: known.version } : {}) } };
 }
 
 const PIP_SPEC: Record<EngineId, RegExp> = {
@@ -184,7 +196,10 @@ export function writtenFiles(commands: readonly SimpleCommand[]): Map<string, st
     const target = c.writes[c.writes.length - 1];
     if (target === undefined) continue;
     const [program, ...args] = c.words.map((w) => w.text);
-    if ((program === 'cat' || program === 'tee') && c.heredocs.length > 0) files.set(target, c.heredocs[c.heredocs.length - 1] as string);
+    // A body the shell would expand is not the file's text: that file stays unseen.
+    if ((program === 'cat' || program === 'tee') && c.heredocs.length > 0) {
+      if (!c.expandedHeredoc) files.set(target, c.heredocs[c.heredocs.length - 1] as string);
+    }
     else if (program === 'echo' || program === 'printf') {
       const text = printedText(joinArgs([program, ...args]));
       if (text !== undefined) files.set(target, text);

@@ -46,6 +46,25 @@ describe('parseShell', () => {
     expect(printedText(second!.words[2]!.procSub!)).toBe('b: )\n');
   });
 
+  it('keeps a command substitution, $( … ) or backticks, quoted or not, as one marked word and never its inner words', () => {
+    const parsed = parseShell('run $(nvidia-smi -L | wc -l) "a $(b "c d") e" `hostname -s` x$((1 + 2))');
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(parsed.commands).toHaveLength(1);
+    const run = parsed.commands[0]!.words;
+    expect(run.map((w) => w.text)).toEqual(['run', '$(nvidia-smi -L | wc -l)', 'a $(b "c d") e', '`hostname -s`', 'x$((1 + 2))']);
+    expect(run.map((w) => w.substitution === true)).toEqual([false, true, true, true, true]);
+    expect(parseShell('run $(a')).toEqual({ error: 'a command substitution $( … ) or ` … ` is not closed' });
+    expect(printedText('echo "$(cat secret)"')).toBeUndefined();
+  });
+
+  it('marks a here-document the shell would expand: unquoted delimiter and a $ or backtick in the body', () => {
+    const parsed = parseShell("cat > a.yaml <<EOF\nkey: $(cat /etc/hostname)\nEOF\ncat > b.yaml <<'EOF'\nkey: $(cat /etc/hostname)\nEOF\ncat > c.yaml <<EOF\nkey: 1\nEOF");
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(parsed.commands.map((c) => c.expandedHeredoc === true)).toEqual([true, false, false]);
+    expect(printedText('cat <<EOF\nport: $PORT\nEOF')).toBeUndefined();
+    expect(printedText("cat <<'EOF'\nport: $PORT\nEOF")).toBe('port: $PORT\n');
+  });
+
   it('reads what echo -e and printf print', () => {
     expect(printedText(`echo -e "a:\\n  b: 1"`)).toBe('a:\n  b: 1\n');
     expect(printedText(`printf 'a: 1\\nb: 2\\n'`)).toBe('a: 1\nb: 2\n');

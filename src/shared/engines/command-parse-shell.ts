@@ -11,6 +11,8 @@ export interface ShellWord {
   procSub?: string;
   /** The word held an unquoted `$` (a variable or substitution Servelab does not expand). */
   dollar?: boolean;
+  /** The word held a command substitution, `$(…)` or a backtick pair: its text is kept as written and never run. */
+  substitution?: boolean;
 }
 
 export interface SimpleCommand {
@@ -19,6 +21,8 @@ export interface SimpleCommand {
   writes: string[];
   /** Here-document bodies fed to this command, in order. */
   heredocs: string[];
+  /** A here-document with an unquoted delimiter whose body has a `$` or backtick: the shell would expand or run it, so the text is not what it feeds. */
+  expandedHeredoc?: boolean;
 }
 
 export type ShellParse = { commands: SimpleCommand[] } | { error: string };
@@ -29,7 +33,9 @@ export function parseShell(text: string): ShellParse {
   let current: SimpleCommand = { words: [], writes: [], heredocs: [] };
   let word: ShellWord | null = null;
   let redirect: 'write' | 'read' | 'heredoc' | null = null;
-  const pending: { delimiter: string; strip: boolean; into: SimpleCommand }[] = [];
+  const pending: { delimiter: string; strip: boolean; expands: boolean; into: SimpleCommand }[] = [];
+  /** The current word had a quote or a backslash (a quoted here-document delimiter turns expansion off). */
+  let quoted = false;
   let heredocStrip = false;
   const variables = new Map<string, string>();
   /** `$NAME` / `${NAME}` at `at`: the value of a variable the snippet set, and where the reference ends; else undefined. */
@@ -43,10 +49,11 @@ export function parseShell(text: string): ShellParse {
   const endWord = () => {
     if (word === null) return;
     if (redirect === 'write') current.writes.push(word.text);
-    else if (redirect === 'heredoc') pending.push({ delimiter: word.text, strip: heredocStrip, into: current });
+    else if (redirect === 'heredoc') pending.push({ delimiter: word.text, strip: heredocStrip, expands: !quoted, into: current });
     else if (redirect !== 'read') current.words.push(word);
     redirect = null;
     word = null;
+    quoted = false;
   };
   const endCommand = () => {
     endWord();
@@ -87,6 +94,7 @@ export function parseShell(text: string): ShellParse {
           lines.push(read);
         }
         doc.into.heredocs.push(lines.join('\n') + '\n');
+        if (doc.expands && lines.some((l) => /[$`]/.test(l))) doc.into.expandedHeredoc = true;
       }
       continue;
     }
@@ -138,6 +146,7 @@ export function parseShell(text: string): ShellParse {
       i += src[i + 1] === c ? (c === '<' ? 3 : 2) : 1;
       continue;
     }
+    if (c === "'" || c === '"' || c === '\\') quoted = true;
     if (c === "'") {
       const close = src.indexOf("'", i + 1);
       if (close < 0) return { error: 'a single quote is not closed' };
@@ -158,6 +167,15 @@ export function parseShell(text: string): ShellParse {
           i += 2;
           continue;
         }
+        const inner = substitutionEnd(src, i);
+        if (inner !== undefined) {
+          if (inner < 0) return { error: 'a command substitution $( … ) or ` … ` is not closed' };
+          word.text += src.slice(i, inner);
+          word.dollar = true;
+          word.substitution = true;
+          i = inner;
+          continue;
+        }
         if (d === '$') {
           const known = expansion(i);
           if (known) {
@@ -176,6 +194,16 @@ export function parseShell(text: string): ShellParse {
     if (c === '\\' && i + 1 < src.length) {
       add(src[i + 1] as string);
       i += 2;
+      continue;
+    }
+    const substituted = substitutionEnd(src, i);
+    if (substituted !== undefined) {
+      // Read whole, as bash does, so the words inside do not become the server's words.
+      if (substituted < 0) return { error: 'a command substitution $( … ) or ` … ` is not closed' };
+      add(src.slice(i, substituted));
+      (word as unknown as ShellWord).dollar = true;
+      (word as unknown as ShellWord).substitution = true;
+      i = substituted;
       continue;
     }
     if (c === '$') {
@@ -201,6 +229,22 @@ export function parseShell(text: string): ShellParse {
   endCommand();
   if (pending.length > 0) return { error: `the here-document ending in ${pending[0]?.delimiter} has no body` };
   return { commands };
+}
+
+/** Where a `$(…)` / `$((…))` / backtick substitution starting at `at` ends (one past it), -1 when unclosed, undefined when none starts there. */
+function substitutionEnd(src: string, at: number): number | undefined {
+  if (src[at] === '$' && src[at + 1] === '(') {
+    const close = matchingParen(src, at + 1);
+    return close < 0 ? -1 : close + 1;
+  }
+  if (src[at] === '`') {
+    for (let i = at + 1; i < src.length; i++) {
+      if (src[i] === '\\') i++;
+      else if (src[i] === '`') return i + 1;
+    }
+    return -1;
+  }
+  return undefined;
 }
 
 /** Index of the `)` closing the `(` at `open`, skipping quoted text and here-document bodies inside. */
@@ -238,8 +282,10 @@ export function printedText(body: string): string | undefined {
   const parsed = parseShell(body);
   if ('error' in parsed || parsed.commands.length !== 1) return undefined;
   const command = parsed.commands[0] as SimpleCommand;
+  // A variable or substitution would be expanded or run by the shell: what it prints is unknown here.
+  if (command.words.some((w) => w.dollar)) return undefined;
   const [program, ...args] = command.words.map((w) => w.text);
-  if (program === 'cat' && args.length === 0 && command.heredocs.length === 1) return command.heredocs[0];
+  if (program === 'cat' && args.length === 0 && command.heredocs.length === 1) return command.expandedHeredoc ? undefined : command.heredocs[0];
   if (program === 'echo') {
     let escapes = false;
     let newline = true;

@@ -230,6 +230,19 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(result.warnings).toContain('--max-model-len 1024 is set again later; vLLM keeps the last one');
   });
 
+  it('reads --no-x as x off, and of --x and --no-x the last written, in the reading and in the rebuilt command', () => {
+    // vLLM 0.11.0's table lists --no-enable-chunked-prefill among the BooleanOptionalAction's names.
+    const off = roundTrip('vllm serve m/x --no-enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    expect(off.config.chunkedPrefill).toBeUndefined();
+    expect(off.config.extraArgs).toEqual(['--no-enable-chunked-prefill']);
+    const onThenOff = roundTrip('vllm serve m/x --enable-chunked-prefill --no-enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    const offThenOn = roundTrip('vllm serve m/x --no-enable-chunked-prefill --enable-chunked-prefill', { engineVersion: '0.11.0' }).first;
+    expect(onThenOff.canonical).not.toEqual(offThenOn.canonical);
+    expect(offThenOn.config).toMatchObject({ chunkedPrefill: true, extraArgs: [] });
+    expect(offThenOn.warnings).toContain('--no-enable-chunked-prefill is set again later; vLLM keeps the last one');
+    expect(onThenOff.warnings).toEqual(['--enable-chunked-prefill is set again later; vLLM keeps the last one']);
+  });
+
   it('keeps a value the typed knob cannot hold verbatim (an unexpanded variable)', () => {
     const result = parsed('vllm serve m/x --max-model-len $LEN', { engineVersion: '0.11.0' });
     expect(result.config.extraArgs).toEqual(['--max-model-len', '$LEN']);
@@ -269,9 +282,75 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(first.warnings.filter((w) => w.includes('left out'))).toHaveLength(4);
   });
 
+  it('leaves out a credential flag however argparse lets it be spelled: abbreviated, with `_`, after docker’s attached -e', () => {
+    const secret = 'not-token-shaped-but-secret';
+    for (const text of [
+      `vllm serve m/x --api-ke ${secret}`,
+      `vllm serve m/x --api_key=${secret}`,
+      `python3 -m sglang.launch_server --model-path m/x --api-k ${secret}`,
+      `docker run --gpus all -eHF_TOKEN=${secret} vllm/vllm-openai:v0.11.0 --model m/x`,
+    ]) {
+      const result = parsed(text);
+      const everything = JSON.stringify(result) + commandOfParsed(result);
+      expect(everything, text).not.toContain(secret);
+      expect(result.warnings.some((w) => /left out|holds a credential/.test(w)), text).toBe(true);
+      expect(result.credentials, text).toEqual([text.includes('HF_TOKEN') ? 'HF_TOKEN' : '--api-key']);
+    }
+  });
+
+  it('never takes a command substitution’s text as a value: the flag is refused and left out, the rest is read', () => {
+    const result = parsed('vllm serve m/x --tensor-parallel-size $(nvidia-smi -L | wc -l) --served-model-name `hostname` --max-model-len 4096', { engineVersion: '0.11.0' });
+    expect(result.config).toEqual({ model: 'm/x', maxModelLen: 4096, extraArgs: [], env: {} });
+    expect(result.refused.map((r) => r.flag)).toEqual(['--tensor-parallel-size', '--served-model-name']);
+    expect(result.refused[0]?.message).toBe('--tensor-parallel-size $(nvidia-smi -L | wc -l) takes its value from a command; Servelab never runs pasted text: write the value itself');
+    expect(parseServeCommand('vllm serve $(cat model.txt)')).toEqual({ error: 'the model is the output of a command ($(cat model.txt)); Servelab never runs pasted text: write the model itself' });
+    const env = parsed('HF_HOME="$(pwd)/hf" vllm serve m/x', { engineVersion: '0.11.0' });
+    expect(env.config.env).toEqual({});
+    expect(env.warnings).toContain('HF_HOME is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)');
+  });
+
+  it('refuses a <( … ) anywhere but the options YAML, and an options YAML whose <( … ) is not a plain print, keeping neither', () => {
+    const other = parsed("vllm serve m/x --chat-template <(echo '{{ x }}')", { engineVersion: '0.11.0' });
+    expect(other.config.extraArgs).toEqual([]);
+    expect(other.refused).toEqual([{ flag: '--chat-template', message: "--chat-template: Servelab reads a <( … ) only as TensorRT-LLM's --extra_llm_api_options YAML; give a file path instead" }]);
+    const yaml = parsed('trtllm-serve m/x --extra_llm_api_options <(echo "a: 1"; touch /tmp/x)', { engineVersion: '1.2.0rc1' });
+    expect(yaml.config.extraArgs).toEqual([]);
+    expect(yaml.refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
+    // A substitution inside the print would be run by the shell: not read either.
+    expect(parsed('trtllm-serve m/x --extra_llm_api_options <(echo "$(cat a.yaml)")', { engineVersion: '1.2.0rc1' }).refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
+  });
+
+  it('rebuilds a command run in an image other than the engine’s own whole, and says when the tag names no version', () => {
+    const custom = roundTrip('docker run --gpus all registry.example/vllm-custom:0.11.0 vllm serve m/x --max-model-len 4096').first;
+    expect(custom.warnings).toEqual([`Servelab cannot tell the vLLM version of the image registry.example/vllm-custom:0.11.0 from its tag; the command is read as ${custom.version}'s`]);
+    expect(commandOfParsed(custom)).toBe('docker run --gpus all registry.example/vllm-custom:0.11.0 vllm serve m/x --max-model-len 4096');
+    const latest = roundTrip('docker run --gpus all vllm/vllm-openai:latest --model m/x').first;
+    expect(latest.versionFrom).toBe('newest');
+    expect(latest.warnings).toEqual([`Servelab cannot tell the vLLM version of the image vllm/vllm-openai:latest from its tag; the command is read as ${latest.version}'s`]);
+    expect(commandOfParsed(latest)).toBe('docker run --gpus all vllm/vllm-openai:latest --model m/x');
+  });
+
+  it('does not read an options YAML the shell would expand (an unquoted here-document with $ in it) as its text', () => {
+    const text = 'cat > extra.yaml <<EOF\nkv_cache_config:\n  free_gpu_memory_fraction: $FRACTION\nEOF\ntrtllm-serve m/x --extra_llm_api_options extra.yaml';
+    const result = parsed(text, { engineVersion: '1.2.0rc1' });
+    expect(result.config.gpuMemoryFraction).toBeUndefined();
+    expect(result.config.extraArgs).toEqual(['--extra_llm_api_options', 'extra.yaml']);
+    expect(result.warnings).toContain('--extra_llm_api_options extra.yaml: Servelab cannot see that file; it is passed as written and must exist where the server runs');
+  });
+
+  it('says that vllm serve’s positional model replaces --model', () => {
+    const result = parsed('vllm serve m/positional --model m/flag', { engineVersion: '0.11.0' });
+    expect(result.config.model).toBe('m/positional');
+    expect(result.warnings).toContain('--model m/flag is not used: vLLM serves the positional model m/positional');
+  });
+
   it('answers an error for text with no server command or no model', () => {
     expect(parseServeCommand('echo hello')).toEqual({ error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' });
     expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });
     expect(parseServeCommand("vllm serve 'm/x")).toEqual({ error: 'cannot read the command: a single quote is not closed' });
+    expect(parseServeCommand('docker run -v /a\0b:/c vllm/vllm-openai:v0.11.0 --model m/x')).toEqual({ error: 'cannot read the command: it holds a NUL character' });
+    expect(parseServeCommand('python3 -m sglang.launch_server Qwen/Qwen3-8B --port 30000')).toEqual({ error: 'SGLang takes the model as --model-path, not as the bare argument Qwen/Qwen3-8B' });
+    const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
+    expect(parseServeCommand(`docker run --label key=${token} vllm/vllm-openai:v0.11.0 --model m/x`)).toEqual({ error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' });
   });
 });

@@ -5,7 +5,7 @@
  * reverse; every other flag kept verbatim in `extraArgs` and checked against the engine version's own flag table.
  * Building the result back (`commandOfParsed`) gives a command the engine's parser reads the same way.
  */
-import { joinArgs } from './argv-text';
+import { shellCommand, shellQuote } from '../shell-quote';
 import { getAdapter } from './adapters';
 import {
   canonicalOf,
@@ -21,11 +21,12 @@ import {
   type Group,
   type Source,
 } from './command-parse-args';
-import { ASSIGNMENT, dockerCall, engineCall, GPU_ENV, pipVersion, stripPrefixes, writtenFiles, type ServerCall } from './command-parse-call';
+import { ASSIGNMENT, dockerCall, engineCall, engineOfImageName, GPU_ENV, pipVersion, stripPrefixes, writtenFiles, type ServerCall } from './command-parse-call';
 import { parseShell, type ShellWord } from './command-parse-shell';
 import { containerCommand } from './docker-run';
 import { checkArgs, readFlagWord } from './flag-syntax';
 import { FLAG_TABLE_COMMAND, trtllmYamlKeys, versionsWithFlag } from './flag-tables';
+import { credentialFlagRefusal, isCredentialFlag } from './credentials';
 import { isSecretEnvName, refusedEnvName, ServerConfigSchema, type ServerConfig } from './server-config';
 import type { EngineId, KnobName, KnobValue } from './types';
 import { inRange } from './version';
@@ -40,6 +41,8 @@ export interface ParsedServeCommand {
   /** Flags (and options-file keys) the version's parser lacks or rejects, each message naming the version. */
   refused: { flag: string; message: string }[];
   warnings: string[];
+  /** Names of the variables and flags left out because they carry a credential (never their values), to set up in the keychain instead. */
+  credentials: string[];
   /** The `docker run` wrapper: its options (image excluded) and the image. */
   docker?: { image: string; args: string[] };
   /** Options files kept whole (a TensorRT-LLM YAML with settings Servelab does not model), written before the command. */
@@ -48,7 +51,12 @@ export interface ParsedServeCommand {
   canonical: string[];
 }
 
-const DISPLAY: Record<EngineId, string> = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' };
+/** The schema's refusals of a credential flag or a token-shaped value (credentials.ts). */
+const CREDENTIAL_ISSUE = /credential|looks like a token/;
+
+/** A command substitution in a value: the shell would run it. */
+const SUBSTITUTION = /\$\(|`/;
+
 
 // ---------- the entry points ----------
 
@@ -67,9 +75,12 @@ export function parseServeCommand(text: string, options: { engineVersion?: strin
 }
 
 function parse(text: string, options: { engineVersion?: string }): ParsedServeCommand | { error: string } {
+  // No shell word can carry one, and the rebuilt command could not be quoted.
+  if (text.includes('\0')) return { error: 'cannot read the command: it holds a NUL character' };
   const shell = parseShell(text);
   if ('error' in shell) return { error: `cannot read the command: ${shell.error}` };
   const warnings: string[] = [];
+  const credentials = new Set<string>();
   const env: Record<string, string> = {};
   let call: ServerCall | undefined;
   for (const c of shell.commands) {
@@ -94,11 +105,13 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       }
       call = docker ?? { ...(direct as { engine: EngineId; args: ShellWord[] }), env: {} };
       Object.assign(env, local, call.env);
+      for (const name of call.credentials ?? []) credentials.add(name);
     }
   }
   if (!call) return { error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' };
   const { engine } = call;
   const adapter = getAdapter(engine);
+  const display = adapter.displayName;
   const files = writtenFiles(shell.commands);
 
   let version: string;
@@ -108,27 +121,65 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   else if (fromPip !== undefined) [version, versionFrom] = [fromPip, 'command'];
   else if (call.docker?.version !== undefined) [version, versionFrom] = [call.docker.version, 'image'];
   else [version, versionFrom] = [adapter.knownVersions[adapter.knownVersions.length - 1] as string, 'newest'];
-  const label = `${DISPLAY[engine]} ${version}`;
+  if (versionFrom === 'newest' && call.docker) warnings.push(`Servelab cannot tell the ${display} version of the image ${call.docker.image} from its tag; the command is read as ${version}'s`);
+  const label = `${display} ${version}`;
   const table = adapter.flagTable(version);
   if (table.version !== version) warnings.push(`${label} is not a version Servelab has the flags of; the command is checked against ${table.version}'s`);
 
-  for (const word of call.args) if (word.dollar) warnings.push(`${word.text} is kept as written: Servelab does not expand shell variables`);
+  for (const word of call.args) if (word.dollar && !word.substitution) warnings.push(`${word.text} is kept as written: Servelab does not expand shell variables`);
 
   // Variables Servelab will not set from a project, or that hold credentials, are left out.
   for (const name of Object.keys(env)) {
     const refusal = refusedEnvName(name);
     if (refusal !== undefined) warnings.push(`${name} is left out: ${refusal}`);
     else if (GPU_ENV.has(name)) warnings.push(`${name}=${env[name]} is left out: Servelab chooses the GPUs from the study's hosts`);
-    else if (isSecretEnvName(name)) warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+    else if (isSecretEnvName(name)) {
+      warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
+      credentials.add(name);
+    } else if (SUBSTITUTION.test(env[name] as string)) warnings.push(`${name} is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)`);
     else continue;
     delete env[name];
   }
 
   const read = readArgs(engine, table, call.args, files);
-  if (read.model === undefined) return { error: `the ${DISPLAY[engine]} command names no model` };
+  if (read.model === undefined) {
+    const positional = engine === 'sglang' ? read.groups.find((g) => !g.flag) : undefined;
+    return { error: positional ? `SGLang takes the model as --model-path, not as the bare argument ${positional.values[0]}` : `the ${display} command names no model` };
+  }
+  const modelWords = [...read.modelGroups].flatMap((g) => g.words);
+  if (modelWords.some((w) => w.substitution)) return { error: `the model is the output of a command (${modelWords.map((w) => w.text).join(' ')}); Servelab never runs pasted text: write the model itself` };
+  if (read.modelGroups.size > 1) {
+    // vllm serve's positional model_tag replaces --model (ServeSubcommand.cmd in vllm/entrypoints/cli/serve.py).
+    const flagged = [...read.modelGroups].find((g) => g.flag);
+    if (flagged) warnings.push(`${flagged.words.map((w) => w.text).join(' ')} is not used: ${display} serves the positional model ${read.model}`);
+  }
   const rows = adapter.knobTable.filter((r) => inRange(version, r));
   const yamlTwins = yamlTwinsOf(engine, table, version);
   const refused: ParsedServeCommand['refused'] = [];
+  const dropped = new Set<Group>();
+  for (const g of read.groups) {
+    if (read.modelGroups.has(g)) continue;
+    const written = g.flag ? g.flag.written : 'an argument';
+    const spec = g.flag?.spec;
+    if (spec?.arity === 'negatable' && read.groups.some((later) => later.at > g.at && later.flag?.spec === spec)) {
+      // `--no-x … --x`: the last one decides; kept, the earlier one would be rebuilt after a typed `--x` and win.
+      warnings.push(`${written} is set again later; ${display} keeps the last one`);
+      dropped.add(g);
+    } else if (g.words.some((w) => w.substitution)) {
+      // Launching it would pass the text itself, quoted; the pasted command meant the command's output.
+      refused.push({ flag: written, message: `${g.words.map((w) => w.text).join(' ')} takes its value from a command; Servelab never runs pasted text: write the value itself` });
+      dropped.add(g);
+    } else if (g.flag && g.values.length > 0 && isCredentialFlag(g.flag.spec?.names[0] ?? g.flag.name)) {
+      // Also when abbreviated (`--api-ke`) or spelled with `_`, which the schema's spelling check does not resolve. Name the flag, never the value.
+      warnings.push(`${written} is left out: ${credentialFlagRefusal(engine, g.flag.spec?.names[0] ?? g.flag.name)}`);
+      credentials.add(g.flag.spec?.names[0] ?? g.flag.name);
+      dropped.add(g);
+    } else if (g.words.some((w) => w.procSub !== undefined) && !(read.yaml && g === read.yaml.group && read.yaml.data !== undefined)) {
+      // Passed on, it would be the literal text `<(…)`; an unreadable options YAML is refused below.
+      if (!(read.yaml && g === read.yaml.group)) refused.push({ flag: written, message: `${written}: Servelab reads a <( … ) only as TensorRT-LLM's ${OPTIONS_FLAG} YAML; give a file path instead` });
+      dropped.add(g);
+    }
+  }
   // The command as read, before knobs take variables out of `env`; what is left out as a credential leaves it too.
   const envAsRead = { ...env };
 
@@ -137,7 +188,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const consumed = new Set<Group>(read.modelGroups);
   const assign = (knob: KnobName, value: KnobValue, source: Source) => {
     const before = knobs.get(knob);
-    if (before?.source.kind === 'group') warnings.push(`${before.source.group.words.map((w) => w.text).join(' ')} is set again later; ${DISPLAY[engine]} keeps the last one`);
+    if (before?.source.kind === 'group') warnings.push(`${before.source.group.words.map((w) => w.text).join(' ')} is set again later; ${display} keeps the last one`);
     knobs.set(knob, { value, source });
   };
   const wordsKey = (words: readonly string[]) => {
@@ -145,7 +196,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     return gs.length === 1 ? JSON.stringify(groupKey(gs[0] as Group)) : undefined;
   };
   for (const g of read.groups) {
-    if (consumed.has(g) || !g.flag?.spec || (read.yaml && g === read.yaml.group)) continue;
+    if (consumed.has(g) || dropped.has(g) || !g.flag?.spec || (read.yaml && g === read.yaml.group)) continue;
     const key = JSON.stringify(groupKey(g));
     let matched = false;
     for (const row of rows) {
@@ -217,7 +268,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       for (const g of read.groups) {
         const twin = g.flag ? yamlTwins.get(g.flag.name) : undefined;
         if (!twin || !((twin[0] as string) in data)) continue;
-        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${DISPLAY[engine]} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
+        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${display} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
         const knob = [...knobs].find(([, a]) => a.source.kind === 'group' && a.source.group === g)?.[0];
         if (knob) knobs.delete(knob);
         consumed.add(g);
@@ -249,7 +300,6 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       warnings.push(`the ${OPTIONS_FLAG} YAML is kept whole as ${keptFile.path}: ${knob} from it does not fit the typed settings`);
     }
   };
-  const dropped = new Set<Group>();
   let config: ServerConfig | undefined;
   for (let round = 0; round < 50 && !config; round++) {
     const extraGroups = read.groups.filter((g) => !consumed.has(g) && !dropped.has(g));
@@ -270,11 +320,14 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
           if (group && !dropped.has(group)) {
             // Name the flag, never the value: the value may be the credential.
             warnings.push(`${group.flag ? group.flag.written : 'an argument'} is left out: ${issue.message}`);
+            // The schema refuses extra arguments for a credential flag or a token-shaped value.
+            if (group.flag && CREDENTIAL_ISSUE.test(issue.message)) credentials.add(group.flag.spec?.names[0] ?? group.flag.name);
             dropped.add(group);
             progressed = true;
           }
         } else if (head === 'env' && second !== undefined) {
           warnings.push(`${second} is left out: ${issue.message}`);
+          if (CREDENTIAL_ISSUE.test(issue.message)) credentials.add(second);
           delete env[second];
           delete envAsRead[second];
           progressed = true;
@@ -320,6 +373,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     config,
     refused,
     warnings,
+    credentials: [...credentials],
     ...(call.docker ? { docker: { image: call.docker.image, args: call.docker.args } } : {}),
     ...(keptFile ? { files: [keptFile] } : {}),
     canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),
@@ -330,19 +384,21 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
 function heredoc(path: string, content: string): string {
   let delimiter = 'EOF';
   while (content.split('\n').includes(delimiter)) delimiter += '_';
-  return `cat > ${joinArgs([path])} <<'${delimiter}'\n${content.endsWith('\n') ? content : `${content}\n`}${delimiter}`;
+  return `cat > ${shellQuote(path)} <<'${delimiter}'\n${content.endsWith('\n') ? content : `${content}\n`}${delimiter}`;
 }
 
-/** The equivalent command line: options files as here-documents, variables in front (or `-e` for docker), then the server. */
+/** The equivalent command line, every word through the one quoting function: options files as here-documents, variables in front (or `-e` for docker), then the server. */
 export function commandOfParsed(parsed: ParsedServeCommand): string {
   const built = getAdapter(parsed.engine).buildArgv(parsed.config, parsed.version);
   const lines = [...(parsed.files ?? []), ...(built.extraFiles ?? [])].map((f) => heredoc(f.path, f.content));
   if (parsed.docker) {
     const envArgs = Object.entries(built.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-    lines.push(joinArgs(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...containerCommand(parsed.engine, built.argv)]));
+    // Only the engine's own image has the server as its entrypoint; any other image is given the whole command.
+    const own = engineOfImageName(parsed.docker.image)?.engine === parsed.engine;
+    lines.push(shellCommand(['docker', 'run', ...parsed.docker.args, ...envArgs, parsed.docker.image, ...(own ? containerCommand(parsed.engine, built.argv) : built.argv)]));
   } else {
-    const env = Object.entries(built.env).map(([name, value]) => `${name}=${joinArgs([value])}`);
-    lines.push([...env, joinArgs(built.argv)].join(' '));
+    const env = Object.entries(built.env).map(([name, value]) => `${name}=${shellQuote(value)}`);
+    lines.push([...env, shellCommand(built.argv)].join(' '));
   }
   return lines.join('\n');
 }

@@ -258,8 +258,12 @@ export function readFlagWord(table: FlagTable, word: string): ReadFlag {
   const found = lookup(table, word);
   if (found.kind === 'ambiguous') return { name: normalise(table, found.written), written: found.written, ambiguous: found.candidates };
   if (found.kind === 'unknown') return { name: normalise(table, found.written), written: found.written };
-  const { spec, written, attached, negated, abbreviationOf } = found.resolved;
+  const { spec, written, attached, abbreviationOf } = found.resolved;
   const canonical = spec.names[0] as string;
+  // A table may list `--no-x` among a BooleanOptionalAction's names: it still sets the flag off. (canonicalFlag keeps
+  // reading it as the flag's name, which is what the managed-flag and duplicate checks compare.)
+  const spelled = normalise(table, written);
+  const negated = found.resolved.negated === true || (spec.arity === 'negatable' && spelled.startsWith('--no-') && spelled !== normalise(table, canonical));
   const dottedKey = spec.dotted && written.includes('.') ? normalise(table, written) : undefined;
   const name = dottedKey ?? (negated ? `--no-${canonical.slice(2)}` : canonical);
   return {

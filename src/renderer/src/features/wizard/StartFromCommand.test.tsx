@@ -60,6 +60,8 @@ describe('Start from my command', { timeout: 60_000 }, () => {
     expect(read.textContent).toContain('The version is the image tag’s.');
     expect(within(read).getByText('--enable-metrics')).toBeTruthy();
     expect(read.textContent).toContain('Not copied: port 30000.');
+    // The study runs SGLang's own image with Servelab's options: what the command gave docker is named, not kept.
+    expect(read.textContent).toContain('Not copied from docker run: Servelab runs SGLang’s own image for the version, with its own GPU, port and cache options, instead of --gpus all --shm-size 32g --ipc=host lmsysorg/sglang:v0.5.3.post3');
 
     await next();
     await screen.findByRole('checkbox', { name: 'Demo lab' });
@@ -111,6 +113,61 @@ describe('Start from my command', { timeout: 60_000 }, () => {
     expect(read.textContent).toContain('Servelab’in modellemediği, yazıldığı gibi korunan bayraklar:');
     expect(within(read).getByText('--attention-backend FLASHINFER --enable-prefix-caching')).toBeTruthy();
     expect(valueOf(screen.getByLabelText('Model'))).toBe('Qwen/Qwen3-32B');
+  });
+
+  it('keeps the pasted command and what was read from it across steps, says when it was edited since, and reads it on Ctrl+Enter', async () => {
+    renderWithStore(<StudyWizard onCreated={vi.fn()} onCancel={vi.fn()} />, makeApi());
+    const box = () => screen.getByLabelText('The serve command you run today');
+    fireEvent.change(box(), { target: { value: COMMAND } });
+    // Enter alone is a new line of the command; Ctrl+Enter reads it.
+    fireEvent.keyDown(box(), { key: 'Enter' });
+    expect(screen.queryByRole('status', { name: 'What was read from the command' })).toBeNull();
+    fireEvent.keyDown(box(), { key: 'Enter', ctrlKey: true });
+    expect(valueOf(screen.getByLabelText('Model'))).toBe('Qwen/Qwen3-8B-FP8');
+
+    await next();
+    expect(screen.queryByLabelText('The serve command you run today')).toBeNull();
+    fireEvent.click(button('Back'));
+    await act(async () => {});
+    expect(valueOf(box())).toBe(COMMAND);
+    expect(screen.getByRole('status', { name: 'What was read from the command' }).textContent).toContain('SGLang 0.5.3.post3 serving Qwen/Qwen3-8B-FP8');
+    expect(screen.queryByText('The command has changed since it was read: read it again to use the change.')).toBeNull();
+
+    fireEvent.change(box(), { target: { value: `${COMMAND} --max-running-requests 8` } });
+    expect(screen.getByText('The command has changed since it was read: read it again to use the change.')).toBeTruthy();
+    fireEvent.click(button('Read the command'));
+    expect(screen.queryByText('The command has changed since it was read: read it again to use the change.')).toBeNull();
+  });
+
+  it('names what a pasted command loses in Turkish too: the docker options, an edit not yet read', () => {
+    const { store } = renderWithStore(<StudyWizard onCreated={vi.fn()} onCancel={vi.fn()} />, makeApi());
+    act(() => store.getState().setLocale('tr'));
+    fireEvent.change(screen.getByLabelText('The serve command you run today'), { target: { value: COMMAND } });
+    fireEvent.click(button('Komutu oku'));
+    const read = screen.getByRole('status', { name: 'Komuttan okunanlar' });
+    expect(read.textContent).toContain('docker run’dan kopyalanmadı: Servelab, SGLang için sürümün kendi imajını kendi GPU, port ve önbellek seçenekleriyle çalıştırır; şunun yerine: --gpus all --shm-size 32g --ipc=host lmsysorg/sglang:v0.5.3.post3');
+    fireEvent.change(screen.getByLabelText('Bugün çalıştırdığınız sunucu komutu'), { target: { value: `${COMMAND} --enable-metrics` } });
+    expect(screen.getByText('Komut okunduktan sonra değişti: değişikliği kullanmak için yeniden okuyun.')).toBeTruthy();
+  });
+
+  it('names the credentials it left out, never their values, and where to keep them instead, in both languages', () => {
+    const { store } = renderWithStore(<StudyWizard onCreated={vi.fn()} onCancel={vi.fn()} />, makeApi());
+    // Hand-written: a value that is not token-shaped, so only the names keep it out.
+    const secret = 'pasted-secret-value-42';
+    paste('The serve command you run today', `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-key ${secret}`, 'Read the command');
+    const read = screen.getByRole('status', { name: 'What was read from the command' });
+    expect(read.textContent).toContain('Left out because they carry a credential, and their values are kept nowhere: HF_TOKEN, --api-key.');
+    expect(read.textContent).not.toContain(secret);
+    // Only the pasted text itself holds it; no field of the draft does.
+    const box = screen.getByLabelText('The serve command you run today');
+    const fields = [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea, select')].filter((el) => el !== box);
+    expect(fields.length).toBeGreaterThan(0);
+    expect(fields.filter((el) => el.value.includes(secret))).toEqual([]);
+    act(() => store.getState().setLocale('tr'));
+    // As above: typing redraws the section in the language now chosen.
+    fireEvent.change(box, { target: { value: `HF_TOKEN=${secret} vllm serve Qwen/Qwen3-8B --api-key ${secret} --port 8000` } });
+    fireEvent.click(button('Komutu oku'));
+    expect(screen.getByRole('status', { name: 'Komuttan okunanlar' }).textContent).toContain('Kimlik bilgisi taşıdıkları için alınmadı, değerleri hiçbir yerde saklanmıyor: HF_TOKEN, --api-key.');
   });
 
   it('says why a text is not a serve command and leaves the draft alone', () => {

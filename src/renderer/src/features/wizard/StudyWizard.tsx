@@ -4,6 +4,7 @@ import { Modal } from '../../components/Modal';
 import { t, type PlainMessageKey } from '../../i18n';
 import { assembledOf, effectivePathOf, sessionIsDemoHost, toErrorInfo, useAppStore, wizardDirty, type WizardSession } from '../../store';
 import type { Host } from '../../../../shared/model/host';
+import { NO_COMMAND, type FromCommandState } from './StartFromCommand';
 import { EnginesStep, GoalStep, HardwareStep, ModelStep, StagesStep, StrategyStep, WorkloadsStep, type InstalledByHost, type InventoryState, type StepProps } from './WizardSteps';
 import { ReviewStep } from './ReviewStep';
 import {
@@ -78,6 +79,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
   const setPathTouched = set('pathTouched');
   const { draft, stepIndex, reached, touched, revealed, coreIssues, plan, saved } = session;
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [fromCommand, setFromCommand] = useState<FromCommandState>(NO_COMMAND);
   const [hosts, setHosts] = useState<Host[] | null>(null);
   const [hostsError, setHostsError] = useState<string | null>(null);
   const [inventories, setInventories] = useState<Record<string, InventoryState>>({});
@@ -263,7 +265,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
             </p>
           )}
           <div className="wizard-step-content">
-            {step === 'model' && <ModelStep {...stepProps} />}
+            {step === 'model' && <ModelStep {...stepProps} fromCommand={fromCommand} onFromCommand={setFromCommand} />}
             {step === 'hardware' && <HardwareStep {...stepProps} hosts={hosts} inventories={inventories} />}
             {step === 'goal' && <GoalStep {...stepProps} />}
             {step === 'engines' && <EnginesStep {...stepProps} installed={installed} hostLabel={hostLabel} />}

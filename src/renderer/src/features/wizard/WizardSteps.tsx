@@ -27,7 +27,7 @@ import {
   type WorkloadDraft,
 } from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
-import { StartFromCommand } from './StartFromCommand';
+import { StartFromCommand, type FromCommandState } from './StartFromCommand';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -43,11 +43,11 @@ function replaceAt<T>(items: readonly T[], index: number, item: T): T[] {
 
 // ---------- 1. Model ----------
 
-export function ModelStep({ draft, change, error }: StepProps) {
+export function ModelStep({ draft, change, error, fromCommand, onFromCommand }: StepProps & { fromCommand: FromCommandState; onFromCommand: (state: FromCommandState) => void }) {
   const suggestions = suggestedVariants(draft.modelId).filter((s) => !draft.variants.some((v) => v.model === s.model || v.id === s.id));
   return (
     <div className="form form-compact">
-      <StartFromCommand change={change} />
+      <StartFromCommand change={change} state={fromCommand} onState={onFromCommand} />
       <TextField
         label={t('wizard.model.id')}
         value={draft.modelId}

@@ -29,3 +29,8 @@ export function draftFromCommand(d: WizardDraft, parsed: ParsedServeCommand): Wi
 export function droppedAddress(parsed: ParsedServeCommand): string[] {
   return [...(parsed.config.host !== undefined ? [`host ${parsed.config.host}`] : []), ...(parsed.config.port !== undefined ? [`port ${parsed.config.port}`] : [])];
 }
+
+/** The `docker run` options and image of the pasted command, which the study does not use: it runs the engine's own image for the version with its own options. */
+export function droppedDocker(parsed: ParsedServeCommand): string | undefined {
+  return parsed.docker ? joinArgs([...parsed.docker.args, parsed.docker.image]) : undefined;
+}

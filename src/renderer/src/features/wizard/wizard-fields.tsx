@@ -1,4 +1,4 @@
-import { useId, type ReactNode } from 'react';
+import { useId, type KeyboardEvent, type ReactNode } from 'react';
 import { FieldFrame } from '../../components/FieldFrame';
 
 /** A labelled multi-line input (JSON settings, descriptions). */
@@ -11,10 +11,12 @@ export function WizardTextArea({
   rows = 3,
   mono = false,
   labelNote,
+  onKeyDown,
 }: {
   label: string;
   value: string;
   onValueChange: (value: string) => void;
+  onKeyDown?: (event: KeyboardEvent<HTMLTextAreaElement>) => void;
   error?: string | undefined;
   hint?: ReactNode;
   rows?: number;
@@ -23,7 +25,7 @@ export function WizardTextArea({
 }) {
   return (
     <FieldFrame label={label} labelNote={labelNote} hint={hint} error={error} className={mono ? 'mono-input' : undefined}>
-      {(control) => <textarea {...control} className="input wizard-textarea" rows={rows} value={value} spellCheck={false} onChange={(event) => onValueChange(event.target.value)} />}
+      {(control) => <textarea {...control} className="input wizard-textarea" rows={rows} value={value} spellCheck={false} onChange={(event) => onValueChange(event.target.value)} onKeyDown={onKeyDown} />}
     </FieldFrame>
   );
 }

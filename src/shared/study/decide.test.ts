@@ -331,12 +331,12 @@ describe('the facts a decision keeps, worded by the report', () => {
       { label: '--attention-backend flashinfer', why: 'missed-slos', detail: 'p99_ttft_ms 5700 > 200' },
     ]);
     expect(worded(decision, broken, 'tr')).toBe(
-      'Hiçbir şey korunmadı. Hiçbir aday SLO’ları karşılayan bir sonuç vermedi; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor. --attention-backend triton başarısız oldu: CUDA error: out of memory. --attention-backend flashinfer SLO’ları karşılamadı (p99_ttft_ms 5700 > 200).',
+      'Hiçbir şey korunmadı. Hiçbir aday geçerli bir sonuç vermedi; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor. --attention-backend triton başarısız oldu: CUDA error: out of memory. --attention-backend flashinfer SLO’ları karşılamadı (p99_ttft_ms 5700 > 200).',
     );
     const tp = study({ goal: { kind: 'throughput', marginPct: 1 } });
     const refused = planStage(tp, 1, sglangBest(1398), H100).map((t) => ({ ...t, status: 'rejected' as const, rejectReason: 'no room' }));
     expect(worded(decideStage(tp, 1, refused, sglangBest(1398)).decision, refused, 'en', 'throughput')).toBe(
-      'Nothing kept. No candidate produced a result that meets the SLOs; the best so far (SGLang 0.5.3.post3) stays. FP8 checkpoint was refused before launch: no room.',
+      'Nothing kept. No candidate produced a valid result; the best so far (SGLang 0.5.3.post3) stays. FP8 checkpoint was refused before launch: no room.',
     );
   });
 

@@ -94,7 +94,7 @@ const en = {
   'regression.callout.one':
     'The recommended configuration is worse than the baseline on {n} scenario: {list}. If this workload matters to you, keep the baseline for it or serve it separately.',
   'regression.callout.other':
-    'The recommended configuration is worse than the baseline on {n} scenarios: {list}. If this workload matters to you, keep the baseline for it or serve it separately.',
+    'The recommended configuration is worse than the baseline on {n} scenarios: {list}. If these workloads matter to you, keep the baseline for them or serve them separately.',
   'regression.item': '{scenario} ({flag})',
   'chart.scenarios': 'Baseline vs recommended, {metric}',
   'chart.series.baseline': 'baseline',
@@ -221,8 +221,8 @@ const en = {
   'decision.none': 'No decision recorded.',
   'decision.stored': '{reason}',
   'decision.skipped': "Skipped: this stage's settings are for {engines}, and the best so far runs {engine}.",
-  'decision.noEngine': 'No engine produced a result that meets the SLOs; {incumbent} stays as the starting point.',
-  'decision.noCandidate': 'No candidate produced a result that meets the SLOs; the best so far ({incumbent}) stays.',
+  'decision.noEngine': 'No engine produced a valid result; {incumbent} stays as the starting point.',
+  'decision.noCandidate': 'No candidate produced a valid result; the best so far ({incumbent}) stays.',
   'decision.engineBest': '{label} is best: {value} {unit} {metric}.',
   'decision.engineOthers': 'The others: {others}.',
   'decision.engineVsBaseline': '{change} {metric} against the baseline {baseline}.',
@@ -241,7 +241,7 @@ const en = {
   'decision.verdict.inconclusive': 'Inconclusive after {n} repeats; the best so far ({incumbent}), the simpler configuration, stays.',
   'decision.singleRunKept': '{label}: {change} {metric} ({before} → {after} {unit}), kept.',
   'decision.singleRunNot': 'No candidate beat the best so far ({incumbent}) by more than {margin}: the best was {label} ({change} {metric}).',
-  'decision.gridNone': 'None of the {total} configurations produced a result that meets the SLOs.',
+  'decision.gridNone': 'None of the {total} configurations produced a valid result.',
   'decision.gridBest': 'Best of {measured} measured configurations (of {total}): {label}, {value} {unit} {metric}.',
   'decision.gridVsBaseline': '{change} {metric} against the baseline {baseline}.',
   'decision.gridInvalid': 'Without a valid result (rejected, failed, missed the SLOs or not run): {n}.',

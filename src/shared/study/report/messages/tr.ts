@@ -3,7 +3,8 @@ import type { ReportMessages, SamePlaceholders } from './catalogue';
 /**
  * Çalışma raporunun metinleri, Türkçe. Anahtarlar ve `{yer tutucu}` adları `en.ts` ile aynıdır (eksik anahtar ya da
  * farklı yer tutucu bir tür hatasıdır). Terimler arayüzün sözlüğüyle aynıdır (src/renderer/src/i18n/tr/index.ts):
- * deneme, aşama, aday, iş yükü, referans, öneri, gecikme, verim, eşzamanlılık, çalıştırma, nicemleme, açgözlü, ızgara.
+ * deneme, aşama, aday, iş yükü, referans, öneri, gecikme, verim, eşzamanlılık, çalıştırma, nicemleme, açgözlü, ızgara;
+ * sihirbazdaki adıyla pay (margin) ve sürümler arası karşılaştırmadaki adıyla belirsiz (inconclusive).
  * Yer tutucuya ek getirmek yerine ekten kaçınan yapılar seçilir ("{label} ile karşılaştırıldığında" değil,
  * "Karşılaştırılan: {label}"). TTFT, TPOT, ITL, P99, tok/s, GPU, CUDA, SHA-256, ShareGPT çevrilmez.
  */
@@ -42,7 +43,7 @@ const tr = {
   'rec.intro': 'Motor: {engine}. Hedef: {workload} üzerinde {goal}. Başlatma komutu:',
   'rec.docker': '{engine} (Docker imajı)',
   'rec.env': 'Sunucunun ihtiyaç duyduğu ortam değişkenleri (değerleri gösterilmez): {names}.',
-  'rec.envSecret': '{name} (kaynağı gizli değer: {ref})',
+  'rec.envSecret': '{name} (gizli değerden: {ref})',
   'rec.path': 'Yol boyunca korunanlar: {path}.',
   'rec.none': 'Öneri yok.',
   'rec.noneDone': 'Çalışma bir öneri olmadan tamamlandı: birincil iş yükünü hiçbir yapılandırma tamamlayamadı.',
@@ -65,7 +66,7 @@ const tr = {
   'scenario.col.winner': 'Kazanan',
   'scenario.primary': '{scenario} (birincil)',
   'scenario.footnote':
-    'Değerler, her tarafın çalıştırmalarının ortalaması ve %95 güven aralığıdır. Hızlanma, önerilen yapılandırmanın hedef yönündeki üstünlüğüdür ({direction}); aralığı çalışmanın {margin} eşiğinin tamamen ötesinde olmayan senaryo berabere sayılır.',
+    'Değerler, her tarafın çalıştırmalarının ortalaması ve %95 güven aralığıdır. Hızlanma, önerilen yapılandırmanın hedef yönündeki üstünlüğüdür ({direction}); aralığı tamamen çalışmanın {margin} payının ötesinde olmayan senaryo berabere sayılır.',
   'scenario.runs.one': '{value}, {n} çalıştırma',
   'scenario.runs.other': '{value}, {n} çalıştırma',
   'scenario.notMeasured': 'ölçülmedi',
@@ -74,8 +75,8 @@ const tr = {
   'scenario.failed': 'başarısız: {detail}',
   'scenario.rejected': 'reddedildi: {detail}',
   'scenario.noDetail': 'ayrıntı yok',
-  'scenario.flag.regression': 'GERİLEME {change} {metric}',
-  'scenario.flag.possiblyWorse': 'muhtemelen daha kötü: {change} {metric}',
+  'scenario.flag.regression': 'GERİLEME: {metric} {change}',
+  'scenario.flag.possiblyWorse': 'muhtemelen daha kötü: {metric} {change}',
   'scenario.verdict': '{verdict}: {change}',
   'scenarioVerdict.better': 'daha iyi',
   'scenarioVerdict.possibly-better': 'muhtemelen daha iyi',
@@ -87,7 +88,7 @@ const tr = {
   'winner.tieNoDifference': 'berabere (fark yok)',
   'winner.tiePossiblyBetter': 'berabere (muhtemelen daha iyi)',
   'winner.tiePossiblyWorse': 'berabere (muhtemelen daha kötü)',
-  'winner.tieMargin': 'berabere (eşik içinde)',
+  'winner.tieMargin': 'berabere (pay içinde)',
   'regression.callout.one':
     'Önerilen yapılandırma {n} senaryoda referanstan daha kötü: {list}. Bu iş yükü sizin için önemliyse, onun için referansı koruyun ya da onu ayrı bir sunucuda çalıştırın.',
   'regression.callout.other':
@@ -113,7 +114,7 @@ const tr = {
   'note.simulatedHosts':
     'Bu sonuçlar simüle GPU makinesinden geliyor (ana makine: {hosts}). Ölçüm değil, simülasyondur: onları asla gerçek sayılar olarak aktarmayın.',
   'note.greedy':
-    'Arama stratejisi: aşama aşama açgözlü. Her aşama o ana kadarki en iyi yapılandırmanın üzerine denenir ve yalnızca yararlıysa korunur; bu yüzden sonuç yerel bir en iyidir: ancak birlikte yarar sağlayan seçenekler ya da aşamaların başka bir sırası denenmedi.',
+    'Arama stratejisi: aşama aşama açgözlü. Her aşama o ana kadarki en iyi yapılandırmanın üzerine denenir ve yalnızca yararlıysa korunur; bu yüzden sonuç yerel bir optimumdur: yalnızca birlikte yarar sağlayan seçenekler ya da aşamaların başka bir sırası denenmedi.',
   'note.grid': 'Arama stratejisi: tam ızgara. Adayların her birleşimi ölçüldü; öneri bu birleşimlerin en iyisidir, bunların dışındaki seçeneklerin değil.',
   'note.quantization':
     'Nicemleme (FP8, AWQ ve diğer nicemlenmiş checkpoint’ler) modelin yanıtlarını değiştirebilir. Bu çalışma yalnızca hızı ölçtü: nicemlenmiş bir yapılandırmaya geçmeden önce doğruluğu kendi değerlendirmenizle sınayın.',
@@ -133,7 +134,7 @@ const tr = {
   'goal.direction.higher': 'yüksek olan daha iyi: {metric}',
   'goal.slos': 'Hizmet düzeyi hedefleri (SLO): {slos}.',
   'goal.slosNone': 'Hizmet düzeyi hedefleri (SLO): yok.',
-  'goal.margin': 'Eşik: bir aday, o ana kadarki en iyinin yerini ancak kazancının aralığı {margin} eşiğinin ötesindeyse alır.',
+  'goal.margin': 'Pay: bir aday, o ana kadarki en iyinin yerini ancak kazancının aralığı {margin} payının ötesindeyse alır.',
   'goal.strategy.greedy': 'Arama stratejisi: aşama aşama açgözlü.',
   'goal.strategy.grid': 'Arama stratejisi: tam ızgara.',
   'slo.and': ' ve ',
@@ -161,7 +162,7 @@ const tr = {
   'setup.seedNotSet': 'belirtilmedi',
   'setup.sharegptCache': 'ShareGPT (veri kümesi önbelleği)',
   method:
-    'Her sunucu, her iş yükündeki ilk ölçülen çalıştırmasından önce ısındırılır (birincil iş yükünün eşzamanlılığında, başka prompt’larla {warmup} istek; bu sayılar atılır). Bir aşama bir adayı ancak en iyiye göre kazancının {level} güven aralığı {margin} eşiğini aştığında korur; aralık eşiğin içinde kalıyorsa "fark yok" der; aksi hâlde ikisini de, her seferinde sunucuyu yeniden başlatarak, yapılandırma başına en çok {budget} çalıştırmaya kadar yeniden ölçer (sonra "sonuçsuz" der ve daha basit yapılandırma kalır). Aralıklar {level} düzeyindedir: bir yapılandırmanın çalıştırmaları arasından (logaritmalar üzerinde Student t; çalıştırmadan çalıştırmaya yayılım, yayımlanmış gürültü ön bilgi olarak alınıp çalışmanın tekrarları üzerinden birleştirilir) ya da tek çalıştırmada isteklerinden (bootstrap).',
+    'Her sunucu, her iş yükündeki ilk ölçülen çalıştırmasından önce ısındırılır (birincil iş yükünün eşzamanlılığında, başka prompt’larla {warmup} istek; bu sayılar atılır). Bir aşama bir adayı ancak en iyiye göre kazancının {level} güven aralığı {margin} payını aştığında korur; aralık payın içinde kalıyorsa "fark yok" der; aksi hâlde ikisini de, her seferinde sunucuyu yeniden başlatarak, yapılandırma başına en çok {budget} çalıştırmaya kadar yeniden ölçer (sonra "belirsiz" der ve daha basit yapılandırma kalır). Aralıklar {level} düzeyindedir: bir yapılandırmanın çalıştırmaları arasından (logaritmalar üzerinde Student t; çalıştırmadan çalıştırmaya yayılım, yayımlanmış gürültü ön bilgi olarak alınıp çalışmanın tekrarları üzerinden birleştirilir) ya da tek çalıştırmada isteklerinden (bootstrap).',
 
   'heading.stage': 'Aşama {n}: {label}',
   'stage.engine': 'Motor seçimi',
@@ -213,27 +214,27 @@ const tr = {
   'decision.none': 'Kayıtlı bir karar yok.',
   'decision.stored': 'Kayıtlı gerekçe (eski bir sürüm tarafından yazıldı; o sürüm gerekçeyi yalnızca İngilizce saklıyordu): {reason}',
   'decision.skipped': 'Atlandı: bu aşamanın ayarları şu motorlar için: {engines}; o ana kadarki en iyi yapılandırmanın motoru ise {engine}.',
-  'decision.noEngine': 'Hiçbir motor SLO’ları karşılayan bir sonuç vermedi; başlangıç noktası olarak {incumbent} kalıyor.',
-  'decision.noCandidate': 'Hiçbir aday SLO’ları karşılayan bir sonuç vermedi; o ana kadarki en iyi ({incumbent}) kalıyor.',
+  'decision.noEngine': 'Hiçbir motor geçerli bir sonuç vermedi; başlangıç noktası olarak {incumbent} kalıyor.',
+  'decision.noCandidate': 'Hiçbir aday geçerli bir sonuç vermedi; o ana kadarki en iyi ({incumbent}) kalıyor.',
   'decision.engineBest': 'En iyisi {label}: {metric} {value} {unit}.',
   'decision.engineOthers': 'Diğerleri: {others}.',
   'decision.engineVsBaseline': 'Referansa ({baseline}) göre {metric} değişimi: {change}.',
   'decision.engineIsBaseline': 'Aynı zamanda referanstır.',
   'decision.engineVs': 'Karşılaştırılan: {reference}; {metric} değişimi: {change} ({runs}), sonuç: {verdict}.',
   'decision.engineVerdict.kept': 'daha iyi',
-  'decision.engineVerdict.no-difference': 'eşiğin ötesinde fark yok',
-  'decision.engineVerdict.inconclusive': '{n} tekrardan sonra sonuçsuz; ortalamada daha hızlı olan seçildi',
+  'decision.engineVerdict.no-difference': 'payın ötesinde fark yok',
+  'decision.engineVerdict.inconclusive': '{n} tekrardan sonra belirsiz; ortalamada daha hızlı olan seçildi',
   'decision.firstValid': '{label}: {value} {unit}; o ana kadarki en iyinin geçerli bir sonucu yoktu, bu yüzden korundu.',
   'decision.compared': '{label}: {metric} değişimi {change} ({before} → {after} {unit}; {runs}).',
   'decision.verdict.kept': 'Korundu.',
   'decision.verdict.undecided': 'Karar verilemedi: ikisi de bir kez daha çalıştırılacak.',
   'decision.verdict.no-difference': '±{margin} içinde fark yok; o ana kadarki en iyi ({incumbent}) kalıyor.',
   'decision.verdict.worse': 'Daha kötü; o ana kadarki en iyi ({incumbent}) kalıyor.',
-  'decision.verdict.no-gain': 'Aday, o ana kadarki en iyiye ({incumbent}) karşı {margin} eşiğini aşan bir kazanç sağlayamaz; en iyi olan kalıyor.',
-  'decision.verdict.inconclusive': '{n} tekrardan sonra sonuçsuz; o ana kadarki en iyi ({incumbent}), yani daha basit yapılandırma, kalıyor.',
+  'decision.verdict.no-gain': 'Aday, o ana kadarki en iyiye ({incumbent}) karşı {margin} payını aşan bir kazanç sağlayamaz; o ana kadarki en iyi kalıyor.',
+  'decision.verdict.inconclusive': '{n} tekrardan sonra belirsiz; o ana kadarki en iyi ({incumbent}), yani daha basit yapılandırma, kalıyor.',
   'decision.singleRunKept': '{label}: {metric} değişimi {change} ({before} → {after} {unit}), korundu.',
-  'decision.singleRunNot': 'Hiçbir aday o ana kadarki en iyiyi ({incumbent}) {margin} eşiğinden fazla geçemedi: en iyisi {label} oldu ({metric} değişimi: {change}).',
-  'decision.gridNone': '{total} yapılandırmanın hiçbiri SLO’ları karşılayan bir sonuç vermedi.',
+  'decision.singleRunNot': 'Hiçbir aday o ana kadarki en iyiyi ({incumbent}) {margin} payından fazla geçemedi: en iyisi {label} oldu ({metric} değişimi: {change}).',
+  'decision.gridNone': '{total} yapılandırmanın hiçbiri geçerli bir sonuç vermedi.',
   'decision.gridBest': 'Ölçülen {measured} yapılandırmanın (toplam {total}) en iyisi: {label}, {metric} {value} {unit}.',
   'decision.gridVsBaseline': 'Referansa ({baseline}) göre {metric} değişimi: {change}.',
   'decision.gridInvalid': 'Geçerli sonucu olmayanlar (reddedilen, başarısız olan, SLO’ları karşılamayan ya da çalıştırılmayan): {n}.',
@@ -249,8 +250,8 @@ const tr = {
   'verdict.kept': '{change}, korundu',
   'verdict.no-difference': '{change}, fark yok',
   'verdict.worse': '{change}, daha kötü',
-  'verdict.no-gain': '{change}, eşiğin ötesinde kazanç yok',
-  'verdict.inconclusive': '{n} tekrardan sonra sonuçsuz ({change})',
+  'verdict.no-gain': '{change}, payın ötesinde kazanç yok',
+  'verdict.inconclusive': '{n} tekrardan sonra belirsiz ({change})',
 
   'heading.summary': 'Özet: seçenek → kazanç',
   'summary.col.option': 'Seçenek',

@@ -309,9 +309,9 @@ describe('the facts a decision keeps, worded by the report', () => {
     const kept = measure(planStage(s, 1, sglangBest(1.61), H100), { fp8: [1.25] });
     const keptDecision = decideStage(s, 1, kept, sglangBest(1.61)).decision;
     expect(keptDecision.basis).toEqual({ kind: 'compared', incumbent: 'SGLang 0.5.3.post3', marginPct: 1, value: 1.25 });
-    expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (+28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
+    expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (gain +28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
     expect(worded(keptDecision, kept, 'tr')).toBe(
-      'Korunan: FP8 checkpoint (+%28,8). FP8 checkpoint: ortalama gecikme değişimi −%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
+      'Korunan: FP8 checkpoint (kazanç: +%28,8). FP8 checkpoint: ortalama gecikme değişimi −%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
     );
     const close = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
     expect(worded(decideStage(s, 0, close, sglangBest(1.61)).decision, close)).toBe(
@@ -348,7 +348,7 @@ describe('the facts a decision keeps, worded by the report', () => {
     const engines = measure(planEngineStage(s, H100), { 'vllm-0.11.0': [1.68], 'sglang-0.5.3.post3': [1.61], 'trtllm-1.2.0rc1': 'RuntimeError: boom' });
     const engine = decideEngineStage(s, engines).decision;
     expect(worded(engine, engines)).toBe(
-      'Kept SGLang 0.5.3.post3 (+4.3%). SGLang 0.5.3.post3 is best: 1.61 s/request mean latency. The others: vLLM 0.11.0 1.68. −4.2% mean latency against the baseline vLLM 0.11.0. ' +
+      'Kept SGLang 0.5.3.post3 (gain +4.3%). SGLang 0.5.3.post3 is best: 1.61 s/request mean latency. The others: vLLM 0.11.0 (1.68). −4.2% mean latency against the baseline vLLM 0.11.0. ' +
         `Against vLLM 0.11.0: ${engine.change ? reportText().change(engine.change) : ''} mean latency (1 run each), better. TensorRT-LLM 1.2.0rc1 failed: RuntimeError: boom.`,
     );
     const g = study({ engines: [{ engine: 'vllm', version: '0.11.0' }, { engine: 'sglang', version: '0.5.3.post3' }], stages: study().stages.slice(0, 2) });
@@ -358,7 +358,7 @@ describe('the facts a decision keeps, worded by the report', () => {
     values['sglang-0.5.3.post3~quantization=fp8'] = [1.0];
     const gridTrials = measure(grid, values);
     expect(worded(decideGrid(g, gridTrials).decision, gridTrials)).toBe(
-      'Kept SGLang 0.5.3.post3 + FP8 checkpoint (+100.0%). Best of 6 measured configurations (of 6): SGLang 0.5.3.post3 + FP8 checkpoint, 1.00 s/request mean latency. −50.0% mean latency against the baseline vLLM 0.11.0 at its defaults.',
+      'Kept SGLang 0.5.3.post3 + FP8 checkpoint (gain +100.0%). Best of 6 measured configurations (of 6): SGLang 0.5.3.post3 + FP8 checkpoint, 1.00 s/request mean latency. −50.0% mean latency against the baseline vLLM 0.11.0 at its defaults.',
     );
   });
 });

@@ -221,9 +221,9 @@ function localObjective(goal: ProjectFile['study']['goal']['kind'], tx: ReportTe
   return { ...objective, label: tx.t(`objective.${objective.metric}`), unit: localUnit(objective.unit, tx) };
 }
 
-/** Units are symbols in every language but one: seconds per request. */
+/** Units are symbols in every language but the seconds ("sn" in Turkish, as in the app and the warm-up notes). */
 function localUnit(unit: string, tx: ReportText): string {
-  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit;
+  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit === 's' ? tx.t('unit.seconds') : unit;
 }
 
 export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'): ReportModel {

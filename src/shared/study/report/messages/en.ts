@@ -210,11 +210,12 @@ const en = {
   'metric.mean_tpot_ms': 'mean TPOT',
   'objective.mean_latency_s': 'mean latency',
   'objective.total_token_throughput': 'total token throughput',
+  'unit.seconds': 's',
   'unit.secondsPerRequest': 's/request',
 
   // Decisions, worded from the facts the study recorded
   'decision.kept': 'Kept {label}.',
-  'decision.keptGain': 'Kept {label} ({gain}).',
+  'decision.keptGain': 'Kept {label} (gain {gain}).',
   'decision.nothingKept': 'Nothing kept.',
   'decision.generalisation': 'The winner of each scenario is in the before/after table at the top.',
   'decision.pending': 'Not decided yet: trials are still to run.',
@@ -225,6 +226,7 @@ const en = {
   'decision.noCandidate': 'No candidate produced a valid result; the best so far ({incumbent}) stays.',
   'decision.engineBest': '{label} is best: {value} {unit} {metric}.',
   'decision.engineOthers': 'The others: {others}.',
+  'decision.engineOther': '{label} ({value})',
   'decision.engineVsBaseline': '{change} {metric} against the baseline {baseline}.',
   'decision.engineIsBaseline': 'It is also the baseline.',
   'decision.engineVs': 'Against {reference}: {change} {metric} ({runs}), {verdict}.',

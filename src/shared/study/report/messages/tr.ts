@@ -4,7 +4,7 @@ import type { ReportMessages, SamePlaceholders } from './catalogue';
  * Çalışma raporunun metinleri, Türkçe. Anahtarlar ve `{yer tutucu}` adları `en.ts` ile aynıdır (eksik anahtar ya da
  * farklı yer tutucu bir tür hatasıdır). Terimler arayüzün sözlüğüyle aynıdır (src/renderer/src/i18n/tr/index.ts):
  * deneme, aşama, aday, iş yükü, referans, öneri, gecikme, verim, eşzamanlılık, çalıştırma, nicemleme, açgözlü, ızgara;
- * sihirbazdaki adıyla pay (margin) ve sürümler arası karşılaştırmadaki adıyla belirsiz (inconclusive).
+ * sihirbazdaki adıyla pay (margin) ve yeniden çalıştırma karşılaştırmasındaki adıyla belirsiz (inconclusive).
  * Yer tutucuya ek getirmek yerine ekten kaçınan yapılar seçilir ("{label} ile karşılaştırıldığında" değil,
  * "Karşılaştırılan: {label}"). TTFT, TPOT, ITL, P99, tok/s, GPU, CUDA, SHA-256, ShareGPT çevrilmez.
  */
@@ -204,10 +204,11 @@ const tr = {
   'metric.mean_tpot_ms': 'ortalama TPOT',
   'objective.mean_latency_s': 'ortalama gecikme',
   'objective.total_token_throughput': 'toplam token verimi',
+  'unit.seconds': 'sn',
   'unit.secondsPerRequest': 'sn/istek',
 
   'decision.kept': 'Korunan: {label}.',
-  'decision.keptGain': 'Korunan: {label} ({gain}).',
+  'decision.keptGain': 'Korunan: {label} (kazanç: {gain}).',
   'decision.nothingKept': 'Hiçbir şey korunmadı.',
   'decision.generalisation': 'Her senaryonun kazananı, en üstteki önce/sonra tablosunda.',
   'decision.pending': 'Henüz karar verilmedi: çalıştırılacak denemeler var.',
@@ -218,6 +219,7 @@ const tr = {
   'decision.noCandidate': 'Hiçbir aday geçerli bir sonuç vermedi; o ana kadarki en iyi ({incumbent}) kalıyor.',
   'decision.engineBest': 'En iyisi {label}: {metric} {value} {unit}.',
   'decision.engineOthers': 'Diğerleri: {others}.',
+  'decision.engineOther': '{label} ({value})',
   'decision.engineVsBaseline': 'Referansa ({baseline}) göre {metric} değişimi: {change}.',
   'decision.engineIsBaseline': 'Aynı zamanda referanstır.',
   'decision.engineVs': 'Karşılaştırılan: {reference}; {metric} değişimi: {change} ({runs}), sonuç: {verdict}.',

@@ -311,7 +311,8 @@ describe('the facts a decision keeps, worded by the report', () => {
     expect(keptDecision.basis).toEqual({ kind: 'compared', incumbent: 'SGLang 0.5.3.post3', marginPct: 1, value: 1.25 });
     expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (gain +28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
     expect(worded(keptDecision, kept, 'tr')).toBe(
-      'Korunan: FP8 checkpoint (kazanç: +%28,8). FP8 checkpoint: ortalama gecikme değişimi −%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
+      // A word joiner (U+2060) keeps a sign with the percent sign that follows it.
+      'Korunan: FP8 checkpoint (kazanç: +\u2060%28,8). FP8 checkpoint: ortalama gecikme değişimi −\u2060%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
     );
     const close = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
     expect(worded(decideStage(s, 0, close, sglangBest(1.61)).decision, close)).toBe(

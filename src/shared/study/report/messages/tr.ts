@@ -230,7 +230,7 @@ const tr = {
   'decision.compared': '{label}: {metric} değişimi {change} ({before} → {after} {unit}; {runs}).',
   'decision.verdict.kept': 'Korundu.',
   'decision.verdict.undecided': 'Karar verilemedi: ikisi de bir kez daha çalıştırılacak.',
-  'decision.verdict.no-difference': '±{margin} içinde fark yok; o ana kadarki en iyi ({incumbent}) kalıyor.',
+  'decision.verdict.no-difference': '{margin} payı içinde fark yok; o ana kadarki en iyi ({incumbent}) kalıyor.',
   'decision.verdict.worse': 'Daha kötü; o ana kadarki en iyi ({incumbent}) kalıyor.',
   'decision.verdict.no-gain': 'Aday, o ana kadarki en iyiye ({incumbent}) karşı {margin} payını aşan bir kazanç sağlayamaz; o ana kadarki en iyi kalıyor.',
   'decision.verdict.inconclusive': '{n} tekrardan sonra belirsiz; o ana kadarki en iyi ({incumbent}), yani daha basit yapılandırma, kalıyor.',

@@ -203,7 +203,9 @@ describe('HTML report', () => {
     const callout = html.indexOf('<div class="callout warning" role="alert">');
     expect(callout).toBeGreaterThan(0);
     expect(callout).toBeLessThan(html.indexOf('<th>Scenario</th>'));
-    expect(html).toMatch(/<tr class="regression"><td>Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% \[[^\]]*\] total token throughput/);
+    expect(html).toMatch(/<tr class="regression"><td class="scenario">Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% \[[^\]]*\] total token throughput/);
+    // An interval in the change column does not wrap: its spaces are no-break.
+    expect(html).toMatch(/<td class="num change"><span class="flag">⚠ REGRESSION −13\.8% \[[−+]?\d+\.\d,\u00a0[−+]?\d+\.\d\]/);
     expect(html.match(/<tr class="regression">/g)).toHaveLength(1);
     expect(html).toContain('the baseline is vLLM 0.11.0 at its defaults');
   });

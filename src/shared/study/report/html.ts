@@ -10,6 +10,7 @@ import {
   gainText,
   metricCell,
   regressionCallout,
+  scenarioColumns,
   scenarioValue,
   simulatedText,
   statusText,
@@ -94,16 +95,7 @@ function htmlOf(m: ReportModel, repeats: number): string {
   if (callout) body.push(`<div class="callout warning" role="alert"><strong class="flag">${h(tx.t('callout.regression'))}</strong> ${h(callout)}</div>`);
   const unit = m.objective.unit;
   const th = (cells: string[]) => cells.map((c) => `<th>${h(c)}</th>`).join('');
-  body.push(
-    `<table><thead><tr>${th([
-      tx.t('scenario.col.scenario'),
-      tx.t('scenario.col.baseline', { unit }),
-      tx.t('scenario.col.recommended', { unit }),
-      tx.t('scenario.col.change', { metric: m.objective.label }),
-      tx.t('scenario.col.factor'),
-      tx.t('scenario.col.winner'),
-    ])}</tr></thead><tbody>`,
-  );
+  body.push(`<table><thead><tr>${th(scenarioColumns(m))}</tr></thead><tbody>`);
   for (const s of m.scenarios) {
     const change = s.regression ? `<span class="flag">⚠ ${h(unbrokenIntervals(changeText(s, tx)))}</span>` : h(unbrokenIntervals(changeText(s, tx)));
     const name = s.primary ? tx.markup('scenario.primary', (part) => (part ? `<span class="muted">${h(part)}</span>` : ''), { scenario: h(s.description) }) : h(s.description);

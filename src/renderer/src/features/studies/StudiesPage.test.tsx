@@ -387,6 +387,8 @@ describe('Studies page', () => {
       fireEvent.change(choice, { target: { value: 'tr' } });
     });
     await waitFor(() => expect(api.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
+    // The preview says which language it is in, for a screen reader in an English UI.
+    await waitFor(() => expect(screen.getByLabelText('Report preview (Markdown)').getAttribute('lang')).toBe('tr'));
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Export Markdown' }));
     });

@@ -139,7 +139,7 @@ const tr = {
   'goal.strategy.grid': 'Arama stratejisi: tam ızgara.',
   'slo.and': ' ve ',
 
-  'heading.setup': 'Kurulum',
+  'heading.setup': 'Deney kurulumu',
   'setup.model': 'Model: {model}.',
   'setup.modelVariants': 'Model: {model}; varyantlar: {variants}.',
   'setup.hardware': 'Donanım: {gpu}; sürücü {driver}; CUDA {cuda}; ana makineler: {hosts}.',

@@ -395,7 +395,12 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
       baseline,
       recommended,
       baselineNote: baseline === null ? missingNote(baseTrials, redact, tx) : null,
-      recommendedNote: recommended === null ? (rec === undefined && recTrials.length === 0 ? tx.t('scenario.noRecommendationYet') : missingNote(recTrials, redact, tx)) : null,
+      recommendedNote:
+        recommended === null
+          ? rec === undefined && recTrials.length === 0
+            ? tx.t(state.status === 'draft' || state.status === 'running' ? 'scenario.noRecommendationYet' : 'scenario.noRecommendation')
+            : missingNote(recTrials, redact, tx)
+          : null,
       changePct,
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,

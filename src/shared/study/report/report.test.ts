@@ -164,6 +164,10 @@ describe('Markdown report', () => {
     expect(md).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | not measured | no recommendation yet | – | – | – |');
     expect(renderHtml(project)).toContain('No recommendation yet: the study is still running.');
     expect(parseCsv(renderCsv(project))).toHaveLength(project.state.trials.length + 1);
+    // Stopped, it will not have one later: the scenarios say "no recommendation", not "yet".
+    project.state.status = 'cancelled';
+    expect(renderMarkdown(project)).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | not measured | no recommendation | – | – | – |');
+    expect(renderMarkdown(project, 'tr')).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | ölçülmedi | öneri yok | – | – | – |');
   });
 
   it('renders a draft with no trial at all', () => {

@@ -74,6 +74,7 @@ const en = {
   'scenario.notMeasured': 'not measured',
   'scenario.notMeasuredYet': 'not measured yet',
   'scenario.noRecommendationYet': 'no recommendation yet',
+  'scenario.noRecommendation': 'no recommendation',
   'scenario.failed': 'failed: {detail}',
   'scenario.rejected': 'rejected: {detail}',
   'scenario.noDetail': 'no detail',

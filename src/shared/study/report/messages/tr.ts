@@ -72,6 +72,7 @@ const tr = {
   'scenario.notMeasured': 'ölçülmedi',
   'scenario.notMeasuredYet': 'henüz ölçülmedi',
   'scenario.noRecommendationYet': 'henüz öneri yok',
+  'scenario.noRecommendation': 'öneri yok',
   'scenario.failed': 'başarısız: {detail}',
   'scenario.rejected': 'reddedildi: {detail}',
   'scenario.noDetail': 'ayrıntı yok',

@@ -134,8 +134,13 @@ describe('Turkish report of the example studies', () => {
     const md = renderMarkdown(old, 'tr');
     expect(md).toContain('Kayıtlı gerekçe (eski bir sürüm tarafından yazıldı; o sürüm gerekçeyi yalnızca İngilizce saklıyordu):');
     expect(md).toContain(markdownText((engine?.reason ?? '').slice(1)));
-    // In English the stored reason is the report's own language: it is quoted as it is.
-    expect(renderMarkdown(old, 'en')).not.toContain('Recorded reason');
+    // In English the stored reason is the report's own language: it follows the decision as it is, with no preamble.
+    const reason = engine?.reason ?? '';
+    const english = renderMarkdown(old, 'en');
+    const line = english.split('\n').find((l) => l.startsWith('Decision: Kept ')) ?? '';
+    expect(line).toMatch(/^Decision: Kept .+ \(gain \+\d+\.\d%\)\. /);
+    expect(line).toContain(`%). ${markdownText(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}`)}`);
+    expect(english).not.toContain('Kayıtlı gerekçe');
   });
 
   it('writes numbers and dates the Turkish way, and marks the HTML as Turkish', () => {

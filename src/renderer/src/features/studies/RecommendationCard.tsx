@@ -111,7 +111,8 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
 export function DecisionText({ decision, project }: { decision: StageDecision; project: ProjectFile }): JSX.Element {
   const lang = reportLangOf(useAppStore((s) => s.locale));
   const verdict = verdictWords(decision, reportText(lang));
-  const words = decisionInWords(project, decision, lang);
+  // Redaction reads every trial's configuration: worded again only when the project or the language changes.
+  const words = useMemo(() => decisionInWords(project, decision, lang), [project, decision, lang]);
   return (
     <span>
       {verdict && <strong className="study-verdict">{verdict}</strong>}

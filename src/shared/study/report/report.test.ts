@@ -140,6 +140,8 @@ describe('Markdown report', () => {
     const html = renderHtml(onSsh);
     expect(html).toContain('These numbers come from the simulated GPU box on sim &lt;h100&gt;: they are simulations');
     expect(html).not.toContain('demo lab');
+    // Turkish names the hosts without a suffix on their names, which could not agree with every name.
+    expect(renderMarkdown({ ...onSsh, state: { status: 'draft', trials: [], decisions: [] } }, 'tr')).toContain('- Donanım: host-1 üzerindeki GPU’lar;');
   });
 
   it('says which search was used for a grid study', () => {

@@ -148,7 +148,7 @@ const tr = {
   'setup.notRecorded': 'kaydedilmedi',
   'setup.hostGpus': '{host} (GPU’lar: {gpus})',
   'setup.simulatedGpu': '{gpu} (simüle GPU makinesi)',
-  'setup.gpusOf': 'şu ana makinelerin GPU’ları: {hosts}',
+  'setup.gpusOf': '{hosts} üzerindeki GPU’lar',
   'setup.engines': 'Motorlar: {engines}.',
   'setup.engineDocker': '{engine}, Docker imajı',
   'setup.engineReported': '{engine} (bildirilen sürüm: {versions})',

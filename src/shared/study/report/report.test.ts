@@ -300,12 +300,12 @@ describe('intervals, repeats and verdicts', () => {
     const project = withMeasurementDetail();
     const m = buildReportModel(project);
     const row = m.trials.find((t) => t.warmup !== null);
-    expect(row).toMatchObject({ runs: 3, warmup: 'warm-up: 16 requests, 4.2 s' });
+    expect(row).toMatchObject({ runs: 3, warmup: 'warm-up: 16 requests, 4.2\u00a0s' });
     expect(row?.intervals.mean_ttft_ms).not.toBeNull();
     expect(m.stages.find((s) => s.id === 'engine')?.decision?.verdict).toBe('−4.2% [−6.5, −1.7], kept');
     const md = renderMarkdown(project);
     expect(md).toMatch(/\| \d+(?:\.\d+)? \[\d+(?:\.\d+)?, \d+(?:\.\d+)?\] \|/);
-    expect(md).toContain('warm-up: 16 requests, 4.2 s; 3 runs of this configuration');
+    expect(md).toContain('warm-up: 16 requests, 4.2\u00a0s; 3 runs of this configuration');
     const rows = parseCsv(renderCsv(project));
     const header = rows[0] as string[];
     const csvRow = rows.find((r) => r[0] === row?.id) as string[];

@@ -189,7 +189,7 @@ const en = {
   'trial.role.reference': 'Best so far: {label}',
   'trial.kept': 'kept',
   'trial.warmup': 'warm-up: {n} requests',
-  'trial.warmupSeconds': 'warm-up: {n} requests, {seconds} s',
+  'trial.warmupSeconds': 'warm-up: {n} requests, {seconds}\u00a0s',
   'trial.warmupFailed': 'warm-up failed: {error}',
   'trial.runs': '{n} runs of this configuration',
   'trial.refused': 'refused: {problem}',

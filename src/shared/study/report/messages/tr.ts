@@ -184,7 +184,7 @@ const tr = {
   'trial.role.reference': 'O ana kadarki en iyi: {label}',
   'trial.kept': 'korundu',
   'trial.warmup': 'ısınma: {n} istek',
-  'trial.warmupSeconds': 'ısınma: {n} istek, {seconds} sn',
+  'trial.warmupSeconds': 'ısınma: {n} istek, {seconds}\u00a0sn',
   'trial.warmupFailed': 'ısınma başarısız: {error}',
   'trial.runs': 'bu yapılandırmanın çalıştırma sayısı: {n}',
   'trial.refused': 'reddedildi: {problem}',

@@ -103,7 +103,7 @@ describe('servelab report', () => {
     for (const heading of ['## Öneri', '## Senaryo başına önce ve sonra', '## Notlar ve uyarılar', '## Aşama 1: Motor seçimi', '## Özet: seçenek → kazanç']) {
       expect(md.stdout).toContain(heading);
     }
-    expect(md.stdout).toMatch(/Karar: Korunan: SGLang 0\.5\.3\.post3 \(\+%\d+,\d\)\. En iyisi SGLang 0\.5\.3\.post3: ortalama gecikme \d+,\d\d sn\/istek\./);
+    expect(md.stdout).toMatch(/Karar: Korunan: SGLang 0\.5\.3\.post3 \(kazanç: \+\u2060%\d+,\d\)\. En iyisi SGLang 0\.5\.3\.post3: ortalama gecikme \d+,\d\d sn\/istek\./);
     expect(md.stdout).toMatch(/Başlangıç: 1 Ocak 1970 00:00; bitiş: 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
     expect(md.stdout).not.toContain('## Recommendation');
     const html = await run(['latency.servelab', '--lang', 'tr', '--format', 'html']);

@@ -46,9 +46,10 @@ function userStrings(project: ProjectFile): string[] {
   for (const v of study.model.variants) if (v.label) found.add(v.label);
   for (const w of [study.workloads.primary, ...study.workloads.generalisation]) if (w.label) found.add(w.label);
   for (const t of project.state.trials) {
-    for (const s of [t.label, t.command, t.rejectReason, t.error, t.result?.error]) if (s) found.add(s);
-    // The report words a planned role itself ("Baseline: …"), and shows what follows it.
-    found.add(t.label.replace(/^(Best so far|Baseline|Recommended): /, ''));
+    // The report words a planned role itself ("Baseline: …") and shows what follows it: only that part is the user's,
+    // so a role left in English is still found.
+    const label = t.label.replace(/^(Best so far|Baseline|Recommended): /, '');
+    for (const s of [label, t.command, t.rejectReason, t.error, t.result?.error]) if (s) found.add(s);
   }
   const forms = [...found].filter((s) => s.length >= 3).flatMap((s) => [s, markdownText(s), escapeHtml(s)]);
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
@@ -60,6 +61,26 @@ function withoutUserText(report: string, project: ProjectFile): string {
   return out;
 }
 
+/** The English messages that are a word or two with no placeholder: a status, a verdict, a column's title. */
+function englishCellWords(): { key: ReportMessageKey; words: string }[] {
+  return (Object.keys(en) as ReportMessageKey[])
+    .filter((key) => !SAME_IN_EVERY_LANGUAGE.has(key) && !/[{]/.test(en[key]) && /^[A-Za-z][A-Za-z -]*$/.test(en[key]))
+    .map((key) => ({ key, words: en[key] }));
+}
+
+/**
+ * Every table cell of a report, and each "; "-separated part of one (the notes column): Markdown rows, HTML th/td
+ * text. A cell the sentence check cannot see (one English word such as "done" or "baseline") is found here.
+ */
+function tableCells(report: string): string[] {
+  const markdown = report
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .flatMap((line) => line.split(' | '));
+  const html = [...report.matchAll(/<t[hd][^>]*>(.*?)<\/t[hd]>/g)].map((m) => (m[1] as string).replace(/<[^>]+>/g, ''));
+  return [...markdown, ...html].flatMap((cell) => cell.split('; ')).map((cell) => cell.replace(/[|*⚠]/g, '').trim());
+}
+
 const projects = new Map<string, ProjectFile>();
 beforeAll(() => {
   for (const file of exampleFiles()) projects.set(file, finishedExampleProject(file));
@@ -68,12 +89,15 @@ beforeAll(() => {
 describe('Turkish report of the example studies', () => {
   const sentences = englishSentences();
 
-  it('finds the check meaningful: the English report of each example holds many catalogue sentences', () => {
+  it('finds the check meaningful: the English report of each example holds many catalogue sentences and cell words', () => {
     expect(sentences.length).toBeGreaterThan(150);
     for (const [file, project] of projects) {
       const md = withoutUserText(renderMarkdown(project, 'en'), project);
       const present = sentences.filter((s) => md.includes(markdownText(s.words)));
       expect(present.length, file).toBeGreaterThan(40);
+      const cells = new Set([...tableCells(md), ...tableCells(withoutUserText(renderHtml(project, 'en'), project))]);
+      // Status, winner, column titles: "done", "recommended", "Trial", "Status", "Notes", "Winner", "Option", …
+      expect(englishCellWords().filter((w) => cells.has(w.words)).length, file).toBeGreaterThan(10);
     }
   });
 
@@ -87,6 +111,8 @@ describe('Turkish report of the example studies', () => {
       const inHtml = sentences.filter((s) => html.includes(s.words) || html.includes(escapeHtml(s.words)));
       expect(inMd.map((s) => `${s.key}: ${s.words}`)).toEqual([]);
       expect(inHtml.map((s) => `${s.key}: ${s.words}`)).toEqual([]);
+      const cells = new Set([...tableCells(md), ...tableCells(html)]);
+      expect(englishCellWords().filter((w) => cells.has(w.words)).map((w) => `${w.key}: ${w.words}`)).toEqual([]);
     });
   }
 
@@ -131,17 +157,24 @@ describe('Turkish report of the example studies', () => {
     const md = renderMarkdown(old, 'tr');
     expect(md).toContain('Kayıtlı gerekçe (eski bir sürüm tarafından yazıldı; o sürüm gerekçeyi yalnızca İngilizce saklıyordu):');
     expect(md).toContain(markdownText((engine?.reason ?? '').slice(1)));
-    // In English the stored reason is the report's own language: it is quoted as it is.
-    expect(renderMarkdown(old, 'en')).not.toContain('Recorded reason');
+    // In English the stored reason is the report's own language: it follows the decision as it is, with no preamble.
+    const reason = engine?.reason ?? '';
+    const english = renderMarkdown(old, 'en');
+    const line = english.split('\n').find((l) => l.startsWith('Decision: Kept ')) ?? '';
+    expect(line).toMatch(/^Decision: Kept .+ \(gain \+\d+\.\d%\)\. /);
+    expect(line).toContain(`%). ${markdownText(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}`)}`);
+    expect(english).not.toContain('Kayıtlı gerekçe');
   });
 
   it('writes numbers and dates the Turkish way, and marks the HTML as Turkish', () => {
     const project = projects.get(exampleFiles()[0] as string) as ProjectFile;
     const md = renderMarkdown(project, 'tr');
-    // Decimal comma in the tables and intervals with a semicolon between their ends; percent sign first.
+    // Decimal comma in the tables and intervals with a semicolon between their ends; percent sign first, held to
+    // its sign by a word joiner so a line never breaks between "−" and "%".
     expect(md).toMatch(/\| \d+,\d{2} \|/);
     expect(md).toMatch(/\\\[[−+]?\d+,\d; [−+]?\d+,\d\\\]/);
-    expect(md).toMatch(/[−+]%\d+,\d/);
+    expect(md).toMatch(/[−+]\u2060%\d+,\d/);
+    expect(md).not.toMatch(/[−+]%/);
     expect(md).not.toMatch(/\| \d+\.\d{2} \|/);
     // The run's dates in Turkish month names (the virtual clock starts at the epoch).
     expect(md).toMatch(/Başlangıç: 1 Ocak 1970 \d\d:\d\d; bitiş: 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);

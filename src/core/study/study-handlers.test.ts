@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '../dispatch/event-bus';
@@ -56,5 +56,12 @@ describe('studies:report', () => {
     expect(tr).toContain('## Öneri');
     expect(tr).toContain('Bu çalışma henüz çalıştırılmadı');
     expect((await handlers['studies:report']({ path, format: 'csv', lang: 'tr' })).text).toBe((await handlers['studies:report']({ path, format: 'csv' })).text);
+    // The export writes the file in the language asked for, English when none is.
+    const out = join(dir, 'report.md');
+    expect(await handlers['studies:export']({ path, format: 'md', lang: 'tr', out })).toEqual({ path: out });
+    expect(await readFile(out, 'utf8')).toBe(tr);
+    const english = join(dir, 'report-en.md');
+    await handlers['studies:export']({ path, format: 'md', out: english });
+    expect(await readFile(english, 'utf8')).toContain('## Recommendation');
   });
 });

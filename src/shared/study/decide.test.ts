@@ -298,9 +298,10 @@ describe('the facts a decision keeps, worded by the report', () => {
     const kept = measure(planStage(s, 1, sglangBest(1.61), H100), { fp8: [1.25] });
     const keptDecision = decideStage(s, 1, kept, sglangBest(1.61)).decision;
     expect(keptDecision.basis).toEqual({ kind: 'compared', incumbent: 'SGLang 0.5.3.post3', marginPct: 1, value: 1.25 });
-    expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (+28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
+    expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (gain +28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
     expect(worded(keptDecision, kept, 'tr')).toBe(
-      'Korunan: FP8 checkpoint (+%28,8). FP8 checkpoint: ortalama gecikme değişimi −%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
+      // A word joiner (U+2060) keeps a sign with the percent sign that follows it.
+      'Korunan: FP8 checkpoint (kazanç: +\u2060%28,8). FP8 checkpoint: ortalama gecikme değişimi −\u2060%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
     );
     const close = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
     expect(worded(decideStage(s, 0, close, sglangBest(1.61)).decision, close)).toBe(
@@ -320,13 +321,59 @@ describe('the facts a decision keeps, worded by the report', () => {
       { label: '--attention-backend flashinfer', why: 'missed-slos', detail: 'p99_ttft_ms 5700 > 200' },
     ]);
     expect(worded(decision, broken, 'tr')).toBe(
-      'Hiçbir şey korunmadı. Hiçbir aday SLO’ları karşılayan bir sonuç vermedi; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor. --attention-backend triton başarısız oldu: CUDA error: out of memory. --attention-backend flashinfer SLO’ları karşılamadı (p99_ttft_ms 5700 > 200).',
+      'Hiçbir şey korunmadı. Hiçbir aday geçerli bir sonuç vermedi; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor. --attention-backend triton başarısız oldu: CUDA error: out of memory. --attention-backend flashinfer SLO’ları karşılamadı (p99_ttft_ms 5700 > 200).',
     );
     const tp = study({ goal: { kind: 'throughput', marginPct: 1 } });
     const refused = planStage(tp, 1, sglangBest(1398), H100).map((t) => ({ ...t, status: 'rejected' as const, rejectReason: 'no room' }));
     expect(worded(decideStage(tp, 1, refused, sglangBest(1398)).decision, refused, 'en', 'throughput')).toBe(
-      'Nothing kept. No candidate produced a result that meets the SLOs; the best so far (SGLang 0.5.3.post3) stays. FP8 checkpoint was refused before launch: no room.',
+      'Nothing kept. No candidate produced a valid result; the best so far (SGLang 0.5.3.post3) stays. FP8 checkpoint was refused before launch: no room.',
     );
+  });
+
+  it('words no difference, worse, no gain and inconclusive with the signed change, its interval, the margin and the runs', () => {
+    // Edge cases written out: the facts a comparison stores for each verdict (the measured paths are above).
+    const trials = [{ candidateId: 'fp8', label: 'FP8 checkpoint' }] as unknown as Trial[];
+    const facts = (verdict: StageDecision['verdict'], change: [number, number, number], runs: [number, number], value: number): StageDecision => ({
+      stageId: 'quantization',
+      winner: null,
+      reason: 'the stored English reason',
+      before: 1.25,
+      after: 1.25,
+      decidedAt: '2026-01-01T00:00:00.000Z',
+      compared: 'fp8',
+      verdict,
+      change: { pct: change[0], low: change[1], high: change[2], level: 0.95 },
+      runs: { candidate: runs[0], reference: runs[1] },
+      basis: { kind: 'compared', incumbent: 'SGLang 0.5.3.post3', marginPct: 3, value },
+    });
+    const same = facts('no-difference', [-0.4, -1.7, 0.9], [2, 2], 1.245);
+    expect(worded(same, trials)).toBe(
+      'Nothing kept. FP8 checkpoint: −0.4% [−1.7, +0.9] mean latency (1.25 → 1.25 s/request; 2 runs each). No difference within ±3%; the best so far (SGLang 0.5.3.post3) stays.',
+    );
+    expect(worded(same, trials, 'tr')).toBe(
+      'Hiçbir şey korunmadı. FP8 checkpoint: ortalama gecikme değişimi −\u2060%0,4 [−1,7; +0,9] (1,25 → 1,25 sn/istek; her biri 2 çalıştırma). %3 payı içinde fark yok; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor.',
+    );
+    const worse = facts('worse', [6.5, 4.1, 8.8], [1, 1], 1.33);
+    expect(worded(worse, trials)).toBe('Nothing kept. FP8 checkpoint: +6.5% [+4.1, +8.8] mean latency (1.25 → 1.33 s/request; 1 run each). Worse; the best so far (SGLang 0.5.3.post3) stays.');
+    expect(worded(worse, trials, 'tr')).toBe(
+      'Hiçbir şey korunmadı. FP8 checkpoint: ortalama gecikme değişimi +\u2060%6,5 [+4,1; +8,8] (1,25 → 1,33 sn/istek; her biri 1 çalıştırma). Daha kötü; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor.',
+    );
+    const noGain = facts('no-gain', [-1, -2.5, 0.4], [3, 2], 1.24);
+    expect(worded(noGain, trials)).toBe(
+      'Nothing kept. FP8 checkpoint: −1.0% [−2.5, +0.4] mean latency (1.25 → 1.24 s/request; 3 runs against 2). It cannot beat the best so far (SGLang 0.5.3.post3) by more than 3%; the best so far stays.',
+    );
+    expect(worded(noGain, trials, 'tr')).toBe(
+      'Hiçbir şey korunmadı. FP8 checkpoint: ortalama gecikme değişimi −\u2060%1,0 [−2,5; +0,4] (1,25 → 1,24 sn/istek; aday 3, o ana kadarki en iyi 2 çalıştırma). Aday, o ana kadarki en iyiye (SGLang 0.5.3.post3) karşı %3 payını aşan bir kazanç sağlayamaz; o ana kadarki en iyi kalıyor.',
+    );
+    const unsure = facts('inconclusive', [-2.9, -6.2, 0.5], [4, 4], 1.21);
+    expect(worded(unsure, trials)).toBe(
+      'Nothing kept. FP8 checkpoint: −2.9% [−6.2, +0.5] mean latency (1.25 → 1.21 s/request; 4 runs each). Inconclusive after 4 runs; the best so far (SGLang 0.5.3.post3), the simpler configuration, stays.',
+    );
+    expect(worded(unsure, trials, 'tr')).toBe(
+      'Hiçbir şey korunmadı. FP8 checkpoint: ortalama gecikme değişimi −\u2060%2,9 [−6,2; +0,5] (1,25 → 1,21 sn/istek; her biri 4 çalıştırma). 4 çalıştırmadan sonra belirsiz; o ana kadarki en iyi (SGLang 0.5.3.post3), yani daha basit yapılandırma, kalıyor.',
+    );
+    const firstValid: StageDecision = { ...same, winner: 'fp8', before: null, after: 1.25, verdict: undefined, change: undefined, runs: undefined, basis: { kind: 'first-valid' } };
+    expect(worded(firstValid, trials, 'tr')).toBe('Korunan: FP8 checkpoint. FP8 checkpoint: 1,25 sn/istek; o ana kadarki en iyinin geçerli bir sonucu yoktu, bu yüzden korundu.');
   });
 
   it('words a skipped stage, the engine stage and the grid', () => {
@@ -337,9 +384,16 @@ describe('the facts a decision keeps, worded by the report', () => {
     const engines = measure(planEngineStage(s, H100), { 'vllm-0.11.0': [1.68], 'sglang-0.5.3.post3': [1.61], 'trtllm-1.2.0rc1': 'RuntimeError: boom' });
     const engine = decideEngineStage(s, engines).decision;
     expect(worded(engine, engines)).toBe(
-      'Kept SGLang 0.5.3.post3 (+4.3%). SGLang 0.5.3.post3 is best: 1.61 s/request mean latency. The others: vLLM 0.11.0 1.68. −4.2% mean latency against the baseline vLLM 0.11.0. ' +
+      'Kept SGLang 0.5.3.post3 (gain +4.3%). SGLang 0.5.3.post3 is best: 1.61 s/request mean latency. The others: vLLM 0.11.0 (1.68). −4.2% mean latency against the baseline vLLM 0.11.0. ' +
         `Against vLLM 0.11.0: ${engine.change ? reportText().change(engine.change) : ''} mean latency (1 run each), better. TensorRT-LLM 1.2.0rc1 failed: RuntimeError: boom.`,
     );
+    expect(worded(engine, engines, 'tr')).toBe(
+      'Korunan: SGLang 0.5.3.post3 (kazanç: +\u2060%4,3). En iyisi SGLang 0.5.3.post3: ortalama gecikme 1,61 sn/istek. Diğerleri: vLLM 0.11.0 (1,68). Referansa (vLLM 0.11.0) göre ortalama gecikme değişimi: −\u2060%4,2. ' +
+        `Karşılaştırılan: vLLM 0.11.0; ortalama gecikme değişimi: ${engine.change ? reportText('tr').change(engine.change) : ''} (her biri 1 çalıştırma), sonuç: daha iyi. TensorRT-LLM 1.2.0rc1 başarısız oldu: RuntimeError: boom.`,
+    );
+    const unsure: StageDecision = { ...engine, verdict: 'inconclusive', runs: { candidate: 4, reference: 4 } };
+    expect(worded(unsure, engines, 'tr')).toContain('(her biri 4 çalıştırma), sonuç: 4 çalıştırmadan sonra belirsiz; ortalamada daha hızlı olan seçildi.');
+    expect(worded(unsure, engines)).toContain('mean latency (4 runs each), inconclusive after 4 runs; the faster on average is taken.');
     const g = study({ engines: [{ engine: 'vllm', version: '0.11.0' }, { engine: 'sglang', version: '0.5.3.post3' }], stages: study().stages.slice(0, 2) });
     const grid = planGrid(g, H100);
     const values: Record<string, number[]> = {};
@@ -347,7 +401,7 @@ describe('the facts a decision keeps, worded by the report', () => {
     values['sglang-0.5.3.post3~quantization=fp8'] = [1.0];
     const gridTrials = measure(grid, values);
     expect(worded(decideGrid(g, gridTrials).decision, gridTrials)).toBe(
-      'Kept SGLang 0.5.3.post3 + FP8 checkpoint (+100.0%). Best of 6 measured configurations (of 6): SGLang 0.5.3.post3 + FP8 checkpoint, 1.00 s/request mean latency. −50.0% mean latency against the baseline vLLM 0.11.0 at its defaults.',
+      'Kept SGLang 0.5.3.post3 + FP8 checkpoint (gain +100.0%). Best of 6 measured configurations (of 6): SGLang 0.5.3.post3 + FP8 checkpoint, 1.00 s/request mean latency. −50.0% mean latency against the baseline vLLM 0.11.0 at its defaults.',
     );
   });
 });

@@ -2,8 +2,8 @@ import { metricInterval, metricOf } from '../results/metrics';
 import { meanInterval } from '../stats/mean-interval';
 import { meetsSlos } from './decide';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
-import { objectiveOf, type StageDecision, type StudyDefinition, type Trial } from './study';
-import { compareRuns, formatChange, gainOf, pooledRunNoise, scenarioVerdict, type Change, type ScenarioVerdict } from './verdict';
+import { objectiveOf, type StudyDefinition, type Trial } from './study';
+import { compareRuns, gainOf, pooledRunNoise, scenarioVerdict, type Change, type ScenarioVerdict } from './verdict';
 
 /**
  * A configuration's numbers on one workload as every view states them: the mean over its measured runs with the
@@ -44,25 +44,6 @@ export function metricStat(trials: readonly Trial[], serverKey: string, workload
   return within ? { value: only.value, low: within.low, high: within.high, basis: 'requests', runs: 1 } : { value: only.value, low: null, high: null, basis: null, runs: 1 };
 }
 
-/** The verdict of a stage in words — "−21.2% [−23.0, −19.5], kept", "inconclusive after 4 repeats" — or null. */
-export function describeVerdict(decision: StageDecision): string | null {
-  if (!decision.verdict || !decision.change) return null;
-  const change = formatChange(decision.change);
-  const runs = decision.runs ? Math.max(decision.runs.candidate, decision.runs.reference) : 1;
-  switch (decision.verdict) {
-    case 'kept':
-      return `${change}, kept`;
-    case 'no-difference':
-      return `${change}, no difference`;
-    case 'worse':
-      return `${change}, worse`;
-    case 'no-gain':
-      return `${change}, no gain beyond the margin`;
-    case 'inconclusive':
-      return `inconclusive after ${runs} repeats (${change})`;
-  }
-}
-
 export interface ScenarioComparison {
   /** The recommendation's change of the objective metric against the baseline's, with its interval. */
   change: Change;
@@ -92,16 +73,4 @@ export function scenarioComparison(study: StudyDefinition, trials: readonly Tria
   const change = compareRuns(recommended, baseline, { priorCvPct, noise: pooledRunNoise([recommended, baseline]), level: INTERVAL_LEVEL });
   if (!change) return null;
   return { change, verdict: scenarioVerdict(gainOf(change, better), study.goal.marginPct), runs: { recommended: recommended.length, baseline: baseline.length } };
-}
-
-/** "worse: −13.8% [−15.0, −12.6]" — the scenario verdict in words with the change. */
-export function describeScenario(c: ScenarioComparison): string {
-  const words: Record<ScenarioVerdict, string> = {
-    better: 'better',
-    'possibly-better': 'possibly better',
-    'no-difference': 'no difference',
-    'possibly-worse': 'possibly worse',
-    worse: 'worse',
-  };
-  return `${words[c.verdict]}: ${formatChange(c.change)}`;
 }

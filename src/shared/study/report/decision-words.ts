@@ -59,7 +59,7 @@ function basisWords(d: StageDecision, basis: DecisionBasis, ctx: DecisionContext
     case 'engine': {
       const label = ctx.winnerLabel ?? compared;
       const out = [tx.t('decision.engineBest', { label, value: value(d.after), unit, metric })];
-      if (basis.others.length > 0) out.push(tx.t('decision.engineOthers', { others: basis.others.map((o) => `${o.label} ${tx.number(o.value)}`).join(', ') }));
+      if (basis.others.length > 0) out.push(tx.t('decision.engineOthers', { others: tx.list(basis.others.map((o) => tx.t('decision.engineOther', { label: o.label, value: tx.number(o.value) }))) }));
       if (label === basis.baseline) out.push(tx.t('decision.engineIsBaseline'));
       else if (d.before !== null) out.push(tx.t('decision.engineVsBaseline', { change: pctOf(d.before, d.after), metric, baseline: basis.baseline }));
       if (basis.reference !== undefined && d.change && d.verdict) {

@@ -11,6 +11,7 @@ import {
   gainText,
   metricCell,
   regressionCallout,
+  scenarioColumns,
   scenarioValue,
   simulatedText,
   statusText,
@@ -37,6 +38,8 @@ table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13px; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.scenario { min-width: 12em; }
+td.change, td.change .flag { white-space: normal; min-width: 14em; }
 th.objective, td.objective { font-weight: 600; }
 pre, code { font: 12px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { background: #f6f8fa; border: 1px solid #d0d7de; border-radius: 6px; padding: 10px 12px; white-space: pre-wrap; word-break: break-all; }
@@ -54,6 +57,11 @@ tr.kept td { background: #eef9f0; }
 .chart { margin: 8px 0 16px; overflow-x: auto; }
 @media print { body { max-width: none; } .chart { break-inside: avoid; } }
 `;
+
+/** The change column wraps between words, never inside an interval ("[−19,0; −14,8]"): its spaces are no-break. */
+function unbrokenIntervals(text: string): string {
+  return text.replace(/\[[^\]]*\]/g, (interval) => interval.replaceAll(' ', '\u00a0'));
+}
 
 function htmlOf(m: ReportModel, repeats: number): string {
   const tx = m.text;
@@ -88,23 +96,14 @@ function htmlOf(m: ReportModel, repeats: number): string {
   if (callout) body.push(`<div class="callout warning" role="alert"><strong class="flag">${h(tx.t('callout.regression'))}</strong> ${h(callout)}</div>`);
   const unit = m.objective.unit;
   const th = (cells: string[]) => cells.map((c) => `<th>${h(c)}</th>`).join('');
-  body.push(
-    `<table><thead><tr>${th([
-      tx.t('scenario.col.scenario'),
-      tx.t('scenario.col.baseline', { unit }),
-      tx.t('scenario.col.recommended', { unit }),
-      tx.t('scenario.col.change', { metric: m.objective.label }),
-      tx.t('scenario.col.factor'),
-      tx.t('scenario.col.winner'),
-    ])}</tr></thead><tbody>`,
-  );
+  body.push(`<table><thead><tr>${th(scenarioColumns(m))}</tr></thead><tbody>`);
   for (const s of m.scenarios) {
-    const change = s.regression ? `<span class="flag">⚠ ${h(changeText(s, tx))}</span>` : h(changeText(s, tx));
+    const change = s.regression ? `<span class="flag">⚠ ${h(unbrokenIntervals(changeText(s, tx)))}</span>` : h(unbrokenIntervals(changeText(s, tx)));
     const name = s.primary ? tx.markup('scenario.primary', (part) => (part ? `<span class="muted">${h(part)}</span>` : ''), { scenario: h(s.description) }) : h(s.description);
     body.push(
-      `<tr${s.regression ? ' class="regression"' : ''}><td>${name}</td>` +
+      `<tr${s.regression ? ' class="regression"' : ''}><td class="scenario">${name}</td>` +
         `<td class="num">${h(scenarioValue(tx, s.baseline, s.baselineNote, s.baselineStat))}</td><td class="num">${h(scenarioValue(tx, s.recommended, s.recommendedNote, s.recommendedStat))}</td>` +
-        `<td class="num">${change}</td><td class="num">${h(factorText(s, tx))}</td><td>${s.regression ? `<strong>${h(winnerText(s, tx))}</strong>` : h(winnerText(s, tx))}</td></tr>`,
+        `<td class="num change">${change}</td><td class="num">${h(factorText(s, tx))}</td><td>${s.regression ? `<strong>${h(winnerText(s, tx))}</strong>` : h(winnerText(s, tx))}</td></tr>`,
     );
   }
   body.push('</tbody></table>');

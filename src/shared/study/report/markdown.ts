@@ -9,6 +9,7 @@ import {
   gainText,
   metricCell,
   regressionCallout,
+  scenarioColumns,
   scenarioValue,
   simulatedText,
   statusText,
@@ -57,14 +58,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
   const unit = m.objective.unit;
   p(
     table(
-      [
-        tx.t('scenario.col.scenario'),
-        tx.t('scenario.col.baseline', { unit }),
-        tx.t('scenario.col.recommended', { unit }),
-        tx.t('scenario.col.change', { metric: m.objective.label }),
-        tx.t('scenario.col.factor'),
-        tx.t('scenario.col.winner'),
-      ].map(text),
+      scenarioColumns(m).map(text),
       m.scenarios.map((s) => {
         const name = text(s.primary ? tx.t('scenario.primary', { scenario: s.description }) : s.description);
         return [

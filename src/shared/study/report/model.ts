@@ -230,9 +230,9 @@ function localObjective(goal: ProjectFile['study']['goal']['kind'], tx: ReportTe
   return { ...objective, label: tx.t(`objective.${objective.metric}`), unit: localUnit(objective.unit, tx) };
 }
 
-/** Units are symbols in every language but one: seconds per request. */
+/** Units are symbols in every language but the seconds ("sn" in Turkish, as in the app and the warm-up notes). */
 function localUnit(unit: string, tx: ReportText): string {
-  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit;
+  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit === 's' ? tx.t('unit.seconds') : unit;
 }
 
 export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): ReportModel {
@@ -334,22 +334,13 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       decision: decision ? sectionDecision(decision, trials) : null,
     };
   };
-  const labelOf = (trials: TrialRow[], candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
   function sectionDecision(decision: StageDecision, trials: TrialRow[]): NonNullable<StageSection['decision']> {
-    const winnerLabel = decision.winner !== null ? labelOf(trials, decision.winner) : null;
-    const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
+    const { winnerLabel, gain, words } = wordDecision(decision, trials, tx, objective, redact);
     return {
       winner: decision.winner,
       winnerLabel,
       reason: redact(decision.reason),
-      words: decisionWords(decision, {
-        tx,
-        objective,
-        winnerLabel,
-        gainPct: gain,
-        labelOf: (id) => labelOf(trials, id),
-        redact,
-      }),
+      words,
       before: decision.before,
       after: decision.after,
       gainPct: gain,
@@ -404,7 +395,12 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       baseline,
       recommended,
       baselineNote: baseline === null ? missingNote(baseTrials, redact, tx) : null,
-      recommendedNote: recommended === null ? (rec === undefined && recTrials.length === 0 ? tx.t('scenario.noRecommendationYet') : missingNote(recTrials, redact, tx)) : null,
+      recommendedNote:
+        recommended === null
+          ? rec === undefined && recTrials.length === 0
+            ? tx.t(state.status === 'draft' || state.status === 'running' ? 'scenario.noRecommendationYet' : 'scenario.noRecommendation')
+            : missingNote(recTrials, redact, tx)
+          : null,
       changePct,
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,
@@ -700,6 +696,27 @@ const ROLE_LABELS = [
   { candidateId: 'baseline', prefix: 'Baseline: ', key: 'trial.role.baseline', stageId: 'generalisation' },
   { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
 ] as const;
+
+/** A decision worded from its facts, its candidates named by their labels in the stage's trials. */
+function wordDecision(
+  decision: StageDecision,
+  trials: readonly { candidateId: string; label: string }[],
+  tx: ReportText,
+  objective: Objective,
+  redact: (text: string) => string,
+): { winnerLabel: string | null; gain: number | null; words: string } {
+  const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
+  const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
+  const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
+  return { winnerLabel, gain, words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }) };
+}
+
+/** A stage's decision in `lang` as the report words it, for the app's stage and recommendation views. */
+export function decisionInWords(project: ProjectFile, decision: StageDecision, lang: ReportLang): string {
+  const tx = reportText(lang);
+  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx) }));
+  return wordDecision(decision, trials, tx, localObjective(project.study.goal.kind, tx), envRedactor(project)).words;
+}
 
 function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));

@@ -140,6 +140,8 @@ describe('Markdown report', () => {
     const html = renderHtml(onSsh);
     expect(html).toContain('These numbers come from the simulated GPU box on sim &lt;h100&gt;: they are simulations');
     expect(html).not.toContain('demo lab');
+    // Turkish names the hosts without a suffix on their names, which could not agree with every name.
+    expect(renderMarkdown({ ...onSsh, state: { status: 'draft', trials: [], decisions: [] } }, 'tr')).toContain('- Donanım: host-1 üzerindeki GPU’lar;');
   });
 
   it('says which search was used for a grid study', () => {
@@ -164,6 +166,10 @@ describe('Markdown report', () => {
     expect(md).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | not measured | no recommendation yet | – | – | – |');
     expect(renderHtml(project)).toContain('No recommendation yet: the study is still running.');
     expect(parseCsv(renderCsv(project))).toHaveLength(project.state.trials.length + 1);
+    // Stopped, it will not have one later: the scenarios say "no recommendation", not "yet".
+    project.state.status = 'cancelled';
+    expect(renderMarkdown(project)).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | not measured | no recommendation | – | – | – |');
+    expect(renderMarkdown(project, 'tr')).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | ölçülmedi | öneri yok | – | – | – |');
   });
 
   it('renders a draft with no trial at all', () => {
@@ -203,7 +209,9 @@ describe('HTML report', () => {
     const callout = html.indexOf('<div class="callout warning" role="alert">');
     expect(callout).toBeGreaterThan(0);
     expect(callout).toBeLessThan(html.indexOf('<th>Scenario</th>'));
-    expect(html).toMatch(/<tr class="regression"><td>Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% \[[^\]]*\] total token throughput/);
+    expect(html).toMatch(/<tr class="regression"><td class="scenario">Random 32000 in \/ 100 out[^<]*<\/td>.*⚠ REGRESSION −13\.8% \[[^\]]*\] total token throughput/);
+    // An interval in the change column does not wrap: its spaces are no-break.
+    expect(html).toMatch(/<td class="num change"><span class="flag">⚠ REGRESSION −13\.8% \[[−+]?\d+\.\d,\u00a0[−+]?\d+\.\d\]/);
     expect(html.match(/<tr class="regression">/g)).toHaveLength(1);
     expect(html).toContain('the baseline is vLLM 0.11.0 at its defaults');
   });
@@ -292,12 +300,12 @@ describe('intervals, repeats and verdicts', () => {
     const project = withMeasurementDetail();
     const m = buildReportModel(project);
     const row = m.trials.find((t) => t.warmup !== null);
-    expect(row).toMatchObject({ runs: 3, warmup: 'warm-up: 16 requests, 4.2 s' });
+    expect(row).toMatchObject({ runs: 3, warmup: 'warm-up: 16 requests, 4.2\u00a0s' });
     expect(row?.intervals.mean_ttft_ms).not.toBeNull();
     expect(m.stages.find((s) => s.id === 'engine')?.decision?.verdict).toBe('−4.2% [−6.5, −1.7], kept');
     const md = renderMarkdown(project);
     expect(md).toMatch(/\| \d+(?:\.\d+)? \[\d+(?:\.\d+)?, \d+(?:\.\d+)?\] \|/);
-    expect(md).toContain('warm-up: 16 requests, 4.2 s; 3 runs of this configuration');
+    expect(md).toContain('warm-up: 16 requests, 4.2\u00a0s; 3 runs of this configuration');
     const rows = parseCsv(renderCsv(project));
     const header = rows[0] as string[];
     const csvRow = rows.find((r) => r[0] === row?.id) as string[];

@@ -70,6 +70,8 @@ function fill(template: string, params: Record<string, string | number> | undefi
 }
 
 const plain = (text: string) => text;
+/** U+2060: no line break on either side, nothing shown. */
+export const WORD_JOINER = '\u2060';
 
 export function reportText(lang: ReportLang = 'en'): ReportText {
   const messages = REPORT_CATALOGUES[lang];
@@ -94,9 +96,13 @@ export function reportText(lang: ReportLang = 'en'): ReportText {
     const rounded = Math.round(x * 10) / 10;
     return `${rounded > 0 ? '+' : rounded < 0 ? '−' : ''}${fixed(Math.abs(rounded), 1)}`;
   };
+  // Where the percent sign comes first ("−%5,2"), a line may break between a sign and a percent sign: a word joiner
+  // (invisible) keeps them together.
+  const signJoiner = messages['format.percent'].startsWith('{value}') ? '' : WORD_JOINER;
   const pct = (value: number) => {
     const rounded = Math.round(value * 10) / 10;
-    return `${rounded > 0 ? '+' : rounded < 0 ? '−' : ''}${fill(messages['format.percent'], { value: fixed(Math.abs(rounded), 1) }, plain)}`;
+    const sign = rounded > 0 ? '+' : rounded < 0 ? '−' : '';
+    return `${sign}${sign ? signJoiner : ''}${fill(messages['format.percent'], { value: fixed(Math.abs(rounded), 1) }, plain)}`;
   };
   const dates = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', hourCycle: 'h23' });
   return {

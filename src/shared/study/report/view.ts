@@ -41,6 +41,20 @@ export function scenarioValue(tx: ReportText, value: number | null, note: string
   return tx.plural('scenario.runs', stat.runs, { value: metricCell(tx, stat.value, interval) });
 }
 
+/** The before/after table's column titles, in the objective's unit. */
+export function scenarioColumns(model: ReportModel): string[] {
+  const tx = model.text;
+  const unit = model.objective.unit;
+  return [
+    tx.t('scenario.col.scenario'),
+    tx.t('scenario.col.baseline', { unit }),
+    tx.t('scenario.col.recommended', { unit }),
+    tx.t('scenario.col.change', { metric: model.objective.label }),
+    tx.t('scenario.col.factor'),
+    tx.t('scenario.col.winner'),
+  ];
+}
+
 export function winnerText(row: ScenarioRow, tx: ReportText): string {
   if (row.winner === null) return '–';
   if (row.winner === 'tie') {

@@ -5,7 +5,10 @@ import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
-import { describeVerdict } from '../../../../shared/study/run-stats';
+import { decisionInWords } from '../../../../shared/study/report/model';
+import { reportLangOf, reportText } from '../../../../shared/study/report/text';
+import { verdictWords } from '../../../../shared/study/report/decision-words';
+import { useAppStore } from '../../store';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
 export function RecommendationCard({ project, onCompare }: { project: ProjectFile; /** Shows a preset comparison in the Results tab. */ onCompare?: (kind: PresetComparison) => void }) {
@@ -91,7 +94,7 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
             {decisions.map((decision) => (
               <li key={decision.stageId} className={decision.winner ? 'is-kept' : undefined}>
                 <span className="study-decision-stage">{stageLabel(project, decision.stageId)}</span>
-                <DecisionText decision={decision} />
+                <DecisionText decision={decision} project={project} />
               </li>
             ))}
           </ul>
@@ -101,13 +104,19 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
   );
 }
 
-/** The stage's verdict in words (change, interval, outcome) before the decision's reason; the reason alone without one. */
-export function DecisionText({ decision }: { decision: StageDecision }): JSX.Element {
-  const verdict = describeVerdict(decision);
+/**
+ * The stage's verdict in words (change, interval, outcome) before the decision, both in the UI's language and worded
+ * from the decision's facts as the report words them (a decision stored without facts shows its recorded reason).
+ */
+export function DecisionText({ decision, project }: { decision: StageDecision; project: ProjectFile }): JSX.Element {
+  const lang = reportLangOf(useAppStore((s) => s.locale));
+  const verdict = verdictWords(decision, reportText(lang));
+  // Redaction reads every trial's configuration: worded again only when the project or the language changes.
+  const words = useMemo(() => decisionInWords(project, decision, lang), [project, decision, lang]);
   return (
     <span>
       {verdict && <strong className="study-verdict">{verdict}</strong>}
-      {verdict ? ` — ${decision.reason}` : decision.reason}
+      {verdict ? ` — ${words}` : words}
     </span>
   );
 }

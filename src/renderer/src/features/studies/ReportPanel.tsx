@@ -39,7 +39,8 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
   const [chosenLang, setChosenLang] = useState<ReportLang | null>(null);
   const lang = chosenLang ?? reportLangOf(uiLocale);
   const langId = useId();
-  const [markdown, setMarkdown] = useState<string | null>(null);
+  // The preview with the language it is in, so assistive technology reads it in that language.
+  const [preview, setPreview] = useState<{ markdown: string; lang: ReportLang } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<ReportFormat | null>(null);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
@@ -49,7 +50,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
     api.call('studies:report', { path, format: 'md', lang }).then(
       ({ text }) => {
         if (!current) return;
-        setMarkdown(text);
+        setPreview({ markdown: text, lang });
         setError(null);
       },
       (e: unknown) => {
@@ -117,13 +118,13 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
         <p className="form-error" role="alert">
           {t('studies.report.failed', { reason: error })}
         </p>
-      ) : markdown === null ? (
+      ) : preview === null ? (
         <p className="empty-line">
           <Spinner /> {t('studies.report.loading')}
         </p>
       ) : (
-        <pre className="study-report-preview mono-block" tabIndex={0} aria-label={t('studies.report.previewLabel')}>
-          {markdown}
+        <pre className="study-report-preview mono-block" tabIndex={0} lang={preview.lang} aria-label={t('studies.report.previewLabel')}>
+          {preview.markdown}
         </pre>
       )}
     </div>

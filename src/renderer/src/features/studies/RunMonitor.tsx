@@ -161,7 +161,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 {group.decision && (
                   <p className="study-decision">
                     <Icon name={group.decision.winner ? 'check' : 'info'} size={13} />
-                    <DecisionText decision={group.decision} />
+                    <DecisionText decision={group.decision} project={study.project} />
                   </p>
                 )}
                 <ul className="study-trials">

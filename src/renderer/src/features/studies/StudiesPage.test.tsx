@@ -180,7 +180,7 @@ describe('Studies page', () => {
       });
     });
     const stage = screen.getByRole('region', { name: 'Engine selection' });
-    expect(within(stage).getByText('SGLang 0.5.3.post3 is best: −12.0% mean latency')).toBeTruthy();
+    expect(within(stage).getByText(/^Kept .+\. SGLang 0\.5\.3\.post3 is best: −12\.0% mean latency\.$/)).toBeTruthy();
   });
 
   it('searches the log and highlights the matches', async () => {
@@ -270,7 +270,7 @@ describe('Studies page', () => {
     expect(within(card).getByTestId('recommended-command').textContent).toBe(COMMAND);
     expect(within(card).getByText('SGLang 0.5.3.post3')).toBeTruthy();
     expect(within(card).getByRole('list', { name: 'Candidates kept' }).textContent).toBe('sglangfp8');
-    expect(within(card).getByText('FP8: −21.2% mean latency, kept')).toBeTruthy();
+    expect(within(card).getByText(/^Kept .+ \(gain \+26\.3%\)\. FP8: −21\.2% mean latency, kept\.$/)).toBeTruthy();
     const writeText = vi.fn(async () => {});
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
     await act(async () => {
@@ -387,6 +387,8 @@ describe('Studies page', () => {
       fireEvent.change(choice, { target: { value: 'tr' } });
     });
     await waitFor(() => expect(api.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
+    // The preview says which language it is in, for a screen reader in an English UI.
+    await waitFor(() => expect(screen.getByLabelText('Report preview (Markdown)').getAttribute('lang')).toBe('tr'));
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Export Markdown' }));
     });

@@ -30,6 +30,7 @@ export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<ReportMessageKey> = new Set<Rep
   'regression.item',
   'scenario.verdict',
   'stage.metricHeader',
+  'decision.engineOther',
   'metric.p99_ttft_ms',
   'workload.sharegpt',
   'setup.model',

@@ -12,6 +12,7 @@ import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type Tri
 import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
+import { trialProblemWords } from './problem-words';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -267,7 +268,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
       metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
       intervals[c.key] = t.status === 'done' ? metricInterval(t, c.key) : null;
     }
-    const problem = t.rejectReason ?? t.error ?? t.result?.error ?? null;
+    const problem = trialProblemWords(t, tx);
     return {
       id: t.id,
       stageId: t.stageId,
@@ -677,7 +678,7 @@ function trialLabel(t: Trial, tx: ReportText): string {
 function missingNote(trials: Trial[], redact: (s: string) => string, tx: ReportText): string {
   const failed = trials.find((t) => t.status === 'failed' || t.status === 'rejected');
   if (failed) {
-    const detail = redact(failed.rejectReason ?? failed.error ?? failed.result?.error ?? tx.t('scenario.noDetail'));
+    const detail = redact(trialProblemWords(failed, tx) ?? tx.t('scenario.noDetail'));
     return failed.status === 'failed' ? tx.t('scenario.failed', { detail }) : tx.t('scenario.rejected', { detail });
   }
   if (trials.some((t) => t.status === 'planned' || t.status === 'running')) return tx.t('scenario.notMeasuredYet');

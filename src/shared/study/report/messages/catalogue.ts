@@ -33,4 +33,8 @@ export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<ReportMessageKey> = new Set<Rep
   'metric.p99_ttft_ms',
   'workload.sharegpt',
   'setup.model',
+  'problem.gigabytes',
+  'refusal.knob',
+  'refusal.gpuSm',
+  'failure.cause',
 ]);

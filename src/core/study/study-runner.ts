@@ -29,11 +29,7 @@ import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
 import type { LogVerdict } from '../../shared/engines/types';
 import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
-import { failureWords } from '../../shared/study/report/problem-words';
-import { reportText } from '../../shared/study/report/text';
-
-/** A trial's failure is stored with its English words too, for readers that predate the codes. */
-const ENGLISH = reportText('en');
+import { failureRecord } from '../../shared/study/report/problem-words';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -432,7 +428,7 @@ class StudyRun {
       });
     } catch (error) {
       const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failed(failure), hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
       return;
     }
     launched.serverId = server.serverId;
@@ -447,14 +443,14 @@ class StudyRun {
       } catch (error) {
         if (this.cancelled) return;
         const failure = notReady(error, server);
-        for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failed(failure), finishedAt: new Date().toISOString() });
+        for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
         return;
       }
       for (const t of group) {
         if (this.cancelled) return;
         if (server.state !== 'ready') {
           const verdict = server.classification;
-          await this.updateTrial(t.id, { status: 'failed', ...failed({ code: 'died-before-workload', death: deathOf(verdict) }), finishedAt: new Date().toISOString() });
+          await this.updateTrial(t.id, { status: 'failed', ...failureRecord({ code: 'died-before-workload', death: deathOf(verdict) }), finishedAt: new Date().toISOString() });
           continue;
         }
         if (warmups.has(t.id)) await this.warmUp(t, box, server, slot.hostId);
@@ -544,7 +540,7 @@ class StudyRun {
         measured.status === 'ok'
           ? { code: 'requests-failed', lost, total: workload.numPrompts, ...death }
           : { code: 'bench-failed', ...(measured.error !== undefined ? { detail: measured.error } : {}), ...death };
-      await this.updateTrial(trial.id, { status: 'failed', result, ...failed(failure), finishedAt: now });
+      await this.updateTrial(trial.id, { status: 'failed', result, ...failureRecord(failure), finishedAt: now });
     } catch (error) {
       if (this.cancelled) return;
       await this.updateTrial(trial.id, { status: 'failed', error: (error as Error).message, finishedAt: new Date().toISOString() });
@@ -626,11 +622,6 @@ class StudyRun {
 function deathOf(verdict: LogVerdict | undefined): ServerDeath {
   if (!verdict) return {};
   return { class: verdict.class, ...(verdict.evidence ? { evidence: verdict.evidence } : {}) };
-}
-
-/** A failure as the trial stores it: the code and facts, and their English words for readers that predate them. */
-function failed(failure: RunFailure): Pick<Trial, 'error' | 'failure'> {
-  return { error: failureWords(failure, ENGLISH), failure };
 }
 
 /**

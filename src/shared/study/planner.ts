@@ -4,8 +4,7 @@ import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
-import { refusalWords } from './report/problem-words';
-import { reportText } from './report/text';
+import { refusalRecord } from './report/problem-words';
 import type { Candidate, ConfigPatch, EngineChoice, StudyDefinition, Trial } from './study';
 import type { PlanContext } from './plan-context';
 import { warmupRequests } from '../bench/warmup';
@@ -133,9 +132,6 @@ interface TrialSpec {
   config: ServerConfig;
 }
 
-/** The words a trial stores beside its codes, for readers that predate them. */
-const english = reportText('en');
-
 function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly Workload[], ctx: PlanContext): Trial[] {
   const serverKey = serverKeyOf(spec.engine, spec.version, spec.mode, spec.config);
   const command = launchCommandOf(spec.engine, spec.version, spec.config);
@@ -157,7 +153,7 @@ function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly 
         workloadId: workload.id,
         repeat,
         status: refusal === null ? 'planned' : 'rejected',
-        ...(refusal === null ? {} : { rejectReason: refusalWords(refusal, english), refusal }),
+        ...(refusal === null ? {} : refusalRecord(refusal)),
       });
     }
   }

@@ -5,8 +5,7 @@ import type { Workload } from '../bench/workload';
 import type { PlanContext, GpuFacts } from './plan-context';
 import type { ModelVariant, StudyDefinition, Trial } from './study';
 import type { Refusal } from './trial-problem';
-import { refusalWords } from './report/problem-words';
-import { reportText } from './report/text';
+import { refusalRecord } from './report/problem-words';
 
 /**
  * Checks that need no GPU time: what the engine version cannot express, what the GPU cannot run, what cannot fit,
@@ -183,5 +182,5 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
 /** The pre-flight's refusal in English (the words a trial stores as `rejectReason`), or null. */
 export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 'version' | 'config' | 'workloadId'>, ctx: PlanContext): string | null {
   const refusal = preflightRefusal(study, trial, ctx);
-  return refusal ? refusalWords(refusal, reportText('en')) : null;
+  return refusal ? refusalRecord(refusal).rejectReason : null;
 }

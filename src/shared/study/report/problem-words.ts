@@ -1,7 +1,7 @@
 import { getAdapter } from '../../engines/adapters';
 import type { Trial } from '../study';
 import type { Refusal, RunFailure, ServerDeath } from '../trial-problem';
-import type { ReportText } from './text';
+import { reportText, type ReportText } from './text';
 
 /**
  * A pre-flight refusal or a run failure in the reader's language, worded from its code and facts (trial-problem.ts).
@@ -86,4 +86,16 @@ export function trialProblemWords(t: Pick<Trial, 'refusal' | 'rejectReason' | 'f
   if (t.rejectReason !== undefined) return t.rejectReason;
   if (t.failure) return failureWords(t.failure, tx);
   return t.error ?? t.result?.error ?? null;
+}
+
+const english = reportText('en');
+
+/** A failure as a trial stores it: the code and facts, and their English words for readers that predate them. */
+export function failureRecord(failure: RunFailure): Required<Pick<Trial, 'error' | 'failure'>> {
+  return { error: failureWords(failure, english), failure };
+}
+
+/** A refusal as a trial stores it: the code and facts, and their English words for readers that predate them. */
+export function refusalRecord(refusal: Refusal): Required<Pick<Trial, 'rejectReason' | 'refusal'>> {
+  return { rejectReason: refusalWords(refusal, english), refusal };
 }

@@ -2,7 +2,7 @@ import { metricInterval, metricOf } from '../results/metrics';
 import { meanInterval } from '../stats/mean-interval';
 import { meetsSlos } from './decide';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
-import { objectiveOf, type StageDecision, type StudyDefinition, type Trial } from './study';
+import { objectiveOf, type StudyDefinition, type Trial } from './study';
 import { compareRuns, formatChange, gainOf, pooledRunNoise, scenarioVerdict, type Change, type ScenarioVerdict } from './verdict';
 
 /**
@@ -42,25 +42,6 @@ export function metricStat(trials: readonly Trial[], serverKey: string, workload
   const only = measured[0] as { trial: Trial; value: number };
   const within = metricInterval(only.trial, key);
   return within ? { value: only.value, low: within.low, high: within.high, basis: 'requests', runs: 1 } : { value: only.value, low: null, high: null, basis: null, runs: 1 };
-}
-
-/** The verdict of a stage in words — "−21.2% [−23.0, −19.5], kept", "inconclusive after 4 repeats" — or null. */
-export function describeVerdict(decision: StageDecision): string | null {
-  if (!decision.verdict || !decision.change) return null;
-  const change = formatChange(decision.change);
-  const runs = decision.runs ? Math.max(decision.runs.candidate, decision.runs.reference) : 1;
-  switch (decision.verdict) {
-    case 'kept':
-      return `${change}, kept`;
-    case 'no-difference':
-      return `${change}, no difference`;
-    case 'worse':
-      return `${change}, worse`;
-    case 'no-gain':
-      return `${change}, no gain beyond the margin`;
-    case 'inconclusive':
-      return `inconclusive after ${runs} repeats (${change})`;
-  }
 }
 
 export interface ScenarioComparison {

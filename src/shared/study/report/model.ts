@@ -326,27 +326,9 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'):
       decision: decision ? sectionDecision(decision, trials) : null,
     };
   };
-  const labelOf = (trials: TrialRow[], candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
   function sectionDecision(decision: StageDecision, trials: TrialRow[]): NonNullable<StageSection['decision']> {
-    const winnerLabel = decision.winner !== null ? labelOf(trials, decision.winner) : null;
-    const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
-    return {
-      winner: decision.winner,
-      winnerLabel,
-      reason: redact(decision.reason),
-      words: decisionWords(decision, {
-        tx,
-        objective,
-        winnerLabel,
-        gainPct: gain,
-        labelOf: (id) => labelOf(trials, id),
-        redact,
-      }),
-      before: decision.before,
-      after: decision.after,
-      gainPct: gain,
-      verdict: verdictWords(decision, tx),
-    };
+    const said = decisionIn(decision, trials, { tx, objective, redact });
+    return { winner: decision.winner, reason: redact(decision.reason), before: decision.before, after: decision.after, ...said };
   }
   const stages = stageOrder.map(section);
   const generalisationTrials = state.trials.filter((t) => t.stageId === 'generalisation');
@@ -668,6 +650,36 @@ const ROLE_LABELS = [
   { candidateId: 'baseline', prefix: 'Baseline: ', key: 'trial.role.baseline', stageId: 'generalisation' },
   { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
 ] as const;
+
+interface DecisionSpeech {
+  tx: ReportText;
+  objective: Objective;
+  redact: (text: string) => string;
+}
+
+/** A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. */
+function decisionIn(decision: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact }: DecisionSpeech) {
+  const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
+  const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
+  const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
+  return {
+    winnerLabel,
+    gainPct: gain,
+    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }),
+    verdict: verdictWords(decision, tx),
+  };
+}
+
+/**
+ * A stage's decision in a language, as the report words it: for the app, which shows decisions in its own language
+ * (the recommendation card, the run monitor) rather than the English reason the project stores.
+ */
+export function stageDecisionText(project: ProjectFile, decision: StageDecision, lang: ReportLang): { words: string; verdict: string | null } {
+  const tx = reportText(lang);
+  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx) }));
+  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project) });
+  return { words, verdict };
+}
 
 function trialLabel(t: Trial, tx: ReportText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));

@@ -5,7 +5,7 @@ import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
-import { describeVerdict } from '../../../../shared/study/run-stats';
+import { decisionText } from './study-words';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
 export function RecommendationCard({ project, onCompare }: { project: ProjectFile; /** Shows a preset comparison in the Results tab. */ onCompare?: (kind: PresetComparison) => void }) {
@@ -91,7 +91,7 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
             {decisions.map((decision) => (
               <li key={decision.stageId} className={decision.winner ? 'is-kept' : undefined}>
                 <span className="study-decision-stage">{stageLabel(project, decision.stageId)}</span>
-                <DecisionText decision={decision} />
+                <DecisionText project={project} decision={decision} />
               </li>
             ))}
           </ul>
@@ -101,13 +101,13 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
   );
 }
 
-/** The stage's verdict in words (change, interval, outcome) before the decision's reason; the reason alone without one. */
-export function DecisionText({ decision }: { decision: StageDecision }): JSX.Element {
-  const verdict = describeVerdict(decision);
+/** The stage's verdict in words (change, interval, outcome) before the decision, both in the app's language. */
+export function DecisionText({ project, decision }: { project: ProjectFile; decision: StageDecision }): JSX.Element {
+  const { words, verdict } = decisionText(project, decision);
   return (
     <span>
       {verdict && <strong className="study-verdict">{verdict}</strong>}
-      {verdict ? ` — ${decision.reason}` : decision.reason}
+      {verdict ? ` — ${words}` : words}
     </span>
   );
 }

@@ -3,6 +3,7 @@
 // tr-TR forms, decisions are worded from their facts, and the CSV is the same machine-readable file in any language.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderCsv, renderHtml, renderMarkdown } from '../../src/shared/study/report';
+import { field } from '../../src/shared/study/report/csv';
 import { text as markdownText } from '../../src/shared/study/report/markdown';
 import { escapeHtml } from '../../src/shared/study/report/escape';
 import { trialProblemWords } from '../../src/shared/study/report/problem-words';
@@ -172,6 +173,11 @@ describe('Turkish report of the example studies', () => {
       const csv = renderCsv(project);
       expect(csv.split('\r\n')[0]).toMatch(/^trial id,stage,candidate,label,/);
       expect(csv).toMatch(/,\d+\.\d+,/);
+      // Refusals and failures: the English words the trials store, as before their codes.
+      for (const t of project.state.trials) {
+        const stored = t.status === 'rejected' ? t.rejectReason : t.status === 'failed' ? t.error : undefined;
+        if (stored !== undefined) expect(csv).toContain(field(stored));
+      }
     }
   });
 });

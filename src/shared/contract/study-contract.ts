@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, VersionSchema } from '../study/study';
 import { ENGINE_IDS } from '../engines/types';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
+import { RefusalSchema } from '../study/trial-problem';
 import { REPORT_LANGS } from '../study/report/text';
 
 /** An absolute path of a `.servelab` project file on this machine. */
@@ -67,7 +68,9 @@ export const STUDY_CALLS = {
     output: z.object({
       path: z.string(),
       project: ProjectFileSchema,
-      lost: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), stageId: z.string(), candidateId: z.string(), label: z.string(), reason: z.string() })),
+      lost: z.array(
+        z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), stageId: z.string(), candidateId: z.string(), label: z.string(), reason: z.string(), refusal: RefusalSchema.optional() }),
+      ),
       untabled: z.array(z.object({ engine: z.enum(ENGINE_IDS), version: z.string(), checkedAgainst: z.string() })),
     }),
   },

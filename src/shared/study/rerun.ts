@@ -2,7 +2,9 @@ import { ServelabError, type FieldIssue } from '../contract/errors';
 import { getAdapter } from '../engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
 import { applyPatch, candidateModel, engineBaseConfig, engineCandidateId, engineLabel } from './planner';
-import { preflight } from './preflight';
+import { preflightRefusal } from './preflight';
+import { refusalRecord } from './report/problem-words';
+import type { Refusal } from './trial-problem';
 import { StudyDefinitionSchema, type EngineChoice, type ProjectFile, type RerunOf, type StudyDefinition } from './study';
 
 /**
@@ -29,7 +31,9 @@ export interface LostCandidate {
   stageId: string;
   candidateId: string;
   label: string;
+  /** The refusal in English; `refusal` as its code and facts, for wording it in the reader's language. */
   reason: string;
+  refusal?: Refusal;
 }
 
 /** A version Servelab has no flag table of: its flags are checked against the nearest tabled version's. */
@@ -91,11 +95,12 @@ function lostCandidates(original: StudyDefinition, next: StudyDefinition): LostC
     // Same stages and candidates on the same engine: the two lists match entry by entry.
     const earlier = configsOf(original, before);
     configsOf(next, choice).forEach((c, j) => {
-      const reason = preflight(next, { engine: choice.engine, version: choice.version, config: c.config, workloadId }, { gpus: [] });
-      if (reason === null) return;
+      const refusal = preflightRefusal(next, { engine: choice.engine, version: choice.version, config: c.config, workloadId }, { gpus: [] });
+      if (refusal === null) return;
       const old = earlier[j];
-      if (old && preflight(original, { engine: before.engine, version: before.version, config: old.config, workloadId }, { gpus: [] }) !== null) return;
-      lost.push({ engine: choice.engine, version: choice.version, stageId: c.stageId, candidateId: c.candidateId, label: c.label, reason });
+      if (old && preflightRefusal(original, { engine: before.engine, version: before.version, config: old.config, workloadId }, { gpus: [] }) !== null) return;
+      const { rejectReason: reason } = refusalRecord(refusal);
+      lost.push({ engine: choice.engine, version: choice.version, stageId: c.stageId, candidateId: c.candidateId, label: c.label, reason, refusal });
     });
   });
   return lost;

@@ -1,7 +1,8 @@
 import { stageDecisionText } from '../../../../shared/study/report/model';
-import { trialProblemWords } from '../../../../shared/study/report/problem-words';
+import { refusalWords, trialProblemWords } from '../../../../shared/study/report/problem-words';
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
 import type { ProjectFile, StageDecision, Trial } from '../../../../shared/study/study';
+import type { Refusal } from '../../../../shared/study/trial-problem';
 import { getLocale } from '../../i18n';
 
 /**
@@ -24,6 +25,11 @@ function uiText(): ReportText {
 /** Why a trial was refused or failed; null when there is nothing to say. */
 export function trialProblemText(trial: Trial): string | null {
   return trialProblemWords(trial, uiText());
+}
+
+/** A pre-flight refusal outside a trial (a re-run's lost candidates). */
+export function refusalText(refusal: Refusal): string {
+  return refusalWords(refusal, uiText());
 }
 
 /** A stage's decision, and its verdict with the change's interval when it has one. */

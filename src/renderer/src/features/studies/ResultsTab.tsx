@@ -330,7 +330,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
       if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
       if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
       if (!needle) return true;
-      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason].some((s) => !!s && foldForSearch(s).includes(needle));
+      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason, trialProblemText(tr)].some((s) => !!s && foldForSearch(s).includes(needle));
     });
     return groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
       const trials = sortTrials(group.trials, order);

@@ -14,6 +14,7 @@ import type { PlanContext } from '../../src/shared/study/plan-context';
 import { applyStep, nextStudyStep, type StudyLoopOptions } from '../../src/shared/study/study-loop';
 import { objectiveOf, PROJECT_SCHEMA_VERSION, type ProjectFile, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
 import { metricOf } from '../../src/shared/results/metrics';
+import { failureRecord } from '../../src/shared/study/report/problem-words';
 
 export interface VirtualStudyOptions {
   /** The decision rule (the study loop's default when absent). */
@@ -149,7 +150,10 @@ export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOption
       launchTotal += launchCost;
       clock += launchCost;
       if (!server.ok) {
-        for (const t of group) update(t.id, { status: 'failed', error: `server did not become ready: ${server.error.trim()}`, finishedAt: at(clock) });
+        // As the runner records it: the server log's verdict (the launcher classifies the log it kept).
+        const verdict = getAdapter(first.engine).classifyLog(server.error);
+        const death = { class: verdict.class, ...(verdict.evidence ? { evidence: verdict.evidence } : {}) };
+        for (const t of group) update(t.id, { status: 'failed', ...failureRecord({ code: 'not-ready', death }), finishedAt: at(clock) });
         continue;
       }
       for (const t of group) {
@@ -165,13 +169,13 @@ export function runVirtualStudy(study: StudyDefinition, opts: VirtualStudyOption
         bench += r.seconds;
         clock += r.seconds;
         if (!r.ok) {
-          update(t.id, { status: 'failed', error: r.error, finishedAt: at(clock) });
+          update(t.id, { status: 'failed', ...failureRecord({ code: 'bench-failed', detail: r.error }), finishedAt: at(clock) });
           continue;
         }
         const result = resultEntry(r.json, t, workload, clock, ++measured);
         const completed = result.result.metrics.completed;
         const lost = typeof completed === 'number' ? workload.numPrompts - completed : 0;
-        if (lost > 0) update(t.id, { status: 'failed', result, error: `${lost} of ${workload.numPrompts} requests failed`, finishedAt: at(clock) });
+        if (lost > 0) update(t.id, { status: 'failed', result, ...failureRecord({ code: 'requests-failed', lost, total: workload.numPrompts }), finishedAt: at(clock) });
         else update(t.id, { status: 'done', result, finishedAt: at(clock) });
       }
     }

@@ -3,11 +3,14 @@
 // tr-TR forms, decisions are worded from their facts, and the CSV is the same machine-readable file in any language.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderCsv, renderHtml, renderMarkdown } from '../../src/shared/study/report';
+import { field } from '../../src/shared/study/report/csv';
 import { text as markdownText } from '../../src/shared/study/report/markdown';
 import { escapeHtml } from '../../src/shared/study/report/escape';
+import { trialProblemWords } from '../../src/shared/study/report/problem-words';
+import { reportText } from '../../src/shared/study/report/text';
 import en, { type ReportMessageKey } from '../../src/shared/study/report/messages/en';
 import { SAME_IN_EVERY_LANGUAGE } from '../../src/shared/study/report/messages/catalogue';
-import type { ProjectFile } from '../../src/shared/study/study';
+import type { ProjectFile, Trial } from '../../src/shared/study/study';
 import { exampleFiles, finishedExampleProject } from '../helpers/example-projects';
 import { rerunDefinition } from '../../src/shared/study/rerun';
 import { PROJECT_SCHEMA_VERSION } from '../../src/shared/study/study';
@@ -31,11 +34,29 @@ function englishSentences(): { key: ReportMessageKey; words: string }[] {
 
 /**
  * What the user wrote, and text the report quotes without translating: the study's name, description and labels
- * (stages, candidates, variants, workloads) and the trials' labels, commands, errors and refusals, as they may
- * appear in either format. The examples' labels are English, and a Turkish report shows them as they are. Only
+ * (stages, candidates, variants, workloads), the trials' labels and commands, and what an engine or the benchmark
+ * wrote (`engineText`), as they may appear in either format. The examples' labels are English, and a Turkish report shows them as they are. Only
  * these are taken out (not every string of the project: "latency" as the goal's key must not hide an English
  * sentence of the report).
  */
+/**
+ * Text a trial quotes from an engine, the benchmark or the flag tables: a refusal's knob reasons and argument issues,
+ * a failure's detail and log evidence, the benchmark's error. Not the refusal or failure itself: the report words
+ * those from their codes, so their English must not reach a Turkish report.
+ */
+function engineText(t: Trial): string[] {
+  const out: (string | undefined)[] = [t.result?.error];
+  const r = t.refusal;
+  if (r?.code === 'knobs-unsupported') out.push(...r.knobs.map((k) => k.reason));
+  if (r?.code === 'extra-args-refused') out.push(...r.issues);
+  const f = t.failure;
+  if (f && 'detail' in f) out.push(f.detail);
+  if (f && 'death' in f) out.push(f.death?.evidence);
+  // An error raised while measuring has no code; it is quoted as raised.
+  if (t.status === 'failed' && !f) out.push(t.error);
+  return out.filter((s): s is string => s !== undefined);
+}
+
 function userStrings(project: ProjectFile): string[] {
   const { study } = project;
   const found = new Set<string>([study.name, ...(study.description ? [study.description] : [])]);
@@ -49,7 +70,7 @@ function userStrings(project: ProjectFile): string[] {
     // The report words a planned role itself ("Baseline: …") and shows what follows it: only that part is the user's,
     // so a role left in English is still found.
     const label = t.label.replace(/^(Best so far|Baseline|Recommended): /, '');
-    for (const s of [label, t.command, t.rejectReason, t.error, t.result?.error]) if (s) found.add(s);
+    for (const s of [label, t.command, ...engineText(t)]) if (s) found.add(s);
   }
   const forms = [...found].filter((s) => s.length >= 3).flatMap((s) => [s, markdownText(s), escapeHtml(s)]);
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
@@ -136,6 +157,25 @@ describe('Turkish report of the example studies', () => {
     }
   });
 
+  it('words the pre-flight refusals and the runner\'s failures from their codes: Turkish in the Turkish report, English in the English', () => {
+    const seen = new Set<string>();
+    for (const [file, project] of projects) {
+      const tr = renderMarkdown(project, 'tr');
+      const en = renderMarkdown(project, 'en');
+      for (const t of project.state.trials) {
+        const code = t.refusal?.code ?? t.failure?.code;
+        if (code === undefined) continue;
+        seen.add(code);
+        const turkish = trialProblemWords(t, reportText('tr')) as string;
+        expect(tr, `${file} ${t.id}`).toContain(markdownText(turkish));
+        expect(en, `${file} ${t.id}`).toContain(markdownText((t.rejectReason ?? t.error) as string));
+        expect(turkish).not.toBe(t.rejectReason ?? t.error);
+      }
+    }
+    // The examples hold TensorRT-LLM's refusal of the block-scaled FP8 checkpoint on A100 and an AWQ launch that fails.
+    expect([...seen].sort()).toEqual(expect.arrayContaining(['fp8-block-scaling-sm', 'not-ready']));
+  });
+
   it('words every decision from its facts, never quoting the stored English reason', () => {
     for (const [file, project] of projects) {
       const md = renderMarkdown(project, 'tr');
@@ -189,6 +229,11 @@ describe('Turkish report of the example studies', () => {
       const csv = renderCsv(project);
       expect(csv.split('\r\n')[0]).toMatch(/^trial id,stage,candidate,label,/);
       expect(csv).toMatch(/,\d+\.\d+,/);
+      // Refusals and failures: the English words the trials store, as before their codes.
+      for (const t of project.state.trials) {
+        const stored = t.status === 'rejected' ? t.rejectReason : t.status === 'failed' ? t.error : undefined;
+        if (stored !== undefined) expect(csv).toContain(field(stored));
+      }
     }
   });
 });

@@ -14,6 +14,8 @@ import { StudyProject } from '../../src/core/study/project-store';
 import { runStudy } from '../../src/core/study/study-runner';
 import { listServerRecords } from '../../src/core/engines/server-records';
 import { DEMO_LAB_HOST_ID } from '../../src/shared/model/host';
+import { trialProblemWords } from '../../src/shared/study/report/problem-words';
+import { reportText } from '../../src/shared/study/report/text';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -180,6 +182,9 @@ describe('an engine crash mid-study', () => {
       const crashed = state.trials.filter((t) => t.status === 'failed');
       expect(crashed).toHaveLength(1);
       expect(crashed[0]!.error).toMatch(/the server died: RuntimeError: CUDA error: an illegal memory access was encountered$/);
+      // Stored as facts too, so a Turkish report words the runner's part and quotes the engine's line.
+      expect(crashed[0]!.failure).toMatchObject({ death: { evidence: 'RuntimeError: CUDA error: an illegal memory access was encountered' } });
+      expect(trialProblemWords(crashed[0]!, reportText('tr'))).toMatch(/— sunucu kapandı: RuntimeError: CUDA error: an illegal memory access was encountered$/);
       expect(state.recommendation?.command).toMatch(/^(vllm serve|python3 -m sglang\.launch_server)/);
     } finally {
       if (saved === undefined) delete process.env.SERVELAB_SIMBOX_TIME_SCALE;

@@ -28,6 +28,8 @@ import { GpuMemoryFile } from './gpu-memory-file';
 import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
 import type { LogVerdict } from '../../shared/engines/types';
+import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
+import { failureRecord } from '../../shared/study/report/problem-words';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -425,7 +427,8 @@ class StudyRun {
         onLog: onServerLog,
       });
     } catch (error) {
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', error: `launch refused: ${(error as Error).message}`, hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
+      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
       return;
     }
     launched.serverId = server.serverId;
@@ -439,15 +442,15 @@ class StudyRun {
         await server.waitReady(this.study.readinessTimeoutSeconds * 1000);
       } catch (error) {
         if (this.cancelled) return;
-        const message = `server did not become ready: ${(error as Error).message}`;
-        for (const t of group) await this.updateTrial(t.id, { status: 'failed', error: message, finishedAt: new Date().toISOString() });
+        const failure = notReady(error, server);
+        for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
         return;
       }
       for (const t of group) {
         if (this.cancelled) return;
         if (server.state !== 'ready') {
           const verdict = server.classification;
-          await this.updateTrial(t.id, { status: 'failed', error: `the server died before this workload: ${deathCause(verdict)}`, finishedAt: new Date().toISOString() });
+          await this.updateTrial(t.id, { status: 'failed', ...failureRecord({ code: 'died-before-workload', death: deathOf(verdict) }), finishedAt: new Date().toISOString() });
           continue;
         }
         if (warmups.has(t.id)) await this.warmUp(t, box, server, slot.hostId);
@@ -532,9 +535,12 @@ class StudyRun {
       // A run where requests failed does not measure the config: it is a failure, with the server's own cause.
       await server.confirmServing();
       const verdict = server.state === 'failed' ? server.classification : undefined;
-      const cause = verdict ? ` — the server died: ${deathCause(verdict)}` : '';
-      const error = measured.status === 'ok' ? `${lost} of ${workload.numPrompts} requests failed${cause}` : `${measured.error ?? 'no result'}${cause}`;
-      await this.updateTrial(trial.id, { status: 'failed', result, error, finishedAt: now });
+      const death = verdict ? { death: deathOf(verdict) } : {};
+      const failure: RunFailure =
+        measured.status === 'ok'
+          ? { code: 'requests-failed', lost, total: workload.numPrompts, ...death }
+          : { code: 'bench-failed', ...(measured.error !== undefined ? { detail: measured.error } : {}), ...death };
+      await this.updateTrial(trial.id, { status: 'failed', result, ...failureRecord(failure), finishedAt: now });
     } catch (error) {
       if (this.cancelled) return;
       await this.updateTrial(trial.id, { status: 'failed', error: (error as Error).message, finishedAt: new Date().toISOString() });
@@ -612,9 +618,21 @@ class StudyRun {
   }
 }
 
-/** What killed a server, for a trial's error: the log's class when it has one, and the line that says so. */
-function deathCause(verdict: LogVerdict | undefined): string {
-  if (!verdict) return 'process ended';
-  if (verdict.class === 'unknown') return verdict.evidence || 'process ended';
-  return verdict.evidence ? `${verdict.class} — ${verdict.evidence}` : verdict.class;
+/** What killed a server, for a trial's failure: the log's class and the line that says so (none: the process ended). */
+function deathOf(verdict: LogVerdict | undefined): ServerDeath {
+  if (!verdict) return {};
+  return { class: verdict.class, ...(verdict.evidence ? { evidence: verdict.evidence } : {}) };
+}
+
+/**
+ * Why a server was not ready: the log's verdict the launcher attached to its error (a server that ended or timed
+ * out), else the error as raised (stopped, or the box went away).
+ */
+function notReady(error: unknown, server: RunningServer): RunFailure {
+  const details = error instanceof ServelabError ? (error.details as { classification?: unknown; evidence?: unknown } | undefined) : undefined;
+  if (typeof details?.classification === 'string') {
+    return { code: 'not-ready', death: { class: details.classification, ...(typeof details.evidence === 'string' && details.evidence ? { evidence: details.evidence } : {}) } };
+  }
+  if (server.classification) return { code: 'not-ready', death: deathOf(server.classification) };
+  return { code: 'not-ready', detail: (error as Error).message };
 }

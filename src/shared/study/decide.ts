@@ -131,10 +131,10 @@ function unmeasuredOf(study: StudyDefinition, outcome: Outcome): UnmeasuredCandi
   const label = outcome.label;
   const primary = outcome.trials.filter((t) => t.workloadId === study.workloads.primary.id);
   const rejected = primary.find((t) => t.status === 'rejected');
-  if (rejected) return { label, why: 'rejected', ...(rejected.rejectReason !== undefined ? { detail: rejected.rejectReason } : {}) };
+  if (rejected) return { label, why: 'rejected', ...(rejected.rejectReason !== undefined ? { detail: rejected.rejectReason } : {}), ...(rejected.refusal ? { refusal: rejected.refusal } : {}) };
   const failed = primary.find((t) => t.status === 'failed');
   const error = failed ? (failed.error ?? failed.result?.error) : undefined;
-  if (failed) return { label, why: 'failed', ...(error !== undefined ? { detail: firstLine(error) } : {}) };
+  if (failed) return { label, why: 'failed', ...(error !== undefined ? { detail: firstLine(error) } : {}), ...(failed.failure ? { failure: failed.failure } : {}) };
   const missed = primary.find((t) => t.status === 'done' && !meetsSlos(study, t).ok);
   if (missed) return { label, why: 'missed-slos', detail: meetsSlos(study, missed).violations.join(', ') };
   return { label, why: 'no-result' };

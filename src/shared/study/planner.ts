@@ -3,7 +3,8 @@ import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
-import { BYTES_PER_PARAM, knownModel, preflight, weightPrecisionOf } from './preflight';
+import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
+import { refusalRecord } from './report/problem-words';
 import type { Candidate, ConfigPatch, EngineChoice, StudyDefinition, Trial } from './study';
 import type { PlanContext } from './plan-context';
 import { warmupRequests } from '../bench/warmup';
@@ -136,7 +137,7 @@ function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly 
   const command = launchCommandOf(spec.engine, spec.version, spec.config);
   const trials: Trial[] = [];
   for (const workload of workloads) {
-    const reason = preflight(study, { engine: spec.engine, version: spec.version, config: spec.config, workloadId: workload.id }, ctx);
+    const refusal = preflightRefusal(study, { engine: spec.engine, version: spec.version, config: spec.config, workloadId: workload.id }, ctx);
     for (let repeat = 1; repeat <= study.repeats; repeat++) {
       trials.push({
         id: `${spec.stageId}/${spec.candidatePath}/${workload.id}/r${repeat}`,
@@ -151,8 +152,8 @@ function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly 
         command,
         workloadId: workload.id,
         repeat,
-        status: reason === null ? 'planned' : 'rejected',
-        ...(reason === null ? {} : { rejectReason: reason }),
+        status: refusal === null ? 'planned' : 'rejected',
+        ...(refusal === null ? {} : refusalRecord(refusal)),
       });
     }
   }

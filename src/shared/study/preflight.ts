@@ -4,10 +4,13 @@ import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
 import type { PlanContext, GpuFacts } from './plan-context';
 import type { ModelVariant, StudyDefinition, Trial } from './study';
+import type { Refusal } from './trial-problem';
+import { refusalRecord } from './report/problem-words';
 
 /**
  * Checks that need no GPU time: what the engine version cannot express, what the GPU cannot run, what cannot fit,
- * what the server would refuse. Each answers with the reason a person reads in the plan, or nothing.
+ * what the server would refuse. Each answers with a refusal's code and facts (trial-problem.ts), worded in the reader's
+ * language by report/problem-words.ts, or nothing.
  */
 
 export type WeightPrecision = NonNullable<ModelVariant['precision']>;
@@ -82,8 +85,6 @@ function smOf(gpu: GpuFacts): number | null {
   return m ? Number(m[1]) * 10 + Number(m[2]) : null;
 }
 
-const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
-
 /** The share of a GPU's memory an engine lets weights take, at its default settings or the configured fraction. */
 function usableShare(engine: EngineId, config: ServerConfig): number {
   // TensorRT-LLM's fraction is of the memory left after the weights, so the weights may take nearly all of it.
@@ -91,8 +92,15 @@ function usableShare(engine: EngineId, config: ServerConfig): number {
   return config.gpuMemoryFraction ?? (engine === 'vllm' ? 0.9 : 0.85);
 }
 
-function describeGpus(gpus: readonly GpuFacts[], detail: (g: GpuFacts) => string): string {
-  return [...new Set(gpus.map((g) => `${g.name} (${detail(g)})`))].join(', ');
+/** One entry per kind of GPU: a box of eight alike is named once. */
+function distinctGpus<G extends object>(gpus: readonly G[]): G[] {
+  const seen = new Set<string>();
+  return gpus.filter((g) => {
+    const key = JSON.stringify(g);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The longest request (prompt + output, tokens) a workload sends, or undefined when it cannot be known. */
@@ -111,39 +119,31 @@ function workloadById(study: StudyDefinition, id: string): Workload | undefined 
   return [study.workloads.primary, ...study.workloads.generalisation].find((w) => w.id === id);
 }
 
-export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 'version' | 'config' | 'workloadId'>, ctx: PlanContext): string | null {
+/** The pre-flight's refusal of a trial as a code and its facts, or null when nothing stands in its way. */
+export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'engine' | 'version' | 'config' | 'workloadId'>, ctx: PlanContext): Refusal | null {
   const { engine, version, config } = trial;
   const adapter = getAdapter(engine);
-  const engineName = `${adapter.displayName} ${version}`;
 
   const built = adapter.buildArgv(config, version);
-  if (built.unsupported.length > 0) {
-    return `${engineName} cannot apply ${built.unsupported.map((u) => `${u.knob} (${u.reason})`).join('; ')}`;
-  }
+  if (built.unsupported.length > 0) return { code: 'knobs-unsupported', engine, version, knobs: built.unsupported.map((u) => ({ knob: u.knob, reason: u.reason })) };
   const extra = validateExtraArgs(engine, version, config.extraArgs);
   const extraErrors = extra.issues.filter((i) => i.severity === 'error');
-  if (extraErrors.length > 0) return `${engineName} would refuse the extra arguments: ${extraErrors.map((i) => i.message).join('; ')}`;
+  if (extraErrors.length > 0) return { code: 'extra-args-refused', engine, version, issues: extraErrors.map((i) => i.message) };
 
   const tp = config.tensorParallelSize ?? 1;
-  if (tp > study.gpusPerTrial) {
-    return `tensor parallel size ${tp} needs ${tp} GPUs per server, but the study gives each trial ${study.gpusPerTrial}`;
-  }
+  if (tp > study.gpusPerTrial) return { code: 'tp-over-gpus', tp, gpusPerTrial: study.gpusPerTrial };
   const gpus = ctx.gpus;
   if (gpus.length > 0) {
     const perHost = new Map<string, number>();
     for (const g of gpus) perHost.set(g.hostId, (perHost.get(g.hostId) ?? 0) + 1);
     const most = Math.max(...perHost.values());
-    if (most < study.gpusPerTrial) return `each trial needs ${study.gpusPerTrial} GPUs on one host, and the most any host offers is ${most}`;
+    if (most < study.gpusPerTrial) return { code: 'host-too-small', gpusPerTrial: study.gpusPerTrial, most };
   }
 
   if (engine === 'trtllm' && isBlockScaledFp8(study, config.model)) {
     const known = gpus.filter((g) => smOf(g) !== null);
     if (known.length > 0 && known.every((g) => (smOf(g) as number) < 89)) {
-      return (
-        `TensorRT-LLM cannot run the block-scaled FP8 checkpoint ${config.model} on ` +
-        `${describeGpus(known, (g) => `sm ${g.computeCapability}`)}: its FP8 block scaling GEMM needs sm 8.9 or newer ` +
-        `(it fails with "Unsupported SM version for FP8 block scaling GEMM")`
-      );
+      return { code: 'fp8-block-scaling-sm', model: config.model, gpus: distinctGpus(known.map((g) => ({ name: g.name, computeCapability: g.computeCapability as string }))) };
     }
   }
 
@@ -152,13 +152,21 @@ export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 
     const precision = weightPrecisionOf(study, config);
     const weightsPerGpu = (facts.params * BYTES_PER_PARAM[precision]) / tp;
     const share = usableShare(engine, config);
-    const fits = gpus.some((g) => weightsPerGpu <= g.memoryMiB * 1024 * 1024 * share);
+    const bytesOf = (g: GpuFacts) => g.memoryMiB * 1024 * 1024;
+    const fits = gpus.some((g) => weightsPerGpu <= bytesOf(g) * share);
     if (!fits) {
-      return (
-        `the weights of ${config.model} (${(facts.params / 1e9).toFixed(1)}B parameters, ${precision} at ${BYTES_PER_PARAM[precision]} bytes each) ` +
-        `take ${gb(weightsPerGpu)} per GPU at TP ${tp}, more than ${engineName} can use on ` +
-        `${describeGpus(gpus, (g) => `${gb(g.memoryMiB * 1024 * 1024 * share)} of ${gb(g.memoryMiB * 1024 * 1024)}`)}`
-      );
+      return {
+        code: 'weights-too-large',
+        model: config.model,
+        params: facts.params,
+        precision,
+        bytesPerParam: BYTES_PER_PARAM[precision],
+        weightsPerGpu,
+        tp,
+        engine,
+        version,
+        gpus: distinctGpus(gpus.map((g) => ({ name: g.name, usable: bytesOf(g) * share, total: bytesOf(g) }))),
+      };
     }
   }
 
@@ -166,8 +174,13 @@ export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 
   const longest = workload ? longestRequestTokens(workload) : undefined;
   const maxLen = config.maxModelLen ?? facts?.maxLen;
   if (workload && longest !== undefined && maxLen !== undefined && longest > maxLen) {
-    const limit = config.maxModelLen !== undefined ? `the configured maximum model length of ${maxLen}` : `${config.model}'s context length of ${maxLen}`;
-    return `workload ${workload.id} sends requests of up to ${longest} tokens (prompt + output), more than ${limit}`;
+    return { code: 'request-too-long', workloadId: workload.id, longest, maxLen, limit: config.maxModelLen !== undefined ? 'configured' : 'model', model: config.model };
   }
   return null;
+}
+
+/** The pre-flight's refusal in English (the words a trial stores as `rejectReason`), or null. */
+export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 'version' | 'config' | 'workloadId'>, ctx: PlanContext): string | null {
+  const refusal = preflightRefusal(study, trial, ctx);
+  return refusal ? refusalRecord(refusal).rejectReason : null;
 }

@@ -3,6 +3,8 @@ import { ServelabError } from '../contract/errors';
 import { getAdapter } from '../engines/adapters';
 import { rerunDefinition } from './rerun';
 import { PROJECT_SCHEMA_VERSION, StudyDefinitionSchema, type ProjectFile, type StudyDefinitionInput } from './study';
+import { refusalWords } from './report/problem-words';
+import { reportText } from './report/text';
 
 // Edge cases written by hand: a small study whose facts come from the engines' tables (vLLM 0.12.0 drops the XFORMERS
 // attention backend, src/shared/engines/engine-validation.ts, vllm/attention/backends/registry.py@4fd9d6a85c00).
@@ -73,6 +75,10 @@ describe('rerunDefinition', () => {
     expect(lost).toHaveLength(1);
     expect(lost[0]).toMatchObject({ engine: 'vllm', version: '0.12.0', stageId: 'attention', candidateId: 'xformers', label: 'XFORMERS' });
     expect(lost[0]?.reason).toContain('XFORMERS');
+    // Its facts too, so the dialog words it in the app's language.
+    expect(lost[0]?.refusal).toMatchObject({ code: 'knobs-unsupported', engine: 'vllm', version: '0.12.0' });
+    expect(refusalWords(lost[0]!.refusal!, reportText('en'))).toBe(lost[0]?.reason);
+    expect(refusalWords(lost[0]!.refusal!, reportText('tr'))).toMatch(/^vLLM 0\.12\.0 şu ayarları uygulayamaz: attentionBackend/);
   });
 
   it('runs on another host when asked, and keeps the GPU choice only for the same host', () => {

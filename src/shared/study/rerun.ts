@@ -2,7 +2,8 @@ import { ServelabError, type FieldIssue } from '../contract/errors';
 import { getAdapter } from '../engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
 import { applyPatch, candidateModel, engineBaseConfig, engineCandidateId, engineLabel } from './planner';
-import { preflight } from './preflight';
+import { preflightRefusal } from './preflight';
+import { refusalRecord } from './report/problem-words';
 import { StudyDefinitionSchema, type EngineChoice, type LostCandidate, type ProjectFile, type RerunOf, type StudyDefinition, type UntabledVersion } from './study';
 
 export type { LostCandidate, UntabledVersion };
@@ -76,11 +77,12 @@ function lostCandidates(original: StudyDefinition, next: StudyDefinition): LostC
     // Same stages and candidates on the same engine: the two lists match entry by entry.
     const earlier = configsOf(original, before);
     configsOf(next, choice).forEach((c, j) => {
-      const reason = preflight(next, { engine: choice.engine, version: choice.version, config: c.config, workloadId }, { gpus: [] });
-      if (reason === null) return;
+      const refusal = preflightRefusal(next, { engine: choice.engine, version: choice.version, config: c.config, workloadId }, { gpus: [] });
+      if (refusal === null) return;
       const old = earlier[j];
-      if (old && preflight(original, { engine: before.engine, version: before.version, config: old.config, workloadId }, { gpus: [] }) !== null) return;
-      lost.push({ engine: choice.engine, version: choice.version, stageId: c.stageId, candidateId: c.candidateId, label: c.label, reason });
+      if (old && preflightRefusal(original, { engine: before.engine, version: before.version, config: old.config, workloadId }, { gpus: [] }) !== null) return;
+      const { rejectReason: reason } = refusalRecord(refusal);
+      lost.push({ engine: choice.engine, version: choice.version, stageId: c.stageId, candidateId: c.candidateId, label: c.label, reason, refusal });
     });
   });
   return lost;

@@ -5,6 +5,7 @@ import { WorkloadSchema } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from './noise';
+import { RefusalSchema, RunFailureSchema } from './trial-problem';
 
 /**
  * A study: what the reference tuning guides do by hand (the reference studies) as data. A definition says what to try; the
@@ -141,7 +142,9 @@ export const LostCandidateSchema = z.object({
   stageId: z.string(),
   candidateId: z.string(),
   label: z.string(),
+  /** The refusal in English; `refusal` as its code and facts, for wording it in the reader's language. */
   reason: z.string(),
+  refusal: RefusalSchema.optional(),
 });
 export type LostCandidate = z.infer<typeof LostCandidateSchema>;
 
@@ -240,9 +243,14 @@ export const TrialSchema = z.object({
   workloadId: z.string(),
   repeat: z.number().int().min(1),
   status: z.enum(TRIAL_STATUSES),
-  /** Why the planner refused it before anything ran. */
+  /** Why the planner refused it before anything ran, in English (`refusal` worded; projects before it have only this). */
   rejectReason: z.string().optional(),
+  /** The pre-flight refusal as a code and its facts, for wording it in the reader's language. */
+  refusal: RefusalSchema.optional(),
+  /** Why it failed, in English (`failure` worded when the runner made it; else the raised error). */
   error: z.string().optional(),
+  /** The runner's failure as a code and its facts; absent for an error raised while measuring and in older projects. */
+  failure: RunFailureSchema.optional(),
   hostId: z.string().optional(),
   gpus: z.array(z.string()).optional(),
   serverId: z.string().optional(),
@@ -268,8 +276,11 @@ export const STAGE_VERDICTS = ['kept', 'no-difference', 'worse', 'no-gain', 'inc
 export const UnmeasuredCandidateSchema = z.object({
   label: z.string(),
   why: z.enum(['rejected', 'failed', 'missed-slos', 'no-result']),
-  /** The pre-flight's or engine's own text, or the SLO misses ("mean_ttft_ms 412 > 300"); never product prose. */
+  /** The pre-flight's or engine's own text, or the SLO misses ("mean_ttft_ms 412 > 300"), in English when ours. */
   detail: z.string().optional(),
+  /** The refusal or failure behind `detail` as facts, for wording it in the reader's language. */
+  refusal: RefusalSchema.optional(),
+  failure: RunFailureSchema.optional(),
 });
 export type UnmeasuredCandidate = z.infer<typeof UnmeasuredCandidateSchema>;
 

@@ -1,5 +1,6 @@
 import { getAdapter } from '../../engines/adapters';
 import type { DecisionBasis, StageDecision, UnmeasuredCandidate } from '../study';
+import { failureWords, refusalWords } from './problem-words';
 import type { ReportText } from './text';
 
 /**
@@ -131,7 +132,9 @@ function runsWords(d: StageDecision, tx: ReportText): string {
 
 function unmeasuredWords(u: UnmeasuredCandidate, ctx: DecisionContext): string {
   const { tx } = ctx;
-  const detail = u.detail !== undefined ? ctx.redact(u.detail).replace(/[.\s]+$/, '') : undefined;
+  // The refusal or failure worded from its facts; a project written before them has only the English detail.
+  const worded = u.refusal ? refusalWords(u.refusal, tx) : u.failure ? (failureWords(u.failure, tx).split('\n')[0] as string) : u.detail;
+  const detail = worded !== undefined ? ctx.redact(worded).replace(/[.\s]+$/, '') : undefined;
   switch (u.why) {
     case 'rejected':
       return detail !== undefined ? tx.t('decision.unmeasured.rejected', { label: u.label, detail }) : tx.t('decision.unmeasured.rejectedPreflight', { label: u.label });

@@ -1,4 +1,4 @@
-export { buildReportModel, decisionInWords, type ReportInputs, type ReportModel, type ScenarioRow, type StageSection, type TrialRow, type SummaryRow, type ReportNote } from './model';
+export { buildReportModel, stageDecisionText, type ReportInputs, type ReportModel, type ScenarioRow, type StageSection, type TrialRow, type SummaryRow, type ReportNote } from './model';
 export { renderMarkdown } from './markdown';
 export { renderHtml } from './html';
 export { renderCsv } from './csv';

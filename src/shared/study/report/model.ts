@@ -13,6 +13,7 @@ import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
 import { versusSection, type VersusSection } from './versus';
+import { trialProblemWords } from './problem-words';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -276,7 +277,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
       intervals[c.key] = t.status === 'done' ? metricInterval(t, c.key) : null;
     }
-    const problem = t.rejectReason ?? t.error ?? t.result?.error ?? null;
+    const problem = trialProblemWords(t, tx);
     return {
       id: t.id,
       stageId: t.stageId,
@@ -335,17 +336,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     };
   };
   function sectionDecision(decision: StageDecision, trials: TrialRow[]): NonNullable<StageSection['decision']> {
-    const { winnerLabel, gain, words } = wordDecision(decision, trials, tx, objective, redact);
-    return {
-      winner: decision.winner,
-      winnerLabel,
-      reason: redact(decision.reason),
-      words,
-      before: decision.before,
-      after: decision.after,
-      gainPct: gain,
-      verdict: verdictWords(decision, tx),
-    };
+    const said = decisionIn(decision, trials, { tx, objective, redact });
+    return { winner: decision.winner, reason: redact(decision.reason), before: decision.before, after: decision.after, ...said };
   }
   const stages = stageOrder.map(section);
   const generalisationTrials = state.trials.filter((t) => t.stageId === 'generalisation');
@@ -697,25 +689,34 @@ const ROLE_LABELS = [
   { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
 ] as const;
 
-/** A decision worded from its facts, its candidates named by their labels in the stage's trials. */
-function wordDecision(
-  decision: StageDecision,
-  trials: readonly { candidateId: string; label: string }[],
-  tx: ReportText,
-  objective: Objective,
-  redact: (text: string) => string,
-): { winnerLabel: string | null; gain: number | null; words: string } {
+interface DecisionSpeech {
+  tx: ReportText;
+  objective: Objective;
+  redact: (text: string) => string;
+}
+
+/** A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. */
+function decisionIn(decision: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact }: DecisionSpeech) {
   const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
   const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
   const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
-  return { winnerLabel, gain, words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }) };
+  return {
+    winnerLabel,
+    gainPct: gain,
+    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }),
+    verdict: verdictWords(decision, tx),
+  };
 }
 
-/** A stage's decision in `lang` as the report words it, for the app's stage and recommendation views. */
-export function decisionInWords(project: ProjectFile, decision: StageDecision, lang: ReportLang): string {
+/**
+ * A stage's decision in a language, as the report words it: for the app, which shows decisions in its own language
+ * (the recommendation card, the run monitor) rather than the English reason the project stores.
+ */
+export function stageDecisionText(project: ProjectFile, decision: StageDecision, lang: ReportLang): { words: string; verdict: string | null } {
   const tx = reportText(lang);
   const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx) }));
-  return wordDecision(decision, trials, tx, localObjective(project.study.goal.kind, tx), envRedactor(project)).words;
+  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project) });
+  return { words, verdict };
 }
 
 function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText): string {
@@ -727,7 +728,7 @@ function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: Rep
 function missingNote(trials: Trial[], redact: (s: string) => string, tx: ReportText): string {
   const failed = trials.find((t) => t.status === 'failed' || t.status === 'rejected');
   if (failed) {
-    const detail = redact(failed.rejectReason ?? failed.error ?? failed.result?.error ?? tx.t('scenario.noDetail'));
+    const detail = redact(trialProblemWords(failed, tx) ?? tx.t('scenario.noDetail'));
     return failed.status === 'failed' ? tx.t('scenario.failed', { detail }) : tx.t('scenario.rejected', { detail });
   }
   if (trials.some((t) => t.status === 'planned' || t.status === 'running')) return tx.t('scenario.notMeasuredYet');

@@ -5,6 +5,7 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { engineName, formatDuration, stageLabel } from './study-format';
+import { trialProblemText } from './study-words';
 
 /** What the study would run first, with the planner's verdicts and the GPU-time estimate. */
 export function PlanPanel({ study }: { study: OpenStudy }) {
@@ -114,7 +115,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                     {trial.status === 'rejected' ? (
                       <span className="study-verdict">
                         <Badge tone="danger">{t('studies.trial.rejected')}</Badge>
-                        <span className="study-reason">{trial.rejectReason}</span>
+                        <span className="study-reason">{trialProblemText(trial)}</span>
                       </span>
                     ) : (
                       <Badge tone="success">{t('studies.plan.ok')}</Badge>

@@ -5,9 +5,7 @@ import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
-import { decisionInWords } from '../../../../shared/study/report/model';
-import { reportLangOf, reportText } from '../../../../shared/study/report/text';
-import { verdictWords } from '../../../../shared/study/report/decision-words';
+import { decisionText } from './study-words';
 import { useAppStore } from '../../store';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
@@ -94,7 +92,7 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
             {decisions.map((decision) => (
               <li key={decision.stageId} className={decision.winner ? 'is-kept' : undefined}>
                 <span className="study-decision-stage">{stageLabel(project, decision.stageId)}</span>
-                <DecisionText decision={decision} project={project} />
+                <DecisionText project={project} decision={decision} />
               </li>
             ))}
           </ul>
@@ -104,15 +102,12 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
   );
 }
 
-/**
- * The stage's verdict in words (change, interval, outcome) before the decision, both in the UI's language and worded
- * from the decision's facts as the report words them (a decision stored without facts shows its recorded reason).
- */
-export function DecisionText({ decision, project }: { decision: StageDecision; project: ProjectFile }): JSX.Element {
-  const lang = reportLangOf(useAppStore((s) => s.locale));
-  const verdict = verdictWords(decision, reportText(lang));
-  // Redaction reads every trial's configuration: worded again only when the project or the language changes.
-  const words = useMemo(() => decisionInWords(project, decision, lang), [project, decision, lang]);
+/** The stage's verdict in words (change, interval, outcome) before the decision, both in the app's language. */
+export function DecisionText({ project, decision }: { project: ProjectFile; decision: StageDecision }): JSX.Element {
+  const locale = useAppStore((s) => s.locale);
+  // Redaction reads every trial's configuration: worded again only when the project, the decision or the language changes.
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- decisionText reads the UI's language, which `locale` follows
+  const { words, verdict } = useMemo(() => decisionText(project, decision), [project, decision, locale]);
   return (
     <span>
       {verdict && <strong className="study-verdict">{verdict}</strong>}

@@ -12,6 +12,7 @@ import { t } from '../../i18n';
 import { useAppStore } from '../../store';
 import { errorText } from './study-errors';
 import { engineName, stageLabel } from './study-format';
+import { refusalText } from './study-words';
 
 type Rerun = CallOutput<'studies:rerun'>;
 
@@ -136,7 +137,7 @@ export function RerunDialog({ path, project, onClose }: { path: string; project:
               <ul className="rerun-lost">
                 {made.lost.map((l) => (
                   <li key={`${l.engine}/${l.stageId}/${l.candidateId}`}>
-                    {t('studies.rerun.lostItem', { engine: engineName(l.engine), version: l.version, stage: stageLabel(project, l.stageId), label: l.label, reason: l.reason })}
+                    {t('studies.rerun.lostItem', { engine: engineName(l.engine), version: l.version, stage: stageLabel(project, l.stageId), label: l.label, reason: l.refusal ? refusalText(l.refusal) : l.reason })}
                   </li>
                 ))}
               </ul>

@@ -20,6 +20,7 @@ import { EChart, type ChartTheme } from '../../components/EChart';
 import '../compare/compare.css';
 import './studies.css';
 import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
+import { trialProblemText } from './study-words';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -81,13 +82,17 @@ interface TrialFilter {
   workload: string;
 }
 
-/** The failure's class (out of memory, unknown flag, …) from the engine's own words in the error, and the error. */
+/**
+ * The failure's class (out of memory, unknown flag, …) from the engine's own words in the error, and the error in the
+ * app's language; a refusal's reason.
+ */
 function trialNote(trial: Trial): string | null {
-  if (trial.status === 'rejected') return trial.rejectReason ?? null;
+  if (trial.status === 'rejected') return trialProblemText(trial);
   if (!trial.error) return null;
+  const words = trialProblemText(trial) ?? trial.error;
   const verdict = classifyLog(trial.error, { engine: trial.engine });
   const known = verdict.class !== 'unknown' && verdict.class !== 'ready' && verdict.class !== 'starting';
-  return known ? `${t(`compare.study.errorClass.${verdict.class}`)}: ${trial.error}` : trial.error;
+  return known ? `${t(`compare.study.errorClass.${verdict.class}`)}: ${words}` : words;
 }
 
 function stageLabel(stageId: string, label: string): string {
@@ -325,7 +330,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
       if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
       if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
       if (!needle) return true;
-      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason].some((s) => !!s && foldForSearch(s).includes(needle));
+      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason, trialProblemText(tr)].some((s) => !!s && foldForSearch(s).includes(needle));
     });
     return groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
       const trials = sortTrials(group.trials, order);

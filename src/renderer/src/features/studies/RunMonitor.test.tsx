@@ -8,6 +8,7 @@ import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
 import type { ChartTheme } from '../../components/EChart';
 import { RunMonitor } from './RunMonitor';
+import { setLocale } from '../../i18n';
 import { makeTrial } from '../../testing/fixtures';
 
 // jsdom has no canvas: the chart is a stand-in that keeps the option it was given, which is what is checked.
@@ -187,5 +188,53 @@ describe('RunMonitor GPU memory', () => {
     await renderMonitor(api(file({ status: 'draft', trials: [] })), { live: false });
     expect(screen.getByText(/No GPU memory sample yet/)).toBeTruthy();
     expect(charts.size).toBe(0);
+  });
+});
+
+describe('RunMonitor refusals and failures', () => {
+  const REFUSED = trial({
+    id: 'engine/trtllm/c4/r1',
+    label: 'TensorRT-LLM 1.2.0rc1',
+    engine: 'trtllm',
+    version: '1.2.0rc1',
+    status: 'rejected',
+    refusal: { code: 'fp8-block-scaling-sm', model: 'Qwen/Qwen3-8B-FP8', gpus: [{ name: 'NVIDIA A100-SXM4-80GB', computeCapability: '8.0' }] },
+    rejectReason: 'the stored English reason',
+  });
+  // The log line as SGLang printed it: https://github.com/sgl-project/sglang/issues/4547
+  const FAILED = trial({
+    id: 'engine/sglang/c4/r1',
+    label: 'SGLang 0.5.3.post3',
+    engine: 'sglang',
+    status: 'failed',
+    failure: { code: 'not-ready', death: { class: 'oom', evidence: 'RuntimeError: CUDA error: out of memory' } },
+    error: 'server did not become ready: oom — RuntimeError: CUDA error: out of memory',
+  });
+
+  it('words them from their codes in the app’s language, quoting the engine’s own line', async () => {
+    const details = () => [...document.querySelectorAll('.study-trial-detail')].map((d) => d.textContent);
+    const fake = api(file({ status: 'done', trials: [VLLM, REFUSED, FAILED] }));
+    await renderMonitor(fake, { live: false });
+    expect(details()).toEqual([
+      'TensorRT-LLM cannot run the block-scaled FP8 checkpoint Qwen/Qwen3-8B-FP8 on NVIDIA A100-SXM4-80GB (sm 8.0): its FP8 block scaling GEMM needs sm 8.9 or newer (it fails with "Unsupported SM version for FP8 block scaling GEMM")',
+      'server did not become ready: oom — RuntimeError: CUDA error: out of memory',
+    ]);
+    cleanup();
+    // The language chosen before the project opens.
+    const again = api(file({ status: 'done', trials: [VLLM, REFUSED, FAILED] }));
+    const { store } = renderWithStore(<Monitor live={false} />, again);
+    try {
+      await act(async () => {
+        store.getState().setLocale('tr');
+        syncStoreWithCore(again, store);
+        await store.getState().openStudyProject(PATH);
+      });
+      expect(details()).toEqual([
+        'TensorRT-LLM, blok ölçekli FP8 checkpoint Qwen/Qwen3-8B-FP8 modelini şu GPU’larda çalıştıramaz: NVIDIA A100-SXM4-80GB (sm 8.0). FP8 blok ölçekleme GEMM’i sm 8.9 ya da daha yenisini ister ("Unsupported SM version for FP8 block scaling GEMM" hatasıyla durur)',
+        'sunucu hazır hâle gelmedi: oom — RuntimeError: CUDA error: out of memory',
+      ]);
+    } finally {
+      setLocale('en');
+    }
   });
 });

@@ -11,6 +11,7 @@ import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
 import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
 import { DecisionText } from './RecommendationCard';
+import { trialProblemText } from './study-words';
 
 export const TRIAL_TONE: Record<Trial['status'], BadgeTone> = {
   planned: 'neutral',
@@ -87,7 +88,7 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
 }
 
 function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boolean; onSelect: (trialId: string) => void }) {
-  const detail = trial.status === 'rejected' ? trial.rejectReason : trial.status === 'failed' ? trial.error : null;
+  const detail = trial.status === 'rejected' || trial.status === 'failed' ? trialProblemText(trial) : null;
   return (
     <li className={`study-trial${selected ? ' is-selected' : ''}`}>
       <button type="button" className="study-trial-select" aria-pressed={selected} onClick={() => onSelect(trial.id)}>
@@ -161,7 +162,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 {group.decision && (
                   <p className="study-decision">
                     <Icon name={group.decision.winner ? 'check' : 'info'} size={13} />
-                    <DecisionText decision={group.decision} project={study.project} />
+                    <DecisionText project={study.project} decision={group.decision} />
                   </p>
                 )}
                 <ul className="study-trials">

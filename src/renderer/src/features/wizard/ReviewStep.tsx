@@ -9,6 +9,7 @@ import type { StepProps } from './WizardSteps';
 import type { PlanView } from '../../store';
 import type { WizardIssue } from '../../study-draft/assemble';
 import { WIZARD_STEPS, type WizardStep } from '../../study-draft/draft';
+import { trialProblemText } from '../studies/study-words';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {
@@ -117,7 +118,7 @@ function PlanPanel({ plan, currentJson, hostLabel }: { plan: PlanView; currentJs
   const rejections = new Map<string, { label: string; engine: string; reason: string }>();
   for (const trial of trials) {
     if (trial.status !== 'rejected') continue;
-    const reason = trial.rejectReason ?? t('wizard.review.noReason');
+    const reason = trialProblemText(trial) ?? t('wizard.review.noReason');
     const engine = `${ENGINE_ADAPTERS[trial.engine].displayName} ${trial.version}`;
     rejections.set(`${engine}|${trial.label}|${reason}`, { label: trial.label, engine, reason });
   }

@@ -36,4 +36,8 @@ export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<ReportMessageKey> = new Set<Rep
   'setup.model',
   'versus.engineChanged',
   'versus.metricChange',
+  'problem.gigabytes',
+  'refusal.knob',
+  'refusal.gpuSm',
+  'failure.cause',
 ]);

@@ -319,6 +319,30 @@ const en = {
   'versus.onlyRerun': 'Only in this re-run:',
   'versus.oneSide': '{configuration} on {workload} ({outcome})',
   'metric.mean_itl_ms': 'mean ITL',
+  // Why a trial was not measured (problem-words.ts): the pre-flight's refusals and the runner's failures. Engine and
+  // benchmark text in {detail}, {evidence}, {reason} and {issues} is quoted as the engine wrote it.
+  'problem.gigabytes': '{value} GB',
+  'refusal.knobs-unsupported': '{engine} cannot apply {knobs}',
+  'refusal.knob': '{knob} ({reason})',
+  'refusal.extra-args-refused': '{engine} would refuse the extra arguments: {issues}',
+  'refusal.tp-over-gpus': 'tensor parallel size {tp} needs {tp} GPUs per server, but the study gives each trial {gpus}',
+  'refusal.host-too-small': 'each trial needs {gpus} GPUs on one host, and the most any host offers is {most}',
+  'refusal.fp8-block-scaling-sm':
+    'TensorRT-LLM cannot run the block-scaled FP8 checkpoint {model} on {gpus}: its FP8 block scaling GEMM needs sm 8.9 or newer (it fails with "Unsupported SM version for FP8 block scaling GEMM")',
+  'refusal.gpuSm': '{name} (sm {sm})',
+  'refusal.weights-too-large':
+    'the weights of {model} ({params}B parameters, {precision} at {bytes} bytes each) take {size} per GPU at TP {tp}, more than {engine} can use on {gpus}',
+  'refusal.gpuMemory': '{name} ({usable} of {total})',
+  'refusal.request-too-long.configured': 'workload {workload} sends requests of up to {longest} tokens (prompt + output), more than the configured maximum model length of {maxLen}',
+  'refusal.request-too-long.model': "workload {workload} sends requests of up to {longest} tokens (prompt + output), more than {model}'s context length of {maxLen}",
+  'failure.launch-refused': 'launch refused: {detail}',
+  'failure.not-ready': 'server did not become ready: {cause}',
+  'failure.died-before-workload': 'the server died before this workload: {cause}',
+  'failure.requests-failed': '{lost} of {total} requests failed',
+  'failure.noResult': 'no result',
+  'failure.withDeath': '{failure} — the server died: {cause}',
+  'failure.cause': '{class} — {evidence}',
+  'failure.processEnded': 'process ended',
 } as const;
 
 export default en;

@@ -310,6 +310,28 @@ const tr = {
   'versus.onlyRerun': 'Yalnızca bu yeniden çalıştırmada:',
   'versus.oneSide': '{configuration}, {workload} üzerinde ({outcome})',
   'metric.mean_itl_ms': 'ortalama ITL',
+  'problem.gigabytes': '{value} GB',
+  'refusal.knobs-unsupported': '{engine} şu ayarları uygulayamaz: {knobs}',
+  'refusal.knob': '{knob} ({reason})',
+  'refusal.extra-args-refused': '{engine} ek argümanları reddeder: {issues}',
+  'refusal.tp-over-gpus': 'tensör paralel boyutu {tp}, sunucu başına {tp} GPU ister; çalışma her denemeye {gpus} GPU veriyor',
+  'refusal.host-too-small': 'her deneme tek makinede {gpus} GPU ister; en çok GPU’su olan makinede {most} GPU var',
+  'refusal.fp8-block-scaling-sm':
+    'TensorRT-LLM, blok ölçekli FP8 checkpoint {model} modelini şu GPU’larda çalıştıramaz: {gpus}. FP8 blok ölçekleme GEMM’i sm 8.9 ya da daha yenisini ister ("Unsupported SM version for FP8 block scaling GEMM" hatasıyla durur)',
+  'refusal.gpuSm': '{name} (sm {sm})',
+  'refusal.weights-too-large':
+    '{model} ağırlıkları ({params} milyar parametre, {precision}, parametre başına {bytes} bayt) TP {tp} ile GPU başına {size} tutar; {engine} şu GPU’larda bundan azını kullanabilir: {gpus}',
+  'refusal.gpuMemory': '{name} ({total} belleğin {usable} kadarı)',
+  'refusal.request-too-long.configured': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); yapılandırılan en büyük model uzunluğu ise {maxLen}',
+  'refusal.request-too-long.model': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); {model} modelinin bağlam uzunluğu ise {maxLen}',
+  'failure.launch-refused': 'başlatma reddedildi: {detail}',
+  'failure.not-ready': 'sunucu hazır hâle gelmedi: {cause}',
+  'failure.died-before-workload': 'sunucu bu iş yükünden önce kapandı: {cause}',
+  'failure.requests-failed': '{total} isteğin {lost} tanesi başarısız oldu',
+  'failure.noResult': 'sonuç yok',
+  'failure.withDeath': '{failure} — sunucu kapandı: {cause}',
+  'failure.cause': '{class} — {evidence}',
+  'failure.processEnded': 'süreç sona erdi',
 } as const satisfies ReportMessages;
 
 /** A key whose placeholders differ from the English message's is named here at compile time. */

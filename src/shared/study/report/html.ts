@@ -17,6 +17,7 @@ import {
   statusText,
   trialName,
   trialNotes,
+  versusColumns,
   winnerText,
 } from './view';
 
@@ -265,16 +266,7 @@ function versusBody(m: ReportModel): string {
   if (v.rows.length === 0) {
     out.push(`<p>${h(tx.t('versus.none'))}</p>`);
   } else {
-    const unit = m.objective.unit;
-    const headers = [
-      tx.t('versus.col.configuration'),
-      tx.t('versus.col.workload'),
-      tx.t('versus.col.original', { unit }),
-      tx.t('versus.col.rerun', { unit }),
-      tx.t('versus.col.change', { metric: m.objective.label }),
-      tx.t('versus.col.verdict'),
-      tx.t('versus.col.notes'),
-    ];
+    const headers = versusColumns(m);
     out.push(`<table><thead><tr>${headers.map((c) => `<th>${h(c)}</th>`).join('')}</tr></thead><tbody>`);
     for (const r of v.rows) {
       const change = r.change ? h(tx.change(r.change)) : '–';

@@ -15,6 +15,7 @@ import {
   statusText,
   trialName,
   trialNotes,
+  versusColumns,
   winnerText,
 } from './view';
 
@@ -175,18 +176,9 @@ function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
   if (v.rows.length === 0) {
     p(text(tx.t('versus.none')));
   } else {
-    const unit = m.objective.unit;
     p(
       table(
-        [
-          tx.t('versus.col.configuration'),
-          tx.t('versus.col.workload'),
-          tx.t('versus.col.original', { unit }),
-          tx.t('versus.col.rerun', { unit }),
-          tx.t('versus.col.change', { metric: m.objective.label }),
-          tx.t('versus.col.verdict'),
-          tx.t('versus.col.notes'),
-        ].map(text),
+        versusColumns(m).map(text),
         v.rows.map((r) => {
           const marked = (cell: string) => (r.regression ? `**${cell}**` : cell);
           return [

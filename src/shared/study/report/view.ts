@@ -55,6 +55,21 @@ export function scenarioColumns(model: ReportModel): string[] {
   ];
 }
 
+/** The "versus the original" table's column titles, in the objective's unit. */
+export function versusColumns(model: ReportModel): string[] {
+  const tx = model.text;
+  const unit = model.objective.unit;
+  return [
+    tx.t('versus.col.configuration'),
+    tx.t('versus.col.workload'),
+    tx.t('versus.col.original', { unit }),
+    tx.t('versus.col.rerun', { unit }),
+    tx.t('versus.col.change', { metric: model.objective.label }),
+    tx.t('versus.col.verdict'),
+    tx.t('versus.col.notes'),
+  ];
+}
+
 export function winnerText(row: ScenarioRow, tx: ReportText): string {
   if (row.winner === null) return '–';
   if (row.winner === 'tie') {

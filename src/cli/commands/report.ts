@@ -4,7 +4,8 @@ import { parseSinglePositional, UsageError } from '../command-line';
 import { readVersionedFile } from '../../core/util/versioned-file';
 import { writeFileAtomic } from '../../core/util/atomic-write';
 import { ServelabError } from '../../shared/contract';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import type { ProjectFile } from '../../shared/study/study';
+import { PROJECT_FILE_SPEC } from '../../core/study/project-store';
 import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
 
 export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--out FILE]
@@ -53,7 +54,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
   const path = resolve(io.cwd, command.project);
   let project: ProjectFile;
   try {
-    const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
     if (read === null) {
       io.stderr(`servelab report: ${command.project}: no such file.\n`);
       return 1;

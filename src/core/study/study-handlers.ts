@@ -7,7 +7,7 @@ import { ProjectFileSchema } from '../../shared/study/study';
 import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
-import { projectDataDir, StudyProject } from './project-store';
+import { PROJECT_FILE_SPEC, projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
@@ -166,14 +166,14 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:report': async ({ path, format }) => {
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       return { text: RENDER[format](read.data) };
     },
 
     'studies:export': async ({ path, format, out }) => {
       const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       await writeFileAtomic(target, RENDER[format](read.data), 0o644);
       return { path: target };
@@ -198,7 +198,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:fromExample': async ({ path, example }) => {
       if (!deps.examplesDir) throw new ServelabError('NOT_FOUND', 'This installation has no example studies.');
       const source = join(deps.examplesDir, basename(example));
-      const read = await readVersionedFile(source, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(source, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no example ${basename(example)}.`);
       const project = await StudyProject.create(path, read.data.study);
       // The examples ship with the app: the user's copy is theirs.
@@ -210,7 +210,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:recent': async () => deps.recent.list(),
 
     'studies:trialLogs': async ({ path, trialId }) => {
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       const trial = read.data.state.trials.find((t) => t.id === trialId);
       if (!trial) throw new ServelabError('NOT_FOUND', `The study has no trial "${trialId}".`);

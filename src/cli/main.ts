@@ -10,6 +10,7 @@ import { runBench } from './commands/bench';
 import { runRun } from './commands/run';
 import { runReport } from './commands/report';
 import { runSsh } from './commands/ssh';
+import { runCommandParse } from './commands/command';
 import { terminalSafeIo, type CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
 
@@ -34,6 +35,9 @@ Commands:
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records
   ssh resolve <[user@]ssh-alias> [-F FILE] [-l USER] [-p N] [-i FILE] [-J HOPS] [--json] [--resolver auto|ssh|built-in]
                      how Servelab will reach a host, resolved as ssh resolves it (ssh -G where installed)
+  command parse "<serve command>" [--engine-version V] [--json]
+                     read the vllm serve / sglang.launch_server / trtllm-serve command you already run into
+                     Servelab's typed settings, check every flag against that version, print the equivalent command
   serve [--port N] [--open]
                      run the core headless and serve the workbench UI on 127.0.0.1 (token-protected)
 
@@ -69,6 +73,8 @@ async function runCommand(argv: string[], io: CliIo, rendererDir: string): Promi
       return runRun(rest, io);
     case 'ssh':
       return runSsh(rest, io);
+    case 'command':
+      return runCommandParse(rest, io);
     case '--version':
     case '-v':
       io.stdout(`${APP_VERSION}\n`);

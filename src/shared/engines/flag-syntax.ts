@@ -240,3 +240,34 @@ export function checkArgs(table: FlagTable, args: readonly string[], options: Ch
   closePending();
   return issues;
 }
+
+/** One flag word as the engine's parser reads it: its canonical name, spec (when known) and an attached value. */
+export interface ReadFlag {
+  /** Canonical name (`--tp` → `--tp-size`), `--no-x` for a negated switch, a dotted key as written; the normalised word when unknown. */
+  name: string;
+  written: string;
+  spec?: FlagSpec;
+  attached?: string;
+  negated?: boolean;
+  /** An unambiguous prefix of a longer name (argparse abbreviation). */
+  abbreviationOf?: string;
+  ambiguous?: readonly string[];
+}
+
+export function readFlagWord(table: FlagTable, word: string): ReadFlag {
+  const found = lookup(table, word);
+  if (found.kind === 'ambiguous') return { name: normalise(table, found.written), written: found.written, ambiguous: found.candidates };
+  if (found.kind === 'unknown') return { name: normalise(table, found.written), written: found.written };
+  const { spec, written, attached, negated, abbreviationOf } = found.resolved;
+  const canonical = spec.names[0] as string;
+  const dottedKey = spec.dotted && written.includes('.') ? normalise(table, written) : undefined;
+  const name = dottedKey ?? (negated ? `--no-${canonical.slice(2)}` : canonical);
+  return {
+    name,
+    written,
+    spec,
+    ...(attached !== undefined ? { attached } : {}),
+    ...(negated ? { negated } : {}),
+    ...(abbreviationOf ? { abbreviationOf } : {}),
+  };
+}

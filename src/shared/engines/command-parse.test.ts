@@ -1,0 +1,230 @@
+// Pasted serve commands read into typed configurations and built back, on commands published on GitHub and in the
+// engines' docs (URL on each). The reference guides' commands: tests/integration/command-parse-guides.test.ts.
+import { describe, expect, it } from 'vitest';
+import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from './command-parse';
+import { ENGINE_ADAPTERS } from './adapters';
+import { versionsWithFlag } from './flag-tables';
+
+
+function parsed(text: string, options: { engineVersion?: string } = {}): ParsedServeCommand {
+  const result = parseServeCommand(text, options);
+  if ('error' in result) throw new Error(result.error);
+  return result;
+}
+
+/** Parse, build back, parse the built command: both readings must be the same for the engine's parser. */
+function roundTrip(text: string, options: { engineVersion?: string } = {}): { first: ParsedServeCommand; again: ParsedServeCommand; printed: string } {
+  const first = parsed(text, options);
+  const printed = commandOfParsed(first);
+  const again = parsed(printed, { engineVersion: first.version });
+  expect(again.canonical).toEqual(first.canonical);
+  expect(again.config).toEqual(first.config);
+  return { first, again, printed };
+}
+
+describe('the version', () => {
+  it('refuses a flag the version lacks, naming the version, and accepts it in the release that added it', () => {
+    // vLLM's --attention-backend is in the flag tables from 0.13.0 on (resources/engine-flags/vllm.json).
+    const versions = versionsWithFlag('vllm', '--attention-backend');
+    expect(versions[0]).toBe('0.13.0');
+    expect(versions).not.toContain('0.11.0');
+    const command = 'vllm serve Qwen/Qwen3-8B --attention-backend FLASHINFER';
+    const old = parsed(command, { engineVersion: '0.11.0' });
+    expect(old.refused).toEqual([{ flag: '--attention-backend', message: '--attention-backend is not a flag of vLLM 0.11.0: it was added in 0.13.0' }]);
+    expect(old.config.extraArgs).toEqual(['--attention-backend', 'FLASHINFER']);
+    const added = parsed(command, { engineVersion: '0.13.0' });
+    expect(added.refused).toEqual([]);
+    // From 0.13.0 it is the typed attention backend.
+    expect(added.config.attentionBackend).toBe('FLASHINFER');
+    expect(added.config.extraArgs).toEqual([]);
+  });
+
+  it('refuses an SGLang flag from a later release the same way', () => {
+    const versions = versionsWithFlag('sglang', '--cuda-graph-backend-decode');
+    expect(versions.length).toBeGreaterThan(0);
+    const first = versions[0] as string;
+    const before = ENGINE_ADAPTERS.sglang.knownVersions.filter((v) => !versions.includes(v));
+    const older = before[before.length - 1] as string;
+    const command = 'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-backend-decode x';
+    const refused = parsed(command, { engineVersion: older }).refused;
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.message).toMatch(new RegExp(`^--cuda-graph-backend-decode is not a flag of SGLang ${older.replace(/\./g, '\\.')}`));
+    expect(parsed(command, { engineVersion: first }).refused.filter((r) => r.flag === '--cuda-graph-backend-decode' && /not a flag/.test(r.message))).toEqual([]);
+  });
+
+  it('comes from the option, else a pip install in the snippet, else the image tag, else the newest tabled', () => {
+    expect(parsed('vllm serve m/x', { engineVersion: '0.12.0' })).toMatchObject({ version: '0.12.0', versionFrom: 'option' });
+    const pip = parsed('pip install vllm==0.10.1 && vllm serve m/x');
+    expect(pip).toMatchObject({ version: '0.10.1', versionFrom: 'command' });
+    expect(pip.warnings).toContain("vLLM 0.10.1 is not a version Servelab has the flags of; the command is checked against 0.11.0's");
+    expect(parsed('docker run --gpus all vllm/vllm-openai:v0.11.0 --model m/x')).toMatchObject({ version: '0.11.0', versionFrom: 'image' });
+    expect(parsed('docker run --gpus all lmsysorg/sglang:v0.5.3.post3-cu126 python3 -m sglang.launch_server --model-path m/x')).toMatchObject({
+      engine: 'sglang',
+      version: '0.5.3.post3',
+      versionFrom: 'image',
+    });
+    expect(parsed('docker run --gpus all nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc1 trtllm-serve m/x')).toMatchObject({ engine: 'trtllm', version: '1.2.0rc1', versionFrom: 'image' });
+    const newest = ENGINE_ADAPTERS.sglang.knownVersions.at(-1);
+    expect(parsed('python3 -m sglang.launch_server --model-path m/x')).toMatchObject({ version: newest, versionFrom: 'newest' });
+  });
+});
+
+describe('commands as published', () => {
+  it('variables in front, `\\` lines and a JSON value over three lines (github.com/adibaral/lmcache-experiments serve_cpu_offloading.sh)', () => {
+    const text = `LMCACHE_CONFIG_FILE=lmcache_config.yaml \\
+vllm serve meta-llama/Llama-3.1-8B-Instruct \\
+    --quantization bitsandbytes \\
+    --max-model-len 8192 \\
+    --gpu-memory-utilization 0.9 \\
+    --kv-transfer-config \\
+    '{"kv_connector":"LMCacheConnectorV1",
+      "kv_role":"kv_both"
+    }'
+`;
+    const { first, printed } = roundTrip(text, { engineVersion: '0.11.0' });
+    expect(first.config).toMatchObject({ model: 'meta-llama/Llama-3.1-8B-Instruct', quantization: 'bitsandbytes', maxModelLen: 8192, gpuMemoryFraction: 0.9, env: { LMCACHE_CONFIG_FILE: 'lmcache_config.yaml' } });
+    expect(first.config.extraArgs).toEqual(['--kv-transfer-config', '{"kv_connector":"LMCacheConnectorV1",\n      "kv_role":"kv_both"\n    }']);
+    expect(first.refused).toEqual([]);
+    expect(printed.startsWith('LMCACHE_CONFIG_FILE=lmcache_config.yaml vllm serve meta-llama/Llama-3.1-8B-Instruct ')).toBe(true);
+  });
+
+  it('a negated switch and the port kept (github.com/moyiii-ai/vllm srs_test/lmcache_vllm0.sh)', () => {
+    const text = `LMCACHE_CONFIG_FILE=lmcache_config.yaml \\
+CUDA_VISIBLE_DEVICES=0 \\
+vllm serve meta-llama/Llama-3.1-8B \\
+    --gpu-memory-utilization 0.8 \\
+    --no-enable-prefix-caching \\
+    --port 8000 --kv-transfer-config \\
+    '{"kv_connector":"LMCacheConnectorV1", "kv_role":"kv_both"}'`;
+    const { first } = roundTrip(text, { engineVersion: '0.11.0' });
+    expect(first.config).toMatchObject({ port: 8000, gpuMemoryFraction: 0.8, env: { LMCACHE_CONFIG_FILE: 'lmcache_config.yaml', CUDA_VISIBLE_DEVICES: '0' } });
+    expect(first.config.extraArgs).toEqual(['--no-enable-prefix-caching', '--kv-transfer-config', '{"kv_connector":"LMCacheConnectorV1", "kv_role":"kv_both"}']);
+    expect(first.refused).toEqual([]);
+  });
+
+  it('a launch script: variables the script sets, `trtllm-serve serve`, a log pipe and an options file it cannot see (github.com/taco-project/FlexKV examples/trt_adaption/launch.sh)', () => {
+    const text = `mkdir -p logs
+TIMESTAMP=$(date +%Y.%m.%d-%H:%M:%S)
+MODEL_PATH=/cfs_zhongwei/models/deepseek-ai/DeepSeek-V3.1-W4AFP8-MTP
+MAX_SEQ_LEN=49152
+MAX_NUM_TOKENS=24576
+TP_SIZE=8
+EP_SIZE=$TP_SIZE
+
+# MODEL_PATH=/cfs_zhongwei/models/Qwen3-0.6B
+
+export FLEXKV_CONFIG_PATH="./flexkv_config.json"
+export MODEL_PATH=$MODEL_PATH
+# export CUDA_LAUNCH_BLOCKING=1
+export TENSORRT_LLM_USE_FLEXKV=1
+
+trtllm-serve serve $MODEL_PATH \\
+    --host 0.0.0.0 \\
+    --port 6000 \\
+    --backend pytorch \\
+    --tp_size $TP_SIZE \\
+    --ep_size $EP_SIZE \\
+    --max_seq_len $MAX_SEQ_LEN \\
+    --max_num_tokens $MAX_NUM_TOKENS \\
+    --max_batch_size 16 \\
+    --kv_cache_free_gpu_memory_fraction 0.75 \\
+    --extra_llm_api_options extra-llm-api-config-cg.yml 2>&1 | tee logs/$TIMESTAMP.log 
+`;
+    const { first } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({
+      model: '/cfs_zhongwei/models/deepseek-ai/DeepSeek-V3.1-W4AFP8-MTP',
+      host: '0.0.0.0',
+      port: 6000,
+      tensorParallelSize: 8,
+      maxModelLen: 49152,
+      maxBatchedTokens: 24576,
+      maxRunningRequests: 16,
+      gpuMemoryFraction: 0.75,
+    });
+    expect(first.config.env).toMatchObject({ FLEXKV_CONFIG_PATH: './flexkv_config.json', TENSORRT_LLM_USE_FLEXKV: '1' });
+    expect(first.config.extraArgs).toEqual(['--backend', 'pytorch', '--ep_size', '8', '--extra_llm_api_options', 'extra-llm-api-config-cg.yml']);
+    expect(first.refused).toEqual([]);
+    expect(first.warnings).toContain('--extra_llm_api_options extra-llm-api-config-cg.yml: Servelab cannot see that file; it is passed as written and must exist where the server runs');
+  });
+
+  it('the options YAML from a here-document, kept whole when it holds settings Servelab does not model (github.com/NVIDIA/TensorRT-LLM/pull/6880)', () => {
+    const text = `# Create the configuration file
+cat > extra-llm-api-options.yaml << 'EOF'
+cuda_graph_config: null
+attn_backend: "FLASHINFER"
+kv_cache_config:
+  enable_block_reuse: false
+EOF
+
+trtllm-serve google/gemma-3-1b-it --extra_llm_api_options extra-llm-api-options.yaml`;
+    const { first, printed } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.files).toEqual([{ path: 'extra-llm-api-options.yaml', content: 'cuda_graph_config: null\nattn_backend: "FLASHINFER"\nkv_cache_config:\n  enable_block_reuse: false\n' }]);
+    expect(first.config.extraArgs).toEqual(['--extra_llm_api_options', 'extra-llm-api-options.yaml']);
+    expect(first.canonical).toContain('yaml {"attn_backend":"FLASHINFER","cuda_graph_config":null,"kv_cache_config":{"enable_block_reuse":false}}');
+    expect(printed).toMatch(/^cat > extra-llm-api-options\.yaml <<'EOF'\n/);
+    expect(first.refused).toEqual([]);
+  });
+
+  it('the vLLM image with its entrypoint’s --model, and a token left out (docs.vllm.ai/en/latest/serving/deploying_with_docker.html)', () => {
+    const text = `docker run --runtime nvidia --gpus all \\
+    -v ~/.cache/huggingface:/root/.cache/huggingface \\
+    --env "HUGGING_FACE_HUB_TOKEN=<secret>" \\
+    -p 8000:8000 \\
+    --ipc=host \\
+    vllm/vllm-openai:latest \\
+    --model mistralai/Mistral-7B-v0.1`;
+    const { first, printed } = roundTrip(text);
+    expect(first).toMatchObject({ engine: 'vllm', versionFrom: 'newest', config: { model: 'mistralai/Mistral-7B-v0.1', env: {} } });
+    expect(first.docker).toEqual({ image: 'vllm/vllm-openai:latest', args: ['--runtime', 'nvidia', '--gpus', 'all', '-v', '~/.cache/huggingface:/root/.cache/huggingface', '-e', 'HUGGING_FACE_HUB_TOKEN', '-p', '8000:8000', '--ipc=host'] });
+    expect(first.warnings).toContain('HUGGING_FACE_HUB_TOKEN holds a credential: its value is left out (give it as a secret reference)');
+    expect(printed).not.toContain('<secret>');
+    expect(printed).toMatch(/vllm\/vllm-openai:latest --model mistralai\/Mistral-7B-v0\.1$/);
+  });
+});
+
+describe('edge cases (hand-written)', () => {
+  it('reads an options YAML of mapped keys from <(echo …) into typed knobs and writes it back as a file', () => {
+    const text = `trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options <(echo 'kv_cache_config:
+  dtype: fp8
+  free_gpu_memory_fraction: 0.8
+cuda_graph_config:
+  max_batch_size: 64')`;
+    const { first, printed } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({ kvCacheDtype: 'fp8', gpuMemoryFraction: 0.8, cudaGraphMaxBatchSize: 64, extraArgs: [] });
+    expect(printed).toContain('cat > extra_llm_api_options.yaml');
+  });
+
+  it('refuses a YAML key the version’s LLM API lacks, naming the version', () => {
+    const text = `trtllm-serve m/x --extra_llm_api_options <(printf 'no_such_key: 1\\n')`;
+    const result = parsed(text, { engineVersion: '1.2.0rc1' });
+    expect(result.refused).toEqual([{ flag: '--extra_llm_api_options: no_such_key', message: "no_such_key is not a key of TensorRT-LLM 1.2.0rc1's --extra_llm_api_options YAML" }]);
+  });
+
+  it('reads -O3 and an env-chosen attention backend as vLLM 0.11.0’s typed knobs', () => {
+    const { first } = roundTrip('VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve m/x -O3 -tp 2', { engineVersion: '0.11.0' });
+    expect(first.config).toMatchObject({ torchCompile: true, attentionBackend: 'FLASHINFER', tensorParallelSize: 2, env: {}, extraArgs: [] });
+  });
+
+  it('reads SGLang’s --chunked-prefill-size -1 as chunked prefill off, and N as the chunk size', () => {
+    expect(parsed('python3 -m sglang.launch_server --model-path m/x --chunked-prefill-size -1', { engineVersion: '0.5.5.post1' }).config.chunkedPrefill).toBe(false);
+    expect(parsed('python3 -m sglang.launch_server --model-path m/x --chunked-prefill-size 4096', { engineVersion: '0.5.5.post1' }).config.maxBatchedTokens).toBe(4096);
+  });
+
+  it('keeps the last copy of a flag set twice, as argparse does, and says so', () => {
+    const result = parsed('vllm serve m/x --max-model-len 1024 --max-model-len 2048', { engineVersion: '0.11.0' });
+    expect(result.config.maxModelLen).toBe(2048);
+    expect(result.warnings).toContain('--max-model-len 1024 is set again later; vLLM keeps the last one');
+  });
+
+  it('keeps a value the typed knob cannot hold verbatim (an unexpanded variable)', () => {
+    const result = parsed('vllm serve m/x --max-model-len $LEN', { engineVersion: '0.11.0' });
+    expect(result.config.extraArgs).toEqual(['--max-model-len', '$LEN']);
+    expect(result.warnings).toContain('$LEN is kept as written: Servelab does not expand shell variables');
+  });
+
+  it('answers an error for text with no server command or no model', () => {
+    expect(parseServeCommand('echo hello')).toEqual({ error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' });
+    expect(parseServeCommand('python3 -m sglang.launch_server --port 1')).toEqual({ error: 'the SGLang command names no model' });
+    expect(parseServeCommand("vllm serve 'm/x")).toEqual({ error: 'cannot read the command: a single quote is not closed' });
+  });
+});

@@ -49,11 +49,14 @@ export class StudyProject {
     return project;
   }
 
-  /** A new project from a definition; refuses to overwrite an existing file. */
-  static async create(path: string, study: StudyDefinitionInput): Promise<StudyProject> {
+  /**
+   * A new project from a definition; refuses to overwrite an existing file. `published`: the reference results and
+   * the guide reading of a study opened from a guide.
+   */
+  static async create(path: string, study: StudyDefinitionInput, published: Pick<StudyState, 'references' | 'guide'> = {}): Promise<StudyProject> {
     const definition = parseOrBadInput(StudyDefinitionSchema, study, 'study');
     if (await stat(path).then(() => true, () => false)) throw new ServelabError('BAD_INPUT', `${path} already exists; open it or choose another name.`);
-    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [] } });
+    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [], ...published } });
     await project.save(project.current.state);
     return project;
   }

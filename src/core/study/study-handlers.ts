@@ -15,6 +15,7 @@ import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 import { untrustedMessage, type ProjectTrust } from './project-trust';
+import { openGuideAsStudy } from './guide-file';
 import type { HeldLock } from '../util/lock-file';
 
 export interface StudyHandlerDeps {
@@ -42,6 +43,7 @@ type StudyCalls = Pick<
   | 'studies:export'
   | 'studies:examples'
   | 'studies:fromExample'
+  | 'studies:fromGuide'
   | 'studies:recent'
   | 'studies:trialLogs'
   | 'studies:gpuMemory'
@@ -205,6 +207,13 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       await deps.trust.trustWritten(path, project.file.study);
       await deps.recent.touch(path, read.data.study.name).catch(() => {});
       return project.file;
+    },
+
+    'studies:fromGuide': async ({ path, guide, hostId }) => {
+      // Not trusted as written: the guide is someone else's, so what it runs beyond the typed knobs is asked first.
+      const opened = await openGuideAsStudy(guide, path, hostId ? { hostId } : {});
+      await deps.recent.touch(path, opened.project.study.name).catch(() => {});
+      return opened;
     },
 
     'studies:recent': async () => deps.recent.list(),

@@ -301,6 +301,26 @@ export const ReferenceTrialSchema = z
   .strict();
 export type ReferenceTrial = z.infer<typeof ReferenceTrialSchema>;
 
+/** Something of a guide the study could not take (`unmapped`), or that the guide gets wrong (`wrong`), with its line. */
+export const GuideProblemSchema = z
+  .object({
+    line: z.number().int().min(1),
+    kind: z.enum(['unmapped', 'wrong']),
+    message: z.string().min(1).max(4000),
+  })
+  .strict();
+export type GuideProblem = z.infer<typeof GuideProblemSchema>;
+
+/** The guide a study was opened from, and what of it the study could not take or found wrong. */
+export const GuideReadingSchema = z
+  .object({
+    file: z.string().min(1).max(500),
+    title: z.string().max(500),
+    problems: z.array(GuideProblemSchema).max(2000),
+  })
+  .strict();
+export type GuideReading = z.infer<typeof GuideReadingSchema>;
+
 export const STUDY_STATUSES = ['draft', 'running', 'done', 'cancelled', 'failed'] as const;
 
 export const StudyStateSchema = z.object({
@@ -316,6 +336,8 @@ export const StudyStateSchema = z.object({
   message: z.string().optional(),
   /** Published results to compare with (never measured here, never decided on). */
   references: z.array(ReferenceTrialSchema).max(5000).optional(),
+  /** Set when the study was opened from a tuning guide. */
+  guide: GuideReadingSchema.optional(),
 });
 export type StudyState = z.infer<typeof StudyStateSchema>;
 

@@ -6,6 +6,7 @@ import { BENCH_RESULT_SCHEMA_VERSION, orderMetrics, type BenchResult } from '../
 import type { TextBlock } from '../../results/parse-bench-text';
 import {
   StudyDefinitionSchema,
+  type GuideProblem,
   type Candidate,
   type ConfigPatch,
   type EngineChoice,
@@ -32,12 +33,6 @@ import type { ServeRead } from './serve-command';
  * block becomes a reference trial; what cannot be mapped and what the guide gets wrong become problems, with lines.
  */
 
-export interface GuideProblem {
-  line: number;
-  /** `unmapped`: the study could not take it; `wrong`: the guide contradicts itself or its setup. */
-  kind: 'unmapped' | 'wrong';
-  message: string;
-}
 
 export interface StudyFromGuide {
   study: StudyDefinition;

@@ -105,6 +105,23 @@ describe('servelab import', () => {
     expect((JSON.parse(stdout) as BenchResult[])[0]!.metrics.median_tpot_ms).toBeUndefined();
   });
 
+  // Real files of the import corpus: https://github.com/vllm-project/speculators/issues/613 (a block and its quote)
+  // and https://github.com/gpustack/gpustack/blob/47277d79/docs/performance-lab/deepseek-v3.2/h200.md (a block
+  // without its header among 28 with one).
+  it('imports quoted, speculative-decoding and headerless blocks of real files, warning without failing', async () => {
+    const corpus = join(repoRoot, 'tests', 'fixtures', 'bench-import-corpus', 'dev');
+    copyFileSync(join(corpus, 'speculators-issue-613.md'), join(dir, 'issue-613.md'));
+    copyFileSync(join(corpus, 'gpustack-deepseek-v3.2-h200.md'), join(dir, 'h200.md'));
+    const { code, stdout, stderr } = await run(['issue-613.md', 'h200.md', '--json']);
+    expect(code).toBe(0);
+    expect(stderr).toBe('servelab import: warning: h200.md:209: this result block has no "Serving Benchmark Result" header line; imported from its values\n');
+    const records = JSON.parse(stdout) as BenchResult[];
+    expect(records).toHaveLength(2 + 29);
+    expect(records[0]!.metrics).toMatchObject({ spec_decode_acceptance_rate: 47.16, spec_decode_accepted_tokens: 1685779 });
+    expect(records[1]!.metrics).toEqual(records[0]!.metrics);
+    expect(records.find((r) => r.source!.file === 'h200.md' && r.source!.line === 209)!.metrics.completed).toBe(1000);
+  });
+
   it('exits 2 on usage mistakes, 0 with --help, and is reachable from the servelab command', async () => {
     const none = await run([]);
     expect(none.code).toBe(2);

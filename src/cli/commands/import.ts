@@ -7,13 +7,15 @@ import { formatProblem, type BenchResult } from '../../shared/results';
 export const IMPORT_USAGE = `Usage: servelab import <file | folder>... [--json | --jsonl]
 
 Imports benchmark results: the text \`vllm bench serve\` prints (any number of "Serving Benchmark Result" blocks,
-with any text around them, from any vLLM version), its --save-result JSON or --append-result JSON Lines, and the
-text and JSON Lines of SGLang's bench_serving. The format is recognised from the content, not the file name. A
-folder imports every file below it, in order. Files larger than ${MAX_RESULT_FILE_BYTES / (1024 * 1024)} MiB are refused.
+with any text around them, from any vLLM version; blocks quoted or logged with the same prefix on every line; a
+block pasted without its header line), its --save-result JSON, --append-result JSON Lines or \`vllm bench sweep\`'s
+summary.json, and the text and JSON Lines of SGLang's bench_serving. The format is recognised from the content, not
+the file name. A folder imports every file below it, in order. Files larger than ${MAX_RESULT_FILE_BYTES / (1024 * 1024)} MiB are refused.
 
 Each result becomes one record: {"schemaVersion", "source": {"file", "format", "index", "line"}, "metrics",
 "extra", "provenance"}, with metrics under vLLM's JSON key names (completed, duration, output_throughput,
-mean_ttft_ms, p99_itl_ms, …; null where the client printed inf or "not set").
+mean_ttft_ms, p99_itl_ms, spec_decode_acceptance_rate, …; null where the client printed inf or "not set"; absent
+where the block does not say, or says N/A).
 
   --json        print the records as one JSON array
   --jsonl       print one record per line (JSON Lines)

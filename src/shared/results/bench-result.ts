@@ -26,8 +26,36 @@ export const RUN_METRIC_KEYS = [
   'total_token_throughput',
 ] as const;
 
+/**
+ * Speculative decoding, as `vllm bench serve` reads it from the server's /metrics and writes it (its "Speculative
+ * Decoding" section). The acceptance rate is in percent; the per-position rates are a list in vLLM's JSON, kept in
+ * `extra` as `spec_decode_per_position_acceptance_rates.N` (fractions, as the JSON has them).
+ */
+export const SPEC_DECODE_METRIC_KEYS = [
+  'spec_decode_acceptance_rate',
+  'spec_decode_acceptance_length',
+  'spec_decode_num_drafts',
+  'spec_decode_draft_tokens',
+  'spec_decode_accepted_tokens',
+] as const;
+
+/** vLLM's JSON name of the per-position acceptance list, and the `extra` key of one position in it. */
+export const SPEC_DECODE_PER_POSITION_KEY = 'spec_decode_per_position_acceptance_rates';
+export function perPositionAcceptanceKey(position: number): string {
+  return `${SPEC_DECODE_PER_POSITION_KEY}.${position}`;
+}
+
 /** Counted, so whole numbers. */
-const COUNT_KEYS = new Set<string>(['completed', 'failed', 'max_concurrency', 'total_input_tokens', 'total_output_tokens']);
+const COUNT_KEYS = new Set<string>([
+  'completed',
+  'failed',
+  'max_concurrency',
+  'total_input_tokens',
+  'total_output_tokens',
+  'spec_decode_num_drafts',
+  'spec_decode_draft_tokens',
+  'spec_decode_accepted_tokens',
+]);
 
 /** Computed here from a measured one: mean latency per request in seconds, from mean E2EL. */
 export const DERIVED_METRIC_KEYS = ['mean_latency_s'] as const;
@@ -38,7 +66,7 @@ const STAT_KEYS = LATENCY_METRICS.flatMap((m) => [`mean_${m}_ms`, `median_${m}_m
  * Every fixed metric key. Percentiles are open-ended (`p99_ttft_ms`, `p99.9_itl_ms`: one per
  * `--metric-percentiles` value) and recognised by `isPercentileKey`.
  */
-export const BENCH_METRIC_KEYS = [...RUN_METRIC_KEYS, ...STAT_KEYS, ...DERIVED_METRIC_KEYS] as const;
+export const BENCH_METRIC_KEYS = [...RUN_METRIC_KEYS, ...STAT_KEYS, ...SPEC_DECODE_METRIC_KEYS, ...DERIVED_METRIC_KEYS] as const;
 export type BenchMetricKey = (typeof BENCH_METRIC_KEYS)[number];
 
 const FIXED_KEYS = new Set<string>(BENCH_METRIC_KEYS);
@@ -185,18 +213,18 @@ export type BenchResult = z.infer<typeof BenchResultSchema>;
 
 /**
  * Fills what follows from the measured numbers: `failed` = prompts − completed when the client did not say, and
- * `mean_latency_s` from mean E2EL. Never overwrites a measured value.
+ * `mean_latency_s` from mean E2EL. Never overwrites a measured value (runners in vLLM's layout print "Mean Latency(s)").
  */
 export function withDerivedMetrics(metrics: BenchMetrics, numPrompts?: number): BenchMetrics {
   const out: BenchMetrics = { ...metrics };
   if (out.failed === undefined && numPrompts !== undefined && typeof out.completed === 'number' && numPrompts >= out.completed) {
     out.failed = numPrompts - out.completed;
   }
-  if (typeof out.mean_e2el_ms === 'number') out.mean_latency_s = out.mean_e2el_ms / 1000;
+  if (out.mean_latency_s === undefined && typeof out.mean_e2el_ms === 'number') out.mean_latency_s = out.mean_e2el_ms / 1000;
   return out;
 }
 
-/** Metrics in a stable order: run metrics, then each latency metric's mean, median, std and percentiles, then derived. */
+/** Metrics in a stable order: run metrics, each latency metric's mean, median, std and percentiles, speculative decoding, derived. */
 export function orderMetrics(metrics: BenchMetrics): BenchMetrics {
   const percentilesOf = (metric: LatencyMetric) =>
     Object.keys(metrics)
@@ -207,6 +235,7 @@ export function orderMetrics(metrics: BenchMetrics): BenchMetrics {
   const order = [
     ...RUN_METRIC_KEYS,
     ...LATENCY_METRICS.flatMap((m) => [`mean_${m}_ms`, `median_${m}_ms`, `std_${m}_ms`, ...percentilesOf(m)]),
+    ...SPEC_DECODE_METRIC_KEYS,
     ...DERIVED_METRIC_KEYS,
   ];
   const out: Record<string, number | null> = {};

@@ -48,6 +48,11 @@ export const METRIC_CATALOGUE = {
   max_concurrent_requests: count('Peak concurrent requests', 'requests'),
   total_token_throughput: rate('Total token throughput', 'tok/s'),
   ...statSpecs,
+  spec_decode_acceptance_rate: rate('Acceptance rate', '%'),
+  spec_decode_acceptance_length: rate('Acceptance length', 'tokens'),
+  spec_decode_num_drafts: count('Drafts', 'drafts'),
+  spec_decode_draft_tokens: count('Draft tokens', 'tokens'),
+  spec_decode_accepted_tokens: count('Accepted tokens', 'tokens'),
   mean_latency_s: latency('Mean latency', 's'),
 } as const satisfies Record<BenchMetricKey, Spec>;
 

@@ -1,6 +1,7 @@
-// vLLM's `--save-result` JSON (one object; JSON Lines with `--append-result`) and SGLang's `bench_serving` JSONL
-// (engines.md §1.2, §2.3). Python's json writes inf and nan as the bare tokens Infinity and NaN: accepted here.
-import { isBenchMetricKey, type BenchMetrics, type ResultProvenance } from './bench-result';
+// vLLM's `--save-result` JSON (one object; JSON Lines with `--append-result`; `vllm bench sweep`'s summary.json, an
+// array of them) and SGLang's `bench_serving` JSONL (engines.md §1.2, §2.3). Python's json writes inf and nan as the
+// bare tokens Infinity and NaN: accepted here.
+import { SPEC_DECODE_PER_POSITION_KEY, isBenchMetricKey, perPositionAcceptanceKey, type BenchMetrics, type ResultProvenance } from './bench-result';
 import type { BenchClient } from './parse-bench-text';
 
 export interface JsonProblem {
@@ -15,7 +16,7 @@ export interface JsonObjectAt {
 }
 
 export interface JsonParse {
-  /** One object for a whole-file JSON document, else one per JSON Lines line. */
+  /** One object for a whole-file JSON document, one per element of an array, else one per JSON Lines line. */
   objects: JsonObjectAt[];
   lines: boolean;
   errors: JsonProblem[];
@@ -65,11 +66,36 @@ function failureLine(text: string, error: unknown, firstLine: number): { line: n
   return { line: firstLine + (text.slice(0, offset).match(/\n/g)?.length ?? 0), reason };
 }
 
+/** The 1-based line of each object that starts directly inside the document's top-level array. */
+function elementLines(text: string): number[] {
+  const lines: number[] = [];
+  let depth = 0;
+  let line = 1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      if (c === '{' && depth === 1) lines.push(line);
+      depth++;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return lines;
+}
+
 export function parseBenchJsonText(text: string): JsonParse {
   try {
     const whole = parseLenientJson(text);
     if (isObject(whole)) return { objects: [{ line: 1 + (/^\s*/.exec(text)?.[0].match(/\n/g)?.length ?? 0), value: whole }], lines: false, errors: [] };
-    return { objects: [], lines: false, errors: [{ line: 1, message: 'this JSON is not an object; a benchmark result is one object per run' }] };
+    if (Array.isArray(whole) && whole.length > 0 && whole.every(isObject)) {
+      const lines = elementLines(text);
+      return { objects: whole.map((value, i) => ({ line: lines[i] ?? 1, value })), lines: false, errors: [] };
+    }
+    return { objects: [], lines: false, errors: [{ line: 1, message: 'this JSON is not an object or an array of objects; a benchmark result is one object per run' }] };
   } catch {
     // Not one document: JSON Lines, one run per line.
   }
@@ -91,8 +117,10 @@ export function parseBenchJsonText(text: string): JsonParse {
 const SGLANG_E2E = /^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$/;
 /** Keys only SGLang writes: they decide the client. */
 const SGLANG_KEYS = ['total_output_tokens_retokenized', 'mean_e2e_latency_ms', 'total_input_text_tokens', 'dataset_name', 'server_info'];
+/** Other clients' and versions' names for vLLM's keys: SGLang's `total_throughput`, vLLM 0.8–0.9's `request_goodput:`. */
+const KEY_ALIASES: Record<string, string> = { total_throughput: 'total_token_throughput', 'request_goodput:': 'request_goodput' };
 /** Per-request detail (`--save-detailed`, `--output-details`) and other lists: not run metrics (request-samples.ts reads vLLM's). */
-const DETAIL_KEYS = new Set(['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors', 'start_times', 'rps_change_events', 'server_info']);
+const DETAIL_KEYS = new Set(['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors', 'start_times', 'rps_change_events', 'server_info', 'latencies', 'queue_times']);
 
 /** Which client wrote this object. */
 export function jsonClient(value: Record<string, unknown>): BenchClient {
@@ -124,7 +152,10 @@ export function runFromJson(value: Record<string, unknown>): JsonRun | { error: 
   const workload: NonNullable<ResultProvenance['workload']> = {};
   const clientInfo = p.client!;
 
-  for (const [key, v] of Object.entries(value)) {
+  for (const [rawKey, v] of Object.entries(value)) {
+    const key = KEY_ALIASES[rawKey] ?? rawKey;
+    // Another name for a key the object also has under vLLM's own name: that one wins.
+    if (key !== rawKey && key in value) continue;
     const e2e = SGLANG_E2E.exec(key);
     const metricKey = e2e ? `${e2e[1]}_e2el_ms` : isBenchMetricKey(key) ? key : undefined;
     if (metricKey) {
@@ -184,6 +215,9 @@ export function runFromJson(value: Record<string, unknown>): JsonRun | { error: 
         break;
       case 'ramp_up_start_rps':
       case 'ramp_up_end_rps':
+        break;
+      case SPEC_DECODE_PER_POSITION_KEY:
+        if (Array.isArray(v)) v.forEach((rate, i) => { if (typeof rate === 'number') extra[perPositionAcceptanceKey(i)] = asNumber(rate) ?? null; });
         break;
       default:
         if (metricKey || DETAIL_KEYS.has(key)) break;

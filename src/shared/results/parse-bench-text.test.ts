@@ -101,7 +101,7 @@ describe('parseBenchText', () => {
     expect(r.provenance).toEqual({ client: { name: 'sglang.bench_serving', backend: 'sglang' }, workload: { requestRate: 'inf', maxConcurrency: null } });
   });
 
-  it('reads every label of later vLLM versions, keeping unknown numbers by their label', () => {
+  it("reads every label of later vLLM versions, speculative decoding under vLLM's spec_decode_* keys", () => {
     const { records, errors, warnings } = importResults(NEWER_VLLM_BLOCK, 'new.txt');
     expect(errors).toEqual([]);
     expect(warnings).toEqual([]);
@@ -112,9 +112,10 @@ describe('parseBenchText', () => {
       total_token_throughput: 1986.56,
       mean_ttft_ms: 41.1, median_ttft_ms: 39, p50_ttft_ms: 39, 'p99.9_ttft_ms': 88.12,
       mean_e2el_ms: 1520.5, median_e2el_ms: 1490, p99_e2el_ms: 2210.75,
+      spec_decode_acceptance_rate: 61.2, spec_decode_acceptance_length: 2.84,
       mean_latency_s: 1.5205,
     });
-    expect(records[0]!.extra).toStrictEqual({ 'Acceptance rate (%)': 61.2, 'Acceptance length': 2.84 });
+    expect(records[0]!.extra).toStrictEqual({});
     expect(records[0]!.provenance!.workload).toEqual({ requestRate: 8, maxConcurrency: 16 });
   });
 

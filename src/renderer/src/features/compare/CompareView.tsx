@@ -142,8 +142,8 @@ export interface CompareViewProps {
 export function CompareView({ columns, defaultBaselineId, title = t('compare.title'), onClose }: CompareViewProps) {
   const headingId = useId();
   const [chosenBaseline, setBaseline] = useState(defaultBaselineId);
-  const measured = columns.filter((c) => !c.published);
-  const baselineId = measured.some((c) => c.id === chosenBaseline) ? chosenBaseline! : (measured[0] ?? columns[0])?.id;
+  const measured = useMemo(() => columns.filter((c) => !c.published), [columns]);
+  const baselineId: string | undefined = measured.some((c) => c.id === chosenBaseline) ? chosenBaseline : (measured[0] ?? columns[0])?.id;
   // Metric names in the UI's language; the maths stays language-free.
   const rows = useMemo(() => compareTrials(columns, baselineId).map((row) => ({ ...row, metric: { ...row.metric, title: metricTitle(row.metric) } })), [columns, baselineId]);
   const labels = useMemo(() => new Map(columns.map((c) => [c.id, c.label])), [columns]);

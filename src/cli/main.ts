@@ -32,7 +32,7 @@ Commands:
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
   study from-guide <guide.md|.html|.txt> --out <study.servelab> [--host ID] [--json]
                      open a tuning guide as a study: its stages and candidates, its published results beside yours
-  report <project.servelab> [--format md|html|csv] [--out FILE]
+  report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   import <file|folder>... [--json | --jsonl]
                      read vllm bench serve / sglang bench_serving results (text or JSON) into normalized records

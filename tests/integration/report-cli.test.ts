@@ -7,6 +7,7 @@ import { runReport } from '../../src/cli/commands/report';
 import { runCli } from '../../src/cli/main';
 import { runCaptured, type CliRun } from '../helpers/cli';
 import { PLAIN_ENV_VALUE, STUDY_B_RECOMMENDED, studyBProject } from '../helpers/study-projects';
+import { finishedExampleProject } from '../helpers/example-projects';
 
 let dir: string;
 const run = (args: string[]): Promise<CliRun> => runCaptured((io) => runReport(args, io), {}, dir);
@@ -14,7 +15,9 @@ const run = (args: string[]): Promise<CliRun> => runCaptured((io) => runReport(a
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'servelab-report-'));
   writeFileSync(join(dir, 'study-b.servelab'), JSON.stringify(studyBProject(), null, 2));
-});
+  // The latency example, run to the end in virtual time: every decision with its facts, dates on the run.
+  writeFileSync(join(dir, 'latency.servelab'), JSON.stringify(finishedExampleProject('qwen3-8b-latency-h100.servelab'), null, 2));
+}, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('servelab report', () => {
@@ -92,6 +95,32 @@ describe('servelab report', () => {
     expect(bad.stderr).toContain('--format must be one of md, html, csv, not "pdf".');
   });
 
+  it('writes the report in Turkish with --lang tr: words, decisions, numbers and dates, and the same CSV', async () => {
+    const md = await run(['latency.servelab', '--lang', 'tr']);
+    expect(md.stderr).toBe('');
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/^# Qwen\/Qwen3-8B, 1× H100 \(simüle GPU makinesi\): istek başına en düşük ortalama gecikme\n/);
+    for (const heading of ['## Öneri', '## Senaryo başına önce ve sonra', '## Notlar ve uyarılar', '## Aşama 1: Motor seçimi', '## Özet: seçenek → kazanç']) {
+      expect(md.stdout).toContain(heading);
+    }
+    expect(md.stdout).toMatch(/Karar: Korunan: SGLang 0\.5\.3\.post3 \(\+%\d+,\d\)\. En iyisi SGLang 0\.5\.3\.post3: ortalama gecikme \d+,\d\d sn\/istek\./);
+    expect(md.stdout).toMatch(/Başlangıç: 1 Ocak 1970 00:00; bitiş: 1 Ocak 1970 \d\d:\d\d \(UTC\)\./);
+    expect(md.stdout).not.toContain('## Recommendation');
+    const html = await run(['latency.servelab', '--lang', 'tr', '--format', 'html']);
+    expect(html.code).toBe(0);
+    expect(html.stdout).toContain('<html lang="tr">');
+    expect(html.stdout).toContain('<h2>Notlar ve uyarılar</h2>');
+    // English stays the default.
+    expect((await run(['latency.servelab'])).stdout).toContain('## Recommendation');
+    const csvTr = await run(['latency.servelab', '--lang', 'tr', '--format', 'csv']);
+    const csvEn = await run(['latency.servelab', '--format', 'csv']);
+    expect(csvTr.code).toBe(0);
+    expect(csvTr.stdout).toBe(csvEn.stdout);
+    const bad = await run(['latency.servelab', '--lang', 'de']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--lang must be one of en, tr, not "de".');
+  });
+
   it('is reachable as `servelab report`, with its help', async () => {
     const viaMain = await runCaptured((io) => runCli(['report', 'study-b.servelab', '--format', 'csv'], io, ''), {}, dir);
     expect(viaMain.code).toBe(0);
@@ -100,6 +129,6 @@ describe('servelab report', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--format FORMAT');
     const usage = await runCaptured((io) => runCli(['--help'], io, ''), {}, dir);
-    expect(usage.stdout).toContain('report <project.servelab> [--format md|html|csv] [--out FILE]');
+    expect(usage.stdout).toContain('report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]');
   });
 });

@@ -6,9 +6,9 @@ import { writeFileAtomic } from '../../core/util/atomic-write';
 import { ServelabError } from '../../shared/contract';
 import type { ProjectFile } from '../../shared/study/study';
 import { PROJECT_FILE_SPEC } from '../../core/study/project-store';
-import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
+import { REPORT_LANGS, renderCsv, renderHtml, renderMarkdown, type ReportLang } from '../../shared/study/report';
 
-export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--out FILE]
+export const REPORT_USAGE = `Usage: servelab report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
 
 Writes the study report of a project file: the recommended launch command, the baseline and the recommendation on
 every scenario (regressions flagged), notes and caveats, the goal, the setup (GPU, driver, CUDA, engine versions,
@@ -17,6 +17,9 @@ summary of gains. A study still running is reported as far as it went.
 
   --format FORMAT   md (Markdown), html (one self-contained file with charts) or csv (one row per trial);
                     default: from the --out file's extension, else md
+  --lang LANG       the report's language: en (English, the default) or tr (Turkish), numbers and dates
+                    written the language's way; the CSV is the same in every language (metric keys as
+                    headers, numbers with a decimal point) so that scripts and spreadsheets read it alike
   --out FILE        write to FILE (replaced atomically) instead of standard output
   -h, --help        show this help
 
@@ -26,12 +29,13 @@ Exit codes: 0 report written, 1 the project could not be read or the report not 
 const FORMATS = ['md', 'html', 'csv'] as const;
 type Format = (typeof FORMATS)[number];
 
-const RENDERERS: Record<Format, (project: ProjectFile) => string> = { md: renderMarkdown, html: renderHtml, csv: renderCsv };
+const RENDERERS: Record<Format, (project: ProjectFile, lang: ReportLang) => string> = { md: renderMarkdown, html: renderHtml, csv: (project) => renderCsv(project) };
 const EXTENSIONS: Record<string, Format> = { '.md': 'md', '.markdown': 'md', '.html': 'html', '.htm': 'html', '.csv': 'csv' };
 
 interface Command {
   project: string;
   format: Format;
+  lang: ReportLang;
   out?: string;
 }
 
@@ -65,7 +69,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
 
-  const text = RENDERERS[command.format](project);
+  const text = RENDERERS[command.format](project, command.lang);
   if (command.out === undefined) {
     (io.document ?? io.stdout)(text);
     return 0;
@@ -84,7 +88,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
 function parseCommand(args: string[]): Command | 'help' {
   const { values, positional, help } = parseSinglePositional(
     args,
-    { format: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    { format: { type: 'string' }, lang: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
     { missing: 'name the project file (.servelab).', noun: 'project file' },
   );
   if (help) return 'help';
@@ -97,7 +101,9 @@ function parseCommand(args: string[]): Command | 'help' {
   } else {
     format = (out !== undefined ? EXTENSIONS[extname(out).toLowerCase()] : undefined) ?? 'md';
   }
-  return { project: positional, format, ...(out !== undefined ? { out } : {}) };
+  const lang = values.lang ?? 'en';
+  if (!(REPORT_LANGS as readonly string[]).includes(lang)) throw new UsageError(`--lang must be one of ${REPORT_LANGS.join(', ')}, not "${lang}".`);
+  return { project: positional, format, lang: lang as ReportLang, ...(out !== undefined ? { out } : {}) };
 }
 
 function messageOf(error: unknown): string {

@@ -44,3 +44,17 @@ describe('studies:run', () => {
     expect(await handlers['studies:cancel']({ path: join(dir, 'link.servelab') })).toEqual({ cancelled: true });
   });
 });
+
+describe('studies:report', () => {
+  it('renders in the language asked for (English when none is), the CSV alike in every language', async () => {
+    const runner = (): StudyRunnerDeps => ({ box: () => new Promise(() => {}), isDemo: () => true, hostLabel: (id) => id });
+    const handlers = studyHandlers({ events: new EventBus(), runner, examplesDir: null, recent: new RecentProjects(join(dir, 'recent.json')), trust: new ProjectTrust(join(dir, 'data')) });
+    const path = join(dir, 'draft.servelab');
+    await handlers['studies:create']({ path, study });
+    expect((await handlers['studies:report']({ path, format: 'md' })).text).toContain('## Recommendation');
+    const tr = (await handlers['studies:report']({ path, format: 'md', lang: 'tr' })).text;
+    expect(tr).toContain('## Öneri');
+    expect(tr).toContain('Bu çalışma henüz çalıştırılmadı');
+    expect((await handlers['studies:report']({ path, format: 'csv', lang: 'tr' })).text).toBe((await handlers['studies:report']({ path, format: 'csv' })).text);
+  });
+});

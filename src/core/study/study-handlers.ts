@@ -3,8 +3,8 @@ import { basename, join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import type { CallHandlers } from '../dispatch/dispatcher';
 import type { EventBus } from '../dispatch/event-bus';
-import { ProjectFileSchema } from '../../shared/study/study';
-import { renderCsv, renderHtml, renderMarkdown } from '../../shared/study/report';
+import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import { renderCsv, renderHtml, renderMarkdown, type ReportLang } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
 import { PROJECT_FILE_SPEC, projectDataDir, StudyProject } from './project-store';
@@ -50,7 +50,11 @@ type StudyCalls = Pick<
   | 'studies:saveAs'
 >;
 
-const RENDER = { md: renderMarkdown, html: renderHtml, csv: renderCsv } as const;
+const RENDER: Record<'md' | 'html' | 'csv', (project: ProjectFile, lang: ReportLang) => string> = {
+  md: renderMarkdown,
+  html: renderHtml,
+  csv: (project) => renderCsv(project),
+};
 
 /**
  * Project files, plans, runs and reports. One run at a time per project: in this process by the project's real path
@@ -167,17 +171,17 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       return { cancelled: true };
     },
 
-    'studies:report': async ({ path, format }) => {
+    'studies:report': async ({ path, format, lang }) => {
       const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      return { text: RENDER[format](read.data) };
+      return { text: RENDER[format](read.data, lang ?? 'en') };
     },
 
-    'studies:export': async ({ path, format, out }) => {
+    'studies:export': async ({ path, format, lang, out }) => {
       const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
       const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
-      await writeFileAtomic(target, RENDER[format](read.data), 0o644);
+      await writeFileAtomic(target, RENDER[format](read.data, lang ?? 'en'), 0o644);
       return { path: target };
     },
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { GuideProblemSchema, ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema } from '../study/study';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
+import { REPORT_LANGS } from '../study/report/text';
 
 /** An absolute path of a `.servelab` project file on this machine. */
 const ProjectPathSchema = z
@@ -72,9 +73,12 @@ export const STUDY_CALLS = {
     input: PathInput,
     output: z.object({ cancelled: z.boolean() }),
   },
-  /** The report as text (Markdown, self-contained HTML, or CSV). */
+  /**
+   * The report as text (Markdown, self-contained HTML, or CSV), in `lang` (English when absent; the UI passes its
+   * own). The CSV is the same in every language.
+   */
   'studies:report': {
-    input: PathInput.extend({ format: z.enum(REPORT_FORMATS) }),
+    input: PathInput.extend({ format: z.enum(REPORT_FORMATS), lang: z.enum(REPORT_LANGS).optional() }),
     output: z.object({ text: z.string() }),
   },
   /**
@@ -85,6 +89,8 @@ export const STUDY_CALLS = {
   'studies:export': {
     input: PathInput.extend({
       format: z.enum(REPORT_FORMATS),
+      /** The report's language (English when absent); the export control defaults to the UI's. */
+      lang: z.enum(REPORT_LANGS).optional(),
       out: z.union([z.string().min(1).max(4096), z.object({ saveHandle: z.string().min(1).max(200) }).strict()]),
     }),
     output: z.object({ path: z.string() }),

@@ -3,7 +3,10 @@ import { parseServerConfig, type ServerConfigInput } from '../engines/server-con
 import { decideEngineStage, decideGrid, decideStage, meetsSlos, objectiveValue, recommendationOf } from './decide';
 import { bestConfigOf, planEngineStage, planGrid, planStage, type BestConfig } from './planner';
 import type { PlanContext } from './plan-context';
-import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput, type Trial } from './study';
+import { StudyDefinitionSchema, type StageDecision, type StudyDefinition, type StudyDefinitionInput, type Trial } from './study';
+import { decisionWords } from './report/decision-words';
+import { gainPct } from './report/model';
+import { reportText, type ReportLang } from './report/text';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
 
@@ -280,6 +283,82 @@ describe('recommendationOf', () => {
     );
     expect(recommendationOf(vllm).command).toBe(
       `VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve Qwen/Qwen3-8B --speculative-config '{"method":"eagle3","model":"Tengyunw/qwen3_8b_eagle3","num_speculative_tokens":4}'`,
+    );
+  });
+});
+
+/** A decision as the report words it from its facts, in `lang`; labels from the stage's trials. */
+function worded(d: StageDecision, trials: readonly Trial[], lang: ReportLang = 'en', goal: 'latency' | 'throughput' = 'latency'): string {
+  const tx = reportText(lang);
+  const labelOf = (id: string) => trials.find((t) => t.candidateId === id)?.label ?? id;
+  const objective = goal === 'latency' ? { label: tx.t('objective.mean_latency_s'), unit: tx.t('unit.secondsPerRequest') } : { label: tx.t('objective.total_token_throughput'), unit: 'tok/s' };
+  return decisionWords(d, {
+    tx,
+    objective,
+    winnerLabel: d.winner !== null ? labelOf(d.winner) : null,
+    gainPct: d.winner !== null ? gainPct(d.before, d.after, goal === 'latency' ? 'lower' : 'higher') : null,
+    labelOf,
+    redact: (text) => text,
+  });
+}
+
+describe('the facts a decision keeps, worded by the report', () => {
+  const s = study();
+
+  it('words a kept candidate, an undecided one and the single-run rule from the facts, in English and Turkish', () => {
+    const kept = measure(planStage(s, 1, sglangBest(1.61), H100), { fp8: [1.25] });
+    const keptDecision = decideStage(s, 1, kept, sglangBest(1.61)).decision;
+    expect(keptDecision.basis).toEqual({ kind: 'compared', incumbent: 'SGLang 0.5.3.post3', marginPct: 1, value: 1.25 });
+    expect(worded(keptDecision, kept)).toBe('Kept FP8 checkpoint (+28.8%). FP8 checkpoint: −22.4% [−24.3, −20.4] mean latency (1.61 → 1.25 s/request; 1 run each). Kept.');
+    expect(worded(keptDecision, kept, 'tr')).toBe(
+      'Korunan: FP8 checkpoint (+%28,8). FP8 checkpoint: ortalama gecikme değişimi −%22,4 [−24,3; −20,4] (1,61 → 1,25 sn/istek; her biri 1 çalıştırma). Korundu.',
+    );
+    const close = measure(planStage(s, 0, sglangBest(1.61), H100), { bs8: [1.6] });
+    expect(worded(decideStage(s, 0, close, sglangBest(1.61)).decision, close)).toBe(
+      'Nothing kept. --cuda-graph-max-bs 8: −0.6% [−3.1, +1.9] mean latency (1.61 → 1.60 s/request; 1 run each). Undecided: another run of both.',
+    );
+    expect(worded(decideStage(s, 0, close, sglangBest(1.61), { rule: 'single-run' }).decision, close)).toBe(
+      'Nothing kept. No candidate beat the best so far (SGLang 0.5.3.post3) by more than 1%: the best was --cuda-graph-max-bs 8 (−0.6% mean latency).',
+    );
+  });
+
+  it('names each candidate without a result and why: missed SLOs, failed, refused', () => {
+    const slo = study({ goal: { kind: 'latency', slos: [{ metric: 'p99_ttft_ms', max: 200 }] } });
+    const broken = measure(planStage(slo, 2, sglangBest(1.25), H100), { triton: 'CUDA error: out of memory\nmore', flashinfer: [{ mean_latency_s: 1.0, p99_ttft_ms: 5700 }] });
+    const decision = decideStage(slo, 2, broken, sglangBest(1.25)).decision;
+    expect(decision.unmeasured).toEqual([
+      { label: '--attention-backend triton', why: 'failed', detail: 'CUDA error: out of memory' },
+      { label: '--attention-backend flashinfer', why: 'missed-slos', detail: 'p99_ttft_ms 5700 > 200' },
+    ]);
+    expect(worded(decision, broken, 'tr')).toBe(
+      'Hiçbir şey korunmadı. Hiçbir aday SLO’ları karşılayan bir sonuç vermedi; o ana kadarki en iyi (SGLang 0.5.3.post3) kalıyor. --attention-backend triton başarısız oldu: CUDA error: out of memory. --attention-backend flashinfer SLO’ları karşılamadı (p99_ttft_ms 5700 > 200).',
+    );
+    const tp = study({ goal: { kind: 'throughput', marginPct: 1 } });
+    const refused = planStage(tp, 1, sglangBest(1398), H100).map((t) => ({ ...t, status: 'rejected' as const, rejectReason: 'no room' }));
+    expect(worded(decideStage(tp, 1, refused, sglangBest(1398)).decision, refused, 'en', 'throughput')).toBe(
+      'Nothing kept. No candidate produced a result that meets the SLOs; the best so far (SGLang 0.5.3.post3) stays. FP8 checkpoint was refused before launch: no room.',
+    );
+  });
+
+  it('words a skipped stage, the engine stage and the grid', () => {
+    const vllm = bestConfigOf({ engine: 'vllm', version: '0.11.0', mode: 'env' }, parseServerConfig({ model: 'Qwen/Qwen3-8B' }), ['vllm-0.11.0'], 1.68);
+    expect(worded(decideStage(s, 0, [], vllm).decision, [], 'tr')).toBe(
+      'Hiçbir şey korunmadı. Atlandı: bu aşamanın ayarları şu motorlar için: SGLang; o ana kadarki en iyi yapılandırmanın motoru ise vLLM.',
+    );
+    const engines = measure(planEngineStage(s, H100), { 'vllm-0.11.0': [1.68], 'sglang-0.5.3.post3': [1.61], 'trtllm-1.2.0rc1': 'RuntimeError: boom' });
+    const engine = decideEngineStage(s, engines).decision;
+    expect(worded(engine, engines)).toBe(
+      'Kept SGLang 0.5.3.post3 (+4.3%). SGLang 0.5.3.post3 is best: 1.61 s/request mean latency. The others: vLLM 0.11.0 1.68. −4.2% mean latency against the baseline vLLM 0.11.0. ' +
+        `Against vLLM 0.11.0: ${engine.change ? reportText().change(engine.change) : ''} mean latency (1 run each), better. TensorRT-LLM 1.2.0rc1 failed: RuntimeError: boom.`,
+    );
+    const g = study({ engines: [{ engine: 'vllm', version: '0.11.0' }, { engine: 'sglang', version: '0.5.3.post3' }], stages: study().stages.slice(0, 2) });
+    const grid = planGrid(g, H100);
+    const values: Record<string, number[]> = {};
+    grid.forEach((t, i) => (values[t.candidateId] = [2 - i * 0.1]));
+    values['sglang-0.5.3.post3~quantization=fp8'] = [1.0];
+    const gridTrials = measure(grid, values);
+    expect(worded(decideGrid(g, gridTrials).decision, gridTrials)).toBe(
+      'Kept SGLang 0.5.3.post3 + FP8 checkpoint (+100.0%). Best of 6 measured configurations (of 6): SGLang 0.5.3.post3 + FP8 checkpoint, 1.00 s/request mean latency. −50.0% mean latency against the baseline vLLM 0.11.0 at its defaults.',
     );
   });
 });

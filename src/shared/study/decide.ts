@@ -13,7 +13,7 @@ import {
 } from './planner';
 import { metricOf } from '../results/metrics';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
-import { objectiveOf, type Recommendation, type StageDecision, type StudyDefinition, type Trial } from './study';
+import { objectiveOf, type DecisionBasis, type Recommendation, type StageDecision, type StudyDefinition, type Trial, type UnmeasuredCandidate } from './study';
 import { compareRuns, formatChange, gainOf, pooledRunNoise, stageOutcome, type Change } from './verdict';
 
 /**
@@ -126,16 +126,31 @@ interface Outcome {
 }
 
 /** Why an outcome has no objective: rejected, failed, missed its SLOs or not run; null when it has one. */
-function whyNoObjective(study: StudyDefinition, outcome: Outcome): string | null {
+function unmeasuredOf(study: StudyDefinition, outcome: Outcome): UnmeasuredCandidate | null {
   if (outcome.objective !== null) return null;
+  const label = outcome.label;
   const primary = outcome.trials.filter((t) => t.workloadId === study.workloads.primary.id);
   const rejected = primary.find((t) => t.status === 'rejected');
-  if (rejected) return `${outcome.label} rejected: ${rejected.rejectReason ?? 'by the pre-flight check'}`;
+  if (rejected) return { label, why: 'rejected', ...(rejected.rejectReason !== undefined ? { detail: rejected.rejectReason } : {}) };
   const failed = primary.find((t) => t.status === 'failed');
-  if (failed) return `${outcome.label} failed: ${firstLine(failed.error ?? failed.result?.error ?? 'no reason recorded')}`;
+  const error = failed ? (failed.error ?? failed.result?.error) : undefined;
+  if (failed) return { label, why: 'failed', ...(error !== undefined ? { detail: firstLine(error) } : {}) };
   const missed = primary.find((t) => t.status === 'done' && !meetsSlos(study, t).ok);
-  if (missed) return `${outcome.label} missed the SLOs (${meetsSlos(study, missed).violations.join(', ')})`;
-  return `${outcome.label} has no result`;
+  if (missed) return { label, why: 'missed-slos', detail: meetsSlos(study, missed).violations.join(', ') };
+  return { label, why: 'no-result' };
+}
+
+function whyNoObjective(u: UnmeasuredCandidate): string {
+  switch (u.why) {
+    case 'rejected':
+      return `${u.label} rejected: ${u.detail ?? 'by the pre-flight check'}`;
+    case 'failed':
+      return `${u.label} failed: ${u.detail ?? 'no reason recorded'}`;
+    case 'missed-slos':
+      return `${u.label} missed the SLOs (${u.detail ?? ''})`;
+    case 'no-result':
+      return `${u.label} has no result`;
+  }
 }
 
 function groupOutcomes(study: StudyDefinition, trials: readonly Trial[], order: readonly { candidateId: string; label: string; serverKey?: string }[]): Outcome[] {
@@ -155,8 +170,12 @@ function bestOutcome(study: StudyDefinition, outcomes: readonly Outcome[]): Outc
   return best;
 }
 
+function unmeasured(study: StudyDefinition, outcomes: readonly Outcome[]): UnmeasuredCandidate[] {
+  return outcomes.map((o) => unmeasuredOf(study, o)).filter((u): u is UnmeasuredCandidate => u !== null);
+}
+
 function notes(study: StudyDefinition, outcomes: readonly Outcome[]): string {
-  const list = outcomes.map((o) => whyNoObjective(study, o)).filter((n): n is string => n !== null);
+  const list = unmeasured(study, outcomes).map(whyNoObjective);
   return list.length > 0 ? `; ${list.join('; ')}` : '';
 }
 
@@ -256,9 +275,16 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
   const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
 
   let reason: string;
+  let basis: DecisionBasis;
   if (!winner) {
     reason = `no engine produced a result that meets the SLOs; ${engineLabel(best)} stays as the starting point`;
+    basis = { kind: 'no-valid-result', incumbent: engineLabel(best) };
   } else {
+    basis = {
+      kind: 'engine',
+      baseline: outcomes[0]?.label ?? engineLabel(baseline),
+      others: outcomes.filter((o) => o !== winner && o.objective !== null).map((o) => ({ label: o.label, value: o.objective as number })),
+    };
     const others = outcomes
       .filter((o) => o !== winner && o.objective !== null)
       .map((o) => `${o.label} ${formatObjective(study, o.objective as number)}`);
@@ -270,7 +296,16 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
       reason += '; it is also the baseline';
     }
   }
-  const decision: StageDecision = { stageId: ENGINE_STAGE_ID, winner: winner?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(stageTrials) };
+  const decision: StageDecision = {
+    stageId: ENGINE_STAGE_ID,
+    winner: winner?.candidateId ?? null,
+    reason,
+    before: baseline.objective,
+    after: best.objective,
+    decidedAt: decidedAt(stageTrials),
+    basis,
+    unmeasured: unmeasured(study, outcomes),
+  };
   let repeat: RepeatRequest[] = [];
   const runnerUp = winner ? bestOutcome(study, outcomes.filter((o) => o !== winner)) : undefined;
   if ((opts.rule ?? 'interval') === 'interval' && winner && runnerUp) {
@@ -286,6 +321,7 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
       const words = verdict === 'inconclusive' ? `inconclusive after ${Math.max(cmp.runs.candidate, cmp.runs.reference)} repeats, the faster on average is taken` : verdict === 'no-difference' ? 'no difference beyond the margin' : 'better';
       decision.reason += `; ${formatChange(cmp.change)} ${metricLabel} vs ${runnerUp.label} (${runsText(cmp.runs)}), ${words}`;
       Object.assign(decision, { compared: winner.candidateId, verdict, change: cmp.change, runs: cmp.runs });
+      if (basis.kind === 'engine') basis.reference = runnerUp.label;
     }
   }
   decision.reason += notes(study, outcomes);
@@ -307,44 +343,52 @@ export function decideStage(
   const stage = study.stages[stageIndex];
   if (!stage) throw new RangeError(`the study has no stage ${stageIndex}`);
   const stageTrials = trials.filter((t) => t.stageId === stage.id);
-  const keep = (reason: string, extra: Partial<StageDecision> = {}, repeat: RepeatRequest[] = []) => ({
+  const keep = (reason: string, extra: Partial<StageDecision> & { basis: DecisionBasis }, repeat: RepeatRequest[] = []) => ({
     decision: { stageId: stage.id, winner: null, reason, before: best.objective, after: best.objective, decidedAt: decidedAt(stageTrials), ...extra },
     best,
     repeat,
   });
   if (stage.engines && !stage.engines.includes(best.engine)) {
     const names = stage.engines.map((e) => getAdapter(e).displayName).join(', ');
-    return keep(`skipped: this stage's settings are for ${names}, and the best so far runs ${getAdapter(best.engine).displayName}`);
+    return keep(`skipped: this stage's settings are for ${names}, and the best so far runs ${getAdapter(best.engine).displayName}`, {
+      basis: { kind: 'skipped', stageEngines: [...stage.engines], bestEngine: best.engine },
+    });
   }
 
   const outcomes = groupOutcomes(study, stageTrials, stage.candidates.map((c) => ({ candidateId: c.id, label: c.label })));
   const top = bestOutcome(study, outcomes);
   const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
   const margin = study.goal.marginPct;
-  const bestName = `the best so far (${describeBest(best)})`;
+  const incumbent = describeBest(best);
+  const bestName = `the best so far (${incumbent})`;
+  const missing = { unmeasured: unmeasured(study, outcomes) };
 
-  if (!top) return keep(`no candidate produced a result that meets the SLOs; ${bestName} stays${notes(study, outcomes)}`);
+  if (!top) return keep(`no candidate produced a result that meets the SLOs; ${bestName} stays${notes(study, outcomes)}`, { basis: { kind: 'no-valid-result', incumbent }, ...missing });
 
   const topValue = top.objective as number;
   const topTrial = top.trials.find((t) => t.status === 'done') ?? (top.trials[0] as Trial);
-  const replaced = (reason: string, extra: Partial<StageDecision> = {}) => {
+  const replaced = (reason: string, extra: Partial<StageDecision> & { basis: DecisionBasis }) => {
     const next = bestConfigOf(best, topTrial.config, [...best.path, top.candidateId], topValue);
     return {
-      decision: { stageId: stage.id, winner: top.candidateId, reason, before: best.objective, after: topValue, decidedAt: decidedAt(stageTrials), ...extra },
+      decision: { stageId: stage.id, winner: top.candidateId, reason, before: best.objective, after: topValue, decidedAt: decidedAt(stageTrials), ...missing, ...extra },
       best: next,
       repeat: [],
     };
   };
   if (best.objective === null) {
-    return replaced(`${top.label}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`);
+    return replaced(`${top.label}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`, {
+      compared: top.candidateId,
+      basis: { kind: 'first-valid' },
+    });
   }
   const values = `${formatObjective(study, best.objective)} → ${formatObjective(study, topValue)} ${unit}`;
 
   if ((opts.rule ?? 'interval') === 'single-run') {
     const gain = improvementPct(study, best.objective, topValue);
     const change = `${signedPct(best.objective, topValue)} ${metricLabel}`;
-    if (gain > margin) return replaced(`${top.label}: ${change} (${values}), kept${notes(study, outcomes)}`);
-    return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`);
+    const singleRun = { compared: top.candidateId, basis: { kind: 'single-run' as const, incumbent, marginPct: margin, changePct: ((topValue - best.objective) / best.objective) * 100, value: topValue } };
+    if (gain > margin) return replaced(`${top.label}: ${change} (${values}), kept${notes(study, outcomes)}`, singleRun);
+    return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`, { ...singleRun, ...missing });
   }
 
   const cmp = compareConfigs(study, trials, { serverKey: top.serverKey, like: topTrial }, { serverKey: best.serverKey, like: best, fallback: best.objective }) as Comparison;
@@ -355,7 +399,7 @@ export function decideStage(
   const repeat = repeatsOf(study, trials, wanted);
   const outcome = stageOutcome(cmp.gain, margin, repeat.length > 0);
   const stated = `${top.label}: ${formatChange(cmp.change)} ${metricLabel} (${values}; ${runsText(cmp.runs)})`;
-  const facts = { compared: top.candidateId, change: cmp.change, runs: cmp.runs };
+  const facts = { compared: top.candidateId, change: cmp.change, runs: cmp.runs, basis: { kind: 'compared' as const, incumbent, marginPct: margin, value: topValue }, ...missing };
   switch (outcome) {
     case 'kept':
       return replaced(`${stated}, kept${notes(study, outcomes)}`, { ...facts, verdict: 'kept' });
@@ -396,6 +440,7 @@ export function decideGrid(study: StudyDefinition, trials: Trial[]): { decision:
   const measured = outcomes.filter((o) => o.objective !== null).length;
 
   let reason: string;
+  const basis: DecisionBasis = { kind: 'grid', measured, total: combos.length, baseline: outcomes[0]?.label ?? '' };
   if (!top) {
     reason = `none of the ${combos.length} configurations produced a result that meets the SLOs`;
   } else {
@@ -407,7 +452,7 @@ export function decideGrid(study: StudyDefinition, trials: Trial[]): { decision:
     if (failed > 0) reason += `; ${failed} without a valid result (rejected, failed, missed the SLOs or not run)`;
   }
   return {
-    decision: { stageId: GRID_STAGE_ID, winner: top?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(gridTrials) },
+    decision: { stageId: GRID_STAGE_ID, winner: top?.candidateId ?? null, reason, before: baseline.objective, after: best.objective, decidedAt: decidedAt(gridTrials), basis },
     best,
     baseline,
   };

@@ -229,6 +229,42 @@ export const ChangeSchema = z.object({ pct: z.number(), low: z.number(), high: z
 /** What a stage concluded of its best candidate against the best so far (verdict.ts `stageOutcome`). */
 export const STAGE_VERDICTS = ['kept', 'no-difference', 'worse', 'no-gain', 'inconclusive'] as const;
 
+/** Why a candidate has no objective: the pre-flight's reason, the engine's first error line or the missed SLOs. */
+export const UnmeasuredCandidateSchema = z.object({
+  label: z.string(),
+  why: z.enum(['rejected', 'failed', 'missed-slos', 'no-result']),
+  /** The pre-flight's or engine's own text, or the SLO misses ("mean_ttft_ms 412 > 300"); never product prose. */
+  detail: z.string().optional(),
+});
+export type UnmeasuredCandidate = z.infer<typeof UnmeasuredCandidateSchema>;
+
+/**
+ * What a decision's `reason` says, as facts, so a report can word it in any language. `incumbent` names the best
+ * so far (engine and kept candidates), `reference` the configuration a winner was compared with.
+ */
+export const DecisionBasisSchema = z.discriminatedUnion('kind', [
+  /** The stage's settings are for other engines than the best so far's. */
+  z.object({ kind: z.literal('skipped'), stageEngines: z.array(EngineIdSchema), bestEngine: EngineIdSchema }),
+  /** Nothing measured met the SLOs; the incumbent stays (engine stage: the first engine as the starting point). */
+  z.object({ kind: z.literal('no-valid-result'), incumbent: z.string() }),
+  /** The engine stage's best, with the other engines' objectives and the baseline (first) engine. */
+  z.object({
+    kind: z.literal('engine'),
+    baseline: z.string(),
+    others: z.array(z.object({ label: z.string(), value: z.number() })),
+    reference: z.string().optional(),
+  }),
+  /** The best so far had no valid result, so the stage's best is kept as it is. */
+  z.object({ kind: z.literal('first-valid') }),
+  /** The stage's best (`value`: its objective) against the incumbent (`compared`, `change`, `runs`; no `verdict`: another run of both). */
+  z.object({ kind: z.literal('compared'), incumbent: z.string(), marginPct: z.number(), value: z.number() }),
+  /** The single-run rule: the point change against the margin. */
+  z.object({ kind: z.literal('single-run'), incumbent: z.string(), marginPct: z.number(), changePct: z.number(), value: z.number() }),
+  /** A grid: the best of the measured combinations. */
+  z.object({ kind: z.literal('grid'), measured: z.number().int(), total: z.number().int(), baseline: z.string() }),
+]);
+export type DecisionBasis = z.infer<typeof DecisionBasisSchema>;
+
 export const StageDecisionSchema = z.object({
   stageId: z.string(),
   /** The candidate kept (its id), or null when none beat the best so far. */
@@ -246,6 +282,10 @@ export const StageDecisionSchema = z.object({
   change: ChangeSchema.optional(),
   /** Measured runs behind the verdict: of `compared`, and of the configuration it was compared with. */
   runs: z.object({ candidate: z.number().int().min(0), reference: z.number().int().min(0) }).optional(),
+  /** `reason` as facts (absent in projects written before it: a report then quotes `reason`). */
+  basis: DecisionBasisSchema.optional(),
+  /** The stage's candidates without an objective, and why. */
+  unmeasured: z.array(UnmeasuredCandidateSchema).optional(),
 });
 export type StageDecision = z.infer<typeof StageDecisionSchema>;
 

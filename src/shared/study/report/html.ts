@@ -2,6 +2,7 @@ import type { ProjectFile } from '../study';
 import { escapeHtml as h } from './escape';
 import { buildReportModel, type ReportModel, type StageSection } from './model';
 import { renderBarChart } from './svg-chart';
+import type { ReportLang } from './text';
 import {
   changeText,
   decisionText,
@@ -10,7 +11,8 @@ import {
   metricCell,
   regressionCallout,
   scenarioValue,
-  STATUS_TEXT,
+  simulatedText,
+  statusText,
   trialName,
   trialNotes,
   winnerText,
@@ -21,8 +23,8 @@ import {
  * (the Content-Security-Policy says so too), so it can be mailed or archived and opens the same anywhere.
  * Every string from the project goes through `h`.
  */
-export function renderHtml(project: ProjectFile): string {
-  return htmlOf(buildReportModel(project), project.study.repeats);
+export function renderHtml(project: ProjectFile, lang: ReportLang = 'en'): string {
+  return htmlOf(buildReportModel(project, lang), project.study.repeats);
 }
 
 const CSS = `
@@ -53,56 +55,71 @@ tr.kept td { background: #eef9f0; }
 `;
 
 function htmlOf(m: ReportModel, repeats: number): string {
+  const tx = m.text;
   const body: string[] = [];
-  body.push(`<header><h1>${h(m.title)}</h1><p class="muted">Study: <strong>${h(m.studyName)}</strong>${m.description ? ` — ${h(m.description)}` : ''}</p></header>`);
+  const num = (value: number | null | undefined) => h(metricCell(tx, value));
+  body.push(
+    `<header><h1>${h(m.title)}</h1><p class="muted">${tx.markup('header.study', h, { name: `<strong>${h(m.studyName)}</strong>` })}${m.description ? ` — ${h(m.description)}` : ''}</p>${m.ran ? `<p class="muted">${h(m.ran)}</p>` : ''}</header>`,
+  );
   if (m.simulated) {
-    body.push(`<div class="callout simulated" role="note"><strong>Simulated results.</strong> These numbers come from ${h(m.simulatedSource ?? 'the simulated GPU box')}: they are simulations, not measurements.</div>`);
+    body.push(`<div class="callout simulated" role="note"><strong>${h(tx.t('callout.simulated'))}</strong> ${h(simulatedText(m))}</div>`);
   }
-  if (m.status.text) body.push(`<div class="callout info" role="status"><strong>Incomplete study.</strong> ${h(m.status.text)}</div>`);
+  if (m.status.text) body.push(`<div class="callout info" role="status"><strong>${h(tx.t('callout.incomplete'))}</strong> ${h(m.status.text)}</div>`);
 
-  body.push('<section id="recommendation"><h2>Recommendation</h2>');
+  body.push(`<section id="recommendation"><h2>${h(tx.t('heading.recommendation'))}</h2>`);
   if (m.recommendation) {
     const r = m.recommendation;
-    body.push(`<p>${h(r.engineLabel)}, for the ${h(m.goalPhrase)} on ${h(m.goal.primaryWorkload)}:</p>`);
+    body.push(`<p>${h(tx.t('rec.intro', { engine: r.engineLabel, goal: m.goalPhrase, workload: m.goal.primaryWorkload }))}</p>`);
     body.push(`<pre><code>${h(r.command)}</code></pre>`);
     if (r.envNames.length > 0) {
       const secrets = new Map(r.secretEnv.map((s) => [s.name, s.ref]));
-      const names = r.envNames.map((n) => (secrets.has(n) ? `<code>${h(n)}</code> (from the secret <code>${h(secrets.get(n) ?? '')}</code>)` : `<code>${h(n)}</code>`));
-      body.push(`<p>Environment variables the server needs (values not shown): ${names.join(', ')}.</p>`);
+      const names = r.envNames.map((n) => (secrets.has(n) ? tx.markup('rec.envSecret', h, { name: `<code>${h(n)}</code>`, ref: `<code>${h(secrets.get(n) ?? '')}</code>` }) : `<code>${h(n)}</code>`));
+      body.push(`<p>${tx.markup('rec.env', h, { names: names.join(', ') })}</p>`);
     }
-    if (r.path.length > 0) body.push(`<p>Kept along the way: ${r.path.map(h).join(' → ')}.</p>`);
+    if (r.path.length > 0) body.push(`<p>${h(tx.t('rec.path', { path: r.path.join(' → ') }))}</p>`);
   } else {
-    body.push(`<p>${h(m.noRecommendation ?? 'No recommendation.')}</p>`);
+    body.push(`<p>${h(m.noRecommendation ?? tx.t('rec.none'))}</p>`);
   }
-  body.push(`<p>${h(m.baselineStatement)}${m.baseline?.command ? ` Baseline command: <code>${h(m.baseline.command)}</code>.` : ''}</p></section>`);
+  body.push(`<p>${h(m.baselineStatement)}${m.baseline?.command ? ` ${tx.markup('baseline.command', h, { command: `<code>${h(m.baseline.command)}</code>` })}` : ''}</p></section>`);
 
-  body.push('<section id="scenarios"><h2>Before and after, per scenario</h2>');
+  body.push(`<section id="scenarios"><h2>${h(tx.t('heading.scenarios'))}</h2>`);
   const callout = regressionCallout(m);
-  if (callout) body.push(`<div class="callout warning" role="alert"><strong class="flag">⚠ REGRESSION.</strong> ${h(callout)}</div>`);
+  if (callout) body.push(`<div class="callout warning" role="alert"><strong class="flag">${h(tx.t('callout.regression'))}</strong> ${h(callout)}</div>`);
   const unit = m.objective.unit;
+  const th = (cells: string[]) => cells.map((c) => `<th>${h(c)}</th>`).join('');
   body.push(
-    `<table><thead><tr><th>Scenario</th><th>Baseline (${h(unit)})</th><th>Recommended (${h(unit)})</th><th>Change in ${h(m.objective.label)}</th><th>Speed-up</th><th>Winner</th></tr></thead><tbody>`,
+    `<table><thead><tr>${th([
+      tx.t('scenario.col.scenario'),
+      tx.t('scenario.col.baseline', { unit }),
+      tx.t('scenario.col.recommended', { unit }),
+      tx.t('scenario.col.change', { metric: m.objective.label }),
+      tx.t('scenario.col.factor'),
+      tx.t('scenario.col.winner'),
+    ])}</tr></thead><tbody>`,
   );
   for (const s of m.scenarios) {
-    const change = s.regression ? `<span class="flag">⚠ ${h(changeText(s))}</span>` : h(changeText(s));
+    const change = s.regression ? `<span class="flag">⚠ ${h(changeText(s, tx))}</span>` : h(changeText(s, tx));
+    const name = s.primary ? tx.markup('scenario.primary', (part) => (part ? `<span class="muted">${h(part)}</span>` : ''), { scenario: h(s.description) }) : h(s.description);
     body.push(
-      `<tr${s.regression ? ' class="regression"' : ''}><td>${h(s.description)}${s.primary ? ' <span class="muted">(primary)</span>' : ''}</td>` +
-        `<td class="num">${h(scenarioValue(s.baseline, s.baselineNote, s.baselineStat))}</td><td class="num">${h(scenarioValue(s.recommended, s.recommendedNote, s.recommendedStat))}</td>` +
-        `<td class="num">${change}</td><td class="num">${h(factorText(s))}</td><td>${s.regression ? `<strong>${h(winnerText(s))}</strong>` : h(winnerText(s))}</td></tr>`,
+      `<tr${s.regression ? ' class="regression"' : ''}><td>${name}</td>` +
+        `<td class="num">${h(scenarioValue(tx, s.baseline, s.baselineNote, s.baselineStat))}</td><td class="num">${h(scenarioValue(tx, s.recommended, s.recommendedNote, s.recommendedStat))}</td>` +
+        `<td class="num">${change}</td><td class="num">${h(factorText(s, tx))}</td><td>${s.regression ? `<strong>${h(winnerText(s, tx))}</strong>` : h(winnerText(s, tx))}</td></tr>`,
     );
   }
   body.push('</tbody></table>');
   body.push(
-    `<p class="muted">Speed-up is the recommended configuration's advantage in the objective's direction (${h(m.objective.better)} ${h(m.objective.label)} is better); a scenario within the study's ${h(String(m.goal.marginPct))}% margin is a tie.</p>`,
+    `<p class="muted">${h(tx.t('scenario.footnote', { direction: tx.t(`goal.direction.${m.objective.better}`, { metric: m.objective.label }), margin: tx.percent(m.goal.marginPct) }))}</p>`,
   );
   if (m.scenarios.some((s) => s.baseline !== null || s.recommended !== null)) {
     body.push(
       `<div class="chart">${renderBarChart({
-        title: `Baseline vs recommended, ${m.objective.label}`,
+        title: tx.t('chart.scenarios', { metric: m.objective.label }),
         unit,
+        format: tx.number,
+        noResult: tx.t('chart.noResult'),
         series: [
-          { name: 'baseline', color: '#8c959f' },
-          { name: 'recommended', color: '#0969da' },
+          { name: tx.t('chart.series.baseline'), color: '#8c959f' },
+          { name: tx.t('chart.series.recommended'), color: '#0969da' },
         ],
         groups: m.scenarios.map((s) => ({
           label: s.description,
@@ -116,61 +133,60 @@ function htmlOf(m: ReportModel, repeats: number): string {
   }
   body.push('</section>');
 
-  body.push(`<section id="notes"><h2>Notes and caveats</h2><ul>${m.notes.map((n) => `<li>${h(n.text)}</li>`).join('')}</ul></section>`);
+  body.push(`<section id="notes"><h2>${h(tx.t('heading.notes'))}</h2><ul>${m.notes.map((n) => `<li>${h(n.text)}</li>`).join('')}</ul></section>`);
 
-  body.push('<section id="goal"><h2>Optimisation goal</h2><ul>');
-  body.push(`<li>Objective: ${h(m.goal.objectiveText)}, measured on ${h(m.goal.primaryWorkload)}.</li>`);
-  body.push(`<li>Service-level objectives: ${m.goal.slos.length > 0 ? m.goal.slos.map((s) => `<code>${h(s)}</code>`).join('; ') : 'none'}.</li>`);
-  body.push(`<li>Margin: a candidate replaces the best so far only when it beats it by more than ${h(String(m.goal.marginPct))}%.</li>`);
-  body.push(`<li>Search strategy: ${m.goal.strategy === 'greedy' ? 'stage-by-stage greedy' : 'full grid'}.</li></ul></section>`);
+  body.push(`<section id="goal"><h2>${h(tx.t('heading.goal'))}</h2><ul>`);
+  body.push(`<li>${h(tx.t('goal.objective', { objective: m.goal.objectiveText, workload: m.goal.primaryWorkload }))}</li>`);
+  body.push(`<li>${m.goal.slos.length > 0 ? tx.markup('goal.slos', h, { slos: m.goal.slos.map((s) => `<code>${h(s)}</code>`).join('; ') }) : h(tx.t('goal.slosNone'))}</li>`);
+  body.push(`<li>${h(tx.t('goal.margin', { margin: tx.percent(m.goal.marginPct) }))}</li>`);
+  body.push(`<li>${h(tx.t(`goal.strategy.${m.goal.strategy}`))}</li></ul></section>`);
 
   const s = m.setup;
-  body.push('<section id="setup"><h2>Setup</h2><ul>');
-  body.push(`<li>Model: <code>${h(s.model)}</code>${s.variants.length > 0 ? `; variants: ${s.variants.map(h).join('; ')}` : ''}.</li>`);
+  const notRecorded = tx.t('setup.notRecorded');
+  const hardware = { gpu: h(s.gpu), driver: h(s.driver ?? notRecorded), cuda: h(s.cuda ?? notRecorded), hosts: s.hosts.map(h).join(', ') };
+  body.push(`<section id="setup"><h2>${h(tx.t('heading.setup'))}</h2><ul>`);
   body.push(
-    `<li>Hardware: ${h(s.gpu)}; driver ${h(s.driver ?? 'not recorded')}; CUDA ${h(s.cuda ?? 'not recorded')}; host${s.hosts.length === 1 ? '' : 's'} ${s.hosts.map(h).join(', ')}${m.simulated ? ' (simulated GPU box)' : ''}.</li>`,
+    `<li>${s.variants.length > 0 ? tx.markup('setup.modelVariants', h, { model: `<code>${h(s.model)}</code>`, variants: s.variants.map(h).join('; ') }) : tx.markup('setup.model', h, { model: `<code>${h(s.model)}</code>` })}</li>`,
   );
-  body.push(`<li>Engines: ${s.engines.map(h).join('; ')}.</li>`);
-  body.push(
-    `<li>Benchmark client: ${h(s.client)}; each configuration measured ${s.repeats} time${s.repeats === 1 ? '' : 's'}, ${s.gpusPerTrial} GPU${s.gpusPerTrial === 1 ? '' : 's'} per server.</li>` +
-      `<li>Method: ${h(s.method)}</li></ul>`,
-  );
-  if (s.benchCommand) body.push(`<p>Benchmark command of the primary workload:</p><pre><code>${h(s.benchCommand)}</code></pre>`);
-  body.push('<table><thead><tr><th>Workload</th><th>Description</th><th>Dataset</th><th>SHA-256</th></tr></thead><tbody>');
+  body.push(`<li>${m.simulated ? tx.markup('setup.hardwareSimulated', h, hardware) : tx.markup('setup.hardware', h, hardware)}</li>`);
+  body.push(`<li>${h(tx.t('setup.engines', { engines: s.engines.join('; ') }))}</li>`);
+  body.push(`<li>${h(tx.plural('setup.client', s.repeats, { client: s.client, gpus: tx.integer(s.gpusPerTrial) }))}</li><li>${h(tx.t('setup.method', { method: s.method }))}</li></ul>`);
+  if (s.benchCommand) body.push(`<p>${h(tx.t('setup.benchCommand'))}</p><pre><code>${h(s.benchCommand)}</code></pre>`);
+  body.push(`<table><thead><tr>${th([tx.t('setup.col.workload'), tx.t('setup.col.description'), tx.t('setup.col.dataset'), 'SHA-256'])}</tr></thead><tbody>`);
   for (const d of s.datasets) {
-    body.push(`<tr><td><code>${h(d.workloadId)}</code></td><td>${h(d.description)}</td><td>${h(d.dataset)}</td><td>${d.sha256 ? `<code>${h(d.sha256)}</code>` : 'not recorded'}</td></tr>`);
+    body.push(`<tr><td><code>${h(d.workloadId)}</code></td><td>${h(d.description)}</td><td>${h(d.dataset)}</td><td>${d.sha256 ? `<code>${h(d.sha256)}</code>` : h(notRecorded)}</td></tr>`);
   }
   body.push('</tbody></table></section>');
 
   m.stages.forEach((section, i) => {
-    body.push(`<section id="stage-${h(section.id)}"><h2>Stage ${i + 1}: ${h(section.label)}</h2>`);
-    if (section.engines) body.push(`<p>Applies to ${section.engines.map(h).join(', ')}.</p>`);
+    body.push(`<section id="stage-${h(section.id)}"><h2>${h(tx.t('heading.stage', { n: tx.integer(i + 1), label: section.label }))}</h2>`);
+    if (section.engines) body.push(`<p>${h(tx.t('stage.appliesTo', { engines: section.engines.join(', ') }))}</p>`);
     body.push(stageBody(m, section, repeats, true), '</section>');
   });
 
-  body.push(`<section id="summary"><h2>Summary: option → gain</h2><p>${h(m.baselineStatement)}</p>`);
-  body.push(`<table><thead><tr><th>Option</th><th>Kept</th><th>Before (${h(unit)})</th><th>After (${h(unit)})</th><th>Gain</th></tr></thead><tbody>`);
+  body.push(`<section id="summary"><h2>${h(tx.t('heading.summary'))}</h2><p>${h(m.baselineStatement)}</p>`);
+  body.push(
+    `<table><thead><tr>${th([tx.t('summary.col.option'), tx.t('summary.col.kept'), tx.t('summary.col.before', { unit }), tx.t('summary.col.after', { unit }), tx.t('summary.col.gain')])}</tr></thead><tbody>`,
+  );
   for (const r of m.summary) {
     body.push(
-      `<tr><td>${h(r.option)}</td><td>${h(r.kept ?? 'nothing kept')}</td><td class="num">${h(metricCell(r.before))}</td><td class="num">${h(metricCell(r.after))}</td><td class="num">${h(gainText(r.gainPct))}</td></tr>`,
+      `<tr><td>${h(r.option)}</td><td>${h(r.kept ?? tx.t('summary.nothingKept'))}</td><td class="num">${num(r.before)}</td><td class="num">${num(r.after)}</td><td class="num">${h(gainText(r.gainPct, tx))}</td></tr>`,
     );
   }
   if (m.overall) {
     body.push(
-      `<tr><td><strong>Overall: baseline → recommended, primary workload</strong></td><td></td><td class="num">${h(metricCell(m.overall.baseline))}</td><td class="num">${h(metricCell(m.overall.recommended))}</td><td class="num"><strong>${h(gainText(m.overall.gainPct))}</strong></td></tr>`,
+      `<tr><td><strong>${h(tx.t('summary.overall'))}</strong></td><td></td><td class="num">${num(m.overall.baseline)}</td><td class="num">${num(m.overall.recommended)}</td><td class="num"><strong>${h(gainText(m.overall.gainPct, tx))}</strong></td></tr>`,
     );
   }
   body.push('</tbody></table>');
-  body.push(
-    `<p class="muted">Gain is in the objective's direction: for ${h(m.objective.label)}, ${m.objective.better === 'higher' ? 'after ÷ before − 1' : 'before ÷ after − 1 (the speed-up)'}. "-" means the stage kept nothing.</p></section>`,
-  );
+  body.push(`<p class="muted">${h(tx.t(`summary.footnote.${m.objective.better}`, { metric: m.objective.label }))}</p></section>`);
 
-  body.push('<section id="generalisation"><h2>Generalisation: baseline vs recommended</h2>');
-  body.push(m.generalisation ? stageBody(m, m.generalisation, repeats, false) : '<p>The baseline and the recommendation have not been compared on the scenarios yet.</p>');
+  body.push(`<section id="generalisation"><h2>${h(tx.t('heading.generalisation'))}</h2>`);
+  body.push(m.generalisation ? stageBody(m, m.generalisation, repeats, false) : `<p>${h(tx.t('generalisation.none'))}</p>`);
   body.push('</section>');
 
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${tx.lang}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
@@ -186,36 +202,41 @@ ${body.join('\n')}
 }
 
 function stageBody(m: ReportModel, section: StageSection, repeats: number, chart: boolean): string {
+  const tx = m.text;
   const out: string[] = [];
   if (section.trials.length === 0) {
-    out.push('<p>No trial of this stage has been planned: it does not apply to the engine kept.</p>');
+    out.push(`<p>${h(tx.t('stage.noTrials'))}</p>`);
   } else {
     if (chart) {
       out.push(
         `<div class="chart">${renderBarChart({
-          title: `${section.label}: ${m.objective.label} per trial`,
+          title: tx.t('chart.stage', { stage: section.label, metric: m.objective.label }),
           unit: m.objective.unit,
+          format: tx.number,
+          noResult: tx.t('chart.noResult'),
           series: [{ name: m.objective.label, color: '#0969da' }],
           groups: section.trials.map((t) => ({
-            label: trialName(t, section, repeats),
-            bars: [{ series: 0, value: t.objective, missing: STATUS_TEXT[t.status], interval: t.intervals[m.objective.metric] ?? null, ...(t.kept ? { tone: 'kept' as const } : {}) }],
+            label: trialName(t, section, repeats, tx),
+            bars: [{ series: 0, value: t.objective, missing: statusText(t.status, tx), interval: t.intervals[m.objective.metric] ?? null, ...(t.kept ? { tone: 'kept' as const } : {}) }],
           })),
         })}</div>`,
       );
     }
-    const headers = m.metricColumns.map((c) => `<th${c.key === m.objective.metric ? ' class="objective"' : ''}>${h(c.title)} (${h(c.unit)})</th>`).join('');
-    out.push(`<table><thead><tr><th>Trial</th><th>Status</th>${headers}<th>Notes</th><th>Command</th></tr></thead><tbody>`);
+    const headers = m.metricColumns.map((c) => `<th${c.key === m.objective.metric ? ' class="objective"' : ''}>${h(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }))}</th>`).join('');
+    out.push(
+      `<table><thead><tr><th>${h(tx.t('stage.col.trial'))}</th><th>${h(tx.t('stage.col.status'))}</th>${headers}<th>${h(tx.t('stage.col.notes'))}</th><th>${h(tx.t('stage.col.command'))}</th></tr></thead><tbody>`,
+    );
     for (const t of section.trials) {
       const cls = t.kept ? 'kept' : t.status === 'failed' || t.status === 'rejected' ? t.status : '';
-      const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
+      const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(tx, t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
       out.push(
-        `<tr${cls ? ` class="${cls}"` : ''}><td>${h(trialName(t, section, repeats))}</td><td class="status-${t.status}">${h(STATUS_TEXT[t.status])}</td>${cells}` +
-          `<td>${trialNotes(t).map(h).join('<br>')}</td><td><code>${h(t.command)}</code></td></tr>`,
+        `<tr${cls ? ` class="${cls}"` : ''}><td>${h(trialName(t, section, repeats, tx))}</td><td class="status-${t.status}">${h(statusText(t.status, tx))}</td>${cells}` +
+          `<td>${trialNotes(t, tx).map(h).join('<br>')}</td><td><code>${h(t.command)}</code></td></tr>`,
       );
     }
     out.push('</tbody></table>');
   }
-  out.push(`<p><strong>Decision:</strong> ${h(decisionText(section))}</p>`);
+  out.push(`<p><strong>${h(tx.t('stage.decision'))}</strong> ${h(decisionText(section, tx))}</p>`);
   return out.join('\n');
 }
 

@@ -2,3 +2,4 @@ export { buildReportModel, type ReportModel, type ScenarioRow, type StageSection
 export { renderMarkdown } from './markdown';
 export { renderHtml } from './html';
 export { renderCsv } from './csv';
+export { REPORT_LANGS, reportLangOf, reportText, type ReportLang, type ReportText } from './text';

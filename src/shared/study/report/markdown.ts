@@ -1,5 +1,6 @@
 import type { ProjectFile } from '../study';
 import { buildReportModel, type ReportModel, type StageSection } from './model';
+import type { ReportLang } from './text';
 import {
   changeText,
   decisionText,
@@ -8,131 +9,152 @@ import {
   metricCell,
   regressionCallout,
   scenarioValue,
-  STATUS_TEXT,
+  simulatedText,
+  statusText,
   trialName,
   trialNotes,
   winnerText,
 } from './view';
 
 /** The study report as Markdown (GitHub-flavoured tables), in the shape of the reference tuning guides. */
-export function renderMarkdown(project: ProjectFile): string {
-  return markdownOf(buildReportModel(project), project.study.repeats);
+export function renderMarkdown(project: ProjectFile, lang: ReportLang = 'en'): string {
+  return markdownOf(buildReportModel(project, lang), project.study.repeats);
 }
 
 function markdownOf(m: ReportModel, repeats: number): string {
+  const tx = m.text;
   const out: string[] = [];
   const p = (...lines: string[]) => out.push(...lines, '');
+  // Numbers and their intervals hold only digits, signs and brackets: no escaping needed, and none shown.
+  const num = (value: number | null | undefined) => metricCell(tx, value);
 
   p(`# ${text(m.title)}`);
-  p(`Study: **${text(m.studyName)}**${m.description ? ` — ${text(m.description)}` : ''}`);
-  if (m.simulated) p(`> **Simulated results.** These numbers come from ${text(m.simulatedSource ?? 'the simulated GPU box')}: they are simulations, not measurements.`);
-  if (m.status.text) p(`> **${m.status.complete ? 'Note' : 'Incomplete study.'}** ${text(m.status.text)}`);
+  p(`${tx.markup('header.study', text, { name: `**${text(m.studyName)}**` })}${m.description ? ` — ${text(m.description)}` : ''}`);
+  if (m.ran) p(text(m.ran));
+  if (m.simulated) p(`> **${text(tx.t('callout.simulated'))}** ${text(simulatedText(m))}`);
+  if (m.status.text) p(`> **${text(m.status.complete ? tx.t('callout.note') : tx.t('callout.incomplete'))}** ${text(m.status.text)}`);
 
-  p('## Recommendation');
+  p(`## ${text(tx.t('heading.recommendation'))}`);
   if (m.recommendation) {
     const r = m.recommendation;
-    p(`${text(r.engineLabel)}, for the ${text(m.goalPhrase)} on ${text(m.goal.primaryWorkload)}:`);
+    p(text(tx.t('rec.intro', { engine: r.engineLabel, goal: m.goalPhrase, workload: m.goal.primaryWorkload })));
     p(codeBlock(r.command, 'sh'));
     if (r.envNames.length > 0) {
       const secrets = new Map(r.secretEnv.map((s) => [s.name, s.ref]));
-      const names = r.envNames.map((n) => (secrets.has(n) ? `${code(n)} (from the secret ${code(secrets.get(n) ?? '')})` : code(n)));
-      p(`Environment variables the server needs (values not shown): ${names.join(', ')}.`);
+      const names = r.envNames.map((n) => (secrets.has(n) ? tx.markup('rec.envSecret', text, { name: code(n), ref: code(secrets.get(n) ?? '') }) : code(n)));
+      p(tx.markup('rec.env', text, { names: names.join(', ') }));
     }
-    if (r.path.length > 0) p(`Kept along the way: ${r.path.map(text).join(' → ')}.`);
+    if (r.path.length > 0) p(text(tx.t('rec.path', { path: r.path.join(' → ') })));
   } else {
-    p(text(m.noRecommendation ?? 'No recommendation.'));
+    p(text(m.noRecommendation ?? tx.t('rec.none')));
   }
-  p(text(m.baselineStatement) + (m.baseline?.command ? ` Baseline command: ${code(m.baseline.command)}.` : ''));
+  p(text(m.baselineStatement) + (m.baseline?.command ? ` ${tx.markup('baseline.command', text, { command: code(m.baseline.command) })}` : ''));
 
-  p('## Before and after, per scenario');
+  p(`## ${text(tx.t('heading.scenarios'))}`);
   const callout = regressionCallout(m);
-  if (callout) p(`> **⚠ REGRESSION.** ${text(callout)}`);
+  if (callout) p(`> **${text(tx.t('callout.regression'))}** ${text(callout)}`);
   const unit = m.objective.unit;
   p(
     table(
-      ['Scenario', `Baseline (${unit})`, `Recommended (${unit})`, `Change in ${m.objective.label}`, 'Speed-up', 'Winner'],
+      [
+        tx.t('scenario.col.scenario'),
+        tx.t('scenario.col.baseline', { unit }),
+        tx.t('scenario.col.recommended', { unit }),
+        tx.t('scenario.col.change', { metric: m.objective.label }),
+        tx.t('scenario.col.factor'),
+        tx.t('scenario.col.winner'),
+      ].map(text),
       m.scenarios.map((s) => {
-        const name = `${text(s.description)}${s.primary ? ' (primary)' : ''}`;
+        const name = text(s.primary ? tx.t('scenario.primary', { scenario: s.description }) : s.description);
         return [
           s.regression ? `**⚠ ${name}**` : name,
-          text(scenarioValue(s.baseline, s.baselineNote, s.baselineStat)),
-          text(scenarioValue(s.recommended, s.recommendedNote, s.recommendedStat)),
-          s.regression ? `**${text(changeText(s))}**` : text(changeText(s)),
-          factorText(s),
-          s.regression ? `**${winnerText(s)}**` : winnerText(s),
+          text(scenarioValue(tx, s.baseline, s.baselineNote, s.baselineStat)),
+          text(scenarioValue(tx, s.recommended, s.recommendedNote, s.recommendedStat)),
+          s.regression ? `**${text(changeText(s, tx))}**` : text(changeText(s, tx)),
+          text(factorText(s, tx)),
+          s.regression ? `**${text(winnerText(s, tx))}**` : text(winnerText(s, tx)),
         ];
       }),
     ),
   );
-  p(`Values are means over each side's runs with their 95% interval. Speed-up is the recommended configuration's advantage in the objective's direction (${m.objective.better} ${m.objective.label} is better); a scenario whose interval does not lie wholly beyond the study's ${m.goal.marginPct}% margin is a tie.`);
+  p(text(tx.t('scenario.footnote', { direction: tx.t(`goal.direction.${m.objective.better}`, { metric: m.objective.label }), margin: tx.percent(m.goal.marginPct) })));
 
-  p('## Notes and caveats');
+  p(`## ${text(tx.t('heading.notes'))}`);
   p(m.notes.map((n) => `- ${text(n.text)}`).join('\n'));
 
-  p('## Optimisation goal');
+  p(`## ${text(tx.t('heading.goal'))}`);
   p(
     [
-      `- Objective: ${text(m.goal.objectiveText)}, measured on ${text(m.goal.primaryWorkload)}.`,
-      `- Service-level objectives: ${m.goal.slos.length > 0 ? m.goal.slos.map((slo) => code(slo)).join('; ') : 'none'}.`,
-      `- Margin: a candidate replaces the best so far only when the interval of its gain lies beyond ${m.goal.marginPct}%.`,
-      `- Search strategy: ${m.goal.strategy === 'greedy' ? 'stage-by-stage greedy' : 'full grid'}.`,
+      `- ${text(tx.t('goal.objective', { objective: m.goal.objectiveText, workload: m.goal.primaryWorkload }))}`,
+      `- ${m.goal.slos.length > 0 ? tx.markup('goal.slos', text, { slos: m.goal.slos.map((slo) => code(slo)).join('; ') }) : text(tx.t('goal.slosNone'))}`,
+      `- ${text(tx.t('goal.margin', { margin: tx.percent(m.goal.marginPct) }))}`,
+      `- ${text(tx.t(`goal.strategy.${m.goal.strategy}`))}`,
     ].join('\n'),
   );
 
-  p('## Setup');
+  p(`## ${text(tx.t('heading.setup'))}`);
   const s = m.setup;
+  const notRecorded = tx.t('setup.notRecorded');
+  const hardware = { gpu: text(s.gpu), driver: text(s.driver ?? notRecorded), cuda: text(s.cuda ?? notRecorded), hosts: s.hosts.map(text).join(', ') };
   p(
     [
-      `- Model: ${code(s.model)}${s.variants.length > 0 ? `; variants: ${s.variants.map(text).join('; ')}` : ''}.`,
-      `- Hardware: ${text(s.gpu)}; driver ${text(s.driver ?? 'not recorded')}; CUDA ${text(s.cuda ?? 'not recorded')}; host${s.hosts.length === 1 ? '' : 's'} ${s.hosts.map(text).join(', ')}${m.simulated ? ' (simulated GPU box)' : ''}.`,
-      `- Engines: ${s.engines.map(text).join('; ')}.`,
-      `- Benchmark client: ${text(s.client)}; each configuration measured ${s.repeats} time${s.repeats === 1 ? '' : 's'}, ${s.gpusPerTrial} GPU${s.gpusPerTrial === 1 ? '' : 's'} per server.`,
-      `- Method: ${text(s.method)}`,
+      `- ${s.variants.length > 0 ? tx.markup('setup.modelVariants', text, { model: code(s.model), variants: s.variants.map(text).join('; ') }) : tx.markup('setup.model', text, { model: code(s.model) })}`,
+      `- ${m.simulated ? tx.markup('setup.hardwareSimulated', text, hardware) : tx.markup('setup.hardware', text, hardware)}`,
+      `- ${text(tx.t('setup.engines', { engines: s.engines.join('; ') }))}`,
+      `- ${text(tx.plural('setup.client', s.repeats, { client: s.client, gpus: tx.integer(s.gpusPerTrial) }))}`,
+      `- ${text(tx.t('setup.method', { method: s.method }))}`,
     ].join('\n'),
   );
-  if (s.benchCommand) p('Benchmark command of the primary workload:', '', codeBlock(s.benchCommand, 'sh'));
-  p(table(['Workload', 'Description', 'Dataset', 'SHA-256'], s.datasets.map((d) => [code(d.workloadId, true), text(d.description), code(d.dataset, true), d.sha256 ? code(d.sha256, true) : 'not recorded'])));
+  if (s.benchCommand) p(text(tx.t('setup.benchCommand')), '', codeBlock(s.benchCommand, 'sh'));
+  p(
+    table(
+      [tx.t('setup.col.workload'), tx.t('setup.col.description'), tx.t('setup.col.dataset'), 'SHA-256'].map(text),
+      s.datasets.map((d) => [code(d.workloadId, true), text(d.description), code(d.dataset, true), d.sha256 ? code(d.sha256, true) : text(notRecorded)]),
+    ),
+  );
 
   m.stages.forEach((section, i) => {
-    p(`## Stage ${i + 1}: ${text(section.label)}`);
-    if (section.engines) p(`Applies to ${section.engines.map(text).join(', ')}.`);
+    p(`## ${text(tx.t('heading.stage', { n: tx.integer(i + 1), label: section.label }))}`);
+    if (section.engines) p(text(tx.t('stage.appliesTo', { engines: section.engines.join(', ') })));
     stageBody(p, m, section, repeats);
   });
 
-  p('## Summary: option → gain');
+  p(`## ${text(tx.t('heading.summary'))}`);
   p(text(m.baselineStatement));
-  const rows = m.summary.map((r) => [text(r.option), text(r.kept ?? 'nothing kept'), metricCell(r.before), metricCell(r.after), gainText(r.gainPct)]);
-  if (m.overall) rows.push(['**Overall: baseline → recommended, primary workload**', '', metricCell(m.overall.baseline), metricCell(m.overall.recommended), `**${gainText(m.overall.gainPct)}**`]);
-  p(table(['Option', 'Kept', `Before (${unit})`, `After (${unit})`, 'Gain'], rows));
-  p(`Gain is in the objective's direction: for ${m.objective.label}, ${m.objective.better === 'higher' ? 'after ÷ before − 1' : 'before ÷ after − 1 (the speed-up)'}. "-" means the stage kept nothing.`);
+  const rows = m.summary.map((r) => [text(r.option), text(r.kept ?? tx.t('summary.nothingKept')), num(r.before), num(r.after), text(gainText(r.gainPct, tx))]);
+  if (m.overall) rows.push([`**${text(tx.t('summary.overall'))}**`, '', num(m.overall.baseline), num(m.overall.recommended), `**${text(gainText(m.overall.gainPct, tx))}**`]);
+  p(table([tx.t('summary.col.option'), tx.t('summary.col.kept'), tx.t('summary.col.before', { unit }), tx.t('summary.col.after', { unit }), tx.t('summary.col.gain')].map(text), rows));
+  p(text(tx.t(`summary.footnote.${m.objective.better}`, { metric: m.objective.label })));
 
-  p('## Generalisation: baseline vs recommended');
+  p(`## ${text(tx.t('heading.generalisation'))}`);
   if (m.generalisation) stageBody(p, m, m.generalisation, repeats);
-  else p('The baseline and the recommendation have not been compared on the scenarios yet.');
+  else p(text(tx.t('generalisation.none')));
 
   return `${out.join('\n').trimEnd()}\n`;
 }
 
 function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: StageSection, repeats: number): void {
+  const tx = m.text;
   if (section.trials.length === 0) {
-    p('No trial of this stage has been planned: it does not apply to the engine kept.');
+    p(text(tx.t('stage.noTrials')));
   } else {
+    const metricHeader = (c: ReportModel['metricColumns'][number]) => text(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }));
     p(
       table(
-        ['Trial', 'Status', ...m.metricColumns.map((c) => (c.key === m.objective.metric ? `**${c.title} (${c.unit})**` : `${c.title} (${c.unit})`)), 'Notes'],
+        [text(tx.t('stage.col.trial')), text(tx.t('stage.col.status')), ...m.metricColumns.map((c) => (c.key === m.objective.metric ? `**${metricHeader(c)}**` : metricHeader(c))), text(tx.t('stage.col.notes'))],
         section.trials.map((t) => [
-          text(trialName(t, section, repeats)),
-          t.status === 'failed' || t.status === 'rejected' ? `**${STATUS_TEXT[t.status]}**` : STATUS_TEXT[t.status],
-          ...m.metricColumns.map((c) => metricCell(t.metrics[c.key], t.intervals[c.key])),
-          trialNotes(t).map(text).join('; '),
+          text(trialName(t, section, repeats, tx)),
+          t.status === 'failed' || t.status === 'rejected' ? `**${text(statusText(t.status, tx))}**` : text(statusText(t.status, tx)),
+          ...m.metricColumns.map((c) => metricCell(tx, t.metrics[c.key], t.intervals[c.key])),
+          trialNotes(t, tx).map(text).join('; '),
         ]),
       ),
     );
     const commands = new Map<string, string>();
     for (const t of section.trials) if (!commands.has(t.label)) commands.set(t.label, t.command);
-    p('Commands:', '', [...commands].map(([label, command]) => `- ${text(label)}: ${code(command)}`).join('\n'));
+    p(text(tx.t('stage.commands')), '', [...commands].map(([label, command]) => `- ${text(label)}: ${code(command)}`).join('\n'));
   }
-  p(`Decision: ${text(decisionText(section))}`);
+  p(`${text(tx.t('stage.decision'))} ${text(decisionText(section, tx))}`);
 }
 
 /** Free text: characters Markdown would read as markup are escaped, line breaks become spaces. */

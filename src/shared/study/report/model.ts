@@ -2,18 +2,22 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
-import { describeWorkload, type Workload } from '../../bench/workload';
+import type { Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
 import { metricInterval, metricOf, metricSpec } from '../../results/metrics';
 import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
-import { describeVerdict, metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
-import { formatChange } from '../verdict';
-import { objectiveOf, type ProjectFile, type Trial, type TrialStatus, type Slo } from '../study';
+import { metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
+import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { REFERENCE_CANDIDATE_ID } from '../study-loop';
+import { reportText, type ReportLang, type ReportText } from './text';
+import { decisionWords, verdictWords } from './decision-words';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
  * so the three formats cannot disagree. Strings here are raw (unescaped); each renderer escapes for its own format.
+ * Words and numbers are in the model's language (`text`: the catalogue of `messages/` and the locale's formats);
+ * what the user wrote (labels, descriptions), model and engine names, commands and engine errors are kept as they are.
  */
 
 export type Objective = ReturnType<typeof objectiveOf>;
@@ -78,7 +82,10 @@ export interface StageSection {
   decision: {
     winner: string | null;
     winnerLabel: string | null;
+    /** The reason stored in the project (English, written when the stage was decided). */
     reason: string;
+    /** The decision in the report's language, worded from the facts stored with it (or the stored reason, said so). */
+    words: string;
     before: number | null;
     after: number | null;
     gainPct: number | null;
@@ -86,6 +93,8 @@ export interface StageSection {
     verdict: string | null;
   } | null;
 }
+
+export type SimulatedSource = { kind: 'demo' } | { kind: 'hosts'; hosts: string[] };
 
 export type ScenarioWinner = 'recommended' | 'baseline' | 'tie';
 
@@ -130,7 +139,11 @@ export interface ReportNote {
 }
 
 export interface ReportModel {
+  /** The report's language: its messages and number formats. */
+  text: ReportText;
   title: string;
+  /** When the study ran, in the report's language; null before it started. */
+  ran: string | null;
   studyName: string;
   description: string | null;
   model: string;
@@ -138,8 +151,8 @@ export interface ReportModel {
   goalPhrase: string;
   objective: Objective;
   simulated: boolean;
-  /** Where the simulated numbers come from, as words that follow "from" (null when none is simulated). */
-  simulatedSource: string | null;
+  /** Where the simulated numbers come from: the demo lab, or the hosts named (null when none is simulated). */
+  simulatedSource: SimulatedSource | null;
   status: {
     study: ProjectFile['state']['status'];
     complete: boolean;
@@ -195,31 +208,33 @@ export interface ReportModel {
   metricColumns: MetricColumn[];
 }
 
-/** The report's own words for the metrics its tables show; units come from the metric catalogue. */
-const COLUMN_TITLES = {
-  mean_latency_s: 'mean latency',
-  total_token_throughput: 'total throughput',
-  output_throughput: 'output throughput',
-  mean_ttft_ms: 'mean TTFT',
-  p99_ttft_ms: 'P99 TTFT',
-  mean_tpot_ms: 'mean TPOT',
-} as const;
-type ColumnKey = keyof typeof COLUMN_TITLES;
+/** The metrics the report's tables show (their words are the catalogue's `metric.*`; units the metric catalogue's). */
+type ColumnKey = 'mean_latency_s' | 'total_token_throughput' | 'output_throughput' | 'mean_ttft_ms' | 'p99_ttft_ms' | 'mean_tpot_ms';
 
 export function engineLabel(engine: EngineId): string {
   return getAdapter(engine).displayName;
 }
 
-const GOAL_PHRASES = { latency: 'lowest mean latency per request', throughput: 'highest total token throughput' } as const;
+/** The objective's metric and direction, with its name and unit in the report's language. */
+function localObjective(goal: ProjectFile['study']['goal']['kind'], tx: ReportText): Objective {
+  const objective = objectiveOf(goal);
+  return { ...objective, label: tx.t(`objective.${objective.metric}`), unit: localUnit(objective.unit, tx) };
+}
 
-export function buildReportModel(project: ProjectFile): ReportModel {
+/** Units are symbols in every language but one: seconds per request. */
+function localUnit(unit: string, tx: ReportText): string {
+  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit;
+}
+
+export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en'): ReportModel {
   const { study, state } = project;
-  const objective = objectiveOf(study.goal.kind);
+  const tx = reportText(lang);
+  const objective = localObjective(study.goal.kind, tx);
   const redact = envRedactor(project);
   const metricColumns: MetricColumn[] = [
     objective.metric,
     ...(['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'] as const).filter((k) => k !== objective.metric),
-  ].map((key: ColumnKey) => ({ key, title: COLUMN_TITLES[key], unit: metricSpec(key).unit }));
+  ].map((key: ColumnKey) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) }));
 
   const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
   const rec = state.recommendation;
@@ -257,7 +272,7 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       id: t.id,
       stageId: t.stageId,
       candidateId: t.candidateId,
-      label: t.label,
+      label: trialLabel(t, tx),
       engine: t.engine,
       engineLabel: engineLabel(t.engine),
       version: t.version,
@@ -275,11 +290,17 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       metrics,
       intervals,
       runs: runCounts.get(runKey(t)) ?? 0,
-      warmup: t.warmup ? (t.warmup.error !== undefined ? `warm-up failed: ${redact(t.warmup.error)}` : `warm-up: ${t.warmup.requests} requests${t.warmup.seconds !== undefined ? `, ${t.warmup.seconds} s` : ''}`) : null,
+      warmup: t.warmup
+        ? t.warmup.error !== undefined
+          ? tx.t('trial.warmupFailed', { error: redact(t.warmup.error) })
+          : t.warmup.seconds !== undefined
+            ? tx.t('trial.warmupSeconds', { n: tx.integer(t.warmup.requests), seconds: tx.fixed(t.warmup.seconds, 1) })
+            : tx.t('trial.warmup', { n: tx.integer(t.warmup.requests) })
+        : null,
       objective: value,
       vsBaselinePct: value !== null && base !== null && base !== 0 ? ((value - base) / base) * 100 : null,
       problem: problem !== null ? redact(problem) : null,
-      sloViolations: t.status === 'done' ? sloViolations(t, study.goal.slos) : [],
+      sloViolations: t.status === 'done' ? sloViolations(t, study.goal.slos, tx) : [],
       envNames: Object.keys(t.config.env).sort(),
       speculative: t.config.speculative !== undefined,
       simulated: t.result?.result.provenance?.simulated === true,
@@ -297,23 +318,35 @@ export function buildReportModel(project: ProjectFile): ReportModel {
     const decision = decisions.get(id);
     return {
       id,
-      label: id === 'engine' ? 'Engine selection' : id === 'generalisation' ? 'Generalisation' : id === 'grid' ? 'Grid search' : (def?.label ?? id),
+      label: id === 'engine' ? tx.t('stage.engine') : id === 'generalisation' ? tx.t('stage.generalisation') : id === 'grid' ? tx.t('stage.grid') : (def?.label ?? id),
       engines: def?.engines ? def.engines.map(engineLabel) : null,
       trials,
       severalWorkloads: new Set(trials.map((t) => t.workloadId)).size > 1,
-      decision: decision
-        ? {
-            winner: decision.winner,
-            winnerLabel: decision.winner !== null ? (trials.find((t) => t.candidateId === decision.winner)?.label ?? decision.winner) : null,
-            reason: redact(decision.reason),
-            before: decision.before,
-            after: decision.after,
-            gainPct: decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null,
-            verdict: describeVerdict(decision),
-          }
-        : null,
+      decision: decision ? sectionDecision(decision, trials) : null,
     };
   };
+  const labelOf = (trials: TrialRow[], candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
+  function sectionDecision(decision: StageDecision, trials: TrialRow[]): NonNullable<StageSection['decision']> {
+    const winnerLabel = decision.winner !== null ? labelOf(trials, decision.winner) : null;
+    const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
+    return {
+      winner: decision.winner,
+      winnerLabel,
+      reason: redact(decision.reason),
+      words: decisionWords(decision, {
+        tx,
+        objective,
+        winnerLabel,
+        gainPct: gain,
+        labelOf: (id) => labelOf(trials, id),
+        redact,
+      }),
+      before: decision.before,
+      after: decision.after,
+      gainPct: gain,
+      verdict: verdictWords(decision, tx),
+    };
+  }
   const stages = stageOrder.map(section);
   const generalisationTrials = state.trials.filter((t) => t.stageId === 'generalisation');
   const generalisation = generalisationTrials.length > 0 ? section('generalisation') : null;
@@ -351,18 +384,18 @@ export function buildReportModel(project: ProjectFile): ReportModel {
             : 'tie';
     const regression = winner === 'baseline';
     const flag = regression
-      ? `REGRESSION ${comparison ? formatChange(comparison.change) : formatPct(changePct ?? 0)} ${objective.label}`
+      ? tx.t('scenario.flag.regression', { change: comparison ? tx.change(comparison.change) : tx.pct(changePct ?? 0), metric: objective.label })
       : comparison?.verdict === 'possibly-worse'
-        ? `possibly worse: ${formatChange(comparison.change)} ${objective.label}`
+        ? tx.t('scenario.flag.possiblyWorse', { change: tx.change(comparison.change), metric: objective.label })
         : null;
     return {
       workloadId: w.id,
-      description: w.label ?? describeWorkload(w),
+      description: w.label ?? describeWorkload(w, tx),
       primary: w.id === primaryId,
       baseline,
       recommended,
-      baselineNote: baseline === null ? missingNote(baseTrials, redact) : null,
-      recommendedNote: recommended === null ? (rec === undefined && recTrials.length === 0 ? 'no recommendation yet' : missingNote(recTrials, redact)) : null,
+      baselineNote: baseline === null ? missingNote(baseTrials, redact, tx) : null,
+      recommendedNote: recommended === null ? (rec === undefined && recTrials.length === 0 ? tx.t('scenario.noRecommendationYet') : missingNote(recTrials, redact, tx)) : null,
       changePct,
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,
@@ -389,9 +422,11 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   // Provenance: what the measured trials say about the hardware and the client.
   const provenances = state.trials.map((t) => t.result?.result.provenance).filter((p) => p !== undefined);
   const simulated = provenances.some((p) => p.simulated === true);
-  const simulatedSource = simulatedSourceOf(state.trials);
+  const simulatedSource = simulatedSourceOf(state.trials, tx);
   const gpuModel = mostCommon(provenances.map((p) => (p.gpu?.model ? `${p.gpu.count ?? 1}× ${p.gpu.model}` : undefined)));
-  const gpu = gpuModel ?? (study.demoLab ? `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()} (simulated GPU box)` : `the GPUs of ${study.hosts.map((h) => h.hostId).join(', ')}`);
+  const gpu =
+    gpuModel ??
+    (study.demoLab ? tx.t('setup.simulatedGpu', { gpu: `${study.demoLab.count}× ${study.demoLab.gpu.toUpperCase()}` }) : tx.t('setup.gpusOf', { hosts: study.hosts.map((h) => h.hostId).join(', ') }));
   const clientProv = provenances.find((p) => p.client?.name !== undefined || p.client?.version !== undefined)?.client;
   const client = clientProv
     ? [clientProv.name ?? 'vllm bench serve', clientProv.version].filter(Boolean).join(' ')
@@ -401,8 +436,14 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   const datasets = workloads.map((w) => {
     const prov = state.trials.find((t) => t.workloadId === w.id && t.result?.result.provenance?.dataset)?.result?.result.provenance?.dataset;
     const dataset =
-      prov?.path ?? prov?.name ?? (w.dataset.kind === 'random' ? `random (seed ${w.seed ?? 'not set'})` : w.dataset.kind === 'sharegpt' ? (w.dataset.path ?? 'ShareGPT (dataset cache)') : w.dataset.path);
-    return { workloadId: w.id, description: w.label ?? describeWorkload(w), dataset, sha256: prov?.sha256 ?? null };
+      prov?.path ??
+      prov?.name ??
+      (w.dataset.kind === 'random'
+        ? tx.t('setup.randomSeed', { seed: w.seed !== undefined ? String(w.seed) : tx.t('setup.seedNotSet') })
+        : w.dataset.kind === 'sharegpt'
+          ? (w.dataset.path ?? tx.t('setup.sharegptCache'))
+          : w.dataset.path);
+    return { workloadId: w.id, description: w.label ?? describeWorkload(w, tx), dataset, sha256: prov?.sha256 ?? null };
   });
 
   const engines = study.engines.map((e) => {
@@ -411,8 +452,9 @@ export function buildReportModel(project: ProjectFile): ReportModel {
         provenances.filter((p) => p.engine === e.engine && p.engineVersion !== undefined && p.engineVersion !== e.version).map((p) => p.engineVersion as string),
       ),
     ];
-    const docker = e.mode === 'docker' ? ', docker image' : '';
-    return `${engineLabel(e.engine)} ${e.version}${docker}${reported.length > 0 ? ` (reported as ${reported.join(', ')})` : ''}`;
+    const name = `${engineLabel(e.engine)} ${e.version}`;
+    const withMode = e.mode === 'docker' ? tx.t('setup.engineDocker', { engine: name }) : name;
+    return reported.length > 0 ? tx.t('setup.engineReported', { engine: withMode, versions: reported.join(', ') }) : withMode;
   });
 
   const counts = Object.fromEntries(['planned', 'rejected', 'running', 'done', 'failed', 'cancelled'].map((s) => [s, 0])) as Record<TrialStatus, number>;
@@ -422,26 +464,27 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   const statusText = complete
     ? null
     : state.status === 'draft'
-      ? 'This study has not run yet: no configuration has been measured.'
+      ? tx.t('status.draft')
       : state.status === 'running'
-        ? `This study is still running: ${finished} of ${state.trials.length} trials finished. The report shows what has been measured so far.`
-        : `This study stopped before the end (${state.status})${state.message ? `: ${redact(state.message)}` : ''}. The report shows what was measured.`;
+        ? tx.t('status.running', { finished: tx.integer(finished), total: tx.integer(state.trials.length) })
+        : state.message
+          ? tx.t('status.stoppedWhy', { status: tx.t(`studyStatus.${state.status}`), message: redact(state.message) })
+          : tx.t('status.stopped', { status: tx.t(`studyStatus.${state.status}`) });
 
   const baselineTrial = state.trials.find((t) => baselineKey !== undefined && t.serverKey === baselineKey) ?? generalisationTrials.find((t) => t.candidateId === 'baseline');
   const baselineChoice = baselineTrial ? study.engines.find((e) => e.engine === baselineTrial.engine && e.version === baselineTrial.version) : undefined;
+  const baselineEngine = baselineTrial ? `${engineLabel(baselineTrial.engine)} ${baselineTrial.version}` : '';
   const baseline = baselineTrial
     ? {
-        label: `${engineLabel(baselineTrial.engine)} ${baselineTrial.version} at its defaults${baselineChoice && Object.keys(baselineChoice.config).length > 0 ? ' with the study\'s base settings' : ''}`,
+        label: baselineChoice && Object.keys(baselineChoice.config).length > 0 ? tx.t('baseline.labelBase', { engine: baselineEngine }) : tx.t('baseline.label', { engine: baselineEngine }),
         command: redact(baselineTrial.command),
       }
     : null;
-  const baselineStatement = baseline
-    ? `Gains are relative to the best configuration before each stage; the baseline is ${baseline.label}.`
-    : 'Gains are relative to the best configuration before each stage; no baseline has been measured yet.';
+  const baselineStatement = baseline ? tx.t('baseline.statement', { baseline: baseline.label }) : tx.t('baseline.statementNone');
 
   const recommendation = rec
     ? {
-        engineLabel: `${engineLabel(rec.engine)} ${rec.version}${rec.mode === 'docker' ? ' (docker image)' : ''}`,
+        engineLabel: rec.mode === 'docker' ? tx.t('rec.docker', { engine: `${engineLabel(rec.engine)} ${rec.version}` }) : `${engineLabel(rec.engine)} ${rec.version}`,
         command: redact(rec.command),
         envNames: Object.keys(rec.config.env).sort(),
         secretEnv: Object.entries(rec.config.env)
@@ -458,18 +501,27 @@ export function buildReportModel(project: ProjectFile): ReportModel {
   const noRecommendation = rec
     ? null
     : state.status === 'done'
-      ? `The study finished without a recommendation${state.message ? `: ${redact(state.message)}` : ': no configuration completed the primary workload'}.`
+      ? state.message
+        ? tx.t('rec.noneDoneWhy', { message: redact(state.message) })
+        : tx.t('rec.noneDone')
       : state.status === 'draft'
-        ? 'No recommendation yet: the study has not run.'
+        ? tx.t('rec.noneDraft')
         : state.status === 'running'
-          ? 'No recommendation yet: the study is still running.'
-          : `No recommendation: the study stopped before the end (${state.status}).`;
+          ? tx.t('rec.noneRunning')
+          : tx.t('rec.noneStopped', { status: tx.t(`studyStatus.${state.status}`) });
 
-  const notes = buildNotes(project, { simulatedSource, counts, objective });
+  const notes = buildNotes(project, { simulatedSource, counts, tx });
   const model = study.model.id;
-  const goalPhrase = GOAL_PHRASES[study.goal.kind];
+  const goalPhrase = tx.t(`goal.${study.goal.kind}`);
+  const ran = state.startedAt
+    ? state.finishedAt && complete
+      ? tx.t('header.ran', { start: tx.date(state.startedAt), end: tx.date(state.finishedAt) })
+      : tx.t('header.started', { start: tx.date(state.startedAt) })
+    : null;
   return {
-    title: `${model} on ${gpu}: ${goalPhrase}`,
+    text: tx,
+    title: tx.t('title', { model, gpu, goal: goalPhrase }),
+    ran,
     studyName: study.name,
     description: study.description ?? null,
     model,
@@ -491,10 +543,10 @@ export function buildReportModel(project: ProjectFile): ReportModel {
     summary,
     overall: scenarios.find((sc) => sc.primary && sc.gainPct !== null) ?? null,
     goal: {
-      objectiveText: `${objective.label} (${objective.unit}), ${objective.better} is better`,
-      slos: study.goal.slos.map(describeSlo),
+      objectiveText: tx.t(`goal.objective.${objective.better}`, { metric: objective.label, unit: objective.unit }),
+      slos: study.goal.slos.map((slo) => describeSlo(slo, tx)),
       marginPct: margin,
-      primaryWorkload: study.workloads.primary.label ?? describeWorkload(study.workloads.primary),
+      primaryWorkload: study.workloads.primary.label ?? describeWorkload(study.workloads.primary, tx),
       strategy: study.strategy,
     },
     setup: {
@@ -503,14 +555,14 @@ export function buildReportModel(project: ProjectFile): ReportModel {
       gpu,
       driver: mostCommon(provenances.map((p) => p.gpu?.driver)) ?? null,
       cuda: mostCommon(provenances.map((p) => p.gpu?.cuda)) ?? null,
-      hosts: study.hosts.map((h) => (h.gpus ? `${h.hostId} (GPUs ${h.gpus.join(', ')})` : h.hostId)),
+      hosts: study.hosts.map((h) => (h.gpus ? tx.t('setup.hostGpus', { host: h.hostId, gpus: h.gpus.join(', ') }) : h.hostId)),
       engines,
       client,
       benchCommand: primaryBench !== undefined ? redact(primaryBench) : null,
       datasets,
       repeats: study.repeats,
       gpusPerTrial: study.gpusPerTrial,
-      method: methodOf(study),
+      method: methodOf(study, tx),
     },
     notes,
     metricColumns,
@@ -518,77 +570,53 @@ export function buildReportModel(project: ProjectFile): ReportModel {
 }
 
 /** The measurement and decision method in one paragraph, for the setup section. */
-function methodOf(study: ProjectFile['study']): string {
-  const level = Math.round(INTERVAL_LEVEL * 100);
-  const primary = study.workloads.primary;
-  return (
-    `Each server is warmed up on each workload before its first measured run (${warmupRequests(primary)} requests of the primary workload at its concurrency, other prompts; the numbers are discarded). ` +
-    `A stage keeps a candidate only when the ${level}% interval of its gain over the best so far clears the ${study.goal.marginPct}% margin, calls it "no difference" when the interval lies within the margin, ` +
-    `and otherwise runs both again, each run on a fresh launch, up to ${Math.max(study.goal.repeatBudget, study.repeats)} runs per configuration ("inconclusive" after that: the simpler configuration stays). ` +
-    `Intervals are ${level}%: between the runs of a configuration (Student t on the logarithms, the run-to-run spread pooled over the study's repeats with the published noise as a prior), or, for a single run, from its requests (bootstrap).`
-  );
+function methodOf(study: ProjectFile['study'], tx: ReportText): string {
+  return tx.t('method', {
+    warmup: tx.integer(warmupRequests(study.workloads.primary)),
+    level: tx.percent(Math.round(INTERVAL_LEVEL * 100)),
+    margin: tx.percent(study.goal.marginPct),
+    budget: tx.integer(Math.max(study.goal.repeatBudget, study.repeats)),
+  });
 }
 
 /**
  * The box the simulated numbers come from: the demo lab, or the hosts (by the label they had when measured) whose
  * box said it is the simulated one, as a test box reached over SSH does.
  */
-function simulatedSourceOf(trials: readonly Trial[]): string | null {
+function simulatedSourceOf(trials: readonly Trial[], tx: ReportText): SimulatedSource | null {
   const simulated = trials.filter((t) => t.result?.result.provenance?.simulated === true);
   if (simulated.length === 0) return null;
-  if (simulated.every((t) => t.hostId === DEMO_LAB_HOST_ID)) return 'the simulated GPU box of the demo lab';
-  const hosts = [...new Set(simulated.map((t) => (t.hostId === DEMO_LAB_HOST_ID ? 'the demo lab' : (t.result?.result.provenance?.host ?? t.hostId ?? 'an unnamed host'))))];
-  return `the simulated GPU box on ${hosts.join(', ')}`;
+  if (simulated.every((t) => t.hostId === DEMO_LAB_HOST_ID)) return { kind: 'demo' };
+  const hosts = [...new Set(simulated.map((t) => (t.hostId === DEMO_LAB_HOST_ID ? tx.t('demoLab') : (t.result?.result.provenance?.host ?? t.hostId ?? tx.t('unknownHost')))))];
+  return { kind: 'hosts', hosts };
 }
 
-function buildNotes(project: ProjectFile, facts: { simulatedSource: string | null; counts: Record<TrialStatus, number>; objective: Objective }): ReportNote[] {
+function buildNotes(project: ProjectFile, facts: { simulatedSource: SimulatedSource | null; counts: Record<TrialStatus, number>; tx: ReportText }): ReportNote[] {
   const { study, state } = project;
+  const { tx } = facts;
   const notes: ReportNote[] = [];
   if (facts.simulatedSource) {
     notes.push({
       kind: 'simulated',
-      text: `These results come from ${facts.simulatedSource}. They are simulations, not measurements: never quote them as real numbers.`,
+      text: facts.simulatedSource.kind === 'demo' ? tx.t('note.simulatedDemo') : tx.t('note.simulatedHosts', { hosts: facts.simulatedSource.hosts.join(', ') }),
     });
   }
-  notes.push(
-    study.strategy === 'greedy'
-      ? {
-          kind: 'strategy',
-          text: 'Search strategy: stage-by-stage greedy. Each stage is tried on top of the best configuration so far and kept only when it helps, so the result is a local optimum: options that only help together, or a stage in another order, were not explored.',
-        }
-      : {
-          kind: 'strategy',
-          text: 'Search strategy: full grid. Every combination of the candidates was measured; the recommendation is the best of those combinations, not of options outside them.',
-        },
-  );
+  notes.push({ kind: 'strategy', text: study.strategy === 'greedy' ? tx.t('note.greedy') : tx.t('note.grid') });
   const quantized = state.trials.some((t) => t.config.quantization !== undefined || t.config.model !== study.model.id) || study.model.variants.length > 0;
   if (quantized) {
-    notes.push({
-      kind: 'quantization',
-      text: 'Quantisation (FP8, AWQ and other quantised checkpoints) can change the model\'s answers. This study measured speed only: check accuracy on your own evaluation before adopting a quantised configuration.',
-    });
+    notes.push({ kind: 'quantization', text: tx.t('note.quantization') });
   }
   if (state.trials.some((t) => t.config.speculative !== undefined)) {
-    notes.push({
-      kind: 'speculative',
-      text: 'Speculative decoding: the benchmark client counts streamed chunks, and an accepted draft arrives as several tokens in one chunk. Peak output token throughput can therefore read below the mean output throughput, and mean ITL above mean TPOT. This is how the engine behaves, not a measurement error.',
-    });
+    notes.push({ kind: 'speculative', text: tx.t('note.speculative') });
   }
   const unsuccessful = facts.counts.failed + facts.counts.rejected;
   if (unsuccessful > 0) {
-    notes.push({
-      kind: 'failures',
-      text: `${trials(facts.counts.failed)} failed and ${trials(facts.counts.rejected)} ${facts.counts.rejected === 1 ? 'was' : 'were'} refused before launch (an option the GPU or engine cannot run, say). They are results too: each is listed in its stage with its error or reason.`,
-    });
+    notes.push({ kind: 'failures', text: tx.t('note.failures', { failed: tx.integer(facts.counts.failed), rejected: tx.integer(facts.counts.rejected) }) });
   }
   if (study.goal.slos.length > 0) {
-    notes.push({ kind: 'slo', text: `Trials that miss a service-level objective (${study.goal.slos.map(describeSlo).join('; ')}) are marked in their stage.` });
+    notes.push({ kind: 'slo', text: tx.t('note.slo', { slos: study.goal.slos.map((slo) => describeSlo(slo, tx)).join('; ') }) });
   }
   return notes;
-}
-
-function trials(n: number): string {
-  return `${n} trial${n === 1 ? '' : 's'}`;
 }
 
 function defaultBaselineKey(project: ProjectFile): string | undefined {
@@ -597,27 +625,63 @@ function defaultBaselineKey(project: ProjectFile): string | undefined {
   return project.state.trials.find((t) => t.stageId === 'engine' && t.engine === first.engine && t.version === first.version && t.mode === first.mode)?.serverKey;
 }
 
-function sloViolations(t: Trial, slos: Slo[]): string[] {
+function sloViolations(t: Trial, slos: Slo[], tx: ReportText): string[] {
   const out: string[] = [];
   for (const slo of slos) {
     const value = metricOf(t, slo.metric);
     if (value === null) continue;
     if ((slo.max !== undefined && value > slo.max) || (slo.min !== undefined && value < slo.min)) {
-      out.push(`misses SLO ${describeSlo(slo)} (measured ${formatNumber(value)})`);
+      out.push(tx.t('trial.sloMiss', { slo: describeSlo(slo, tx), value: tx.number(value) }));
     }
   }
   return out;
 }
 
-export function describeSlo(slo: Slo): string {
-  return [slo.min !== undefined ? `${slo.metric} ≥ ${slo.min}` : null, slo.max !== undefined ? `${slo.metric} ≤ ${slo.max}` : null].filter(Boolean).join(' and ');
+/** "p99_ttft_ms ≤ 500": the metric's key (as the project file and the CSV name it) and the bound. */
+export function describeSlo(slo: Slo, tx: ReportText = reportText()): string {
+  const bound = (value: number) => (Number.isInteger(value) ? tx.integer(value) : tx.number(value));
+  return [slo.min !== undefined ? `${slo.metric} ≥ ${bound(slo.min)}` : null, slo.max !== undefined ? `${slo.metric} ≤ ${bound(slo.max)}` : null]
+    .filter(Boolean)
+    .join(tx.t('slo.and'));
 }
 
-function missingNote(trials: Trial[], redact: (s: string) => string): string {
+/** A workload without a label of its own, in the report's language: "ShareGPT, 100 prompts, concurrency 4". */
+export function describeWorkload(w: Workload, tx: ReportText): string {
+  const data =
+    w.dataset.kind === 'sharegpt'
+      ? tx.t('workload.sharegpt')
+      : w.dataset.kind === 'random'
+        ? tx.t('workload.random', { input: tx.integer(w.dataset.inputLen), output: tx.integer(w.dataset.outputLen) })
+        : tx.t('workload.custom', { path: w.dataset.path });
+  const load = w.maxConcurrency !== undefined ? tx.t('workload.concurrency', { n: tx.integer(w.maxConcurrency) }) : tx.t('workload.unbounded');
+  const prompts = tx.integer(w.numPrompts);
+  return w.requestRate !== undefined ? tx.t('workload.describeRate', { data, prompts, load, rate: tx.number(w.requestRate) }) : tx.t('workload.describe', { data, prompts, load });
+}
+
+/**
+ * The planner names the trials it adds by their role, in English: "Best so far: …" for the incumbent re-run in a
+ * later stage, "Baseline: …" and "Recommended: …" in the generalisation pass. The report words the role itself.
+ */
+const ROLE_LABELS = [
+  { candidateId: REFERENCE_CANDIDATE_ID, prefix: 'Best so far: ', key: 'trial.role.reference' },
+  { candidateId: 'baseline', prefix: 'Baseline: ', key: 'trial.role.baseline', stageId: 'generalisation' },
+  { candidateId: 'recommended', prefix: 'Recommended: ', key: 'trial.role.recommended', stageId: 'generalisation' },
+] as const;
+
+function trialLabel(t: Trial, tx: ReportText): string {
+  const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
+  if (!role) return t.label;
+  return tx.t(role.key, { label: t.label.startsWith(role.prefix) ? t.label.slice(role.prefix.length) : t.label });
+}
+
+function missingNote(trials: Trial[], redact: (s: string) => string, tx: ReportText): string {
   const failed = trials.find((t) => t.status === 'failed' || t.status === 'rejected');
-  if (failed) return `${failed.status}: ${redact(failed.rejectReason ?? failed.error ?? failed.result?.error ?? 'no detail')}`;
-  if (trials.some((t) => t.status === 'planned' || t.status === 'running')) return 'not measured yet';
-  return 'not measured';
+  if (failed) {
+    const detail = redact(failed.rejectReason ?? failed.error ?? failed.result?.error ?? tx.t('scenario.noDetail'));
+    return failed.status === 'failed' ? tx.t('scenario.failed', { detail }) : tx.t('scenario.rejected', { detail });
+  }
+  if (trials.some((t) => t.status === 'planned' || t.status === 'running')) return tx.t('scenario.notMeasuredYet');
+  return tx.t('scenario.notMeasured');
 }
 
 /** Improvement in the objective's direction, in percent: 2054 vs 1731 tok/s → +18.7; 1.68 s → 1.61 s → +4.3 (speed-up). */
@@ -691,21 +755,4 @@ function envValueRedactor(project: ProjectFile): (text: string) => string {
     }
     return out;
   };
-}
-
-/** "+18.7%", "−13.8%" (a real minus sign, so a sign is never lost to a line break or a font). */
-export function formatPct(pct: number): string {
-  const rounded = Math.round(pct * 10) / 10;
-  if (rounded === 0) return '0.0%';
-  return `${rounded > 0 ? '+' : '−'}${Math.abs(rounded).toFixed(1)}%`;
-}
-
-/** Digits by magnitude: 2054, 149.7, 1.61, 0.62. */
-export function formatNumber(value: number): string {
-  const abs = Math.abs(value);
-  return value.toFixed(abs >= 1000 ? 0 : abs >= 100 ? 1 : 2);
-}
-
-export function formatFactor(factor: number): string {
-  return `${factor.toFixed(factor >= 10 ? 1 : 2)}x`;
 }

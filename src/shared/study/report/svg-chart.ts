@@ -1,5 +1,4 @@
 import { escapeHtml } from './escape';
-import { formatNumber } from './model';
 
 /**
  * A horizontal bar chart as one inline SVG string: no script, font or image, so the report stays one file that
@@ -27,6 +26,10 @@ export interface BarChartSpec {
   unit: string;
   series: { name: string; color: string }[];
   groups: ChartGroup[];
+  /** Numbers in the report's locale. */
+  format: (value: number) => string;
+  /** Shown for a bar without a value or a reason of its own. */
+  noResult: string;
 }
 
 const WIDTH = 760;
@@ -39,6 +42,7 @@ const MAX_LABEL_CHARS = 40;
 const TONE_COLORS = { kept: '#1a7f37', regression: '#c62828' } as const;
 
 export function renderBarChart(spec: BarChartSpec): string {
+  const formatNumber = spec.format;
   const values = spec.groups.flatMap((g) => g.bars.flatMap((b) => [b.value, b.interval?.high ?? null])).filter((v): v is number => v !== null && v > 0);
   const max = values.length > 0 ? Math.max(...values) : 1;
   const area = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
@@ -81,7 +85,7 @@ export function renderBarChart(spec: BarChartSpec): string {
         }
         parts.push(`<text x="${labelAt.toFixed(1)}" y="${y + BAR_HEIGHT - 3}" font-size="11">${escapeHtml(formatNumber(bar.value))}</text>`);
       } else {
-        parts.push(`<text x="${LABEL_WIDTH + 4}" y="${y + BAR_HEIGHT - 3}" font-size="11" font-style="italic" fill="#8c959f">${escapeHtml(bar.missing ?? 'no result')}</text>`);
+        parts.push(`<text x="${LABEL_WIDTH + 4}" y="${y + BAR_HEIGHT - 3}" font-size="11" font-style="italic" fill="#8c959f">${escapeHtml(bar.missing ?? spec.noResult)}</text>`);
       }
       y += BAR_HEIGHT + BAR_GAP;
     }

@@ -1,86 +1,90 @@
-import { formatFactor, formatNumber, formatPct, type ReportModel, type ScenarioRow, type StageSection, type TrialRow } from './model';
+import type { ReportModel, ScenarioRow, StageSection, TrialRow } from './model';
 import type { MetricStat } from '../run-stats';
-import { describeScenario } from '../run-stats';
+import type { ReportText } from './text';
 
-/** Wording shared by the Markdown and HTML reports, so both say the same thing. */
+/** Wording shared by the Markdown and HTML reports, so both say the same thing in the model's language. */
 
-export function trialName(row: TrialRow, section: StageSection, repeats: number): string {
-  // In the generalisation pass the role matters more than the label: "baseline: vLLM 0.11.0 defaults".
-  const parts = [section.id === 'generalisation' ? `${row.candidateId}: ${row.label}` : row.label];
+export function trialName(row: TrialRow, section: StageSection, repeats: number, tx: ReportText): string {
+  // A role the planner gave the trial (baseline, recommended, best so far) is in its label already.
+  const parts = [row.label];
   if (section.severalWorkloads) parts.push(row.workloadId);
-  if (repeats > 1) parts.push(`run ${row.repeat}`);
+  if (repeats > 1) parts.push(tx.t('trial.run', { n: tx.integer(row.repeat) }));
   return parts.join(' · ');
 }
 
-export const STATUS_TEXT: Record<TrialRow['status'], string> = {
-  planned: 'planned',
-  rejected: 'rejected before launch',
-  running: 'running',
-  done: 'done',
-  failed: 'failed',
-  cancelled: 'cancelled',
-};
+export function statusText(status: TrialRow['status'], tx: ReportText): string {
+  return status === 'running' ? tx.t('status.trialRunning') : tx.t(`status.${status}`);
+}
 
 /** What a reader must know about one trial besides its numbers: why it failed, kept, SLO misses. */
-export function trialNotes(row: TrialRow): string[] {
+export function trialNotes(row: TrialRow, tx: ReportText): string[] {
   const notes: string[] = [];
-  if (row.kept) notes.push('kept');
+  if (row.kept) notes.push(tx.t('trial.kept'));
   if (row.warmup !== null) notes.push(row.warmup);
-  if (row.runs > 1) notes.push(`${row.runs} runs of this configuration`);
-  if (row.problem !== null) notes.push(row.status === 'rejected' ? `refused: ${row.problem}` : row.status === 'failed' ? `error: ${row.problem}` : row.problem);
+  if (row.runs > 1) notes.push(tx.t('trial.runs', { n: tx.integer(row.runs) }));
+  if (row.problem !== null) notes.push(row.status === 'rejected' ? tx.t('trial.refused', { problem: row.problem }) : row.status === 'failed' ? tx.t('trial.error', { problem: row.problem }) : row.problem);
   notes.push(...row.sloViolations);
   return notes;
 }
 
 /** A number, with its interval when it has one: "1.84 [1.80, 1.88]". */
-export function metricCell(value: number | null | undefined, interval?: { low: number; high: number } | null): string {
+export function metricCell(tx: ReportText, value: number | null | undefined, interval?: { low: number; high: number } | null): string {
   if (value === null || value === undefined) return '–';
-  return interval ? `${formatNumber(value)} [${formatNumber(interval.low)}, ${formatNumber(interval.high)}]` : formatNumber(value);
+  return interval ? tx.interval(value, interval.low, interval.high) : tx.number(value);
 }
 
 /** A scenario side: the mean over its runs with the interval and run count, or why it has none. */
-export function scenarioValue(value: number | null, note: string | null, stat?: MetricStat | null): string {
-  if (value === null) return note ?? 'not measured';
-  if (!stat) return formatNumber(value);
+export function scenarioValue(tx: ReportText, value: number | null, note: string | null, stat?: MetricStat | null): string {
+  if (value === null) return note ?? tx.t('scenario.notMeasured');
+  if (!stat) return tx.number(value);
   const interval = stat.low !== null && stat.high !== null ? { low: stat.low, high: stat.high } : null;
-  return `${metricCell(stat.value, interval)}, ${stat.runs} run${stat.runs === 1 ? '' : 's'}`;
+  return tx.plural('scenario.runs', stat.runs, { value: metricCell(tx, stat.value, interval) });
 }
 
-export function winnerText(row: ScenarioRow): string {
+export function winnerText(row: ScenarioRow, tx: ReportText): string {
   if (row.winner === null) return '–';
-  if (row.winner === 'tie' && row.comparison) return row.comparison.verdict === 'no-difference' ? 'tie (no difference)' : `tie (${row.comparison.verdict.replace('-', ' ')})`;
-  return row.winner === 'tie' ? 'tie (within margin)' : row.winner;
+  if (row.winner === 'tie') {
+    const verdict = row.comparison?.verdict;
+    if (verdict === 'no-difference') return tx.t('winner.tieNoDifference');
+    if (verdict === 'possibly-better') return tx.t('winner.tiePossiblyBetter');
+    if (verdict === 'possibly-worse') return tx.t('winner.tiePossiblyWorse');
+    return tx.t('winner.tieMargin');
+  }
+  return row.winner === 'recommended' ? tx.t('winner.recommended') : tx.t('winner.baseline');
 }
 
 /** The change with its interval and verdict ("better: −21.2% [−23.0, −19.5]"), or the regression flag. */
-export function changeText(row: ScenarioRow): string {
+export function changeText(row: ScenarioRow, tx: ReportText): string {
   if (row.changePct === null) return '–';
   if (row.flag) return row.flag;
-  return row.comparison ? describeScenario(row.comparison) : formatPct(row.changePct);
+  return row.comparison ? tx.t('scenario.verdict', { verdict: tx.t(`scenarioVerdict.${row.comparison.verdict}`), change: tx.change(row.comparison.change) }) : tx.pct(row.changePct);
 }
 
-export function factorText(row: ScenarioRow): string {
-  return row.factor !== null ? formatFactor(row.factor) : '–';
+export function factorText(row: ScenarioRow, tx: ReportText): string {
+  return row.factor !== null ? tx.factor(row.factor) : '–';
 }
 
-export function gainText(gain: number | null): string {
-  return gain === null ? '-' : formatPct(gain);
+export function gainText(gain: number | null, tx: ReportText): string {
+  return gain === null ? '-' : tx.pct(gain);
 }
 
 /** The warning above the scenario table; null when no scenario regressed. */
 export function regressionCallout(model: ReportModel): string | null {
+  const tx = model.text;
   if (model.regressions.length === 0) return null;
-  const list = model.regressions.map((r) => `${r.description} (${r.flag ?? ''})`).join('; ');
-  const n = model.regressions.length;
-  return `The recommended configuration is worse than the baseline on ${n} scenario${n === 1 ? '' : 's'}: ${list}. If this workload matters to you, keep the baseline for it or serve it separately.`;
+  const list = model.regressions.map((r) => tx.t('regression.item', { scenario: r.description, flag: r.flag ?? '' })).join('; ');
+  return tx.plural('regression.callout', model.regressions.length, { list });
 }
 
-export function decisionText(section: StageSection): string {
-  if (section.id === 'generalisation') return 'The winner of each scenario is in the before/after table at the top.';
+export function decisionText(section: StageSection, tx: ReportText): string {
+  if (section.id === 'generalisation') return tx.t('decision.generalisation');
   const d = section.decision;
-  if (d === null) return section.trials.some((t) => t.status === 'planned' || t.status === 'running') ? 'Not decided yet: trials are still to run.' : 'No decision recorded.';
-  const kept = d.winnerLabel !== null ? `Kept ${d.winnerLabel}` : 'Nothing kept';
-  const gain = d.gainPct !== null ? ` (${formatPct(d.gainPct)})` : '';
-  const reason = d.reason.charAt(0).toUpperCase() + d.reason.slice(1);
-  return `${kept}${gain}. ${reason}${/[.!?]$/.test(reason) ? '' : '.'}`;
+  if (d === null) return section.trials.some((t) => t.status === 'planned' || t.status === 'running') ? tx.t('decision.pending') : tx.t('decision.none');
+  return d.words;
+}
+
+/** The callout under the title when the numbers are simulated. */
+export function simulatedText(model: ReportModel): string {
+  const source = model.simulatedSource;
+  return source?.kind === 'hosts' ? model.text.t('callout.simulatedHosts', { hosts: source.hosts.join(', ') }) : model.text.t('callout.simulatedDemo');
 }

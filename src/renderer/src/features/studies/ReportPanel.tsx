@@ -1,10 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { REPORT_FORMATS } from '../../../../shared/contract/study-contract';
+import { REPORT_LANGS, reportLangOf, type ReportLang } from '../../../../shared/study/report/text';
 import { useApi } from '../../api/context';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
-import { t } from '../../i18n';
-import { toErrorInfo } from '../../store';
+import { languageName, t } from '../../i18n';
+import { toErrorInfo, useAppStore } from '../../store';
 import { isNotSupported } from './study-errors';
 import { reportFileName } from './study-format';
 
@@ -29,10 +30,15 @@ function download(text: string, name: string, format: ReportFormat): void {
 
 /**
  * The report's Markdown as a preview, and exports: the desktop app asks where to save and lets the core write the
- * file; a browser (where there is no native dialog) downloads the text instead.
+ * file; a browser (where there is no native dialog) downloads the text instead. The report is in the UI's language
+ * until another is chosen here (a report may be for readers of another language); the CSV is the same in any.
  */
 export function ReportPanel({ path, revision }: { path: string; revision: string }) {
   const api = useApi();
+  const uiLocale = useAppStore((s) => s.locale);
+  const [chosenLang, setChosenLang] = useState<ReportLang | null>(null);
+  const lang = chosenLang ?? reportLangOf(uiLocale);
+  const langId = useId();
   const [markdown, setMarkdown] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<ReportFormat | null>(null);
@@ -40,7 +46,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
 
   useEffect(() => {
     let current = true;
-    api.call('studies:report', { path, format: 'md' }).then(
+    api.call('studies:report', { path, format: 'md', lang }).then(
       ({ text }) => {
         if (!current) return;
         setMarkdown(text);
@@ -53,7 +59,7 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
     return () => {
       current = false;
     };
-  }, [api, path, revision]);
+  }, [api, path, revision, lang]);
 
   async function exportAs(format: ReportFormat) {
     setBusy(format);
@@ -70,11 +76,11 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
       }
       if (chosen === null) return;
       if (chosen === undefined) {
-        const { text } = await api.call('studies:report', { path, format });
+        const { text } = await api.call('studies:report', { path, format, lang });
         download(text, name, format);
         setOutcome({ ok: true, text: t('studies.report.downloaded', { name }) });
       } else {
-        const written = await api.call('studies:export', { path, format, out: { saveHandle: chosen } });
+        const written = await api.call('studies:export', { path, format, lang, out: { saveHandle: chosen } });
         setOutcome({ ok: true, text: t('studies.report.saved', { path: written.path }) });
       }
     } catch (e) {
@@ -87,6 +93,16 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
   return (
     <div className="study-report">
       <div className="study-report-actions" role="group" aria-label={t('studies.report.exportLabel')}>
+        <label htmlFor={langId}>
+          {t('studies.report.language')}
+        </label>
+        <select id={langId} className="input" value={lang} disabled={busy !== null} onChange={(event) => setChosenLang(event.target.value as ReportLang)}>
+          {REPORT_LANGS.map((code) => (
+            <option key={code} value={code} lang={code}>
+              {languageName(code)}
+            </option>
+          ))}
+        </select>
         {EXPORT_ORDER.map((format) => (
           <button key={format} type="button" className="btn btn-secondary" disabled={busy !== null} onClick={() => void exportAs(format)}>
             {busy === format ? <Spinner /> : <Icon name="download" size={14} />}

@@ -368,8 +368,45 @@ describe('Studies page', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Export HTML' }));
     });
     expect(api.calls.find((c) => c.name === 'dialogs:saveFile')?.input).toMatchObject({ defaultName: 'qwen3-8b-latency-h100.html', extensions: ['html'] });
-    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'html', out: { saveHandle: 'h-1' } });
+    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'html', lang: 'en', out: { saveHandle: 'h-1' } });
     expect(screen.getByText('Saved /home/me/report.html')).toBeTruthy();
+  });
+
+  it("writes the report in the UI's language unless another is chosen for the export", async () => {
+    const api = studiesApi(project({ status: 'done' }));
+    api.handle('dialogs:saveFile', () => ({ path: '/home/me/report.md', saveHandle: 'h-2' }));
+    api.handle('studies:export', () => ({ path: '/home/me/report.md' }));
+    await renderPage(api);
+    await openFromRecent();
+    fireEvent.click(screen.getByRole('tab', { name: 'Report' }));
+    const choice = (await screen.findByLabelText('Report language')) as HTMLSelectElement;
+    expect(choice.value).toBe('en');
+    await waitFor(() => expect(api.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'en' }));
+    // Another language for this report: the preview and the export follow it, the UI stays English.
+    await act(async () => {
+      fireEvent.change(choice, { target: { value: 'tr' } });
+    });
+    await waitFor(() => expect(api.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Export Markdown' }));
+    });
+    expect(api.calls.find((c) => c.name === 'studies:export')?.input).toEqual({ path: PATH, format: 'md', lang: 'tr', out: { saveHandle: 'h-2' } });
+    // Untouched, the choice follows the UI's language.
+    cleanup();
+    const again = studiesApi(project({ status: 'done' }));
+    const { store } = await renderPage(again);
+    act(() => store.getState().setLocale('tr'));
+    try {
+      const recent = await screen.findByRole('button', { name: `Son projeyi aç: ${STUDY.name}` });
+      await act(async () => {
+        fireEvent.click(recent);
+      });
+      fireEvent.click(screen.getByRole('tab', { name: 'Rapor' }));
+      expect(((await screen.findByLabelText('Rapor dili')) as HTMLSelectElement).value).toBe('tr');
+      await waitFor(() => expect(again.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
+    } finally {
+      act(() => store.getState().setLocale('en'));
+    }
   });
 
   it('opens a project through the desktop dialog', async () => {

@@ -164,6 +164,7 @@ const studies = {
   'studies.rec.path': 'Candidates kept',
   'studies.rec.decisions': 'Stage decisions',
   'studies.rec.compareHint': 'Side by side in the Results tab, with every metric’s change against the second column.',
+  'studies.report.language': 'Report language',
   'studies.report.exportLabel': 'Export the report',
   'studies.report.export.csv': 'Export CSV',
   'studies.report.export.md': 'Export Markdown',

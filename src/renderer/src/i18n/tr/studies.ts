@@ -172,6 +172,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.rec.path': 'Korunan adaylar',
   'studies.rec.decisions': 'Aşama kararları',
   'studies.rec.compareHint': 'Sonuçlar sekmesinde yan yana; her metriğin ikinci sütuna göre değişimiyle.',
+  'studies.report.language': 'Rapor dili',
   'studies.report.exportLabel': 'Raporu dışa aktar',
   'studies.report.export.csv': 'CSV olarak dışa aktar',
   'studies.report.export.md': 'Markdown olarak dışa aktar',

@@ -20,7 +20,7 @@ Every flag is checked against that version's own flag table.
   --engine-version V  check against this engine version (default: the version a pip install in the snippet or the
                       image tag names, else the newest Servelab has the flags of)
   --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "docker"?,
-                      "files"?, "command"} as JSON
+                      "files"?, "command"} as JSON; its "config" is what servelab engine launch --config takes
   -h, --help          show this help
 
 Exit codes: 0 the command is valid at that version, 1 a flag is refused (each named with the version) or no

@@ -97,7 +97,9 @@ vllm serve meta-llama/Llama-3.1-8B \\
     --port 8000 --kv-transfer-config \\
     '{"kv_connector":"LMCacheConnectorV1", "kv_role":"kv_both"}'`;
     const { first } = roundTrip(text, { engineVersion: '0.11.0' });
-    expect(first.config).toMatchObject({ port: 8000, gpuMemoryFraction: 0.8, env: { LMCACHE_CONFIG_FILE: 'lmcache_config.yaml', CUDA_VISIBLE_DEVICES: '0' } });
+    expect(first.config).toMatchObject({ port: 8000, gpuMemoryFraction: 0.8, env: { LMCACHE_CONFIG_FILE: 'lmcache_config.yaml' } });
+    // The GPUs are the study's to choose.
+    expect(first.warnings).toContain("CUDA_VISIBLE_DEVICES=0 is left out: Servelab chooses the GPUs from the study's hosts");
     expect(first.config.extraArgs).toEqual(['--no-enable-prefix-caching', '--kv-transfer-config', '{"kv_connector":"LMCacheConnectorV1", "kv_role":"kv_both"}']);
     expect(first.refused).toEqual([]);
   });
@@ -165,8 +167,8 @@ trtllm-serve google/gemma-3-1b-it --extra_llm_api_options extra-llm-api-options.
     expect(first.refused).toEqual([]);
   });
 
-  it('the vLLM image with its entrypoint’s --model, and a token left out (docs.vllm.ai/en/latest/serving/deploying_with_docker.html)', () => {
-    const text = `docker run --runtime nvidia --gpus all \\
+  it('the vLLM image with its entrypoint’s --model, the docs’ $ prompt, and a token left out (docs.vllm.ai/en/latest/serving/deploying_with_docker.html)', () => {
+    const text = `$ docker run --runtime nvidia --gpus all \\
     -v ~/.cache/huggingface:/root/.cache/huggingface \\
     --env "HUGGING_FACE_HUB_TOKEN=<secret>" \\
     -p 8000:8000 \\
@@ -192,6 +194,18 @@ cuda_graph_config:
     const { first, printed } = roundTrip(text, { engineVersion: '1.2.0rc1' });
     expect(first.config).toMatchObject({ kvCacheDtype: 'fp8', gpuMemoryFraction: 0.8, cudaGraphMaxBatchSize: 64, extraArgs: [] });
     expect(printed).toContain('cat > extra_llm_api_options.yaml');
+  });
+
+  it('reads MTP speculative decoding from the options YAML as the typed speculative settings (the section of github.com/NVIDIA/TensorRT-LLM/pull/14391)', () => {
+    const text = `cat > spec.yaml <<EOF
+speculative_config:
+  decoding_type: MTP
+  num_nextn_predict_layers: 3
+EOF
+trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.yaml`;
+    const { first } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({ tensorParallelSize: 8, speculative: { algorithm: 'mtp', numSteps: 3 }, extraArgs: [] });
+    expect(first.files).toBeUndefined();
   });
 
   it('refuses a YAML key the version’s LLM API lacks, naming the version', () => {
@@ -220,6 +234,39 @@ cuda_graph_config:
     const result = parsed('vllm serve m/x --max-model-len $LEN', { engineVersion: '0.11.0' });
     expect(result.config.extraArgs).toEqual(['--max-model-len', '$LEN']);
     expect(result.warnings).toContain('$LEN is kept as written: Servelab does not expand shell variables');
+  });
+
+  it('reads the first of two server commands, and says so', () => {
+    const result = parsed('vllm serve m/a --port 8000 &\nvllm serve m/b --port 8001 &\nwait', { engineVersion: '0.11.0' });
+    expect(result.config).toMatchObject({ model: 'm/a', port: 8000 });
+    expect(result.warnings).toContain('the text holds more than one server command; the first is read');
+  });
+
+  it('leaves out a TensorRT-LLM flag whose section the options YAML replaces, as the engine does', () => {
+    const text = `trtllm-serve m/x --kv_cache_free_gpu_memory_fraction 0.7 --extra_llm_api_options <(echo 'kv_cache_config:
+  dtype: fp8')`;
+    const { first } = roundTrip(text, { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({ kvCacheDtype: 'fp8', extraArgs: [] });
+    expect(first.config.gpuMemoryFraction).toBeUndefined();
+    expect(first.warnings).toContain('--kv_cache_free_gpu_memory_fraction 0.7 is left out: TensorRT-LLM takes kv_cache_config from the --extra_llm_api_options YAML instead');
+  });
+
+  it('reads an argparse abbreviation as the flag it stands for, with a warning', () => {
+    const { first } = roundTrip('python3 -m sglang.launch_server --model-path m/x --cuda-graph-max 8', { engineVersion: '0.5.3.post3' });
+    expect(first.config.cudaGraphMaxBatchSize).toBe(8);
+    expect(first.warnings).toContain('--cuda-graph-max is read as --cuda-graph-max-bs; write the full name, a later flag could make it ambiguous');
+  });
+
+  it('leaves credentials out of the configuration, the warnings and the rebuilt command', () => {
+    const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
+    const key = 'sk-abcdefghijklmnopqrstuvwxyz0123456789';
+    const text = `HF_TOKEN=${token} MY_SETTING=${token} vllm serve m/x --api-key ${key} --max-model-len 10 ${key}`;
+    const { first, printed } = roundTrip(text, { engineVersion: '0.11.0' });
+    expect(first.config).toEqual({ model: 'm/x', maxModelLen: 10, extraArgs: [], env: {} });
+    const everything = JSON.stringify(first) + printed;
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(key);
+    expect(first.warnings.filter((w) => w.includes('left out'))).toHaveLength(4);
   });
 
   it('answers an error for text with no server command or no model', () => {

@@ -7,14 +7,28 @@
  */
 import { joinArgs } from './argv-text';
 import { getAdapter } from './adapters';
-import { parseShell, printedText, type ShellWord, type SimpleCommand } from './command-parse-shell';
-import { containerCommand, DOCKER_ENGINES } from './docker-run';
-import { checkArgs, isFlagWord, readFlagWord, type ReadFlag } from './flag-syntax';
+import {
+  canonicalOf,
+  configInput,
+  groupArgs,
+  groupKey,
+  knobOfValue,
+  knobsOfYaml,
+  OPTIONS_FLAG,
+  readArgs,
+  yamlTwinsOf,
+  type Assigned,
+  type Group,
+  type Source,
+} from './command-parse-args';
+import { ASSIGNMENT, dockerCall, engineCall, GPU_ENV, pipVersion, stripPrefixes, writtenFiles, type ServerCall } from './command-parse-call';
+import { parseShell, type ShellWord } from './command-parse-shell';
+import { containerCommand } from './docker-run';
+import { checkArgs, readFlagWord } from './flag-syntax';
 import { FLAG_TABLE_COMMAND, trtllmYamlKeys, versionsWithFlag } from './flag-tables';
 import { isSecretEnvName, refusedEnvName, ServerConfigSchema, type ServerConfig } from './server-config';
-import { ENGINE_IDS, type EngineId, type FlagTable, type KnobName, type KnobRow, type KnobValue } from './types';
-import { inRange, isVersion } from './version';
-import { readYaml, type YamlValue } from './yaml';
+import type { EngineId, KnobName, KnobValue } from './types';
+import { inRange } from './version';
 
 export interface ParsedServeCommand {
   engine: EngineId;
@@ -35,411 +49,6 @@ export interface ParsedServeCommand {
 }
 
 const DISPLAY: Record<EngineId, string> = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' };
-
-// ---------- finding the server command ----------
-
-interface ServerCall {
-  engine: EngineId;
-  /** The words after the program (and its subcommand). */
-  args: ShellWord[];
-  /** vLLM's `api_server` module and the vLLM image take the model as `--model`. */
-  env: Record<string, string>;
-  docker?: { image: string; args: string[]; version?: string };
-}
-
-const PREFIX_PROGRAMS = new Set(['nohup', 'exec', 'time', 'command']);
-
-function baseName(word: string): string {
-  return word.slice(word.lastIndexOf('/') + 1);
-}
-
-/** The engine and its arguments when `words` (after variables and wrappers) start one of the three servers. */
-function engineCall(words: readonly ShellWord[]): { engine: EngineId; args: ShellWord[] } | undefined {
-  const w = words.map((x) => x.text);
-  const program = baseName(w[0] ?? '');
-  if (program === 'vllm' && w[1] === 'serve') return { engine: 'vllm', args: words.slice(2) };
-  if (program === 'trtllm-serve') return { engine: 'trtllm', args: words.slice(w[1] === 'serve' ? 2 : 1) };
-  if (/^python(\d+(\.\d+)?)?$/.test(program) && w[1] === '-m') {
-    const module = w[2];
-    if (module === 'vllm.entrypoints.openai.api_server') return { engine: 'vllm', args: words.slice(3) };
-    if (module === 'sglang.launch_server') return { engine: 'sglang', args: words.slice(3) };
-    if (module === 'tensorrt_llm.commands.serve') return { engine: 'trtllm', args: words.slice(w[3] === 'serve' ? 4 : 3) };
-  }
-  return undefined;
-}
-
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
-
-/** Strips `A=B` assignments, `env`, `sudo -E`, `nohup`… from the front; the variables are the server's. */
-function stripPrefixes(words: readonly ShellWord[], env: Record<string, string>): ShellWord[] {
-  let i = 0;
-  for (;;) {
-    const w = words[i]?.text;
-    if (w === undefined) return [];
-    const m = ASSIGNMENT.exec(w);
-    if (m) {
-      env[m[1] as string] = m[2] as string;
-      i++;
-    } else if (w === 'env' || w === 'sudo') {
-      i++;
-      while (words[i] !== undefined && (words[i] as ShellWord).text.startsWith('-')) i++;
-    } else if (PREFIX_PROGRAMS.has(w)) i++;
-    else if (w === 'uv' && words[i + 1]?.text === 'run') {
-      i += 2;
-      while (words[i] !== undefined && (words[i] as ShellWord).text.startsWith('-')) i++;
-    } else return words.slice(i);
-  }
-}
-
-// docker run options that take no value (docker/cli `run` and `create` flags).
-const DOCKER_SWITCHES = new Set(['--rm', '--detach', '--interactive', '--tty', '--init', '--privileged', '--publish-all', '--read-only', '--no-healthcheck', '--oom-kill-disable', '--sig-proxy', '--quiet', '--help', '--disable-content-trust', '--use-api-socket']);
-
-function imageVersion(engine: EngineId, tag: string): string | undefined {
-  const body = DOCKER_ENGINES[engine].tagOf('') === 'v' ? tag.replace(/^v/, '') : tag;
-  const m = /^(\d+(?:\.\d+)+(?:(?:a|b|rc)\d+)?(?:\.post\d+)?(?:\.dev\d+)?)(?=$|[-_+])/.exec(body);
-  return m?.[1];
-}
-
-function engineOfImageName(image: string): { engine: EngineId; version?: string } | undefined {
-  const ref = image.replace(/^docker\.io\/(library\/)?/, '').replace(/@.*$/, '');
-  const colon = ref.lastIndexOf(':');
-  const repository = colon > ref.lastIndexOf('/') ? ref.slice(0, colon) : ref;
-  const tag = colon > ref.lastIndexOf('/') ? ref.slice(colon + 1) : '';
-  for (const engine of ENGINE_IDS) {
-    if (DOCKER_ENGINES[engine].repository !== repository) continue;
-    const version = imageVersion(engine, tag);
-    return version ? { engine, version } : { engine };
-  }
-  return undefined;
-}
-
-function dockerCall(words: readonly ShellWord[], warnings: string[]): ServerCall | { error: string } | undefined {
-  const w = words.map((x) => x.text);
-  const program = baseName(w[0] ?? '');
-  if (!['docker', 'podman', 'nvidia-docker'].includes(program)) return undefined;
-  let i = w[1] === 'run' ? 2 : w[1] === 'container' && w[2] === 'run' ? 3 : -1;
-  if (i < 0) return undefined;
-  const args: string[] = [];
-  const env: Record<string, string> = {};
-  const takeEnv = (value: string) => {
-    const m = ASSIGNMENT.exec(value);
-    if (!m) {
-      warnings.push(`docker passes ${value} from the shell's environment; its value is not in the command`);
-      args.push('-e', value);
-      return;
-    }
-    const name = m[1] as string;
-    if (isSecretEnvName(name)) {
-      warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
-      args.push('-e', name);
-      return;
-    }
-    env[name] = m[2] as string;
-  };
-  while (i < w.length) {
-    const word = w[i] as string;
-    if (!word.startsWith('-')) break;
-    const eq = word.indexOf('=');
-    const name = eq > 0 ? word.slice(0, eq) : word;
-    if ((name === '-e' || name === '--env') && eq > 0) {
-      takeEnv(word.slice(eq + 1));
-      i++;
-    } else if (/^-[a-zA-Z]+$/.test(word) && [...word.slice(1)].every((c) => 'itdP'.includes(c))) {
-      args.push(word);
-      i++;
-    } else if (DOCKER_SWITCHES.has(name) || eq > 0) {
-      args.push(word);
-      i++;
-    } else if (word === '-e' || word === '--env') {
-      takeEnv(w[i + 1] ?? '');
-      i += 2;
-    } else {
-      if (word === '--env-file') warnings.push(`the variables in ${w[i + 1] ?? 'the --env-file'} are not read`);
-      args.push(word, ...(w[i + 1] !== undefined ? [w[i + 1] as string] : []));
-      i += 2;
-    }
-  }
-  const image = w[i];
-  if (image === undefined) return { error: 'the docker run command names no image' };
-  const rest = stripPrefixes(words.slice(i + 1), env);
-  const known = engineOfImageName(image);
-  let call = engineCall(rest);
-  if (!call && ['bash', 'sh'].includes(baseName(rest[0]?.text ?? '')) && rest[1]?.text === '-c' && rest[2] !== undefined) {
-    const inner = parseShell(rest[2].text);
-    if (!('error' in inner)) {
-      for (const c of inner.commands) {
-        const found = engineCall(stripPrefixes(c.words, env));
-        if (found) {
-          call = found;
-          warnings.push('the server command was read from the container\'s "sh -c" script; it is rebuilt as a plain command');
-          break;
-        }
-      }
-    }
-  }
-  if (!call && known && DOCKER_ENGINES[known.engine].entry === 'args-only') call = { engine: known.engine, args: rest };
-  if (!call) return { error: `the container ${image} runs no vllm serve, sglang.launch_server or trtllm-serve command Servelab recognises` };
-  return { engine: call.engine, args: call.args, env, docker: { image, args, ...(known?.engine === call.engine && known.version ? { version: known.version } : {}) } };
-}
-
-const PIP_SPEC: Record<EngineId, RegExp> = {
-  vllm: /^vllm(?:\[[^\]]*\])?==(.+)$/,
-  sglang: /^sglang(?:\[[^\]]*\])?==(.+)$/,
-  trtllm: /^tensorrt[_-]llm(?:\[[^\]]*\])?==(.+)$/,
-};
-
-function pipVersion(commands: readonly SimpleCommand[], engine: EngineId): string | undefined {
-  for (const c of commands) {
-    const w = c.words.map((x) => x.text);
-    if (!w.includes('install') || !w.some((x) => /^(pip3?|uv)$/.test(baseName(x)) || /^python/.test(baseName(x)))) continue;
-    for (const word of w) {
-      const m = PIP_SPEC[engine].exec(word);
-      if (m && isVersion(m[1] as string)) return m[1] as string;
-    }
-  }
-  return undefined;
-}
-
-/** Files the snippet writes from a here-document or an `echo … > FILE`, by path. */
-function writtenFiles(commands: readonly SimpleCommand[]): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const c of commands) {
-    const target = c.writes[c.writes.length - 1];
-    if (target === undefined) continue;
-    const [program, ...args] = c.words.map((w) => w.text);
-    if ((program === 'cat' || program === 'tee') && c.heredocs.length > 0) files.set(target, c.heredocs[c.heredocs.length - 1] as string);
-    else if (program === 'echo' || program === 'printf') {
-      const text = printedText(joinArgs([program, ...args]));
-      if (text !== undefined) files.set(target, text);
-    }
-  }
-  return files;
-}
-
-// ---------- reading the engine's argv ----------
-
-interface Group {
-  /** Index of the first word in the args. */
-  at: number;
-  words: ShellWord[];
-  flag?: ReadFlag;
-  /** The values, the attached one first. */
-  values: string[];
-}
-
-function groupArgs(table: FlagTable, args: readonly ShellWord[]): Group[] {
-  const groups: Group[] = [];
-  let i = 0;
-  while (i < args.length) {
-    const word = (args[i] as ShellWord).text;
-    if (!isFlagWord(word) || (args[i] as ShellWord).procSub !== undefined) {
-      groups.push({ at: i, words: [args[i] as ShellWord], values: [word] });
-      i++;
-      continue;
-    }
-    const flag = readFlagWord(table, word);
-    const values = flag.attached !== undefined ? [flag.attached] : [];
-    const spec = flag.spec;
-    const arity = flag.negated ? 'none' : spec?.arity;
-    let want: number;
-    if (arity === 'none' || arity === 'negatable') want = 0;
-    else if (arity === 'one' || arity === 'repeatable') want = values.length > 0 ? 0 : 1;
-    else if (arity === 'fixed') want = (spec?.count ?? 2) - values.length;
-    else if (arity === 'optional') want = values.length > 0 ? 0 : 1;
-    else want = Infinity; // many, zero-or-more, or an unknown flag: its words up to the next flag
-    let j = i + 1;
-    while (j < args.length && values.length - (flag.attached !== undefined ? 1 : 0) < want) {
-      const next = args[j] as ShellWord;
-      if (isFlagWord(next.text) && next.procSub === undefined) break;
-      if (arity === 'optional' && j > i + 1) break;
-      values.push(next.text);
-      j++;
-    }
-    groups.push({ at: i, words: args.slice(i, j) as ShellWord[], flag, values });
-    i = j;
-  }
-  return groups;
-}
-
-const INT_KNOBS: ReadonlySet<KnobName> = new Set(['tensorParallelSize', 'maxModelLen', 'port', 'maxRunningRequests', 'maxBatchedTokens', 'cudaGraphMaxBatchSize', 'speculative.numSteps', 'speculative.eagleTopK', 'speculative.numDraftTokens']);
-
-/** A flag's value as the typed knob holds it, or undefined when the knob cannot hold it (it then stays verbatim). */
-function knobOfValue(row: KnobRow, raw: string | number | boolean): KnobValue | undefined {
-  if (row.values) {
-    const back = Object.entries(row.values).find(([, spelled]) => spelled === raw);
-    return back?.[0];
-  }
-  if (typeof raw !== 'string') return INT_KNOBS.has(row.knob) ? (Number.isInteger(raw) ? raw : undefined) : raw;
-  if (INT_KNOBS.has(row.knob)) return /^\d+$/.test(raw) ? Number(raw) : undefined;
-  if (row.knob === 'gpuMemoryFraction') return /^(\d+\.?\d*|\.\d+)$/.test(raw) ? Number(raw) : undefined;
-  return raw;
-}
-
-/** A group's words as the parser reads them: canonical name, then values (JSON values with sorted keys). */
-function groupKey(g: Group): { name: string; value: string } {
-  if (!g.flag) return { name: 'arg', value: g.values.join(' ') };
-  const values = g.flag.spec?.dotted && !g.flag.name.includes('.') ? g.values.map(normaliseJson) : g.values;
-  return { name: g.flag.name, value: values.join(' ') };
-}
-
-function normaliseJson(text: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(text) as unknown));
-  } catch {
-    return text;
-  }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
-  return value;
-}
-
-const OPTIONS_FLAG = '--extra_llm_api_options';
-
-interface ReadArgs {
-  model?: string;
-  modelGroups: Set<Group>;
-  groups: Group[];
-  /** The options YAML's data and where its text came from. */
-  yaml?: { group: Group; data?: { [key: string]: YamlValue }; content?: string; path?: string; error?: string };
-}
-
-function readArgs(engine: EngineId, table: FlagTable, args: readonly ShellWord[], files: ReadonlyMap<string, string>): ReadArgs {
-  const groups = groupArgs(table, args);
-  const out: ReadArgs = { groups, modelGroups: new Set() };
-  if (engine === 'sglang' || engine === 'vllm') {
-    for (const g of groups) {
-      if (g.flag?.name === (engine === 'sglang' ? '--model-path' : '--model') && g.values.length === 1) {
-        out.model = g.values[0];
-        out.modelGroups.add(g);
-      }
-    }
-  }
-  if (engine === 'vllm' || engine === 'trtllm') {
-    const positional = groups.find((g) => !g.flag);
-    if (positional) {
-      out.model = positional.values[0];
-      out.modelGroups.add(positional);
-    }
-  }
-  if (engine === 'trtllm') {
-    const g = [...groups].reverse().find((x) => x.flag?.name === OPTIONS_FLAG && x.values.length === 1);
-    if (g) {
-      const word = g.words[g.words.length - 1] as ShellWord;
-      const path = word.procSub === undefined ? (g.values[0] as string) : undefined;
-      const content = word.procSub !== undefined ? printedText(word.procSub) : files.get(path as string);
-      if (content === undefined) out.yaml = { group: g, ...(path !== undefined ? { path } : { error: `Servelab reads <(echo '…'), <(printf '…') and <(cat <<EOF … EOF) as ${OPTIONS_FLAG}, not ${word.text}` }) };
-      else {
-        const read = readYaml(content);
-        out.yaml = { group: g, content, ...(path !== undefined ? { path } : {}), ...('error' in read ? { error: `the ${OPTIONS_FLAG} YAML: ${read.error}` } : { data: read.value }) };
-      }
-    }
-  }
-  return out;
-}
-
-/** The command as the engine's parser reads it, for comparing two spellings. */
-function canonicalOf( read: ReadArgs, env: Readonly<Record<string, string>>, yamlTwins: ReadonlyMap<string, readonly string[]>): string[] {
-  const last = new Map<string, string>();
-  const repeated: string[] = [];
-  let yaml: { [key: string]: YamlValue } | undefined = read.yaml?.data ? (JSON.parse(JSON.stringify(read.yaml.data)) as { [key: string]: YamlValue }) : undefined;
-  for (const g of read.groups) {
-    if (read.modelGroups.has(g)) continue;
-    if (read.yaml && g === read.yaml.group && read.yaml.data) continue;
-    const { name, value } = groupKey(g);
-    if (g.flag?.spec?.arity === 'repeatable' || !g.flag) repeated.push(`${name} ${value}`);
-    else last.set(name, value);
-  }
-  // The options file replaces whole sections the flags set (TensorRT-LLM's update_llm_args_with_extra_dict).
-  for (const [flag, path] of yamlTwins) {
-    const value = last.get(flag);
-    if (value === undefined) continue;
-    last.delete(flag);
-    const section = path[0] as string;
-    if (yaml && section in yaml) continue;
-    yaml = yaml ?? {};
-    const parsed = Number(value);
-    yaml[section] = { [path[1] as string]: Number.isFinite(parsed) && value.trim() !== '' ? parsed : value };
-  }
-  const lines = [`model ${read.model ?? ''}`, ...[...last].map(([k, v]) => (v === '' ? k : `${k} ${v}`)), ...repeated, ...Object.entries(env).map(([k, v]) => `env ${k}=${v}`)];
-  if (yaml) lines.push(`yaml ${JSON.stringify(sortKeys(yaml))}`);
-  return lines.sort();
-}
-
-function yamlTwinsOf(engine: EngineId, table: FlagTable, version: string): Map<string, readonly string[]> {
-  const out = new Map<string, readonly string[]>();
-  for (const row of getAdapter(engine).knobTable) {
-    if (row.to.kind === 'option' && row.to.yamlTwin && inRange(version, row)) out.set(readFlagWord(table, row.to.flag).name, row.to.yamlTwin);
-  }
-  return out;
-}
-
-// ---------- the knobs, read in reverse ----------
-
-type Source = { kind: 'group'; group: Group } | { kind: 'env'; name: string; value: string } | { kind: 'yaml' };
-
-interface Assigned {
-  value: KnobValue;
-  source: Source;
-}
-
-function yamlLeaves(data: { [key: string]: YamlValue }, prefix: string[] = []): { path: string[]; value: YamlValue }[] {
-  const out: { path: string[]; value: YamlValue }[] = [];
-  for (const [key, value] of Object.entries(data)) {
-    const path = [...prefix, key];
-    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) out.push(...yamlLeaves(value, path));
-    else out.push({ path, value });
-  }
-  return out;
-}
-
-const samePath = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** The knobs an options YAML sets, or undefined when it holds anything the knob table does not map. */
-function knobsOfYaml(rows: readonly KnobRow[], data: { [key: string]: YamlValue }): Map<KnobName, KnobValue> | undefined {
-  const knobs = new Map<KnobName, KnobValue>();
-  const leaves = yamlLeaves(data);
-  const algorithm = leaves.find((l) => samePath(l.path, ['speculative_config', 'decoding_type']))?.value;
-  for (const leaf of leaves) {
-    const row = rows.find((r) => {
-      if (r.to.kind === 'yaml' || r.to.kind === 'yaml-switch') {
-        if (!samePath(r.to.path, leaf.path)) return false;
-      } else if (r.to.kind === 'option' && r.to.yamlTwin) {
-        if (!samePath(r.to.yamlTwin, leaf.path)) return false;
-      } else return false;
-      // numSteps is num_nextn_predict_layers for MTP and max_draft_len otherwise.
-      if (r.when?.knob === 'speculative.algorithm') return r.when.in.some((v) => r.values?.[String(v)] === algorithm || rows.find((x) => x.knob === 'speculative.algorithm' && x.values)?.values?.[String(v)] === algorithm);
-      return true;
-    });
-    if (!row) return undefined;
-    if (row.to.kind === 'yaml-switch') {
-      if (JSON.stringify(leaf.value) !== JSON.stringify(row.to.on)) return undefined;
-      knobs.set(row.knob, true);
-      continue;
-    }
-    if (leaf.value === null || typeof leaf.value === 'object') return undefined;
-    const value = knobOfValue(row, leaf.value);
-    if (value === undefined) return undefined;
-    knobs.set(row.knob, value);
-  }
-  // A free-memory fraction the rebuilt command writes as a flag unless its section is in the file for other keys.
-  return knobs;
-}
-
-function configInput(model: string, knobs: ReadonlyMap<KnobName, Assigned>, extraArgs: string[], env: Record<string, string>): Record<string, unknown> {
-  const input: Record<string, unknown> = { model };
-  const speculative: Record<string, unknown> = {};
-  for (const [knob, { value }] of knobs) {
-    if (knob.startsWith('speculative.')) speculative[knob.slice('speculative.'.length)] = value;
-    else input[knob] = value;
-  }
-  if (Object.keys(speculative).length > 0) input.speculative = speculative;
-  input.extraArgs = extraArgs;
-  input.env = env;
-  return input;
-}
 
 // ---------- the entry points ----------
 
@@ -466,6 +75,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   for (const c of shell.commands) {
     const w = c.words;
     if (w[0]?.text === 'export') {
+      if (call) continue;
       for (const x of w.slice(1)) {
         const m = ASSIGNMENT.exec(x.text);
         if (m) env[m[1] as string] = m[2] as string;
@@ -478,9 +88,12 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     if (docker && 'error' in docker) return docker;
     const direct = docker ? undefined : engineCall(words);
     if (docker || direct) {
+      if (call) {
+        warnings.push('the text holds more than one server command; the first is read');
+        break;
+      }
       call = docker ?? { ...(direct as { engine: EngineId; args: ShellWord[] }), env: {} };
       Object.assign(env, local, call.env);
-      break;
     }
   }
   if (!call) return { error: 'no vllm serve, python3 -m sglang.launch_server or trtllm-serve command found' };
@@ -505,6 +118,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   for (const name of Object.keys(env)) {
     const refusal = refusedEnvName(name);
     if (refusal !== undefined) warnings.push(`${name} is left out: ${refusal}`);
+    else if (GPU_ENV.has(name)) warnings.push(`${name}=${env[name]} is left out: Servelab chooses the GPUs from the study's hosts`);
     else if (isSecretEnvName(name)) warnings.push(`${name} holds a credential: its value is left out (give it as a secret reference)`);
     else continue;
     delete env[name];
@@ -515,7 +129,8 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const rows = adapter.knobTable.filter((r) => inRange(version, r));
   const yamlTwins = yamlTwinsOf(engine, table, version);
   const refused: ParsedServeCommand['refused'] = [];
-  const canonicalBefore = canonicalOf(read, env, yamlTwins);
+  // The command as read, before knobs take variables out of `env`; what is left out as a credential leaves it too.
+  const envAsRead = { ...env };
 
   // Each flag group that a knob row writes, read back into the knob; the last copy of a flag wins, as in the parser.
   const knobs = new Map<KnobName, Assigned>();
@@ -598,6 +213,15 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       for (const key of Object.keys(data)) {
         if (!keys.has(key)) refused.push({ flag: `${OPTIONS_FLAG}: ${key}`, message: `${key} is not a key of ${label}'s ${OPTIONS_FLAG} YAML` });
       }
+      // TensorRT-LLM reads a flag whose section the file holds from the file alone (update_llm_args_with_extra_dict).
+      for (const g of read.groups) {
+        const twin = g.flag ? yamlTwins.get(g.flag.name) : undefined;
+        if (!twin || !((twin[0] as string) in data)) continue;
+        warnings.push(`${g.words.map((w) => w.text).join(' ')} is left out: ${DISPLAY[engine]} takes ${twin[0]} from the ${OPTIONS_FLAG} YAML instead`);
+        const knob = [...knobs].find(([, a]) => a.source.kind === 'group' && a.source.group === g)?.[0];
+        if (knob) knobs.delete(knob);
+        consumed.add(g);
+      }
       const fromYaml = knobsOfYaml(rows, data);
       if (fromYaml) {
         for (const [knob, value] of fromYaml) assign(knob, value, { kind: 'yaml' });
@@ -644,13 +268,15 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
           let offset = 0;
           const group = extraGroups.find((g) => (offset += g.words.length) > index);
           if (group && !dropped.has(group)) {
-            warnings.push(`${group.words.map((w) => w.text)[0]} is left out: ${issue.message}`);
+            // Name the flag, never the value: the value may be the credential.
+            warnings.push(`${group.flag ? group.flag.written : 'an argument'} is left out: ${issue.message}`);
             dropped.add(group);
             progressed = true;
           }
         } else if (head === 'env' && second !== undefined) {
           warnings.push(`${second} is left out: ${issue.message}`);
           delete env[second];
+          delete envAsRead[second];
           progressed = true;
         } else if (head === 'speculative') {
           for (const knob of [...knobs.keys()]) if (knob.startsWith('speculative.')) revert(knob);
@@ -672,6 +298,9 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   }
   if (!config) return { error: 'the command could not be read into a configuration' };
 
+  for (const g of read.groups) {
+    if (consumed.has(g) && g.flag?.abbreviationOf) warnings.push(`${g.flag.written} is read as ${g.flag.abbreviationOf}; write the full name, a later flag could make it ambiguous`);
+  }
   for (const issue of checkArgs(table, config.extraArgs, { program: FLAG_TABLE_COMMAND[engine], versionsWith: (name) => versionsWithFlag(engine, name) })) {
     if (issue.severity === 'warning') {
       warnings.push(issue.message);
@@ -693,7 +322,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     warnings,
     ...(call.docker ? { docker: { image: call.docker.image, args: call.docker.args } } : {}),
     ...(keptFile ? { files: [keptFile] } : {}),
-    canonical: canonicalBefore,
+    canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),
   };
   return parsed;
 }

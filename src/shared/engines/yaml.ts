@@ -165,11 +165,13 @@ function readScalar(text: string, no: number): YamlValue {
     if (!t.endsWith("'") || t.length < 2) throw new Error(`line ${no}: unterminated string`);
     return t.slice(1, -1).replace(/''/g, "'");
   }
+  // The engines read these files with PyYAML (YAML 1.1): its resolver's booleans and numbers (yaml/resolver.py).
   if (/^(null|Null|NULL|~)$/.test(t)) return null;
-  if (/^(true|True|TRUE)$/.test(t)) return true;
-  if (/^(false|False|FALSE)$/.test(t)) return false;
-  if (/^[-+]?\d+$/.test(t)) return Number(t);
-  if (/^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$/.test(t)) return Number(t);
+  if (/^(yes|Yes|YES|true|True|TRUE|on|On|ON)$/.test(t)) return true;
+  if (/^(no|No|NO|false|False|FALSE|off|Off|OFF)$/.test(t)) return false;
+  if (/^[-+]?(0|[1-9][0-9_]*)$/.test(t)) return Number(t.replace(/_/g, ''));
+  if (/^[-+]?0[0-7_]+$/.test(t)) return (t.startsWith('-') ? -1 : 1) * parseInt(t.replace(/[-+_]/g, ''), 8);
+  if (/^[-+]?([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?$/.test(t) && /\d/.test(t)) return Number(t.replace(/_/g, ''));
   return t;
 }
 

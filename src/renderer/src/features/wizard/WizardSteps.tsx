@@ -27,6 +27,7 @@ import {
   type WorkloadDraft,
 } from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
+import { StartFromCommand } from './StartFromCommand';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -46,6 +47,7 @@ export function ModelStep({ draft, change, error }: StepProps) {
   const suggestions = suggestedVariants(draft.modelId).filter((s) => !draft.variants.some((v) => v.model === s.model || v.id === s.id));
   return (
     <div className="form form-compact">
+      <StartFromCommand change={change} />
       <TextField
         label={t('wizard.model.id')}
         value={draft.modelId}

@@ -1,0 +1,31 @@
+import { joinArgs } from '../../../../shared/engines/argv-text';
+import type { ParsedServeCommand } from '../../../../shared/engines/command-parse';
+import type { WizardDraft } from '../../study-draft/draft';
+
+/**
+ * The draft with a pasted command's engine, version, model and configuration: that engine is enabled and put first,
+ * so its configuration is what every trial of it starts from and the study's baseline (the first engine's). The
+ * host and port stay Servelab's (it listens where readiness and the stop checks look), so they are not copied.
+ */
+export function draftFromCommand(d: WizardDraft, parsed: ParsedServeCommand): WizardDraft {
+  const { model, host: _host, port: _port, extraArgs, env, maxModelLen, ...settings } = parsed.config;
+  const patch = { ...settings, ...(Object.keys(env).length > 0 ? { env } : {}) };
+  const chosen = d.engines.find((e) => e.engine === parsed.engine);
+  const others = d.engines.filter((e) => e.engine !== parsed.engine);
+  const engine = {
+    ...(chosen ?? { engine: parsed.engine, enabled: true, version: parsed.version, mode: 'env' as const, maxModelLen: '', settings: '', extraArgs: '' }),
+    enabled: true,
+    version: parsed.version,
+    mode: parsed.docker ? ('docker' as const) : ('env' as const),
+    maxModelLen: maxModelLen !== undefined ? String(maxModelLen) : '',
+    settings: Object.keys(patch).length > 0 ? JSON.stringify(patch) : '',
+    extraArgs: extraArgs.length > 0 ? joinArgs(extraArgs) : '',
+  };
+  // As ticking the engine does: its reference stages are proposed, to see whether the command can be beaten.
+  return { ...d, modelId: model, engines: [engine, ...others], tuned: [...new Set([...d.tuned, parsed.engine])] };
+}
+
+/** What the host and port of the pasted command were, when it set them (Servelab sets its own). */
+export function droppedAddress(parsed: ParsedServeCommand): string[] {
+  return [...(parsed.config.host !== undefined ? [`host ${parsed.config.host}`] : []), ...(parsed.config.port !== undefined ? [`port ${parsed.config.port}`] : [])];
+}

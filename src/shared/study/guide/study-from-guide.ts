@@ -468,9 +468,10 @@ function stageOf(
   stageIds: Set<string>,
 ): Stage | undefined {
   const drafts: { key: string; patch: ConfigPatch; variant?: string; label: string; engines: Set<EngineId>; runs: GuideRun[] }[] = [];
+  const unread: GuideRun[] = [];
   for (const run of runs) {
     if ('error' in run.read) {
-      placeRun(reader, run, slug(section.title), undefined, run.label ?? section.title);
+      unread.push(run);
       continue;
     }
     const okRun = run as OkRun;
@@ -503,6 +504,8 @@ function stageOf(
     return { id, label: d.label.slice(0, 200), config: d.patch, ...(d.variant ? { variant: d.variant } : {}) };
   });
   for (const d of drafts.filter((x) => !real.includes(x))) for (const run of d.runs) placeRun(reader, run, stageId, undefined, d.label);
+  // A command that could not be read keeps its results in the stage, with no candidate to stand beside.
+  for (const run of unread) placeRun(reader, run, stageId, undefined, run.label ?? section.title);
   inherited.push(...real.map((d) => ({ ...(d.patch as Record<string, unknown>), ...(d.variant ? { [VARIANT_KEY]: d.variant } : {}) })));
   earlierCommands.push(...runs.map((r) => r.command));
   if (candidates.length === 0) {

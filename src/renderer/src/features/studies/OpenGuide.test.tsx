@@ -94,4 +94,16 @@ describe('File → Open guide…', { timeout: 30_000 }, () => {
     await screen.findByRole('heading', { level: 1, name: /Qwen3-32B işlem hacmi/ });
     expect(api.calls.find((c) => c.name === 'studies:fromGuide')?.input).toEqual({ path: '/home/me/guides/qwen3-32b-a100-throughput.tr.servelab', guide: GUIDE });
   });
+
+  it('is also a button on the Studies page, for a browser that has no menu', async () => {
+    const api = guideApi('browser');
+    await renderApp(api);
+    await act(async () => {
+      api.emit('app:command', { command: 'page:studies' });
+    });
+    await act(async () => {
+      fireEvent.click(await screen.findByRole('button', { name: 'Open guide…' }));
+    });
+    expect(await screen.findByRole('dialog', { name: 'Open guide' })).toBeTruthy();
+  });
 });

@@ -41,6 +41,7 @@ const studies = {
   'studies.recent.none': 'No project opened yet.',
   'studies.recent.openNamed': 'Open recent project {name}',
   'studies.recent.openedAt': 'opened {when}',
+  'studies.guide.open': 'Open guide…',
   'studies.guide.dialogTitle': 'Open a tuning guide',
   'studies.guide.saveTitle': 'Save the study made from the guide',
   'studies.guide.title': 'Open guide',

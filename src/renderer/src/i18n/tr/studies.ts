@@ -47,6 +47,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.recent.none': 'Henüz hiç proje açılmadı.',
   'studies.recent.openNamed': 'Son projeyi aç: {name}',
   'studies.recent.openedAt': 'açılma: {when}',
+  'studies.guide.open': 'Rehber aç…',
   'studies.guide.dialogTitle': 'Bir ayar rehberi aç',
   'studies.guide.saveTitle': 'Rehberden oluşturulan çalışmayı kaydet',
   'studies.guide.title': 'Rehber aç',

@@ -79,6 +79,6 @@ describe('a study opened from the latency guide, run on the demo lab', () => {
     const md = ((await core.call('studies:report', { path, format: 'md' })) as { text: string }).text;
     expect(md).toContain('qwen3-8b-h100-latency.tr.txt:114');
     // The guide's vLLM block beside the measured vLLM trial: its printed total throughput, 1020.76 tok/s.
-    expect(md).toMatch(/\*Published: Çıkarım motoru seçimi\* \| \*published\* \|[^\n]*\*1,?021\*[^\n]*qwen3-8b-h100-latency\.tr\.txt:114/);
+    expect(md).toMatch(/\*Published: vLLM 0\.11\.0\* \| \*published\* \|[^\n]*\*1,?021\*[^\n]*qwen3-8b-h100-latency\.tr\.txt:114/);
   });
 });

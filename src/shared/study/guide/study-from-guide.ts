@@ -309,7 +309,12 @@ export function studyFromGuide(text: string, options: GuideOptions): StudyFromGu
   for (const run of okRuns(engineStage?.runs.runs ?? [])) if (!engineCommand.has(run.read.engine)) engineCommand.set(run.read.engine, run.command);
 
   // The engine stage's results.
-  for (const run of engineStage?.runs.runs ?? []) placeRun(reader, run, 'engine', 'read' in run && !('error' in run.read) ? `${run.read.engine}-${reader.versionOf(run.read.engine)}` : undefined, run.label ?? engineStage?.section.title ?? '');
+  for (const run of engineStage?.runs.runs ?? []) {
+    const engine = 'error' in run.read ? undefined : run.read.engine;
+    // Named as the engine selection's trials are: the engine and its version.
+    const label = engine ? `${getAdapter(engine).displayName} ${reader.versionOf(engine)}` : (run.label ?? engineStage?.section.title ?? '');
+    placeRun(reader, run, 'engine', engine ? `${engine}-${reader.versionOf(engine)}` : undefined, label);
+  }
 
   // The tuning stages.
   const stages: Stage[] = [];

@@ -30,11 +30,11 @@ describe('published results in the report', () => {
 
   it('writes them in Markdown and HTML, named published, in English and in Turkish', () => {
     const md = renderMarkdown(project);
-    expect(md).toMatch(/\| \*Published: Çıkarım motoru seçimi\* \| \*published\* \|.*\| printed in the guide at qwen3-8b-h100-latency\.tr\.txt:114, not measured here \|/);
+    expect(md).toMatch(/\| \*Published: vLLM 0\.11\.0\* \| \*published\* \|.*\| printed in the guide at qwen3-8b-h100-latency\.tr\.txt:114, not measured here \|/);
     expect(md).toContain('no decision used them');
     const tr = renderMarkdown(project, 'tr');
-    expect(tr).toMatch(/\| \*Yayımlanmış: Çıkarım motoru seçimi\* \| \*yayımlanmış\* \|.*\| rehberde qwen3-8b-h100-latency\.tr\.txt:114 konumunda basılı, burada ölçülmedi \|/);
+    expect(tr).toMatch(/\| \*Yayımlanmış: vLLM 0\.11\.0\* \| \*yayımlanmış\* \|.*\| rehberde qwen3-8b-h100-latency\.tr\.txt:114 konumunda basılı, burada ölçülmedi \|/);
     const html = renderHtml(project);
-    expect(html).toContain('<tr class="published"><td>Published: Çıkarım motoru seçimi</td>');
+    expect(html).toContain('<tr class="published"><td>Published: vLLM 0.11.0</td>');
   });
 });

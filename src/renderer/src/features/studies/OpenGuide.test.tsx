@@ -59,7 +59,7 @@ describe('File → Open guide…', { timeout: 30_000 }, () => {
     expect(api.calls.find((c) => c.name === 'studies:fromGuide')?.input).toEqual({ path: OUT, guide: GUIDE });
 
     const panel = screen.getByRole('group', { name: 'Opened from a guide' });
-    expect(within(panel).getByText(/Opened from qwen3-32b-a100-throughput\.tr\.txt: 17 published results kept beside yours, 3 lines to check/)).toBeTruthy();
+    expect(within(panel).getByText(/Opened from qwen3-32b-a100-throughput\.tr\.txt: 17 published results kept beside yours; lines to check: 3/)).toBeTruthy();
     const problems = within(panel).getByRole('list', { name: 'What the study could not take, and what the guide gets wrong' });
     const wrong = within(problems).getAllByRole('listitem').filter((li) => li.textContent?.includes('guide is wrong'));
     expect(wrong.map((li) => li.textContent)).toEqual([expect.stringMatching(/qwen3-32b-a100-throughput\.tr\.txt:262 this command serves Qwen\/Qwen3-14B/)]);

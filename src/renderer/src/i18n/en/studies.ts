@@ -48,7 +48,7 @@ const studies = {
   'studies.guide.intro': 'The path of a tuning guide (Markdown, HTML or text) on the machine that runs Servelab. The study is written beside it, as a .servelab file of the same name.',
   'studies.guide.submit': 'Open as a study',
   'studies.guide.panel': 'Opened from a guide',
-  'studies.guide.summary': 'Opened from {file}: {published} published results kept beside yours, {problems} lines to check',
+  'studies.guide.summary': 'Opened from {file}: {published} published results kept beside yours; lines to check: {problems}',
   'studies.guide.wrongCount': 'the guide is wrong in {count}',
   'studies.guide.none': 'Everything in the guide was taken into the study.',
   'studies.guide.problems': 'What the study could not take, and what the guide gets wrong',

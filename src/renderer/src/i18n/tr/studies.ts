@@ -54,7 +54,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.guide.intro': 'Servelab’ı çalıştıran makinede bir ayar rehberinin (Markdown, HTML veya metin) yolu. Çalışma, aynı adlı bir .servelab dosyası olarak yanına yazılır.',
   'studies.guide.submit': 'Çalışma olarak aç',
   'studies.guide.panel': 'Bir rehberden açıldı',
-  'studies.guide.summary': '{file} rehberinden açıldı: {published} yayımlanmış sonuç sizinkilerin yanında tutuluyor, {problems} satır kontrol edilmeli',
+  'studies.guide.summary': '{file} rehberinden açıldı: {published} yayımlanmış sonuç sizinkilerin yanında tutuluyor; kontrol edilecek satırlar: {problems}',
   'studies.guide.wrongCount': 'rehber {count} yerde hatalı',
   'studies.guide.none': 'Rehberdeki her şey çalışmaya alındı.',
   'studies.guide.problems': 'Çalışmanın alamadıkları ve rehberin hataları',

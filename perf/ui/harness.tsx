@@ -7,7 +7,7 @@ import { flushSync } from 'react-dom';
 import { createRoot, type Root } from 'react-dom/client';
 import * as echarts from 'echarts/core';
 import { ServelabError, type CallName, type EventName, type EventPayload } from '../../src/shared/contract';
-import type { ProjectFile, Trial } from '../../src/shared/study/study';
+import { PROJECT_SCHEMA_VERSION, type ProjectFile, type Trial } from '../../src/shared/study/study';
 import type { ApiClient } from '../../src/renderer/src/api/client';
 import { applyTheme } from '../../src/renderer/src/App';
 import { curveOption } from '../../src/renderer/src/features/compare/charts';
@@ -279,7 +279,7 @@ function benchProject(count: number): ProjectFile {
     } as Trial;
   });
   return {
-    schemaVersion: 1,
+    schemaVersion: PROJECT_SCHEMA_VERSION,
     study: {
       name: 'Bench: 10,000 trials',
       model: { id: 'Qwen/Qwen3-8B', variants: [] },

@@ -12,6 +12,7 @@ import { runReport } from './commands/report';
 import { runStudyRerun } from './commands/study-rerun';
 import { runSsh } from './commands/ssh';
 import { runCommandParse } from './commands/command';
+import { runStudy } from './commands/study';
 import { terminalSafeIo, type CliIo } from './cli-io';
 import { APP_NAME, APP_VERSION } from '../core/dispatch/app-identity';
 
@@ -30,6 +31,8 @@ Commands:
                      run a vllm bench serve workload against a launched server; results kept with provenance
   run <project.servelab> [--data-dir DIR] [--quiet]
                      run or resume a study: stages on every GPU of its hosts, decisions, a recommendation
+  study from-guide <guide.md|.html|.txt> --out <study.servelab> [--host ID] [--json]
+                     open a tuning guide as a study: its stages and candidates, its published results beside yours
   report <project.servelab> [--format md|html|csv] [--lang en|tr] [--out FILE]
                      the study report: recommendation, scenarios, stages, setup (Markdown, HTML or CSV)
   rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host ID] [--name N]
@@ -73,6 +76,8 @@ async function runCommand(argv: string[], io: CliIo, rendererDir: string): Promi
       return runBench(rest, io);
     case 'report':
       return runReport(rest, io);
+    case 'study':
+      return runStudy(rest, io);
     case 'run':
       return runRun(rest, io);
     case 'rerun':

@@ -1,7 +1,7 @@
 // How often a study's recommendation is right under the simulated box's noise, and what its GPU time is, per decision
 // rule: many seeded virtual runs of a study against the truth of the noise-free model (`npm run bench` prints it).
 import type { DecisionRule } from '../../src/shared/study/decide';
-import { objectiveOf, ProjectFileSchema, type Recommendation, type StudyDefinition } from '../../src/shared/study/study';
+import { objectiveOf, PROJECT_SCHEMA_VERSION, ProjectFileSchema, type Recommendation, type StudyDefinition } from '../../src/shared/study/study';
 import { runVirtualStudy, trueObjective } from './virtual-study';
 
 export interface RuleAccuracy {
@@ -79,7 +79,7 @@ const spec = (draftModel: string, numSteps: number) => ({ speculative: { algorit
  * each other by only a few percent in truth: a wrong pick from one run is likely there, which the examples never show.
  */
 export const STRESS_STUDY_JSON = {
-  schemaVersion: 1,
+  schemaVersion: PROJECT_SCHEMA_VERSION,
   study: {
     name: 'Stress case: Qwen3-8B on vLLM at concurrency 2',
     model: { id: 'Qwen/Qwen3-8B', precision: 'bf16' },

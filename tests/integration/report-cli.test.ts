@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { runReport } from '../../src/cli/commands/report';
 import { runCli } from '../../src/cli/main';
 import { runCaptured, type CliRun } from '../helpers/cli';
+import { PROJECT_SCHEMA_VERSION } from '../../src/shared/study/study';
 import { PLAIN_ENV_VALUE, STUDY_B_RECOMMENDED, studyBProject } from '../helpers/study-projects';
 import { finishedExampleProject } from '../helpers/example-projects';
 
@@ -71,10 +72,10 @@ describe('servelab report', () => {
   });
 
   it('refuses a project written by a newer version, naming the version', async () => {
-    writeFileSync(join(dir, 'newer.servelab'), JSON.stringify({ ...studyBProject(), schemaVersion: 2 }));
+    writeFileSync(join(dir, 'newer.servelab'), JSON.stringify({ ...studyBProject(), schemaVersion: PROJECT_SCHEMA_VERSION + 1 }));
     const { code, stderr } = await run(['newer.servelab']);
     expect(code).toBe(1);
-    expect(stderr).toContain('was written by a newer Servelab (schemaVersion 2); this version reads up to 1');
+    expect(stderr).toContain(`was written by a newer Servelab (schemaVersion ${PROJECT_SCHEMA_VERSION + 1}); this version reads up to ${PROJECT_SCHEMA_VERSION}`);
   });
 
   it('reports a missing file and not-JSON as errors (exit 1)', async () => {

@@ -4,7 +4,8 @@ import { parseSinglePositional, UsageError } from '../command-line';
 import { readVersionedFile } from '../../core/util/versioned-file';
 import { writeFileAtomic } from '../../core/util/atomic-write';
 import { ServelabError } from '../../shared/contract';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import type { ProjectFile } from '../../shared/study/study';
+import { PROJECT_FILE_SPEC } from '../../core/study/project-store';
 import { REPORT_LANGS, renderCsv, renderHtml, renderMarkdown, type ReportInputs, type ReportLang } from '../../shared/study/report';
 import { reportInputs } from '../../core/study/rerun-project';
 
@@ -63,7 +64,7 @@ export async function runReport(args: string[], io: CliIo): Promise<number> {
   const path = resolve(io.cwd, command.project);
   let project: ProjectFile;
   try {
-    const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
     if (read === null) {
       io.stderr(`servelab report: ${command.project}: no such file.\n`);
       return 1;

@@ -3,12 +3,12 @@ import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
 import { ProjectTrust } from '../../core/study/project-trust';
 import { rerunOriginal, rerunProject } from '../../core/study/rerun-project';
+import { PROJECT_FILE_SPEC } from '../../core/study/project-store';
 import { defaultDataDir } from '../../core/util/paths';
 import { readVersionedFile } from '../../core/util/versioned-file';
 import { ServelabError } from '../../shared/contract';
 import { ENGINE_IDS, type EngineId } from '../../shared/engines/types';
 import { compareStudies, type StudyDiff } from '../../shared/study/study-diff';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema } from '../../shared/study/study';
 import { formatChange } from '../../shared/study/verdict';
 
 export const RERUN_USAGE = `Usage: servelab rerun <project.servelab> --out NEW.servelab [--engine ENGINE=VERSION]... [--host HOST_ID] [--name NAME] [--data-dir DIR]
@@ -99,7 +99,7 @@ async function create(command: Create, io: CliIo): Promise<number> {
 
 async function compare(command: Compare, io: CliIo): Promise<number> {
   const path = resolve(io.cwd, command.project);
-  const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
   if (!read) throw new ServelabError('NOT_FOUND', `${command.project}: no such file.`);
   const original = await rerunOriginal(path);
   const diff = compareStudies(original.project, read.data);

@@ -52,7 +52,41 @@ describe('StudyProject', () => {
   it('refuses a project from a newer version, naming it', async () => {
     const path = join(dir, 'd.servelab');
     await writeFile(path, JSON.stringify({ schemaVersion: 7, study: {}, state: {} }));
-    await expect(StudyProject.open(path)).rejects.toThrow(/newer Servelab \(schemaVersion 7\); this version reads up to 1/);
+    await expect(StudyProject.open(path)).rejects.toThrow(/newer Servelab \(schemaVersion 7\); this version reads up to 2/);
+  });
+
+  it('reads a version-1 project as version 2 (no published references), keeping the old file as .v1.bak', async () => {
+    const path = join(dir, 'v1.servelab');
+    const v1 = `${JSON.stringify({ schemaVersion: 1, study: ProjectFileSchema.shape.study.parse(study), state: { status: 'draft', trials: [], decisions: [] } }, null, 1)}\n`;
+    await writeFile(path, v1);
+    const opened = await StudyProject.open(path);
+    expect(opened.file.schemaVersion).toBe(2);
+    expect(opened.file.state.references).toBeUndefined();
+    expect(await readFile(`${path}.v1.bak`, 'utf8')).toBe(v1);
+    expect(JSON.parse(await readFile(path, 'utf8')).schemaVersion).toBe(2);
+  });
+
+  it('keeps published references and the guide reading, and refuses one that is not labelled published, naming the field', async () => {
+    const path = join(dir, 'refs.servelab');
+    const reference = {
+      id: 'published-l114',
+      kind: 'published' as const,
+      source: { file: 'guide.txt', title: 'A guide', line: 114 },
+      stageId: 'engine',
+      candidateId: 'vllm-0.11.0',
+      workloadId: 'sharegpt-c4',
+      label: 'vLLM',
+      status: 'ok' as const,
+      result: { schemaVersion: 1 as const, metrics: { total_token_throughput: 1020.76 }, extra: {} },
+    };
+    const guide = { file: 'guide.txt', title: 'A guide', problems: [{ line: 262, kind: 'wrong' as const, message: 'serves another model' }] };
+    await StudyProject.create(path, study, { references: [reference], guide });
+    const reopened = await StudyProject.open(path);
+    expect(reopened.file.state.references).toEqual([reference]);
+    expect(reopened.file.state.guide).toEqual(guide);
+    const text = (await readFile(path, 'utf8')).replace('"kind": "published"', '"kind": "measured"');
+    await writeFile(path, text);
+    await expect(StudyProject.open(path)).rejects.toThrow(/state\.references\.0\.kind/);
   });
 
   it('refuses an invalid definition at creation with the field named', async () => {

@@ -2,6 +2,7 @@ import { copyFile, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ServelabError, parseOrBadInput } from '../../shared/contract';
 import {
+  PROJECT_MIGRATIONS,
   PROJECT_SCHEMA_VERSION,
   ProjectFileSchema,
   StudyDefinitionSchema,
@@ -10,8 +11,11 @@ import {
   type StudyState,
 } from '../../shared/study/study';
 import { writeFileAtomic } from '../util/atomic-write';
-import { readVersionedFile } from '../util/versioned-file';
+import { readVersionedFile, type VersionedFileSpec } from '../util/versioned-file';
 import { describeHolder, liveHolder, tryLock, type HeldLock, type LockHolder } from '../util/lock-file';
+
+/** How a `.servelab` file is read: this build's version, its schema, and the migrations from older versions. */
+export const PROJECT_FILE_SPEC: VersionedFileSpec<ProjectFile> = { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema, migrations: PROJECT_MIGRATIONS };
 
 /** The folder beside `<name>.servelab` that holds the study's results, logs and journal. */
 export function projectDataDir(path: string): string {
@@ -38,18 +42,21 @@ export class StudyProject {
   }
 
   static async open(path: string): Promise<StudyProject> {
-    const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
     if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
     const project = new StudyProject(path, read.data);
     if (read.fileVersion < PROJECT_SCHEMA_VERSION) await project.save(read.data.state);
     return project;
   }
 
-  /** A new project from a definition; refuses to overwrite an existing file. */
-  static async create(path: string, study: StudyDefinitionInput): Promise<StudyProject> {
+  /**
+   * A new project from a definition; refuses to overwrite an existing file. `published`: the reference results and
+   * the guide reading of a study opened from a guide.
+   */
+  static async create(path: string, study: StudyDefinitionInput, published: Pick<StudyState, 'references' | 'guide'> = {}): Promise<StudyProject> {
     const definition = parseOrBadInput(StudyDefinitionSchema, study, 'study');
     if (await stat(path).then(() => true, () => false)) throw new ServelabError('BAD_INPUT', `${path} already exists; open it or choose another name.`);
-    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [] } });
+    const project = new StudyProject(path, { schemaVersion: PROJECT_SCHEMA_VERSION, study: definition, state: { status: 'draft', trials: [], decisions: [], ...published } });
     await project.save(project.current.state);
     return project;
   }
@@ -102,7 +109,7 @@ export class StudyProject {
 
   /** Reads the file again (after taking the run lock: another process may have run the study meanwhile). */
   async reload(): Promise<void> {
-    const read = await readVersionedFile(this.path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    const read = await readVersionedFile(this.path, PROJECT_FILE_SPEC);
     if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${this.path}.`);
     this.current = read.data;
   }

@@ -2,9 +2,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ServelabError } from '../../shared/contract';
 import { rerunDefinition, type RerunDefinition, type RerunOptions } from '../../shared/study/rerun';
 import type { ReportInputs } from '../../shared/study/report';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import type { ProjectFile } from '../../shared/study/study';
 import { readVersionedFile } from '../util/versioned-file';
-import { StudyProject } from './project-store';
+import { PROJECT_FILE_SPEC, StudyProject } from './project-store';
 import type { ProjectTrust } from './project-trust';
 
 /**
@@ -42,7 +42,7 @@ export async function rerunOriginal(path: string): Promise<{ path: string; proje
   const beside = join(folder, basename(of.path));
   const others: string[] = [];
   for (const place of recorded === beside ? [recorded] : [recorded, beside]) {
-    const read = await readVersionedFile(place, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+    const read = await readVersionedFile(place, PROJECT_FILE_SPEC);
     if (read && read.data.study.name === of.name) return { path: place, project: read.data };
     if (read) others.push(`${place} holds "${read.data.study.name}"`);
   }
@@ -64,7 +64,7 @@ export async function reportInputs(path: string, project: ProjectFile): Promise<
 }
 
 async function readProject(path: string): Promise<ProjectFile> {
-  const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
   if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
   return read.data;
 }

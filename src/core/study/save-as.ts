@@ -1,10 +1,10 @@
 import { cp, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
+import type { ProjectFile } from '../../shared/study/study';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
-import { projectDataDir } from './project-store';
+import { PROJECT_FILE_SPEC, projectDataDir } from './project-store';
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
@@ -14,7 +14,7 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
  */
 export async function saveProjectAs(path: string, out: string): Promise<ProjectFile> {
   if (resolve(path) === resolve(out)) throw new ServelabError('BAD_INPUT', 'The copy needs another file name than the project itself.', { issues: [{ path: 'out', message: 'is the project itself' }] });
-  const read = await readVersionedFile(path, { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema });
+  const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
   if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
   if (await exists(out)) throw new ServelabError('BAD_INPUT', `${out} already exists; choose another name.`, { issues: [{ path: 'out', message: 'already exists' }] });
   const fromData = projectDataDir(path);

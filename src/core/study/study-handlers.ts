@@ -7,7 +7,7 @@ import { ProjectFileSchema, type ProjectFile } from '../../shared/study/study';
 import { renderCsv, renderHtml, renderMarkdown, type ReportInputs, type ReportLang } from '../../shared/study/report';
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile } from '../util/versioned-file';
-import { projectDataDir, StudyProject } from './project-store';
+import { PROJECT_FILE_SPEC, projectDataDir, StudyProject } from './project-store';
 import { readTail, TrialLogFiles } from './trial-log-files';
 import { readGpuMemorySamples } from './gpu-memory-file';
 import { saveProjectAs } from './save-as';
@@ -16,6 +16,7 @@ import { resolveExportTarget, type SaveGrants } from './export-target';
 import { previewPlan, runStudy, type StudyRunnerDeps } from './study-runner';
 import type { RecentProjects } from './recent-projects';
 import { untrustedMessage, type ProjectTrust } from './project-trust';
+import { openGuideAsStudy } from './guide-file';
 import type { HeldLock } from '../util/lock-file';
 
 export interface StudyHandlerDeps {
@@ -43,6 +44,7 @@ type StudyCalls = Pick<
   | 'studies:export'
   | 'studies:examples'
   | 'studies:fromExample'
+  | 'studies:fromGuide'
   | 'studies:recent'
   | 'studies:trialLogs'
   | 'studies:gpuMemory'
@@ -183,14 +185,14 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     },
 
     'studies:report': async ({ path, format, lang }) => {
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       return { text: RENDER[format](read.data, lang ?? 'en', await reportInputs(path, read.data)) };
     },
 
     'studies:export': async ({ path, format, lang, out }) => {
       const target = await resolveExportTarget({ projectPath: path, format, out, exportsDir: deps.exportsDir ?? null, grants: deps.saveGrants ?? null });
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       await writeFileAtomic(target, RENDER[format](read.data, lang ?? 'en', await reportInputs(path, read.data)), 0o644);
       return { path: target };
@@ -215,7 +217,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:fromExample': async ({ path, example }) => {
       if (!deps.examplesDir) throw new ServelabError('NOT_FOUND', 'This installation has no example studies.');
       const source = join(deps.examplesDir, basename(example));
-      const read = await readVersionedFile(source, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(source, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no example ${basename(example)}.`);
       const project = await StudyProject.create(path, read.data.study);
       // The examples ship with the app: the user's copy is theirs.
@@ -224,10 +226,17 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       return project.file;
     },
 
+    'studies:fromGuide': async ({ path, guide, hostId }) => {
+      // Not trusted as written: the guide is someone else's, so what it runs beyond the typed knobs is asked first.
+      const opened = await openGuideAsStudy(guide, path, hostId ? { hostId } : {});
+      await deps.recent.touch(path, opened.project.study.name).catch(() => {});
+      return opened;
+    },
+
     'studies:recent': async () => deps.recent.list(),
 
     'studies:trialLogs': async ({ path, trialId }) => {
-      const read = await readVersionedFile(path, { version: 1, schema: ProjectFileSchema });
+      const read = await readVersionedFile(path, PROJECT_FILE_SPEC);
       if (!read) throw new ServelabError('NOT_FOUND', `There is no project file ${path}.`);
       const trial = read.data.state.trials.find((t) => t.id === trialId);
       if (!trial) throw new ServelabError('NOT_FOUND', `The study has no trial "${trialId}".`);

@@ -24,6 +24,8 @@ export function buildMenuTemplate(opts: MenuOptions): MenuItemConstructorOptions
   const file: MenuItemConstructorOptions[] = [
     command('New study', 'CmdOrCtrl+N', 'newStudy'),
     command('Open…', 'CmdOrCtrl+O', 'open'),
+    // A tuning guide (Markdown, HTML, text) opened as a new study; no shortcut of its own.
+    { label: 'Open guide…', click: () => opts.send('openGuide') },
     command('Save draft', 'CmdOrCtrl+S', 'save'),
     command('Save as…', 'CmdOrCtrl+Shift+S', 'saveAs'),
     command('Export report…', 'CmdOrCtrl+E', 'export'),

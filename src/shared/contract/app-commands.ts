@@ -5,6 +5,7 @@ import { z } from 'zod';
 export const APP_COMMANDS = [
   'newStudy',
   'open',
+  'openGuide',
   'save',
   'saveAs',
   'export',

@@ -49,6 +49,7 @@ export const CALL_NAMES = [
   'studies:export',
   'studies:examples',
   'studies:fromExample',
+  'studies:fromGuide',
   'studies:recent',
   'studies:trialLogs',
   'studies:gpuMemory',

@@ -1,6 +1,6 @@
 // The studies part of the contract (merged into CALLS / EVENTS): project files, plans, runs and reports.
 import { z } from 'zod';
-import { LostCandidateSchema, ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, UntabledVersionSchema, VersionSchema } from '../study/study';
+import { GuideProblemSchema, LostCandidateSchema, ProjectFileSchema, StageDecisionSchema, StudyDefinitionSchema, StudyStateSchema, TrialSchema, UntabledVersionSchema, VersionSchema } from '../study/study';
 import { ENGINE_IDS } from '../engines/types';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
 import { REPORT_LANGS } from '../study/report/text';
@@ -125,6 +125,19 @@ export const STUDY_CALLS = {
   'studies:examples': {
     input: z.object({}).strict(),
     output: z.array(z.object({ name: z.string(), path: z.string(), description: z.string() })),
+  },
+  /**
+   * Opens a tuning guide (Markdown, HTML or text, at most 8 MiB) as a new study at `path` (refuses to overwrite): its
+   * goal, box, engines, workloads, stages and candidates, and every result block it prints as a published reference
+   * trial. `problems` lists, with their line, what the study could not take and what the guide gets wrong; the project
+   * keeps them too (`state.guide`).
+   */
+  'studies:fromGuide': {
+    input: PathInput.extend({
+      guide: z.string().min(1, 'is required').max(4096, 'is too long').refine((p) => !p.includes('\0'), 'must not contain NUL'),
+      hostId: z.string().min(1).max(200).optional(),
+    }),
+    output: z.object({ project: ProjectFileSchema, problems: z.array(GuideProblemSchema) }),
   },
   /** Copies an example into the given project path, so the user's copy can run and be edited. */
   'studies:fromExample': {

@@ -4,6 +4,7 @@ import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
 import { WorkloadSchema } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
+import { BenchResultSchema } from '../results/bench-result';
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from './noise';
 import { RefusalSchema, RunFailureSchema } from './trial-problem';
 
@@ -349,6 +350,64 @@ export const RecommendationSchema = z.object({
 });
 export type Recommendation = z.infer<typeof RecommendationSchema>;
 
+/** Where a published number was printed: the guide's file and title, and the line of its result block. */
+export const PublishedSourceSchema = z
+  .object({
+    file: z.string().min(1, 'is required').max(500),
+    title: z.string().max(500),
+    line: z.number().int().min(1),
+  })
+  .strict();
+export type PublishedSource = z.infer<typeof PublishedSourceSchema>;
+
+/**
+ * A result someone else published (a tuning guide's result block), kept beside the study's own trials to compare
+ * with. Never a measurement: the decision rule, the ranking and the recommendation read `trials` only, and every view
+ * labels these "published" with their source.
+ */
+export const ReferenceTrialSchema = z
+  .object({
+    id: z.string().min(1, 'is required').max(200),
+    kind: z.literal('published'),
+    source: PublishedSourceSchema,
+    /** Where the study tries the same configuration: `engine`, a stage id or `generalisation`; absent when no stage does. */
+    stageId: z.string().max(200).optional(),
+    candidateId: z.string().max(200).optional(),
+    workloadId: z.string().max(200).optional(),
+    label: z.string().max(2000),
+    engine: EngineIdSchema.optional(),
+    version: VersionSchema.optional(),
+    /** The server command as the guide printed it. */
+    command: z.string().max(100_000).optional(),
+    /** `failed`: the guide shows the launch failing (its error in `error`) instead of a result. */
+    status: z.enum(['ok', 'failed']),
+    error: z.string().max(4000).optional(),
+    /** The printed numbers, exactly as printed, under the names `vllm bench serve` gives them. */
+    result: BenchResultSchema.optional(),
+  })
+  .strict();
+export type ReferenceTrial = z.infer<typeof ReferenceTrialSchema>;
+
+/** Something of a guide the study could not take (`unmapped`), or that the guide gets wrong (`wrong`), with its line. */
+export const GuideProblemSchema = z
+  .object({
+    line: z.number().int().min(1),
+    kind: z.enum(['unmapped', 'wrong']),
+    message: z.string().min(1).max(4000),
+  })
+  .strict();
+export type GuideProblem = z.infer<typeof GuideProblemSchema>;
+
+/** The guide a study was opened from, and what of it the study could not take or found wrong. */
+export const GuideReadingSchema = z
+  .object({
+    file: z.string().min(1).max(500),
+    title: z.string().max(500),
+    problems: z.array(GuideProblemSchema).max(2000),
+  })
+  .strict();
+export type GuideReading = z.infer<typeof GuideReadingSchema>;
+
 export const STUDY_STATUSES = ['draft', 'running', 'done', 'cancelled', 'failed'] as const;
 
 export const StudyStateSchema = z.object({
@@ -362,10 +421,23 @@ export const StudyStateSchema = z.object({
   finishedAt: z.string().optional(),
   /** Why a run stopped early. */
   message: z.string().optional(),
+  /** Published results to compare with (never measured here, never decided on). */
+  references: z.array(ReferenceTrialSchema).max(5000).optional(),
+  /** Set when the study was opened from a tuning guide. */
+  guide: GuideReadingSchema.optional(),
 });
 export type StudyState = z.infer<typeof StudyStateSchema>;
 
-export const PROJECT_SCHEMA_VERSION = 1;
+/**
+ * 2: the state may hold published reference results. An older Servelab would drop them on its next save, so it must
+ * refuse the file instead (it reads up to 1); a version-1 file reads as version 2 with no references.
+ */
+export const PROJECT_SCHEMA_VERSION = 2;
+
+/** `PROJECT_MIGRATIONS[v]` turns a version-v project file into version v+1 (see `readVersionedFile`). */
+export const PROJECT_MIGRATIONS: Readonly<Record<number, (doc: unknown) => unknown>> = {
+  1: (doc) => ({ ...(doc as Record<string, unknown>), schemaVersion: 2 }),
+};
 
 export const ProjectFileSchema = z.object({
   schemaVersion: z.literal(PROJECT_SCHEMA_VERSION),

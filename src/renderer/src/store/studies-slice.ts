@@ -73,6 +73,8 @@ export interface StudiesSlice {
   closeStudyProject(): void;
   /** Copies the example to `path` and shows the copy; throws the core's ServelabError. */
   createStudyFromExample(path: string, example: string): Promise<void>;
+  /** Opens a tuning guide as a new project at `path` and shows it (its problems are in its state); throws the core's ServelabError. */
+  createStudyFromGuide(path: string, guide: string): Promise<void>;
   /** Copies the open project (file and data folder) to `out` and shows the copy; throws the core's ServelabError. */
   saveOpenStudyAs(out: string): Promise<void>;
   /** Opens the wizard on the open project's definition, saving back to the same file (a study that has not run). */
@@ -207,6 +209,11 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
 
       async createStudyFromExample(path, example) {
         const project = await api.call('studies:fromExample', { path, example });
+        show(path, project);
+      },
+
+      async createStudyFromGuide(path, guide) {
+        const { project } = await api.call('studies:fromGuide', { path, guide });
         show(path, project);
       },
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import latencyExampleText from '../../../../examples/qwen3-8b-latency-h100.servelab?raw';
-import { ProjectFileSchema, StudyDefinitionSchema } from '../../../shared/study/study';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, StudyDefinitionSchema } from '../../../shared/study/study';
 import { draftFromDefinition } from '../study-draft/draft';
 import { createFakeApi } from '../testing/fake-api';
 import { setLocale } from '../i18n';
@@ -10,8 +10,8 @@ const STUDY = StudyDefinitionSchema.parse((JSON.parse(latencyExampleText) as { s
 
 function setup() {
   const api = createFakeApi({
-    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: 1, study, state: { status: 'draft' } }),
-    'studies:save': ({ study }) => ProjectFileSchema.parse({ schemaVersion: 1, study, state: { status: 'draft' } }),
+    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
+    'studies:save': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
     'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }),
   });
   const store = createAppStore(api, { storage: null, prefersDark: false });

@@ -1,6 +1,6 @@
 import type { ProjectFile } from '../study';
 import { escapeHtml as h } from './escape';
-import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
+import { buildReportModel, stageRows, type ReportInputs, type ReportModel, type StageSection } from './model';
 import { versusFootnote, versusRowNotes, versusRowWorse, versusSideText, versusVerdictText } from './versus';
 import { renderBarChart } from './svg-chart';
 import type { ReportLang } from './text';
@@ -53,6 +53,7 @@ tr.regression td { background: #fdecea; color: #8a1c1c; }
 .flag { color: #c62828; font-weight: 700; white-space: nowrap; }
 tr.failed td, tr.rejected td { background: #fff5f5; }
 tr.kept td { background: #eef9f0; }
+tr.published td { font-style: italic; background: #f6f8fa; }
 .status-failed, .status-rejected { color: #c62828; font-weight: 600; }
 .muted { color: #656d76; }
 .chart { margin: 8px 0 16px; overflow-x: auto; }
@@ -207,10 +208,10 @@ ${body.join('\n')}
 function stageBody(m: ReportModel, section: StageSection, repeats: number, chart: boolean): string {
   const tx = m.text;
   const out: string[] = [];
-  if (section.trials.length === 0) {
+  if (section.trials.length === 0 && section.published.length === 0) {
     out.push(`<p>${h(tx.t('stage.noTrials'))}</p>`);
   } else {
-    if (chart) {
+    if (chart && section.trials.length > 0) {
       out.push(
         `<div class="chart">${renderBarChart({
           title: tx.t('chart.stage', { stage: section.label, metric: m.objective.label }),
@@ -229,7 +230,16 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
     out.push(
       `<table><thead><tr><th>${h(tx.t('stage.col.trial'))}</th><th>${h(tx.t('stage.col.status'))}</th>${headers}<th>${h(tx.t('stage.col.notes'))}</th><th>${h(tx.t('stage.col.command'))}</th></tr></thead><tbody>`,
     );
-    for (const t of section.trials) {
+    for (const line of stageRows(section)) {
+      if (line.kind === 'published') {
+        // A guide's printed numbers under the trial they stand beside, set apart and named published.
+        const r = line.row;
+        const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(tx, r.metrics[c.key] ?? null, null))}</td>`).join('');
+        const note = r.error !== null ? tx.t('published.failed', { source: r.source, error: r.error }) : tx.t('published.note', { source: r.source });
+        out.push(`<tr class="published"><td>${h(tx.t('published.name', { label: r.label }))}</td><td class="status-published">${h(tx.t('published.status'))}</td>${cells}<td>${h(note)}</td><td></td></tr>`);
+        continue;
+      }
+      const t = line.trial;
       const cls = t.kept ? 'kept' : t.status === 'failed' || t.status === 'rejected' ? t.status : '';
       const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(tx, t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
       out.push(

@@ -1,5 +1,5 @@
 import type { ProjectFile } from '../study';
-import { buildReportModel, type ReportInputs, type ReportModel, type StageSection } from './model';
+import { buildReportModel, stageRows, type ReportInputs, type ReportModel, type StageSection } from './model';
 import { versusFootnote, versusRowNotes, versusRowWorse, versusSideText, versusVerdictText } from './versus';
 import type { ReportLang } from './text';
 import {
@@ -133,19 +133,32 @@ function markdownOf(m: ReportModel, repeats: number): string {
 
 function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: StageSection, repeats: number): void {
   const tx = m.text;
-  if (section.trials.length === 0) {
+  if (section.trials.length === 0 && section.published.length === 0) {
     p(text(tx.t('stage.noTrials')));
   } else {
     const metricHeader = (c: ReportModel['metricColumns'][number]) => text(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }));
     p(
       table(
         [text(tx.t('stage.col.trial')), text(tx.t('stage.col.status')), ...m.metricColumns.map((c) => (c.key === m.objective.metric ? `**${metricHeader(c)}**` : metricHeader(c))), text(tx.t('stage.col.notes'))],
-        section.trials.map((t) => [
-          text(trialName(t, section, repeats, tx)),
-          t.status === 'failed' || t.status === 'rejected' ? `**${text(statusText(t.status, tx))}**` : text(statusText(t.status, tx)),
-          ...m.metricColumns.map((c) => metricCell(tx, t.metrics[c.key], t.intervals[c.key])),
-          trialNotes(t, tx).map(text).join('; '),
-        ]),
+        stageRows(section).map((line) => {
+          if (line.kind === 'published') {
+            // A guide's printed numbers, in italics and named published, under the trial they stand beside.
+            const r = line.row;
+            return [
+              `*${text(tx.t('published.name', { label: r.label }))}*`,
+              `*${text(tx.t('published.status'))}*`,
+              ...m.metricColumns.map((c) => (r.metrics[c.key] === null || r.metrics[c.key] === undefined ? metricCell(tx, null, null) : `*${metricCell(tx, r.metrics[c.key] ?? null, null)}*`)),
+              text(r.error !== null ? tx.t('published.failed', { source: r.source, error: r.error }) : tx.t('published.note', { source: r.source })),
+            ];
+          }
+          const t = line.trial;
+          return [
+            text(trialName(t, section, repeats, tx)),
+            t.status === 'failed' || t.status === 'rejected' ? `**${text(statusText(t.status, tx))}**` : text(statusText(t.status, tx)),
+            ...m.metricColumns.map((c) => metricCell(tx, t.metrics[c.key], t.intervals[c.key])),
+            trialNotes(t, tx).map(text).join('; '),
+          ];
+        }),
       ),
     );
     const commands = new Map<string, string>();

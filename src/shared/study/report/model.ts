@@ -14,6 +14,7 @@ import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
 import { versusSection, type VersusSection } from './versus';
 import { trialProblemWords } from './problem-words';
+import { publishedSourceText } from '../guide/published';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -73,12 +74,40 @@ export interface TrialRow {
   kept: boolean;
 }
 
+/** A guide's published result in a stage: its printed numbers, beside the trial of the same candidate and workload. */
+export interface PublishedRow {
+  id: string;
+  /** The trial it stands beside (the first of its candidate on its workload), or null when the study has none. */
+  besideTrialId: string | null;
+  label: string;
+  /** Where it was printed: "guide.tr.txt:114". */
+  source: string;
+  workloadId: string | null;
+  /** Values of `metricColumns` as printed, by key; null when the guide does not print one. */
+  metrics: Record<string, number | null>;
+  /** The guide's printed launch error, for a launch it shows failing. */
+  error: string | null;
+}
+
+/** A stage's trials, each followed by the published results beside it; published results beside no trial come last. */
+export function stageRows(section: StageSection): ({ kind: 'trial'; trial: TrialRow } | { kind: 'published'; row: PublishedRow })[] {
+  const out: ({ kind: 'trial'; trial: TrialRow } | { kind: 'published'; row: PublishedRow })[] = [];
+  for (const trial of section.trials) {
+    out.push({ kind: 'trial', trial });
+    for (const row of section.published) if (row.besideTrialId === trial.id) out.push({ kind: 'published', row });
+  }
+  for (const row of section.published) if (row.besideTrialId === null) out.push({ kind: 'published', row });
+  return out;
+}
+
 export interface StageSection {
   id: string;
   label: string;
   /** Engines whose flags the stage's candidates use, when it is limited to some. */
   engines: string[] | null;
   trials: TrialRow[];
+  /** The guide's published results placed on this stage (never measured here; no decision reads them). */
+  published: PublishedRow[];
   /** More than one workload among the trials: the renderers then show each trial's workload. */
   severalWorkloads: boolean;
   decision: {
@@ -136,7 +165,7 @@ export interface SummaryRow {
 }
 
 export interface ReportNote {
-  kind: 'simulated' | 'strategy' | 'quantization' | 'speculative' | 'failures' | 'slo' | 'status';
+  kind: 'simulated' | 'strategy' | 'quantization' | 'speculative' | 'failures' | 'slo' | 'status' | 'published';
   text: string;
 }
 
@@ -326,7 +355,23 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     const def = study.stages.find((s) => s.id === id);
     const trials = rows.filter((t) => t.stageId === id);
     const decision = decisions.get(id);
+    const published = (state.references ?? [])
+      .filter((r) => r.stageId === id)
+      .map((r): PublishedRow => {
+        const beside = trials.find((t) => t.candidateId === r.candidateId && t.workloadId === r.workloadId);
+        const held = r.result ? { result: r.result } : null;
+        return {
+          id: r.id,
+          besideTrialId: beside?.id ?? null,
+          label: r.label,
+          source: publishedSourceText(r),
+          workloadId: r.workloadId ?? null,
+          metrics: Object.fromEntries(metricColumns.map((c) => [c.key, held ? metricOf(held, c.key) : null])),
+          error: r.error ?? null,
+        };
+      });
     return {
+      published,
       id,
       label: stageLabel(project, id, tx),
       engines: def?.engines ? def.engines.map(engineLabel) : null,
@@ -616,6 +661,11 @@ function buildNotes(project: ProjectFile, facts: { simulatedSource: SimulatedSou
   const { study, state } = project;
   const { tx } = facts;
   const notes: ReportNote[] = [];
+  const references = state.references ?? [];
+  if (references.length > 0) {
+    const first = references[0]!.source;
+    notes.push({ kind: 'published', text: tx.t('note.published', { count: tx.integer(references.length), title: state.guide?.title ?? first.title, file: state.guide?.file ?? first.file }) });
+  }
   if (facts.simulatedSource) {
     notes.push({
       kind: 'simulated',

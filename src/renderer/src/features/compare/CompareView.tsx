@@ -142,7 +142,8 @@ export interface CompareViewProps {
 export function CompareView({ columns, defaultBaselineId, title = t('compare.title'), onClose }: CompareViewProps) {
   const headingId = useId();
   const [chosenBaseline, setBaseline] = useState(defaultBaselineId);
-  const baselineId = columns.some((c) => c.id === chosenBaseline) ? chosenBaseline! : columns[0]?.id;
+  const measured = useMemo(() => columns.filter((c) => !c.published), [columns]);
+  const baselineId: string | undefined = measured.some((c) => c.id === chosenBaseline) ? chosenBaseline : (measured[0] ?? columns[0])?.id;
   // Metric names in the UI's language; the maths stays language-free.
   const rows = useMemo(() => compareTrials(columns, baselineId).map((row) => ({ ...row, metric: { ...row.metric, title: metricTitle(row.metric) } })), [columns, baselineId]);
   const labels = useMemo(() => new Map(columns.map((c) => [c.id, c.label])), [columns]);
@@ -154,7 +155,7 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
           {title}
         </h2>
         {columns.length > 0 && (
-          <SelectField label={t('compare.baseline')} value={baselineId ?? ''} options={columns.map((c) => ({ value: c.id, label: c.label }))} onValueChange={setBaseline} />
+          <SelectField label={t('compare.baseline')} value={baselineId ?? ''} options={measured.map((c) => ({ value: c.id, label: c.label }))} onValueChange={setBaseline} />
         )}
         {onClose && (
           <button type="button" className="btn btn-secondary btn-small compare-close" onClick={onClose}>
@@ -173,9 +174,14 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
               <tr>
                 <th scope="col">{t('compare.metric')}</th>
                 {columns.map((c) => (
-                  <th key={c.id} scope="col" className="num">
+                  <th key={c.id} scope="col" className={`num${c.published ? ' is-published' : ''}`}>
                     <span className="compare-col-label">{c.label}</span>{' '}
                     {c.id === baselineId && <Badge tone="accent">{t('compare.baselineMark')}</Badge>}
+                    {c.published && (
+                      <span className="compare-published" title={t('compare.published.title', { title: c.published.title, file: c.published.file, line: c.published.line })}>
+                        <Badge tone="info">{t('compare.published.badge')}</Badge> <span className="muted">{t('compare.published.source', { file: c.published.file, line: c.published.line })}</span>
+                      </span>
+                    )}
                   </th>
                 ))}
               </tr>
@@ -185,7 +191,7 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
                 <tr key={row.metric.key}>
                   <th scope="row">{t('compare.metricWithUnit', { title: row.metric.title, unit: row.metric.unit })}</th>
                   {row.cells.map((cell) => (
-                    <td key={cell.columnId} className="num">
+                    <td key={cell.columnId} className={`num${columns.find((c) => c.id === cell.columnId)?.published ? ' is-published' : ''}`}>
                       <CellValue row={row} cell={cell} stat={columns.find((c) => c.id === cell.columnId)?.stats?.[row.metric.key]} />
                     </td>
                   ))}

@@ -13,6 +13,7 @@ import {
   percentileSpread,
   trialColumn,
   verdictOf,
+  withPublished,
   type CompareColumn,
 } from './compare-model';
 import { makeTrial } from '../../testing/fixtures';
@@ -235,5 +236,38 @@ describe('columns, curves and spreads', () => {
       { columnId: 'x', label: 'X', p50: 5, p90: 8, p99: 9 },
       { columnId: 'y', label: 'Y', p50: 4, p90: null, p99: null },
     ]);
+  });
+});
+
+describe('published results beside trials', () => {
+  // Hand-made edge case: two trials, a reference for the first one's candidate and workload, one for another workload.
+  const reference = (id: string, workloadId: string) => ({
+    id,
+    kind: 'published' as const,
+    source: { file: 'guide.txt', title: 'A guide', line: 114 },
+    stageId: 'engine',
+    candidateId: 'c',
+    workloadId,
+    label: 'vLLM',
+    status: 'ok' as const,
+    result: { schemaVersion: 1 as const, metrics: { total_token_throughput: 1020.76 }, extra: {} },
+  });
+
+  it('puts each trial’s published result right after it, once, labelled with its source', () => {
+    const a = trial({ id: 'a', stageId: 'engine', workloadId: 'w1' });
+    const b = trial({ id: 'b', stageId: 'engine', workloadId: 'w2' });
+    const columns = withPublished([trialColumn(a), trialColumn(b)], [a, b], [reference('p1', 'w1'), reference('p2', 'w3')]);
+    expect(columns.map((c) => [c.id, c.published?.line ?? null])).toEqual([
+      ['a', null],
+      ['p1', 114],
+      ['b', null],
+    ]);
+    expect(columns[1]?.metrics.total_token_throughput).toBe(1020.76);
+  });
+
+  it('never measures against a published column, even when it comes first', () => {
+    const rows = compareTrials([{ ...column('p', { total_token_throughput: 1000 }), published: { file: 'g', title: 't', line: 1 } }, column('m', { total_token_throughput: 900 })], 'p');
+    expect(rows[0]?.baseline).toBe(900);
+    expect(rows[0]?.cells.map((c) => c.verdict)).toEqual(['better', null]);
   });
 });

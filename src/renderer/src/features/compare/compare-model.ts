@@ -3,7 +3,8 @@ import { parsePercentileKey } from '../../../../shared/results/bench-result';
 import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { metricStat, type MetricStat } from '../../../../shared/study/run-stats';
-import type { Trial } from '../../../../shared/study/study';
+import type { PublishedSource, ReferenceTrial, Trial } from '../../../../shared/study/study';
+import { publishedFor } from '../../../../shared/study/guide/published';
 
 export { LATENCY_NAMES, type Better, type MetricValues };
 export type Verdict = 'better' | 'worse' | 'same';
@@ -56,6 +57,8 @@ export interface CompareColumn {
   config?: Readonly<Record<string, unknown>>;
   /** Per metric: the interval and run count of the column's configuration on its workload (study trials only). */
   stats?: Readonly<Record<string, MetricStat>>;
+  /** A published result (a guide's), never a measurement: where it was printed. Never the baseline. */
+  published?: PublishedSource;
 }
 
 export interface CompareCell {
@@ -93,7 +96,9 @@ function numberOf(metrics: MetricValues, key: string): number | null {
  * the first column.
  */
 export function compareTrials(columns: readonly CompareColumn[], baselineId: string | undefined, metrics: readonly MetricInfo[] = catalogueFor(columns)): CompareRow[] {
-  const base = columns.find((c) => c.id === baselineId) ?? columns[0];
+  // A published number is shown against the baseline, never taken as one.
+  const measured = columns.filter((c) => !c.published);
+  const base = measured.find((c) => c.id === baselineId) ?? measured[0] ?? columns[0];
   if (!base) return [];
   return metrics
     .filter((metric) => columns.some((c) => numberOf(c.metrics, metric.key) !== null))
@@ -269,6 +274,28 @@ export function trialColumn(trial: Trial, trials?: readonly Trial[]): CompareCol
     return stat ? [[key, stat] as const] : [];
   });
   return { ...column, stats: Object.fromEntries(stats) };
+}
+
+/** A published reference as a comparison column: its printed numbers, its guide and line. */
+export function publishedColumn(reference: ReferenceTrial): CompareColumn {
+  return {
+    id: reference.id,
+    label: [reference.label, reference.workloadId].filter(Boolean).join(' · '),
+    metrics: reference.result ? metricValuesOf({ result: reference.result }) : {},
+    config: { engine: reference.engine, version: reference.version, command: reference.command },
+    published: reference.source,
+  };
+}
+
+/** The trials' columns, each followed by the published results of the same candidate on the same workload. */
+export function withPublished(columns: readonly CompareColumn[], trials: readonly Trial[], references: readonly ReferenceTrial[] | undefined): CompareColumn[] {
+  const shown = new Set<string>();
+  return columns.flatMap((column) => {
+    const trial = trials.find((tr) => tr.id === column.id);
+    const beside = trial ? publishedFor(trial, references).filter((r) => r.status === 'ok' && !shown.has(r.id)) : [];
+    for (const r of beside) shown.add(r.id);
+    return [column, ...beside.map(publishedColumn)];
+  });
 }
 
 /** A library entry as a comparison column; its config is what its provenance knows (env by name only). */

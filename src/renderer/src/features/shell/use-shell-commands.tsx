@@ -9,7 +9,7 @@ import { useNativeDialog } from '../studies/use-native-dialog';
 import { baseName } from '../studies/study-format';
 import { ShortcutsDialog } from './ShortcutsDialog';
 
-type PathRequest = 'open' | 'saveAs';
+type PathRequest = 'open' | 'openGuide' | 'saveAs';
 
 const PAGE_COMMANDS: Partial<Record<AppCommand, PageId>> = {
   'page:hosts': 'hosts',
@@ -17,6 +17,14 @@ const PAGE_COMMANDS: Partial<Record<AppCommand, PageId>> = {
   'page:studies': 'studies',
   'page:results': 'results',
 };
+
+/** The extensions a tuning guide may have: Markdown, HTML or text. */
+const GUIDE_EXTENSIONS = ['md', 'markdown', 'html', 'htm', 'txt'];
+
+/** `<dir>/<name>.servelab` beside the guide: `qwen3-8b.tr.txt` → `qwen3-8b.tr.servelab`. */
+export function guideProjectPath(guide: string): string {
+  return guide.replace(/\.(md|markdown|html?|txt)$/i, '') + '.servelab';
+}
 
 /** `<dir>/<name>-copy.servelab` beside the project. */
 function copyPath(path: string): string {
@@ -70,6 +78,21 @@ export function useShellCommands(): { run: (command: AppCommand) => void; dialog
             }),
           );
           return;
+        case 'openGuide':
+          state.leaveWizardThen(() =>
+            attempt(async () => {
+              store.getState().showPage('studies');
+              const guide = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.guide.dialogTitle'), extensions: GUIDE_EXTENSIONS }));
+              if (guide === undefined) {
+                setPathRequest('openGuide');
+                return;
+              }
+              if (!guide.path) return;
+              const out = await nativeDialog(() => api.call('dialogs:saveFile', { title: t('studies.guide.saveTitle'), defaultName: baseName(guideProjectPath(guide.path!)), extensions: ['servelab'] }));
+              if (out?.path) await store.getState().createStudyFromGuide(out.path, guide.path);
+            }),
+          );
+          return;
         case 'save':
           // A project's own file is written as it runs; only the wizard holds something to save.
           if (state.wizard) {
@@ -115,6 +138,16 @@ export function useShellCommands(): { run: (command: AppCommand) => void; dialog
           submitLabel={t('studies.open.submit')}
           initialPath=""
           onSubmit={(path) => store.getState().openStudyProject(path)}
+          onClose={() => setPathRequest(null)}
+        />
+      )}
+      {pathRequest === 'openGuide' && (
+        <PathDialog
+          title={t('studies.guide.title')}
+          intro={t('studies.guide.intro')}
+          submitLabel={t('studies.guide.submit')}
+          initialPath=""
+          onSubmit={(path) => store.getState().createStudyFromGuide(guideProjectPath(path), path)}
           onClose={() => setPathRequest(null)}
         />
       )}

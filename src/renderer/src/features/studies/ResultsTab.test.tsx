@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { buildReportModel } from '../../../../shared/study/report/model';
-import type { ProjectFile, Trial } from '../../../../shared/study/study';
+import { PROJECT_SCHEMA_VERSION, type ProjectFile, type Trial } from '../../../../shared/study/study';
 import { formatMetric } from '../../components/metric-text';
 import { ROW_HEIGHT, ResultsTab } from './ResultsTab';
 import { makeTrial } from '../../testing/fixtures';
@@ -23,7 +23,7 @@ const trial = (id: string, over: Partial<Trial> = {}): Trial => makeTrial({ id, 
 
 function project(trials: Trial[], state: Partial<ProjectFile['state']> = {}): ProjectFile {
   return {
-    schemaVersion: 1,
+    schemaVersion: PROJECT_SCHEMA_VERSION,
     study: {
       name: 'Qwen3-8B latency',
       model: { id: 'Qwen/Qwen3-8B', variants: [] },

@@ -3,7 +3,8 @@ import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
 import { metricStat, runsOf } from '../../../../shared/study/run-stats';
-import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type Trial, type TrialStatus } from '../../../../shared/study/study';
+import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
+import { publishedFor, unplacedReferences } from '../../../../shared/study/guide/published';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
 import { foldForSearch } from '../../components/search-text';
@@ -13,7 +14,7 @@ import { t, type MessageKey, type PlainMessageKey } from '../../i18n';
 import { SelectField } from '../../components/SelectField';
 import { formatMetric } from '../../components/metric-text';
 import { curveOption, paretoOption } from '../compare/charts';
-import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, type ConcurrencyCurve, type ConfigPoint } from '../compare/compare-model';
+import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, paretoFront, trialColumn, withPublished, type ConcurrencyCurve, type ConfigPoint } from '../compare/compare-model';
 import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from '../../components/EChart';
@@ -102,7 +103,11 @@ function stageLabel(stageId: string, label: string): string {
   return label;
 }
 
-type Line = { kind: 'group'; stageId: string; label: string; trials: Trial[] } | { kind: 'trial'; trial: Trial };
+type Line =
+  | { kind: 'group'; stageId: string; label: string; trials: Trial[] }
+  | { kind: 'trial'; trial: Trial }
+  /** A guide's published result, right under the trial of the same candidate and workload (or in a group of its own). */
+  | { kind: 'published'; reference: ReferenceTrial };
 
 const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
 
@@ -180,16 +185,58 @@ function TrialRow({
   );
 }
 
+/** A published result as a row: the guide's printed numbers, labelled published with their source, never selectable. */
+function PublishedRow({ reference, rowIndex, top }: { reference: ReferenceTrial; rowIndex: number; top: number }) {
+  const source = t('compare.published.source', { file: reference.source.file, line: reference.source.line });
+  const note = reference.status === 'failed' ? t('compare.study.published.failed', { error: reference.error ?? '' }) : source;
+  const held = reference.result ? { result: reference.result } : null;
+  return (
+    <div
+      role="row"
+      aria-rowindex={rowIndex}
+      className="trials-row trials-published"
+      style={{ top, height: ROW_HEIGHT, gridTemplateColumns: GRID_TEMPLATE }}
+      data-reference-id={reference.id}
+      title={t('compare.study.published.rowTitle', { file: reference.source.file, line: reference.source.line })}
+    >
+      <div role="cell" className="trials-check" />
+      <div role="cell" className="trials-label">
+        <Badge tone="info">{t('compare.published.badge')}</Badge>
+        <span className="trials-ellipsis">{reference.label}</span>
+      </div>
+      <div role="cell" className="trials-ellipsis">
+        {reference.engine ? `${getAdapter(reference.engine).displayName} ${reference.version ?? ''}` : ''}
+      </div>
+      <div role="cell" className="trials-ellipsis mono">
+        {reference.workloadId ?? ''}
+      </div>
+      <div role="cell" className="num" />
+      <div role="cell">
+        <Badge tone={reference.status === 'failed' ? 'danger' : 'neutral'}>{t('compare.study.published.status')}</Badge>
+      </div>
+      {ROW_METRICS.map((key) => (
+        <div key={key} role="cell" className="num trials-metric">
+          <span>{formatMetric(key, held ? metricOf(held, key) : null)}</span>
+        </div>
+      ))}
+      <div role="cell" className="num" />
+      <div role="cell" className={`trials-ellipsis trials-note${reference.status === 'failed' ? ' is-error' : ''}`} title={note}>
+        {note}
+      </div>
+    </div>
+  );
+}
+
 function GroupRow({ line, rowIndex, top, checked, onToggleGroup }: { line: Extract<Line, { kind: 'group' }>; rowIndex: number; top: number; checked: ReadonlySet<string>; onToggleGroup: (trials: Trial[], on: boolean) => void }) {
   const all = line.trials.length > 0 && line.trials.every((trial) => checked.has(trial.id));
   return (
     <div role="row" aria-rowindex={rowIndex} className="trials-row trials-group" style={{ top, height: ROW_HEIGHT }}>
       <div role="cell" className="trials-check">
-        <input type="checkbox" aria-label={t('compare.study.selectGroup', { stage: line.label })} checked={all} onChange={(event) => onToggleGroup(line.trials, event.target.checked)} />
+        {line.trials.length > 0 && <input type="checkbox" aria-label={t('compare.study.selectGroup', { stage: line.label })} checked={all} onChange={(event) => onToggleGroup(line.trials, event.target.checked)} />}
       </div>
       <div role="cell" className="trials-group-label">
         <span>{line.label}</span>
-        <span className="muted">{t('compare.study.groupCount', { count: line.trials.length })}</span>
+        {line.trials.length > 0 && <span className="muted">{t('compare.study.groupCount', { count: line.trials.length })}</span>}
       </div>
     </div>
   );
@@ -332,11 +379,23 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
       if (!needle) return true;
       return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason, trialProblemText(tr)].some((s) => !!s && foldForSearch(s).includes(needle));
     });
-    return groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
+    // Each published result once, under the first trial of its candidate and workload.
+    const placed = new Set<string>();
+    const beside = (trial: Trial): Line[] =>
+      publishedFor(trial, state.references)
+        .filter((r) => !placed.has(r.id))
+        .map((reference): Line => {
+          placed.add(reference.id);
+          return { kind: 'published', reference };
+        });
+    const staged = groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
       const trials = sortTrials(group.trials, order);
-      return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label), trials }, ...trials.map((trial): Line => ({ kind: 'trial', trial }))];
+      return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label), trials }, ...trials.flatMap((trial): Line[] => [{ kind: 'trial', trial }, ...beside(trial)])];
     });
-  }, [state.trials, study.stages, filter, order]);
+    const rest = unplacedReferences(state.trials, state.references).filter((r) => !needle || [r.label, r.stageId, r.candidateId, r.workloadId].some((x) => !!x && foldForSearch(x).includes(needle)));
+    if (rest.length === 0 || filter.status !== 'all') return staged;
+    return [...staged, { kind: 'group', stageId: 'published', label: t('compare.study.published.group'), trials: [] }, ...rest.map((reference): Line => ({ kind: 'published', reference }))];
+  }, [state.trials, state.references, study.stages, filter, order]);
   const shownCount = lines.filter((l) => l.kind === 'trial').length;
 
   useEffect(() => {
@@ -388,7 +447,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const selected = state.trials.filter((tr) => checked.has(tr.id));
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => state.trials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, state.trials]);
-  const columns = useMemo(() => compared.map((tr) => trialColumn(tr, state.trials)), [compared, state.trials]);
+  const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, state.trials)), compared, state.references), [compared, state.trials, state.references]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
   function comparePreset(configs: readonly RankedConfig[]) {
@@ -453,7 +512,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
         </div>
       </div>
 
-      {state.trials.length === 0 ? (
+      {state.trials.length === 0 && (state.references ?? []).length === 0 ? (
         <p className="muted">{t('compare.study.empty')}</p>
       ) : (
         <div role="table" className="trials-table" aria-label={t('compare.study.tableLabel')} aria-rowcount={lines.length + 1}>
@@ -480,6 +539,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
             <div className="trials-spacer" style={{ height: lines.length * ROW_HEIGHT }}>
               {lines.slice(first, last).map((line, i) => {
                 const index = first + i;
+                if (line.kind === 'published') return <PublishedRow key={`p:${line.reference.id}`} reference={line.reference} rowIndex={index + 2} top={index * ROW_HEIGHT} />;
                 return line.kind === 'group' ? (
                   <GroupRow key={`g:${line.stageId}`} line={line} rowIndex={index + 2} top={index * ROW_HEIGHT} checked={checked} onToggleGroup={toggleGroup} />
                 ) : (

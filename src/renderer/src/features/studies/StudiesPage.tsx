@@ -10,6 +10,7 @@ import { useNativeDialog } from './use-native-dialog';
 import { baseName, formatOpenedAt } from './study-format';
 import { defaultProjectPath, PathDialog } from './PathDialog';
 import { StudyProjectView } from './StudyProjectView';
+import { useRunCommand } from '../shell/commands-context';
 import './studies.css';
 
 type PathRequest = { kind: 'open' } | { kind: 'example'; example: StudyExample };
@@ -26,6 +27,7 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const nativeDialog = useNativeDialog();
+  const runCommand = useRunCommand();
 
   useEffect(() => {
     void loadStudyLists();
@@ -73,6 +75,13 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
             {busy === 'open' ? <Spinner /> : <Icon name="log" size={14} />}
             {t('studies.open')}
           </button>
+          {runCommand && (
+            // The same command as File → Open guide…, so a browser (which has no menu) reaches it too.
+            <button type="button" className="btn btn-secondary" onClick={() => runCommand('openGuide')}>
+              <Icon name="log" size={14} />
+              {t('studies.guide.open')}
+            </button>
+          )}
           <button type="button" className="btn btn-primary" onClick={onNewStudy}>
             <Icon name="plus" size={14} />
             {t('studies.new')}

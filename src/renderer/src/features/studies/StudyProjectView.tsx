@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { GuideReadingPanel } from './GuideReadingPanel';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
 import { ConfirmDangerDialog } from '../../components/ConfirmDangerDialog';
@@ -219,6 +220,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
           {runError}
         </p>
       )}
+      <GuideReadingPanel project={project} />
       {state.message && state.status !== 'running' && (
         <p className={state.status === 'failed' ? 'form-error' : 'study-note'}>{state.message}</p>
       )}

@@ -3,7 +3,7 @@
 // run in SGLang's image as its docs do.
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProjectFileSchema, type StudyDefinition } from '../../../../shared/study/study';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, type StudyDefinition } from '../../../../shared/study/study';
 import { setLocale } from '../../i18n';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { makeHost } from '../../testing/fixtures';
@@ -22,7 +22,7 @@ function makeApi(): FakeApi {
     'hosts:list': () => [DEMO],
     'engines:list': () => [],
     'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/data', problems: [] }),
-    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: 1, study, state: { status: 'draft' } }),
+    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
     'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }),
   });
 }

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-libra
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import latencyExampleText from '../../../../../examples/qwen3-8b-latency-h100.servelab?raw';
 import { ServelabError, type CallOutput } from '../../../../shared/contract';
-import { ProjectFileSchema, StudyDefinitionSchema, type StudyDefinition, type Trial } from '../../../../shared/study/study';
+import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, StudyDefinitionSchema, type StudyDefinition, type Trial } from '../../../../shared/study/study';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { H200_INVENTORY, makeHost } from '../../testing/fixtures';
 import { renderWithStore } from '../../testing/render';
@@ -49,8 +49,8 @@ function makeApi(): FakeApi {
     'engines:list': ({ hostId }) =>
       hostId === 'demo-lab' ? [{ engine: 'vllm', version: '0.11.0', dir: '~/.servelab/engines/vllm-0.11.0', installedAt: '2026-01-01T00:00:00Z', verifiedVersion: '0.11.0', tool: 'uv', mode: 'env' }] : [],
     'app:info': () => ({ name: 'Servelab', version: '0.1.0', dataDir: '/data', problems: [] }),
-    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: 1, study, state: { status: 'draft' } }),
-    'studies:save': ({ study }) => ProjectFileSchema.parse({ schemaVersion: 1, study, state: { status: 'draft' } }),
+    'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
+    'studies:save': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
     'studies:plan': () => PLAN,
   });
 }

@@ -45,6 +45,7 @@ const app = {
   'shortcuts.outsideText': 'when not typing in a field',
   'shortcuts.command.newStudy': 'New study',
   'shortcuts.command.open': 'Open a project',
+  'shortcuts.command.openGuide': 'Open a tuning guide as a study',
   'shortcuts.command.save': 'Save the study draft',
   'shortcuts.command.saveAs': 'Save the open project as a copy',
   'shortcuts.command.export': 'Export the open project’s report',

@@ -1,5 +1,13 @@
 // Comparisons, their charts, metric names and the study's Results tab.
 const compare = {
+  'compare.published.badge': 'published',
+  'compare.published.title': 'Published in {file}, line {line}: {title}. Not measured by this study.',
+  'compare.published.source': '{file}:{line}',
+  'compare.study.published.status': 'Published',
+  'compare.study.published.label': 'Published: {label}',
+  'compare.study.published.group': 'Published in the guide',
+  'compare.study.published.rowTitle': 'Not measured here: the guide’s printed result ({file}, line {line})',
+  'compare.study.published.failed': 'the guide’s launch failed: {error}',
   'compare.title': 'Comparison',
   'compare.close': 'Close comparison',
   'compare.baseline': 'Baseline',

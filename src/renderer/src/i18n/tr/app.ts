@@ -45,6 +45,7 @@ const app: MessagesOf<typeof en> = {
   'shortcuts.outsideText': 'bir alana yazmıyorken',
   'shortcuts.command.newStudy': 'Yeni çalışma',
   'shortcuts.command.open': 'Bir proje aç',
+  'shortcuts.command.openGuide': 'Bir ayar rehberini çalışma olarak aç',
   'shortcuts.command.save': 'Çalışma taslağını kaydet',
   'shortcuts.command.saveAs': 'Açık projeyi kopya olarak kaydet',
   'shortcuts.command.export': 'Açık projenin raporunu dışa aktar',

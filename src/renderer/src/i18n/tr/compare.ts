@@ -3,6 +3,14 @@ import type { MessagesOf } from '..';
 import type en from '../en/compare';
 
 const compare: MessagesOf<typeof en> = {
+  'compare.published.badge': 'yayımlanmış',
+  'compare.published.title': '{file} dosyasında, {line}. satırda yayımlandı: {title}. Bu çalışmada ölçülmedi.',
+  'compare.published.source': '{file}:{line}',
+  'compare.study.published.status': 'Yayımlanmış',
+  'compare.study.published.label': 'Yayımlanmış: {label}',
+  'compare.study.published.group': 'Rehberde yayımlanan',
+  'compare.study.published.rowTitle': 'Burada ölçülmedi: rehberin basılı sonucu ({file}, {line}. satır)',
+  'compare.study.published.failed': 'rehberdeki başlatma başarısız oldu: {error}',
   'compare.title': 'Karşılaştırma',
   'compare.close': 'Karşılaştırmayı kapat',
   'compare.baseline': 'Referans',

@@ -126,6 +126,8 @@ const en = {
   'note.failures':
     'Failed trials: {failed}; refused before launch (an option the GPU or engine cannot run, say): {rejected}. They are results too: each is listed in its stage with its error or reason.',
   'note.slo': 'Trials that miss a service-level objective ({slos}) are marked in their stage.',
+  'note.published':
+    'Published results: {count} results printed in the guide "{title}" ({file}) are shown in each stage beside this study’s own trials of the same candidate and workload, marked "published" with the line they were printed on. They were not measured by this study, on its hardware or at its time, and no decision used them.',
   'unknownHost': 'an unnamed host',
   'demoLab': 'the demo lab',
 
@@ -194,6 +196,10 @@ const en = {
   'trial.runs': '{n} runs of this configuration',
   'trial.refused': 'refused: {problem}',
   'trial.error': 'error: {problem}',
+  'published.name': 'Published: {label}',
+  'published.status': 'published',
+  'published.note': 'printed in the guide at {source}, not measured here',
+  'published.failed': 'the guide shows this launch failing at {source}: {error}',
   'trial.sloMiss': 'misses SLO {slo} (measured {value})',
   'status.planned': 'planned',
   'status.rejected': 'rejected before launch',

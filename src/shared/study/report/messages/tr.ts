@@ -124,6 +124,8 @@ const tr = {
   'note.failures':
     'Başarısız denemeler: {failed}; başlatılmadan reddedilenler (örneğin GPU’nun ya da motorun çalıştıramadığı bir seçenek): {rejected}. Bunlar da birer sonuçtur: her biri kendi aşamasında hatası ya da gerekçesiyle listelenir.',
   'note.slo': 'Bir hizmet düzeyi hedefini ({slos}) karşılamayan denemeler kendi aşamalarında işaretlenir.',
+  'note.published':
+    'Yayımlanmış sonuçlar: "{title}" rehberinde ({file}) basılmış {count} sonuç, her aşamada bu çalışmanın aynı aday ve iş yüküyle yaptığı denemelerin yanında, basıldıkları satırla birlikte "yayımlanmış" olarak gösterilir. Bu çalışma tarafından, onun donanımında ya da onun zamanında ölçülmediler ve hiçbir karar onları kullanmadı.',
   unknownHost: 'adı olmayan bir ana makine',
   demoLab: 'demo laboratuvarı',
 
@@ -189,6 +191,10 @@ const tr = {
   'trial.runs': 'bu yapılandırmanın çalıştırma sayısı: {n}',
   'trial.refused': 'reddedildi: {problem}',
   'trial.error': 'hata: {problem}',
+  'published.name': 'Yayımlanmış: {label}',
+  'published.status': 'yayımlanmış',
+  'published.note': 'rehberde {source} konumunda basılı, burada ölçülmedi',
+  'published.failed': 'rehber bu başlatmanın {source} konumunda başarısız olduğunu gösteriyor: {error}',
   'trial.sloMiss': 'SLO karşılanmadı: {slo} (ölçülen: {value})',
   'status.planned': 'planlandı',
   'status.rejected': 'başlatılmadan reddedildi',

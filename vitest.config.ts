@@ -1,18 +1,22 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { LongestFirstSequencer } from './tests/helpers/file-order';
 
 // Two projects: everything that runs in Node (core, CLI, Electron main, shared, preload, cross-process suites) and the
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
-// The ssh resolution differential runs four ssh/CLI processes at a time for a few minutes: it would starve timed suites.
-const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts', 'tests/integration/ssh-resolve-differential.test.ts'];
+// The ssh resolution differential (minutes of ssh/CLI processes) stays with the rest: it runs them at a lower CPU
+// priority, so it takes the CPU the waiting suites leave idle instead of starving timed ones.
+const HEAVY = ['tests/integration/study-kill9.test.ts', 'tests/integration/study-two-processes.test.ts', 'tests/integration/shell-quote-fuzz.test.ts'];
 // The example studies decide on measured margins of the simulated box, whose clock is wall time: each runs alone.
 const EXAMPLES = ['tests/integration/study-examples-demo.test.ts', 'tests/integration/study-examples-ssh.test.ts'];
 
 export default defineConfig({
   test: {
-    // Most suites wait on processes, sshd and the simulated GPU's sleeps rather than compute: two files at a time
-    // keep a small machine busy without starving either.
-    maxWorkers: 2,
+    // Most suites wait on processes, sshd and the simulated GPU's sleeps rather than compute: three files at a time
+    // keep a two-core machine busy (one of them is often the low-priority differential); the heavy group runs two.
+    maxWorkers: 3,
+    // The long cross-process suites start first, so the run does not end on one of them alone.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
@@ -32,6 +36,7 @@ export default defineConfig({
           name: 'node-heavy',
           environment: 'node',
           include: HEAVY,
+          maxWorkers: 2,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           sequence: { groupOrder: 1 },

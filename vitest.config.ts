@@ -6,15 +6,17 @@ import { LongestFirstSequencer } from './tests/helpers/file-order';
 // renderer under jsdom. Playwright suites in tests/e2e run under their own runner.
 // The ssh resolution differential (minutes of ssh/CLI processes) stays with the rest: it runs them at a lower CPU
 // priority, so it takes the CPU the waiting suites leave idle instead of starving timed ones.
-// Suites that run several whole studies or sshd instances at once, and the latency example studies (at the demo's
-// scale their decisions held on a two-core machine kept at a load of 4 to 8 by other work, far more than a second
-// suite adds): two at a time, after the rest.
+// Suites that run several whole studies or sshd instances at once, the latency example studies (at the demo's scale
+// their decisions held on a two-core machine kept at a load of 4 to 8 by other work, far more than a second suite
+// adds) and the verdicts study (its "no difference" needs an interval inside ±2%, which a third suite beside it once
+// widened): two at a time, after the rest.
 const HEAVY = [
   'tests/integration/study-kill9.test.ts',
   'tests/integration/study-two-processes.test.ts',
   'tests/integration/shell-quote-fuzz.test.ts',
   'tests/integration/study-examples-demo.test.ts',
   'tests/integration/study-examples-ssh.test.ts',
+  'tests/integration/study-verdicts-demo.test.ts',
 ];
 // The throughput example's decision (engines 13% apart, 1000 unbounded requests) changed at such a load: it runs
 // alone, last.

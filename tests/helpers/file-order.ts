@@ -7,7 +7,7 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Suites known to run for minutes, started before all others of their group. */
-const LONGEST = ['tests/integration/ssh-resolve-differential.test.ts'];
+const LONGEST = ['tests/integration/ssh-resolve-differential.test.ts', 'tests/integration/study-examples-ssh.test.ts', 'tests/integration/study-examples-demo.test.ts'];
 
 /** Lower runs first: the longest-running kinds of suite first. */
 function rankOf(file: string): number {

@@ -102,9 +102,12 @@ describe('compareTrials', () => {
     expect(rows[0]).toMatchObject({ metric: { title: 'P99.9 ITL' }, cells: [{ verdict: null }, { delta: -10, verdict: 'better' }] });
   });
 
-  it('compares speculative acceptance when the columns carry it (better higher), but not draft counts', () => {
+  it('compares speculative acceptance when the columns carry it (better higher), but not draft counts or the peak throughput', () => {
     // Edge case, hand-written numbers: only the direction of the comparison is under test.
-    const rows = compareTrials([column('x', { spec_decode_acceptance_length: 2.86, spec_decode_num_drafts: 4316 }), column('y', { spec_decode_acceptance_length: 3.1, spec_decode_num_drafts: 4000 })], 'x');
+    const rows = compareTrials(
+      [column('x', { spec_decode_acceptance_length: 2.86, spec_decode_num_drafts: 4316, max_output_tokens_per_s: 540 }), column('y', { spec_decode_acceptance_length: 3.1, spec_decode_num_drafts: 4000, max_output_tokens_per_s: 572 })],
+      'x',
+    );
     expect(rows.map((r) => r.metric.key)).toEqual(['spec_decode_acceptance_length']);
     expect(rows[0]?.cells[1]).toMatchObject({ verdict: 'better' });
   });

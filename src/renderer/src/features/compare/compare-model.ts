@@ -43,9 +43,12 @@ export const COMPARE_METRICS: readonly MetricInfo[] = COMPARE_KEYS.map((key) => 
 
 const BY_KEY = new Map(COMPARE_METRICS.map((m) => [m.key, m]));
 
-/** The comparison's entry of a key: other percentiles (`p99.9_itl_ms`) and other catalogue metrics with a better direction (goodput, speculative acceptance) too. */
+/** Compared only when the columns carry them: vLLM's speculative-decoding acceptance. */
+const WHEN_PRESENT: readonly MetricKey[] = ['spec_decode_acceptance_rate', 'spec_decode_acceptance_length'];
+
+/** The comparison's entry of a key: other percentiles (`p99.9_itl_ms`) and speculative acceptance too. */
 export function metricInfo(key: string): MetricInfo | undefined {
-  return BY_KEY.get(key) ?? compared(key);
+  return BY_KEY.get(key) ?? (parsePercentileKey(key) || (WHEN_PRESENT as readonly string[]).includes(key) ? compared(key) : undefined);
 }
 
 /** One column of a comparison: a trial of a study or an entry of the results library. */

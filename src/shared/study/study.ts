@@ -7,6 +7,7 @@ import { ResultEntrySchema } from '../results/result-entry';
 import { BenchResultSchema } from '../results/bench-result';
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from './noise';
 import { RefusalSchema, RunFailureSchema } from './trial-problem';
+import { REPORT_LANGS } from './report/text';
 
 /**
  * A study: what the reference tuning guides do by hand (the reference studies) as data. A definition says what to try; the
@@ -153,6 +154,24 @@ export type LostCandidate = z.infer<typeof LostCandidateSchema>;
 export const UntabledVersionSchema = z.object({ engine: EngineIdSchema, version: z.string(), checkedAgainst: z.string() });
 export type UntabledVersion = z.infer<typeof UntabledVersionSchema>;
 
+/**
+ * The study's own words in another report language: its name, description and labels, keyed by what they name
+ * (`candidates` by "stageId/candidateId"). Anything left out is shown as written (`study-text.ts`).
+ */
+const label = z.string().min(1).max(200);
+export const StudyTextSchema = z
+  .object({
+    name: label.optional(),
+    description: z.string().max(4000).optional(),
+    stages: z.record(z.string(), label).optional(),
+    candidates: z.record(z.string(), label).optional(),
+    workloads: z.record(z.string(), label).optional(),
+    variants: z.record(z.string(), label).optional(),
+  })
+  .strict();
+export type StudyText = z.infer<typeof StudyTextSchema>;
+export const StudyTranslationsSchema = z.partialRecord(z.enum(REPORT_LANGS), StudyTextSchema);
+
 export const StudyDefinitionSchema = z
   .object({
     name: z.string().min(1, 'is required').max(200),
@@ -192,6 +211,8 @@ export const StudyDefinitionSchema = z
     readinessTimeoutSeconds: z.number().int().min(10).max(24 * 3600).default(1800),
     /** Set on a study made by "Re-run with…": the project it repeats. */
     rerunOf: RerunOfSchema.optional(),
+    /** The name, description and labels in other report languages. */
+    translations: StudyTranslationsSchema.optional(),
   })
   .strict()
   .superRefine((study, ctx) => {
@@ -217,6 +238,20 @@ export const StudyDefinitionSchema = z
       if (engines.has(key)) ctx.addIssue({ code: 'custom', path: ['engines', i], message: `${e.engine} ${e.version} is listed twice` });
       engines.add(key);
     });
+    // A translation names something of this study, so a renamed id cannot leave a translation of nothing behind.
+    const named = {
+      stages: new Set(study.stages.map((s) => s.id)),
+      candidates: new Set(study.stages.flatMap((s) => s.candidates.map((c) => `${s.id}/${c.id}`))),
+      workloads: new Set([study.workloads.primary, ...study.workloads.generalisation].map((w) => w.id)),
+      variants,
+    };
+    for (const [lang, text] of Object.entries(study.translations ?? {})) {
+      for (const kind of ['stages', 'candidates', 'workloads', 'variants'] as const) {
+        for (const key of Object.keys(text?.[kind] ?? {})) {
+          if (!named[kind].has(key)) ctx.addIssue({ code: 'custom', path: ['translations', lang, kind, key], message: `names no ${kind.slice(0, -1)} of the study` });
+        }
+      }
+    }
   });
 export type StudyDefinition = z.infer<typeof StudyDefinitionSchema>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinitionSchema>;

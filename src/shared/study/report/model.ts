@@ -15,6 +15,7 @@ import { decisionWords, verdictWords } from './decision-words';
 import { versusSection, type VersusSection } from './versus';
 import { trialProblemWords } from './problem-words';
 import { publishedSourceText } from '../guide/published';
+import { localizedStudyText, type LocalizedStudyText } from '../study-text';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -268,6 +269,7 @@ function localUnit(unit: string, tx: ReportText): string {
 export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): ReportModel {
   const { study, state } = project;
   const tx = reportText(lang);
+  const own = localizedStudyText(study, lang);
   const objective = localObjective(study.goal.kind, tx);
   const redact = envRedactor(project);
   const metricColumns: MetricColumn[] = [
@@ -311,7 +313,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       id: t.id,
       stageId: t.stageId,
       candidateId: t.candidateId,
-      label: trialLabel(t, tx),
+      label: trialLabel(t, tx, own),
       engine: t.engine,
       engineLabel: engineLabel(t.engine),
       version: t.version,
@@ -373,7 +375,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     return {
       published,
       id,
-      label: stageLabel(project, id, tx),
+      label: stageLabel(own, id, tx),
       engines: def?.engines ? def.engines.map(engineLabel) : null,
       trials,
       severalWorkloads: new Set(trials.map((t) => t.workloadId)).size > 1,
@@ -381,7 +383,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     };
   };
   function sectionDecision(decision: StageDecision, trials: TrialRow[]): NonNullable<StageSection['decision']> {
-    const said = decisionIn(decision, trials, { tx, objective, redact });
+    const said = decisionIn(decision, trials, { tx, objective, redact, own });
     return { winner: decision.winner, reason: redact(decision.reason), before: decision.before, after: decision.after, ...said };
   }
   const stages = stageOrder.map(section);
@@ -427,7 +429,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
         : null;
     return {
       workloadId: w.id,
-      description: w.label ?? describeWorkload(w, tx),
+      description: own.workload(w.id) ?? describeWorkload(w, tx),
       primary: w.id === primaryId,
       baseline,
       recommended,
@@ -482,7 +484,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
         : w.dataset.kind === 'sharegpt'
           ? (w.dataset.path ?? tx.t('setup.sharegptCache'))
           : w.dataset.path);
-    return { workloadId: w.id, description: w.label ?? describeWorkload(w, tx), dataset, sha256: prov?.sha256 ?? null };
+    return { workloadId: w.id, description: own.workload(w.id) ?? describeWorkload(w, tx), dataset, sha256: prov?.sha256 ?? null };
   });
 
   const engines = study.engines.map((e) => {
@@ -533,7 +535,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           // The stage that kept this candidate names it best; any trial of it will do otherwise.
           const stageId = state.decisions.find((d) => d.winner === id)?.stageId;
           const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
-          return (trials.find((t) => t.stageId === stageId) ?? trials[0])?.label ?? id;
+          const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
+          return trial ? own.composite(trial.label, trial.stageId) : id;
         }),
       }
     : null;
@@ -561,8 +564,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     text: tx,
     title: tx.t('title', { model, gpu, goal: goalPhrase }),
     ran,
-    studyName: study.name,
-    description: study.description ?? null,
+    studyName: own.name,
+    description: own.description ?? null,
     model,
     gpu,
     goalPhrase,
@@ -585,12 +588,12 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       objectiveText: tx.t(`goal.objective.${objective.better}`, { metric: objective.label, unit: objective.unit }),
       slos: study.goal.slos.map((slo) => describeSlo(slo, tx)),
       marginPct: margin,
-      primaryWorkload: study.workloads.primary.label ?? describeWorkload(study.workloads.primary, tx),
+      primaryWorkload: own.workload(study.workloads.primary.id) ?? describeWorkload(study.workloads.primary, tx),
       strategy: study.strategy,
     },
     setup: {
       model,
-      variants: study.model.variants.map((v) => `${v.label ?? v.id}: ${v.model}${v.precision ? ` (${v.precision})` : ''}`),
+      variants: study.model.variants.map((v) => `${own.variant(v.id) ?? v.id}: ${v.model}${v.precision ? ` (${v.precision})` : ''}`),
       gpu,
       driver: mostCommon(provenances.map((p) => p.gpu?.driver)) ?? null,
       cuda: mostCommon(provenances.map((p) => p.gpu?.cuda)) ?? null,
@@ -608,8 +611,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     versus: versusSection(project, inputs.original ?? null, {
       tx,
       objectiveMetric: objective.metric,
-      stageLabel: (id) => stageLabel(project, id, tx),
-      trialLabel: (row) => trialLabel(row, tx),
+      stageLabel: (id) => stageLabel(own, id, tx),
+      trialLabel: (row) => trialLabel(row, tx, own),
       engineLabel,
       gpuOf: (of) => gpuOf(of, tx),
     }),
@@ -628,11 +631,11 @@ function gpuOf(project: ProjectFile, tx: ReportText): string {
 }
 
 /** A stage's name in the report's language: the planner's own stages by the catalogue, the user's by their label. */
-function stageLabel(project: ProjectFile, id: string, tx: ReportText): string {
+function stageLabel(own: LocalizedStudyText, id: string, tx: ReportText): string {
   if (id === 'engine') return tx.t('stage.engine');
   if (id === 'generalisation') return tx.t('stage.generalisation');
   if (id === 'grid') return tx.t('stage.grid');
-  return project.study.stages.find((s) => s.id === id)?.label ?? id;
+  return own.stage(id) ?? id;
 }
 
 /** The measurement and decision method in one paragraph, for the setup section. */
@@ -743,10 +746,13 @@ interface DecisionSpeech {
   tx: ReportText;
   objective: Objective;
   redact: (text: string) => string;
+  own: LocalizedStudyText;
 }
 
 /** A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. */
-function decisionIn(decision: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact }: DecisionSpeech) {
+function decisionIn(stored: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact, own }: DecisionSpeech) {
+  // Unmeasured candidates are stored by their written label; the trials' labels come here already in the language.
+  const decision = stored.unmeasured ? { ...stored, unmeasured: stored.unmeasured.map((u) => ({ ...u, label: own.composite(u.label, stored.stageId) })) } : stored;
   const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
   const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
   const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
@@ -764,15 +770,16 @@ function decisionIn(decision: StageDecision, trials: readonly { candidateId: str
  */
 export function stageDecisionText(project: ProjectFile, decision: StageDecision, lang: ReportLang): { words: string; verdict: string | null } {
   const tx = reportText(lang);
-  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx) }));
-  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project) });
+  const own = localizedStudyText(project.study, lang);
+  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own) }));
+  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project), own });
   return { words, verdict };
 }
 
-function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText): string {
+function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText, own: LocalizedStudyText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
-  if (!role) return t.label;
-  return tx.t(role.key, { label: t.label.startsWith(role.prefix) ? t.label.slice(role.prefix.length) : t.label });
+  if (!role) return own.composite(t.label, t.stageId);
+  return tx.t(role.key, { label: own.composite(t.label.startsWith(role.prefix) ? t.label.slice(role.prefix.length) : t.label) });
 }
 
 function missingNote(trials: Trial[], redact: (s: string) => string, tx: ReportText): string {

@@ -33,9 +33,9 @@ function englishSentences(): { key: ReportMessageKey; words: string }[] {
 }
 
 /**
- * What the user wrote, and text the report quotes without translating: the study's name, description and labels
- * (stages, candidates, variants, workloads), the trials' labels and commands, and what an engine or the benchmark
- * wrote (`engineText`), as they may appear in either format. The examples' labels are English, and a Turkish report shows them as they are. Only
+ * Text the report quotes without translating: commands (and candidate labels that are engine flags), model and engine
+ * names, and what an engine or the benchmark wrote (`engineText`). Not the study's name, description or other labels:
+ * the examples carry them in Turkish too (`translations`), so an English one left in a Turkish report is found. Only
  * these are taken out (not every string of the project: "latency" as the goal's key must not hide an English
  * sentence of the report).
  */
@@ -57,23 +57,27 @@ function engineText(t: Trial): string[] {
   return out.filter((s): s is string => s !== undefined);
 }
 
+/** A label that is engine flags or a name (as torch.compile), the same in every language. */
+const SAME_LABEL = (label: string) => label.startsWith('--') || label === 'torch.compile';
+
 function userStrings(project: ProjectFile): string[] {
   const { study } = project;
-  const found = new Set<string>([study.name, ...(study.description ? [study.description] : [])]);
-  for (const stage of study.stages) {
-    if (stage.label) found.add(stage.label);
-    for (const c of stage.candidates) if (c.label) found.add(c.label);
-  }
-  for (const v of study.model.variants) if (v.label) found.add(v.label);
-  for (const w of [study.workloads.primary, ...study.workloads.generalisation]) if (w.label) found.add(w.label);
-  for (const t of project.state.trials) {
-    // The report words a planned role itself ("Baseline: …") and shows what follows it: only that part is the user's,
-    // so a role left in English is still found.
-    const label = t.label.replace(/^(Best so far|Baseline|Recommended): /, '');
-    for (const s of [label, t.command, ...engineText(t)]) if (s) found.add(s);
-  }
+  const found = new Set<string>([study.model.id, ...study.model.variants.map((v) => v.model)]);
+  for (const stage of study.stages) for (const c of stage.candidates) if (SAME_LABEL(c.label)) found.add(c.label);
+  for (const t of project.state.trials) for (const s of [t.command, ...engineText(t)]) if (s) found.add(s);
   const forms = [...found].filter((s) => s.length >= 3).flatMap((s) => [s, markdownText(s), escapeHtml(s)]);
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/** The study's own English words: its name, description and every label that is not flags or a name. */
+function studyWords(project: ProjectFile): string[] {
+  const { study } = project;
+  const labels = [
+    ...study.stages.flatMap((s) => [s.label, ...s.candidates.map((c) => c.label)]),
+    ...study.model.variants.map((v) => v.label),
+    ...[study.workloads.primary, ...study.workloads.generalisation].map((w) => w.label),
+  ];
+  return [study.name, study.description, ...labels].filter((s): s is string => s !== undefined && !SAME_LABEL(s));
 }
 
 function withoutUserText(report: string, project: ProjectFile): string {
@@ -134,6 +138,26 @@ describe('Turkish report of the example studies', () => {
       expect(inHtml.map((s) => `${s.key}: ${s.words}`)).toEqual([]);
       const cells = new Set([...tableCells(md), ...tableCells(html)]);
       expect(englishCellWords().filter((w) => cells.has(w.words)).map((w) => `${w.key}: ${w.words}`)).toEqual([]);
+    });
+  }
+
+  for (const file of exampleFiles()) {
+    it(`shows the study's name, description and labels in Turkish in the Markdown and HTML of ${file}`, () => {
+      const project = projects.get(file) as ProjectFile;
+      const words = studyWords(project);
+      // Meaningful: the example has its English name, description, stage, candidate and workload labels, and the
+      // English report shows every one of them.
+      expect(words.length, file).toBeGreaterThan(5);
+      const englishMd = renderMarkdown(project, 'en');
+      const englishHtml = renderHtml(project, 'en');
+      expect(words.filter((w) => !englishMd.includes(markdownText(w)) || !englishHtml.includes(escapeHtml(w)))).toEqual([]);
+      const md = renderMarkdown(project, 'tr');
+      const html = renderHtml(project, 'tr');
+      expect(words.filter((w) => md.includes(w) || md.includes(markdownText(w)))).toEqual([]);
+      expect(words.filter((w) => html.includes(w) || html.includes(escapeHtml(w)))).toEqual([]);
+      const turkish = project.study.translations?.tr;
+      expect(md).toContain(markdownText(turkish?.name ?? ''));
+      expect(html).toContain(escapeHtml(turkish?.description ?? ''));
     });
   }
 

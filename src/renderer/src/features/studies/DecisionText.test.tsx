@@ -65,4 +65,13 @@ describe('DecisionText', () => {
     expect(container.querySelector('strong')).toBeNull();
     expect(container.textContent).toBe('Kept FP8 KV cache (gain +26.3%). FP8 KV cache: −21.2% mean latency, kept.');
   });
+
+  it('names the candidate by the study’s own translation in the UI’s language, and as written in English', () => {
+    const translated: ProjectFile = { ...PROJECT, study: { ...PROJECT.study, translations: { tr: { candidates: { 'kv/fp8': 'FP8 KV önbelleği' } } } } };
+    const { container, store } = renderWithStore(<DecisionText decision={kept} project={translated} />);
+    expect(container.textContent).toContain('Kept FP8 KV cache (gain +26.3%).');
+    act(() => store.getState().setLocale('tr'));
+    expect(container.textContent).toContain('Korunan: FP8 KV önbelleği (kazanç: +\u2060%26,3). FP8 KV önbelleği: ortalama gecikme değişimi');
+    expect(container.textContent).not.toContain('FP8 KV cache');
+  });
 });

@@ -18,6 +18,7 @@ import { VersusOriginal } from './VersusOriginal';
 import { engineName } from './study-format';
 import { errorText } from './study-errors';
 import { runAction } from './study-format';
+import { studyTextOf } from './study-words';
 
 const TABS = ['plan', 'run', 'results', 'recommendation', 'report'] as const;
 /** `versus`: a re-run against its original, only on a study that has one. */
@@ -92,7 +93,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
   const baseId = useId();
   const { project, path, live } = study;
   const { state } = project;
-  const name = project.study.name;
+  const own = studyTextOf(project);
+  const name = own.name;
   const action = runAction(state, live);
   const editable = canEditStudy(project) && !live;
   const rerunOf = project.study.rerunOf;
@@ -176,7 +178,7 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
               {t('studies.rerunOf', { name: rerunOf.name, versions: rerunOf.engines.map((e) => `${engineName(e.engine)} ${e.version}`).join(', ') })}
             </p>
           )}
-          {project.study.description && <p className="study-description">{project.study.description}</p>}
+          {own.description && <p className="study-description">{own.description}</p>}
         </div>
         <div className="page-actions">
           {editable && (

@@ -3,6 +3,7 @@ import type { EngineId } from '../../../../shared/engines/types';
 import { ENGINE_STAGE_ID, GENERALISATION_STAGE_ID, GRID_STAGE_ID } from '../../../../shared/study/planner';
 import type { ProjectFile, StageDecision, StudyState, Trial } from '../../../../shared/study/study';
 import { formattingLocale, t } from '../../i18n';
+import { studyTextOf } from './study-words';
 
 export function engineName(engine: EngineId): string {
   return ENGINE_ADAPTERS[engine]?.displayName ?? engine;
@@ -81,7 +82,7 @@ export function stageLabel(project: ProjectFile, stageId: string): string {
   if (stageId === ENGINE_STAGE_ID) return t('studies.stage.engine');
   if (stageId === GENERALISATION_STAGE_ID) return t('studies.stage.generalisation');
   if (stageId === GRID_STAGE_ID) return t('studies.stage.grid');
-  return project.study.stages.find((stage) => stage.id === stageId)?.label ?? stageId;
+  return studyTextOf(project).stage(stageId) ?? stageId;
 }
 
 export interface StageGroup {

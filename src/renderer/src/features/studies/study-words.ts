@@ -3,6 +3,7 @@ import { refusalWords, trialProblemWords } from '../../../../shared/study/report
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
 import type { ProjectFile, StageDecision, Trial } from '../../../../shared/study/study';
 import type { Refusal } from '../../../../shared/study/trial-problem';
+import { localizedStudyText, type LocalizedStudyText } from '../../../../shared/study/study-text';
 import { getLocale } from '../../i18n';
 
 /**
@@ -35,4 +36,9 @@ export function refusalText(refusal: Refusal): string {
 /** A stage's decision, and its verdict with the change's interval when it has one. */
 export function decisionText(project: ProjectFile, decision: StageDecision): { words: string; verdict: string | null } {
   return stageDecisionText(project, decision, uiText().lang);
+}
+
+/** The study's name, description and labels in the app's language (its translations), as the report shows them. */
+export function studyTextOf(project: ProjectFile): LocalizedStudyText {
+  return localizedStudyText(project.study, uiText().lang);
 }

@@ -69,6 +69,13 @@ describe('rerunDefinition', () => {
     expect(StudyDefinitionSchema.parse(next)).toEqual(next);
   });
 
+  it('keeps the study’s translations but not of its name, which the re-run changes', () => {
+    const translations = { tr: { name: 'Arka uçlar', description: 'Dikkat arka uçları', stages: { attention: 'Dikkat arka ucu' } } };
+    const { definition: next } = rerunDefinition({ path: '/p/backends.servelab', file: project({ ...definition, translations }) }, { engineVersions: { sglang: '0.5.5.post1' } });
+    expect(next.translations).toEqual({ tr: { description: 'Dikkat arka uçları', stages: { attention: 'Dikkat arka ucu' } } });
+    expect(next.name).toBe('Backends (re-run)');
+  });
+
   it('lists the candidates the new version cannot launch instead of dropping them', () => {
     const { definition: next, lost } = rerunDefinition({ path: '/p/backends.servelab', file: project() }, { engineVersions: { vllm: '0.12.0' } });
     expect(next.stages[0]?.candidates.map((c) => c.id)).toEqual(['xformers', 'flashinfer']);

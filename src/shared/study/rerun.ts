@@ -114,7 +114,9 @@ export function rerunDefinition(original: { path: string; file: ProjectFile }, o
     return version === undefined ? choice : { ...choice, version };
   });
   const hosts = options.hostId === undefined ? study.hosts : [study.hosts.find((h) => h.hostId === options.hostId) ?? { hostId: options.hostId }];
-  const candidate = { ...study, name: options.name ?? rerunName(study.name), engines, hosts, rerunOf: rerunProvenance(original.path, original.file) };
+  // The re-run has a name of its own: a translation of the original's name would name the original.
+  const translations = study.translations && Object.fromEntries(Object.entries(study.translations).map(([lang, text]) => [lang, { ...text, name: undefined }]));
+  const candidate = { ...study, name: options.name ?? rerunName(study.name), engines, hosts, rerunOf: rerunProvenance(original.path, original.file), translations };
   const parsed = StudyDefinitionSchema.safeParse(candidate);
   if (!parsed.success) {
     const found = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StudyDefinitionSchema, type StudyDefinitionInput } from './study';
-import { localizedStudyText } from './study-text';
+import { localizedStudyText, translationsStillTrue } from './study-text';
 
 const sharegpt = (c: number) => ({ id: `sharegpt-c${c}`, label: `ShareGPT, 100 prompts, concurrency ${c}`, dataset: { kind: 'sharegpt' as const }, numPrompts: 100, maxConcurrency: c });
 
@@ -86,5 +86,26 @@ describe('study translations', () => {
       'SGLang 0.5.3.post3 + FP8 checkpoint’i (Qwen/Qwen3-8B-FP8) + --attention-backend triton',
     );
     expect(tr.composite('sglang-0.5.3.post3 + fp8')).toBe('sglang-0.5.3.post3 + fp8');
+  });
+
+  it('keeps, after an edit, only the translations whose written text is unchanged', () => {
+    const translated = StudyDefinitionSchema.parse(input({ translations: { tr: { ...turkish, description: 'Düşük eşzamanlılıkta ortalama gecikme.' } } }));
+    expect(translationsStillTrue(translated, translated)).toEqual(translated.translations);
+    const edited = StudyDefinitionSchema.parse(
+      input({
+        name: 'Qwen3-8B on one H100',
+        stages: [{ id: 'quantization', label: 'Quantization', candidates: [{ id: 'fp8', label: 'FP8 weights', variant: 'fp8' }] }],
+        workloads: { primary: sharegpt(4), generalisation: [] },
+      }),
+    );
+    expect(translationsStillTrue(translated, edited)).toEqual({
+      tr: {
+        description: 'Düşük eşzamanlılıkta ortalama gecikme.',
+        stages: { quantization: 'Nicemleme' },
+        workloads: { 'sharegpt-c4': 'ShareGPT, 100 prompt, eşzamanlılık 4' },
+        variants: { fp8: 'FP8 checkpoint’i (Qwen/Qwen3-8B-FP8)' },
+      },
+    });
+    expect(translationsStillTrue(translated, { ...edited, description: 'Other.', stages: [], model: { variants: [] }, workloads: { primary: sharegpt(2) } })).toBeUndefined();
   });
 });

@@ -58,3 +58,45 @@ export function localizedStudyText(study: StudyDefinition, lang: ReportLang): Lo
     },
   };
 }
+
+/** The written text a study's translations are of: what `translationsStillTrue` compares. */
+interface WrittenText {
+  name: string;
+  description?: string | undefined;
+  model: { variants?: readonly { id: string; label?: string | undefined }[] | undefined };
+  stages?: readonly { id: string; label: string; candidates: readonly { id: string; label: string }[] }[] | undefined;
+  workloads: { primary: { id: string; label?: string | undefined }; generalisation?: readonly { id: string; label?: string | undefined }[] | undefined };
+}
+
+function writtenTexts(study: WrittenText) {
+  const stages = study.stages ?? [];
+  return {
+    stages: new Map<string, string | undefined>(stages.map((s) => [s.id, s.label])),
+    candidates: new Map<string, string | undefined>(stages.flatMap((s) => s.candidates.map((c) => [`${s.id}/${c.id}`, c.label] as const))),
+    workloads: new Map<string, string | undefined>([study.workloads.primary, ...(study.workloads.generalisation ?? [])].map((w) => [w.id, w.label])),
+    variants: new Map<string, string | undefined>((study.model.variants ?? []).map((v) => [v.id, v.label])),
+  };
+}
+
+/**
+ * The translations of `translated` that still translate `edited`: each kept only where `edited` has the same written
+ * text as `translated` had (an edited label, a removed stage or a renamed name drops its translation, since it would
+ * say something else). For a study edited in a form that shows only the written text.
+ */
+export function translationsStillTrue(translated: WrittenText & { translations?: StudyDefinition['translations'] }, edited: WrittenText): StudyDefinition['translations'] {
+  const before = writtenTexts(translated);
+  const after = writtenTexts(edited);
+  const out: NonNullable<StudyDefinition['translations']> = {};
+  for (const [lang, text] of Object.entries(translated.translations ?? {}) as [ReportLang, NonNullable<StudyDefinition['translations']>[ReportLang]][]) {
+    if (!text) continue;
+    const kept: typeof text = {};
+    if (text.name !== undefined && translated.name === edited.name) kept.name = text.name;
+    if (text.description !== undefined && translated.description === edited.description) kept.description = text.description;
+    for (const kind of ['stages', 'candidates', 'workloads', 'variants'] as const) {
+      const entries = Object.entries(text[kind] ?? {}).filter(([key]) => before[kind].get(key) !== undefined && before[kind].get(key) === after[kind].get(key));
+      if (entries.length > 0) kept[kind] = Object.fromEntries(entries);
+    }
+    if (Object.keys(kept).length > 0) out[lang] = kept;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -3,6 +3,7 @@ import { ENGINE_ADAPTERS, validateExtraArgs } from '../../../shared/engines/adap
 import { splitArgs } from '../../../shared/engines/argv-text';
 import type { EngineId } from '../../../shared/engines/types';
 import { ConfigPatchSchema, StudyDefinitionSchema, type ConfigPatch, type StudyDefinition, type StudyDefinitionInput } from '../../../shared/study/study';
+import { translationsStillTrue } from '../../../shared/study/study-text';
 import { say, type Messages } from '../i18n';
 import { sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
 import { at, locateSchemaPath, workloadAt, workloadLabel, type Located, type WorkloadField } from './issue-location';
@@ -203,6 +204,8 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     clientVersion: d.clientVersion,
     readinessTimeoutSeconds: b.num(at('strategy', 'readinessTimeout', say(messages, 'wizard.field.readinessTimeout')), d.readinessTimeout, true) as number,
   };
+  const translations = d.translatedFrom ? translationsStillTrue(d.translatedFrom, definition) : undefined;
+  if (translations) definition.translations = translations;
 
   const result = StudyDefinitionSchema.safeParse(definition);
   if (!result.success) {

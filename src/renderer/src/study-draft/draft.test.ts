@@ -26,7 +26,8 @@ function draftFor(over: Partial<WizardDraft>): WizardDraft {
 
 describe('wizard model', () => {
   it('assembles the throughput example from what the user would enter', () => {
-    const example = StudyDefinitionSchema.parse((JSON.parse(throughputExampleText) as { study: unknown }).study);
+    // The wizard has no fields for translations: what a user enters is the study as written.
+    const { translations: _translations, ...example } = StudyDefinitionSchema.parse((JSON.parse(throughputExampleText) as { study: unknown }).study);
     const engines = initialDraft().engines.map((e) => {
       if (e.engine === 'vllm') return { ...e, enabled: true, version: '0.11.0', maxModelLen: '32768' };
       if (e.engine === 'sglang') return { ...e, enabled: true, version: '0.5.5.post1' };

@@ -142,6 +142,11 @@ export interface WizardDraft {
   readinessTimeout: string;
   name: string;
   description: string;
+  /**
+   * The study the draft was read from, when it carries translations: the wizard shows only the written text, and
+   * keeps each translation whose text the user left unchanged (`translationsStillTrue`).
+   */
+  translatedFrom: StudyDefinition | null;
 }
 
 let keySeq = 0;
@@ -201,6 +206,7 @@ export function initialDraft(): WizardDraft {
     readinessTimeout: '1800',
     name: '',
     description: '',
+    translatedFrom: null,
   };
 }
 
@@ -296,6 +302,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
     readinessTimeout: String(study.readinessTimeoutSeconds),
     name: study.name,
     description: study.description ?? '',
+    translatedFrom: study.translations ? study : null,
   };
   return { ...draft, stagesSource: stagesSourceOf(draft) };
 }

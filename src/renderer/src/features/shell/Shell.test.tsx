@@ -170,7 +170,10 @@ describe('app commands', { timeout: 30_000 }, () => {
     expect(document.title).toBe('• Servelab — Renamed study');
     await press('s', { ctrl: true });
     const save = api.calls.find((c) => c.name === 'studies:save');
-    expect(save?.input).toMatchObject({ path: PATH, study: { ...EXAMPLE.study, name: 'Renamed study' } });
+    // The study's other translations stay; its Turkish name named the old name, so it goes.
+    const { name: _translatedName, ...turkish } = EXAMPLE.study.translations?.tr ?? {};
+    expect(turkish.description).toBeDefined();
+    expect(save?.input).toEqual({ path: PATH, study: { ...EXAMPLE.study, name: 'Renamed study', translations: { tr: turkish } } });
     expect(hasUnsavedChanges(store.getState())).toBe(false);
     expect(document.title).toBe('Servelab — Renamed study');
     await act(async () => {

@@ -340,7 +340,8 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
   });
 
   it('builds a definition equal to the latency example when the same options are picked', async () => {
-    const example = StudyDefinitionSchema.parse((JSON.parse(latencyExampleText) as { study: unknown }).study);
+    // The wizard has no fields for translations: what a user enters is the study as written.
+    const { translations: _translations, ...example } = StudyDefinitionSchema.parse((JSON.parse(latencyExampleText) as { study: unknown }).study);
     const { api, onCreated } = renderWizard();
     type('Model', 'Qwen/Qwen3-8B');
     fireEvent.change(screen.getByLabelText('Weight precision'), { target: { value: 'bf16' } });

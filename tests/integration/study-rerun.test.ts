@@ -109,7 +109,7 @@ describe('re-running the latency example at newer engine versions', () => {
 describe('re-running a grid study', () => {
   // The latency example cut to vLLM and the stages vLLM takes part in, searched as a grid: every combination's id starts with the
   // engine's id, version included.
-  const grid = { ...example.study, name: 'Grid', strategy: 'grid' as const, engines: example.study.engines.slice(0, 1), stages: example.study.stages.filter((s) => s.id === 'quantization' || s.id === 'cuda-graph') };
+  const grid = { ...example.study, translations: undefined, name: 'Grid', strategy: 'grid' as const, engines: example.study.engines.slice(0, 1), stages: example.study.stages.filter((s) => s.id === 'quantization' || s.id === 'cuda-graph') };
   const original = ran(grid, 5);
   const rerunStudy = rerunDefinition({ path: ORIGINAL_PATH, file: original }, { engineVersions: { vllm: '0.12.0' } }).definition;
   const rerun = ran(rerunStudy, 6);

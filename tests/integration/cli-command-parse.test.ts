@@ -2,26 +2,13 @@
 // Commands: the reference guides (tests/fixtures/guides) and the engines' docs; the refused flag is vLLM's
 // --attention-backend, which the flag tables have from 0.13.0 on.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath, repoRoot } from '../helpers/repo';
+import { repoRoot } from '../helpers/repo';
+import { runBuiltCli } from '../helpers/cli';
 
-function runCli(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: repoRoot, env: { ...process.env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(stdin ?? '');
-  });
+function runCli(args: string[], stdin?: string) {
+  return runBuiltCli(args, { cwd: repoRoot, stdin });
 }
 
 beforeAll(() => {

@@ -1,30 +1,18 @@
 // `servelab study from-guide` as a user runs it: the built bin, a real process, the two published guides
 // (tests/fixtures/guides, verbatim) opened as project files that the app then opens and runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cliPath, repoRoot } from '../helpers/repo';
+import { repoRoot } from '../helpers/repo';
+import { runBuiltCli } from '../helpers/cli';
 import { StudyProject } from '../../src/core/study/project-store';
 
 let dir: string;
 const guide = (name: string) => join(repoRoot, 'tests', 'fixtures', 'guides', name);
 
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: dir, env: { ...process.env, HOME: dir, SERVELAB_DATA_DIR: join(dir, 'data') } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runCli(args: string[]) {
+  return runBuiltCli(args, { cwd: dir, env: { ...process.env, HOME: dir, SERVELAB_DATA_DIR: join(dir, 'data') } });
 }
 
 beforeAll(() => {

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Core } from '../../src/core/create-core';
-import type { EventMessage } from '../../src/shared/contract';
+import { createCore, type Core } from '../../src/core/create-core';
+import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
+import { EVENTS, type EventMessage } from '../../src/shared/contract';
 import { ProjectFileSchema, type StudyDefinition, type StudyState, type Trial } from '../../src/shared/study/study';
 import { REFERENCE_CANDIDATE_ID } from '../../src/shared/study/study-loop';
 import { repoRoot } from './repo';
@@ -48,6 +49,23 @@ export function useStudyScratch(prefix: string, timeScale: string): { dir: strin
     if (scratch.dir) await rm(scratch.dir, { recursive: true, force: true });
   });
   return scratch;
+}
+
+/**
+ * A core on the demo lab for one suite, its data in `<scratch>/<dataName>`: every event it sends is checked against
+ * its contract schema and kept in `events`. The core is made before the suite's tests and closed after them.
+ */
+export function useDemoLabCore(scratch: { dir: string }, dataName: string): { core: Core; events: EventMessage[] } {
+  const lab = { core: undefined as unknown as Core, events: [] as EventMessage[] };
+  beforeAll(async () => {
+    lab.core = await createCore({ dataDir: join(scratch.dir, dataName), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
+    lab.core.events.subscribe((e) => {
+      expect(EVENTS[e.name].safeParse(e.payload).success, e.name).toBe(true);
+      lab.events.push(e);
+    });
+  });
+  afterAll(() => lab.core?.close());
+  return lab;
 }
 
 /** Runs the project through studies:run and waits for its final state from the events. */

@@ -2,12 +2,9 @@
 // recommendation, refuses FP8 before launch, records the AWQ failure, flags the regression, and launches each distinct
 // server config once per pass. Its decision rests on a 13% margin measured in wall time, so it runs alone, after every
 // other suite (vitest.config.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../src/core/create-core';
-import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
-import { EVENTS, type EventMessage } from '../../src/shared/contract';
-import { checkOutcome, EXAMPLES, runThroughCore, useStudyScratch } from '../helpers/study-runs';
+import { checkOutcome, EXAMPLES, runThroughCore, useDemoLabCore, useStudyScratch } from '../helpers/study-runs';
 
 // The simulated box keeps time by the wall clock, so a busy machine is a slower GPU: at 1000 requests with no
 // concurrency cap and the demo's own scale (0.01), a slow machine once cost TensorRT-LLM more than its 13% lead over
@@ -15,27 +12,18 @@ import { checkOutcome, EXAMPLES, runThroughCore, useStudyScratch } from '../help
 const scratchDir = useStudyScratch('servelab-study-demo-throughput-', '0.02');
 
 describe('the throughput example study on the demo lab', () => {
-  let core: Core;
-  const events: EventMessage[] = [];
-  beforeAll(async () => {
-    core = await createCore({ dataDir: join(scratchDir.dir, 'demo-data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
-    core.events.subscribe((e) => {
-      expect(EVENTS[e.name].safeParse(e.payload).success, e.name).toBe(true);
-      events.push(e);
-    });
-  });
-  afterAll(() => core?.close());
+  const lab = useDemoLabCore(scratchDir, 'demo-data');
 
   it('Study B (Qwen3-32B throughput, A100): TensorRT-LLM, FP8 refused before launch, AWQ failure recorded, regression flagged', async () => {
     const path = join(scratchDir.dir, 'throughput-demo.servelab');
-    await core.call('studies:fromExample', { path, example: EXAMPLES.throughput.file });
-    const state = await runThroughCore(core, events, path);
-    await checkOutcome(core, path, state, EXAMPLES.throughput, scratchDir.dir);
+    await lab.core.call('studies:fromExample', { path, example: EXAMPLES.throughput.file });
+    const state = await runThroughCore(lab.core, lab.events, path);
+    await checkOutcome(lab.core, path, state, EXAMPLES.throughput, scratchDir.dir);
     const fp8 = state.trials.find((t) => t.stageId === 'quantization' && t.candidateId === 'fp8');
     expect(fp8).toMatchObject({ status: 'rejected', rejectReason: expect.stringMatching(/sm 8\.0/) });
     expect(fp8?.serverId).toBeUndefined();
     expect(state.trials.find((t) => t.stageId === 'quantization' && t.candidateId === 'awq')).toMatchObject({ status: 'failed', error: expect.stringContaining("KeyError: 'weight'") });
-    const md = ((await core.call('studies:report', { path, format: 'md' })) as { text: string }).text;
+    const md = ((await lab.core.call('studies:report', { path, format: 'md' })) as { text: string }).text;
     expect(md).toMatch(/REGRESSION −\d+\.\d%/);
   }, 600_000);
 });

@@ -1,14 +1,12 @@
 // A tiny study on the demo lab through the core's calls: the run monitor's data — server logs and benchmark output
 // tagged with their server and trial, written beside the project and read back by studies:trialLogs, and GPU memory
 // samples that show the memory a server held while it ran.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../src/core/create-core';
-import { resolveSimboxBinDir } from '../../src/core/box/simbox-path';
-import { EVENTS, type EventMessage, type EventPayload } from '../../src/shared/contract';
+import type { EventPayload } from '../../src/shared/contract';
 import type { GpuMemorySample } from '../../src/shared/study/gpu-memory';
-import { runThroughCore, useStudyScratch } from '../helpers/study-runs';
+import { runThroughCore, useDemoLabCore, useStudyScratch } from '../helpers/study-runs';
 
 // Slow enough that a server lives across a few of the sampler's 2 s rounds, fast enough for a quick test.
 const scratchDir = useStudyScratch('servelab-study-monitor-', '0.1');
@@ -24,26 +22,17 @@ const STUDY = {
 };
 
 describe('the run monitor’s data on the demo lab', () => {
-  let core: Core;
-  const events: EventMessage[] = [];
-  beforeAll(async () => {
-    core = await createCore({ dataDir: join(scratchDir.dir, 'data'), userKnownHostsFiles: [], simboxBinDir: resolveSimboxBinDir() });
-    core.events.subscribe((e) => {
-      expect(EVENTS[e.name].safeParse(e.payload).success, e.name).toBe(true);
-      events.push(e);
-    });
-  });
-  afterAll(() => core?.close());
+  const lab = useDemoLabCore(scratchDir, 'data');
 
   it('tags server and benchmark lines, keeps them beside the project, and samples GPU memory', async () => {
     const path = join(scratchDir.dir, 'monitor.servelab');
-    await core.call('studies:create', { path, study: STUDY });
-    const state = await runThroughCore(core, events, path);
+    await lab.core.call('studies:create', { path, study: STUDY });
+    const state = await runThroughCore(lab.core, lab.events, path);
     expect(state.status, state.message).toBe('done');
     const trial = state.trials.find((t) => t.status === 'done' && t.stageId === 'engine');
     expect(trial?.serverId).toBeDefined();
 
-    const logs = events.filter((e) => e.name === 'studies:log').map((e) => e.payload as EventPayload<'studies:log'>);
+    const logs = lab.events.filter((e) => e.name === 'studies:log').map((e) => e.payload as EventPayload<'studies:log'>);
     const serverLines = logs.filter((l) => l.source === 'server' && l.serverId === trial!.serverId);
     const benchLines = logs.filter((l) => l.source === 'bench' && l.trialId === trial!.id);
     expect(serverLines.map((l) => l.text).join('')).toMatch(/Application startup complete|Uvicorn running|Started server/);
@@ -57,18 +46,18 @@ describe('the run monitor’s data on the demo lab', () => {
     const files = await readdir(join(scratchDir.dir, 'monitor.servelab-data', 'logs'));
     expect(files.some((f) => f.endsWith('.server.log'))).toBe(true);
     expect(files.some((f) => f.endsWith('.bench.log'))).toBe(true);
-    const read = (await core.call('studies:trialLogs', { path, trialId: trial!.id })) as { server: string | null; bench: string | null; truncated: boolean };
+    const read = (await lab.core.call('studies:trialLogs', { path, trialId: trial!.id })) as { server: string | null; bench: string | null; truncated: boolean };
     expect(read.truncated).toBe(false);
     expect(read.server).toBe(serverLines.map((l) => l.text).join(''));
     expect(read.bench).toBe(benchLines.map((l) => l.text).join(''));
-    await expect(core.call('studies:trialLogs', { path, trialId: 'no/such/trial' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(lab.core.call('studies:trialLogs', { path, trialId: 'no/such/trial' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
 
-    const live = events.filter((e) => e.name === 'studies:gpu').map((e) => e.payload as EventPayload<'studies:gpu'>);
+    const live = lab.events.filter((e) => e.name === 'studies:gpu').map((e) => e.payload as EventPayload<'studies:gpu'>);
     expect(live.length).toBeGreaterThan(0);
     expect(live.every((s) => s.path === path && s.hostId === 'demo-lab' && s.gpus.length === 1 && s.gpus[0]!.totalMiB === 81559)).toBe(true);
     const during = (s: { at: string }) => s.at >= trial!.startedAt! && s.at <= trial!.finishedAt!;
     expect(live.some((s) => during(s) && s.gpus[0]!.usedMiB > 1000)).toBe(true);
-    const stored = (await core.call('studies:gpuMemory', { path })) as GpuMemorySample[];
+    const stored = (await lab.core.call('studies:gpuMemory', { path })) as GpuMemorySample[];
     expect(stored).toEqual(live.map(({ path: _p, ...sample }) => sample));
   }, 300_000);
 });

@@ -7,22 +7,27 @@ import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../
 import { KNOB_NAMES, type KnobName } from '../../shared/engines/types';
 import { isVersion } from '../../shared/engines/version';
 import { knobValue } from '../../shared/engines/command-builder';
+import { fileRefsOf, type ConfigFileField } from '../../shared/engines/config-files';
+
+const FILE_FIELD_WORDS: Record<ConfigFileField, string> = { chatTemplate: 'Chat template', optionsFile: 'Options file' };
 
 export const COMMAND_USAGE = `Usage: servelab command parse "<command>" [--engine-version V] [--json]
        servelab command parse - [--engine-version V] [--json]          (the command on standard input)
        servelab command parse [--engine-version V] [--json] -- <command words…>
 
 Reads the serve command you already run — vllm serve …, python3 -m sglang.launch_server …, trtllm-serve … — with
-variables in front, inside docker run … IMAGE …, over several lines ending in \\, with TensorRT-LLM's
---extra_llm_api_options YAML from a here-document or <(echo '…'), and prints what Servelab reads from it: the engine
-and version, the model and typed settings, the flags it keeps verbatim, and the equivalent command it would run.
-Every flag is checked against that version's own flag table.
+variables in front, inside docker run … IMAGE …, over several lines ending in \\, with a chat template or an options
+YAML (--chat-template, --config, --extra_llm_api_options) written by a here-document or given as <(echo '…'), and
+prints what Servelab reads from it: the engine and version, the model and typed settings, the files the study keeps
+and copies to the box, the flags it keeps verbatim, and the equivalent command it would run. Every flag is checked
+against that version's own flag table.
 
   --engine-version V  check against this engine version (default: the version a pip install in the snippet or the
                       image tag names, else the newest Servelab has the flags of)
   --json              print {"engine", "version", "versionFrom", "config", "refused", "warnings", "credentials"
                       (names of the variables and flags left out as credentials, never values), "docker"?,
-                      "files"?, "command"} as JSON; its "config" is what servelab engine launch --config takes
+                      "configFiles"? (each file's name, sha256, size and content), "command"} as JSON; its
+                      "config" is what servelab engine launch --config takes (with each file as --file)
   -h, --help          show this help
 
 Exit codes: 0 the command is valid at that version, 1 a flag is refused (each named with the version) or no
@@ -115,7 +120,10 @@ export function formatParsed(parsed: ParsedServeCommand, command: string): strin
   const env = Object.entries(parsed.config.env);
   if (env.length > 0) lines.push(`Environment: ${env.map(([k, v]) => `${k}=${typeof v === 'string' ? joinArgs([v]) : `<secret ${v.secretRef}>`}`).join(' ')}`);
   if (parsed.docker) lines.push(`Docker image: ${parsed.docker.image}`);
-  for (const file of parsed.files ?? []) lines.push(`Options file kept whole: ${file.path}`);
+  for (const { field, ref } of fileRefsOf(parsed.config)) {
+    const file = parsed.configFiles?.find((f) => f.name === ref.file);
+    lines.push(`${FILE_FIELD_WORDS[field]}: ${ref.file}${file ? ` (${file.size} bytes, SHA-256 ${file.sha256.slice(0, 12)}…; the study keeps it and copies it to the box)` : ''}`);
+  }
   if (parsed.credentials.length > 0) lines.push(`Left out as credentials (values kept nowhere): ${parsed.credentials.join(', ')}`);
   if (parsed.warnings.length > 0) lines.push('Warnings:', ...parsed.warnings.map((w) => `  - ${w}`));
   if (parsed.refused.length > 0) lines.push('Refused:', ...parsed.refused.map((r) => `  - ${r.message}`));

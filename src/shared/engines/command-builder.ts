@@ -1,9 +1,10 @@
 import type { ServerConfig } from './server-config';
-import { KNOB_NAMES, type BuildOptions, type BuiltCommand, type EngineId, type FlagTable, type KnobName, type KnobRow, type KnobValue, type UnsupportedKnob } from './types';
+import { KNOB_NAMES, type BuildOptions, type BuiltCommand, type EngineId, type FileFlag, type FlagTable, type KnobName, type KnobRow, type KnobValue, type UnsupportedKnob } from './types';
 import { inRange } from './version';
-import { setPath, toYaml, type YamlValue } from './yaml';
+import { readYaml, setPath, toYaml, type YamlValue } from './yaml';
 import { canonicalFlag, flagSpecOf } from './flag-syntax';
 import { engineRefusals } from './engine-validation';
+import { displayFilePath, fileRefsOf, type ConfigFileField, type FileRef } from './config-files';
 
 /** What differs between engines when turning a config into a command; everything knob-specific is in `knobTable`. */
 export interface CommandSpec {
@@ -18,6 +19,11 @@ export interface CommandSpec {
   /** The flag that points at the engine's options file, and the file's name. */
   optionsFile?: { flag: string; fileName: string };
   knobTable: readonly KnobRow[];
+  /**
+   * The flag each file field is written with. When the options-file field's flag is `optionsFile.flag`, the typed
+   * options are merged into the user's file, which is then generated rather than passed as it is.
+   */
+  fileFlags: Readonly<Record<ConfigFileField, FileFlag>>;
   flagTable(version: string): FlagTable;
 }
 
@@ -63,6 +69,8 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
   const jsonFlags: string[] = [];
   const handled = new Set<KnobName>();
   const failed = new Set<KnobName>();
+  // Knobs whose value goes into the options file, for reporting them when that file cannot be written.
+  const yamlKnobs: KnobName[] = [];
   const option = (flag: string, value: string) => (spec.valueStyle === 'equals' ? [`${flag}=${value}`] : [flag, value]);
   const label = `${spec.displayName} ${version}`;
   const table = spec.flagTable(version);
@@ -131,9 +139,13 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
         break;
       case 'yaml':
         setPath(yaml, target.path, value);
+        yamlKnobs.push(row.knob);
         break;
       case 'yaml-switch':
-        if (value === true) setPath(yaml, target.path, target.on as YamlValue);
+        if (value === true) {
+          setPath(yaml, target.path, target.on as YamlValue);
+          yamlKnobs.push(row.knob);
+        }
         break;
       case 'json': {
         if (!json.has(target.flag)) {
@@ -152,10 +164,16 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
   }
   for (const refusal of refusals) if (!unsupported.some((u) => u.knob === refusal.knob)) unsupported.push(refusal);
 
+  const files = fileArguments(spec, config, version, options);
+  unsupported.push(...files.unsupported);
+  const userOptions = files.options;
+
   // The options file replaces whole sections of what the flags set, so a flag whose section the file holds moves into it.
+  const inOptions = (section: string) => section in yaml || (userOptions?.data !== undefined && section in userOptions.data);
   for (const piece of pieces) {
-    if (piece.yamlTwin && piece.value !== undefined && piece.yamlTwin[0] !== undefined && piece.yamlTwin[0] in yaml) {
+    if (piece.yamlTwin && piece.value !== undefined && piece.yamlTwin[0] !== undefined && inOptions(piece.yamlTwin[0])) {
       setPath(yaml, piece.yamlTwin, piece.value);
+      yamlKnobs.push(piece.knob);
       piece.words = [];
     }
   }
@@ -165,13 +183,25 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
   else argv.push(config.model);
   for (const piece of pieces) argv.push(...piece.words);
   for (const flag of jsonFlags) argv.push(...option(flag, JSON.stringify(json.get(flag))));
+  argv.push(...files.words);
 
   const built: BuiltCommand = { argv, env, secretEnv: [], unsupported, warnings: [] };
-  if (Object.keys(yaml).length > 0) {
+  const filePath = options.filePath ?? displayFilePath;
+  if (userOptions && userOptions.error !== undefined && Object.keys(yaml).length > 0) {
+    // The typed options have nowhere to go: the engine reads one options file.
+    for (const knob of yamlKnobs) {
+      unsupported.push({ knob, reason: `${label} takes ${knob} from the options file, and ${userOptions.ref.file} cannot be merged with it: ${userOptions.error}` });
+    }
+  }
+  if (userOptions && (userOptions.error !== undefined || Object.keys(yaml).length === 0)) {
+    // A box path is its own word (never `--flag=~/…`), so a shell reading the shown command expands its `~`.
+    argv.push(userOptions.flag, filePath(userOptions.ref));
+  } else if (Object.keys(yaml).length > 0) {
     if (!spec.optionsFile) throw new Error(`${spec.engine} has knobs mapped to an options file but no options file`);
     const path = options.filesDir ? `${options.filesDir.replace(/\/+$/, '')}/${spec.optionsFile.fileName}` : spec.optionsFile.fileName;
     argv.push(...option(spec.optionsFile.flag, path));
-    built.extraFiles = [{ path, content: toYaml(yaml) }];
+    const content = userOptions?.data !== undefined ? mergeOptions(userOptions.data, yaml, userOptions.ref.file, built.warnings) : yaml;
+    built.extraFiles = [{ path, content: toYaml(content) }];
   }
 
   built.warnings.push(...duplicateFlagWarnings(spec, version, argv.slice(spec.command.length), config.extraArgs));
@@ -201,4 +231,75 @@ function duplicateFlagWarnings(spec: CommandSpec, version: string, typed: readon
     if (typedNames.has(name)) warnings.push(`${name} is set by the typed config and again in extra args; ${spec.displayName} keeps the last one (the extra args')`);
   }
   return warnings;
+}
+
+interface FileArguments {
+  words: string[];
+  unsupported: UnsupportedKnob[];
+  /** The user's options file when the typed options are written into it: its data, or why it cannot be read. */
+  options?: { ref: FileRef; flag: string; data?: { [key: string]: YamlValue }; error?: string };
+}
+
+/** The flags for the files the config names, at this version; the user's options file is kept apart when the typed options merge into it. */
+function fileArguments(spec: CommandSpec, config: ServerConfig, version: string, options: BuildOptions): FileArguments {
+  const out: FileArguments = { words: [], unsupported: [] };
+  const label = `${spec.displayName} ${version}`;
+  const table = spec.flagTable(version);
+  const filePath = options.filePath ?? displayFilePath;
+  for (const { field, ref } of fileRefsOf(config)) {
+    const target = spec.fileFlags[field];
+    if ('unsupported' in target) {
+      out.unsupported.push({ knob: field, reason: target.unsupported });
+      continue;
+    }
+    if (!flagSpecOf(table, target.flag)) {
+      out.unsupported.push({ knob: field, reason: `${label} has no ${target.flag} (its parser does not define it)` });
+      continue;
+    }
+    const refusal = target.accepts?.(ref.file);
+    if (refusal !== undefined) {
+      out.unsupported.push({ knob: field, reason: refusal });
+      continue;
+    }
+    if (spec.optionsFile?.flag === target.flag) {
+      out.options = { ref, flag: target.flag, ...readOptionsFile(ref, options) };
+      continue;
+    }
+    out.words.push(target.flag, filePath(ref));
+  }
+  return out;
+}
+
+function readOptionsFile(ref: FileRef, options: BuildOptions): { data?: { [key: string]: YamlValue }; error?: string } {
+  // Only shown, not launched: the merge is assumed to work (the launch reads the file and reports it if not).
+  if (!options.fileText) return {};
+  const text = options.fileText(ref);
+  if (text === undefined) return { error: `the study has no file ${ref.file}${ref.sha256 ? ` with SHA-256 ${ref.sha256.slice(0, 12)}…` : ''}` };
+  const read = readYaml(text);
+  if ('error' in read) return { error: `it is not YAML Servelab can read (${read.error})` };
+  return { data: read.value };
+}
+
+/**
+ * The user's options with the typed ones written over them: a typed value replaces the file's (with a warning when they
+ * differ), a section the typed options only switch on (`torch_compile_config: {}`) keeps the file's settings in it.
+ */
+function mergeOptions(base: { [key: string]: YamlValue }, typed: { [key: string]: YamlValue }, file: string, warnings: string[]): { [key: string]: YamlValue } {
+  const out = JSON.parse(JSON.stringify(base)) as { [key: string]: YamlValue };
+  const isMapping = (v: YamlValue | undefined): v is { [key: string]: YamlValue } => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const into = (target: { [key: string]: YamlValue }, source: { [key: string]: YamlValue }, path: string[]) => {
+    for (const [key, value] of Object.entries(source)) {
+      const existing = target[key];
+      if (isMapping(value) && isMapping(existing)) {
+        into(existing, value, [...path, key]);
+        continue;
+      }
+      if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(value)) {
+        warnings.push(`${file} sets ${[...path, key].join('.')} to ${JSON.stringify(existing)}; the typed setting writes ${JSON.stringify(value)} there instead`);
+      }
+      target[key] = value;
+    }
+  };
+  into(out, typed, []);
+  return out;
 }

@@ -6,6 +6,7 @@ import { isFlagWord, readFlagWord, type ReadFlag } from './flag-syntax';
 import type { EngineId, FlagTable, KnobName, KnobRow, KnobValue } from './types';
 import { inRange } from './version';
 import { readYaml, type YamlValue } from './yaml';
+import { CONFIG_FILE_FIELDS, configFileOf, type ConfigFile, type ConfigFileField } from './config-files';
 
 export interface Group {
   /** Index of the first word in the args. */
@@ -131,6 +132,62 @@ export function readArgs(engine: EngineId, table: FlagTable, args: readonly Shel
   return out;
 }
 
+/** A file flag of the command (vLLM's and SGLang's --chat-template and --config) and what Servelab can see of its file. */
+export interface FileGroupRead {
+  field: ConfigFileField;
+  group: Group;
+  /** The file, when the snippet holds its text: written by a here-document or echo, given as `<( … )`, or (vLLM) the template itself. */
+  file?: ConfigFile;
+  /** Why the text cannot become a file of the study (too large, not text). */
+  error?: string;
+  /** The path as written, when the snippet does not show the file. */
+  path?: string;
+}
+
+/** What a file gets called in the study when the command names none (a `<( … )`, an inline template). */
+const UNNAMED: Readonly<Record<ConfigFileField, string>> = { chatTemplate: 'chat-template.jinja', optionsFile: 'options.yaml' };
+
+/** A path's last segment as a file name of the study (characters a name may not hold become `-`). */
+export function studyFileName(path: string | undefined, field: ConfigFileField): string {
+  const base = (path ?? '').split('/').filter(Boolean).pop() ?? '';
+  const name = base.replace(/[^A-Za-z0-9._+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 128);
+  return name || UNNAMED[field];
+}
+
+/**
+ * The last group of each file flag the engine has (its adapter's `fileFlags`; TensorRT-LLM's options YAML is
+ * `readArgs`'s `yaml`), with the file's text when the snippet holds it.
+ */
+export function readFileGroups(engine: EngineId, table: FlagTable, groups: readonly Group[], files: ReadonlyMap<string, string>): FileGroupRead[] {
+  const out: FileGroupRead[] = [];
+  const adapter = getAdapter(engine);
+  for (const field of CONFIG_FILE_FIELDS) {
+    const target = adapter.fileFlags[field];
+    if ('unsupported' in target) continue;
+    const name = readFlagWord(table, target.flag).name;
+    if (name === OPTIONS_FLAG) continue;
+    const group = [...groups].reverse().find((g) => g.flag?.spec && g.flag.name === name && g.values.length === 1);
+    if (!group) continue;
+    const word = group.words[group.words.length - 1] as ShellWord;
+    const value = group.values[0] as string;
+    let text: string | undefined;
+    let path: string | undefined;
+    if (word.procSub !== undefined) text = printedText(word.procSub);
+    else if (files.has(value)) [text, path] = [files.get(value), value];
+    // vllm/entrypoints/chat_utils.py@v0.11.0 load_chat_template: a value holding any of "{}\n" that is not a file
+    // is the template itself.
+    else if (engine === 'vllm' && field === 'chatTemplate' && /[{}\n]/.test(value)) text = value;
+    else path = value;
+    if (text === undefined) {
+      if (path !== undefined) out.push({ field, group, path });
+      continue;
+    }
+    const file = configFileOf(studyFileName(path, field), text);
+    out.push('error' in file ? { field, group, error: file.error, ...(path !== undefined ? { path } : {}) } : { field, group, file });
+  }
+  return out;
+}
+
 /** The command as the engine's parser reads it, for comparing two spellings. */
 export function canonicalOf(read: ReadArgs, env: Readonly<Record<string, string>>, yamlTwins: ReadonlyMap<string, readonly string[]>): string[] {
   const last = new Map<string, string>();
@@ -215,8 +272,15 @@ export function knobsOfYaml(rows: readonly KnobRow[], data: { [key: string]: Yam
   return knobs;
 }
 
-export function configInput(model: string, knobs: ReadonlyMap<KnobName, Assigned>, extraArgs: string[], env: Record<string, string>): Record<string, unknown> {
+export function configInput(
+  model: string,
+  knobs: ReadonlyMap<KnobName, Assigned>,
+  extraArgs: string[],
+  env: Record<string, string>,
+  fileRefs: Partial<Record<ConfigFileField, string>> = {},
+): Record<string, unknown> {
   const input: Record<string, unknown> = { model };
+  for (const [field, file] of Object.entries(fileRefs)) input[field] = { file };
   const speculative: Record<string, unknown> = {};
   for (const [knob, { value }] of knobs) {
     if (knob.startsWith('speculative.')) speculative[knob.slice('speculative.'.length)] = value;

@@ -299,6 +299,8 @@ export function printedText(body: string): string | undefined {
     return (escapes ? unescapeC(text) : text) + (newline ? '\n' : '');
   }
   if (program === 'printf' && args.length === 1) return unescapeC(args[0] as string);
+  // `printf '%s' TEXT` prints TEXT as it is, in every shell (echo's handling of backslashes differs between them).
+  if (program === 'printf' && args.length === 2 && args[0] === '%s') return args[1] as string;
   return undefined;
 }
 

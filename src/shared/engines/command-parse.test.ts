@@ -1,6 +1,7 @@
 // Pasted serve commands read into typed configurations and built back, on commands published on GitHub and in the
 // engines' docs (URL on each). The reference guides' commands: tests/integration/command-parse-guides.test.ts.
 import { describe, expect, it } from 'vitest';
+import { sha256Hex, utf8Length } from '../sha256';
 import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from './command-parse';
 import { ENGINE_ADAPTERS } from './adapters';
 import { versionsWithFlag } from './flag-tables';
@@ -160,10 +161,13 @@ EOF
 
 trtllm-serve google/gemma-3-1b-it --extra_llm_api_options extra-llm-api-options.yaml`;
     const { first, printed } = roundTrip(text, { engineVersion: '1.2.0rc1' });
-    expect(first.files).toEqual([{ path: 'extra-llm-api-options.yaml', content: 'cuda_graph_config: null\nattn_backend: "FLASHINFER"\nkv_cache_config:\n  enable_block_reuse: false\n' }]);
-    expect(first.config.extraArgs).toEqual(['--extra_llm_api_options', 'extra-llm-api-options.yaml']);
+    const content = 'cuda_graph_config: null\nattn_backend: "FLASHINFER"\nkv_cache_config:\n  enable_block_reuse: false\n';
+    expect(first.configFiles).toEqual([{ name: 'extra-llm-api-options.yaml', content, size: content.length, sha256: sha256Hex(content) }]);
+    expect(first.config.optionsFile).toEqual({ file: 'extra-llm-api-options.yaml' });
+    expect(first.config.extraArgs).toEqual([]);
     expect(first.canonical).toContain('yaml {"attn_backend":"FLASHINFER","cuda_graph_config":null,"kv_cache_config":{"enable_block_reuse":false}}');
     expect(printed).toMatch(/^cat > extra-llm-api-options\.yaml <<'EOF'\n/);
+    expect(printed).toMatch(/--extra_llm_api_options extra-llm-api-options\.yaml$/);
     expect(first.refused).toEqual([]);
   });
 
@@ -205,7 +209,7 @@ EOF
 trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.yaml`;
     const { first } = roundTrip(text, { engineVersion: '1.2.0rc1' });
     expect(first.config).toMatchObject({ tensorParallelSize: 8, speculative: { algorithm: 'mtp', numSteps: 3 }, extraArgs: [] });
-    expect(first.files).toBeUndefined();
+    expect(first.configFiles).toBeUndefined();
   });
 
   it('refuses a YAML key the version’s LLM API lacks, naming the version', () => {
@@ -309,10 +313,14 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(env.warnings).toContain('HF_HOME is left out: its value runs a command, and Servelab never runs pasted text (set the value itself)');
   });
 
-  it('refuses a <( … ) anywhere but the options YAML, and an options YAML whose <( … ) is not a plain print, keeping neither', () => {
-    const other = parsed("vllm serve m/x --chat-template <(echo '{{ x }}')", { engineVersion: '0.11.0' });
+  it('refuses a <( … ) anywhere but a file flag, and a file whose <( … ) is not a plain print, keeping neither', () => {
+    const message = (flag: string) => `${flag}: Servelab reads a <( … ) only as a file's text (echo, printf or cat <<EOF) for a chat template or an options file; give a file path instead`;
+    const other = parsed("vllm serve m/x --speculative-config <(echo '{}')", { engineVersion: '0.11.0' });
     expect(other.config.extraArgs).toEqual([]);
-    expect(other.refused).toEqual([{ flag: '--chat-template', message: "--chat-template: Servelab reads a <( … ) only as TensorRT-LLM's --extra_llm_api_options YAML; give a file path instead" }]);
+    expect(other.refused).toEqual([{ flag: '--speculative-config', message: message('--speculative-config') }]);
+    const template = parsed('vllm serve m/x --chat-template <(cat t.jinja)', { engineVersion: '0.11.0' });
+    expect(template.config).not.toHaveProperty('chatTemplate');
+    expect(template.refused).toEqual([{ flag: '--chat-template', message: message('--chat-template') }]);
     const yaml = parsed('trtllm-serve m/x --extra_llm_api_options <(echo "a: 1"; touch /tmp/x)', { engineVersion: '1.2.0rc1' });
     expect(yaml.config.extraArgs).toEqual([]);
     expect(yaml.refused.map((r) => r.flag)).toEqual(['--extra_llm_api_options']);
@@ -352,5 +360,79 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(parseServeCommand('python3 -m sglang.launch_server Qwen/Qwen3-8B --port 30000')).toEqual({ error: 'SGLang takes the model as --model-path, not as the bare argument Qwen/Qwen3-8B' });
     const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
     expect(parseServeCommand(`docker run --label key=${token} vllm/vllm-openai:v0.11.0 --model m/x`)).toEqual({ error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' });
+  });
+});
+
+describe('files the command names (edge cases, hand-written)', () => {
+  const sha = (text: string) => sha256Hex(text);
+  const template = "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}\n";
+
+  it('keeps a chat template written by a here-document as a file of the study, and writes it back under its name', () => {
+    const text = `cat > '/opt/templates/tool chat.jinja' <<'EOF'\n${template}EOF\nvllm serve Qwen/Qwen3-8B --chat-template '/opt/templates/tool chat.jinja' --max-model-len 8192`;
+    const { first, printed } = roundTrip(text, { engineVersion: '0.11.0' });
+    expect(first.config).toMatchObject({ chatTemplate: { file: 'tool-chat.jinja' }, maxModelLen: 8192, extraArgs: [] });
+    expect(first.configFiles).toEqual([{ name: 'tool-chat.jinja', sha256: sha(template), size: utf8Length(template), content: template }]);
+    expect(first.warnings).toEqual([]);
+    expect(printed).toContain(`cat > tool-chat.jinja <<'EOF'\n${template}EOF\n`);
+    expect(printed).toMatch(/vllm serve Qwen\/Qwen3-8B --max-model-len 8192 --chat-template tool-chat\.jinja$/);
+  });
+
+  it("reads SGLang's --chat-template and --config from <(echo …) and <(cat <<EOF …)", () => {
+    const text = `python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --chat-template <(echo '{{ messages }}') --config <(cat <<'EOF'
+max-running-requests: 64
+EOF
+)`;
+    const { first, printed } = roundTrip(text, { engineVersion: '0.5.5.post1' });
+    expect(first.config).toMatchObject({ chatTemplate: { file: 'chat-template.jinja' }, optionsFile: { file: 'options.yaml' }, extraArgs: [] });
+    expect(first.configFiles?.map((f) => [f.name, f.content])).toEqual([
+      ['chat-template.jinja', '{{ messages }}\n'],
+      ['options.yaml', 'max-running-requests: 64\n'],
+    ]);
+    expect(printed).toContain('--chat-template chat-template.jinja --config options.yaml');
+  });
+
+  it("takes vLLM's inline template (a value holding { } or a newline) as the file's text, byte for byte", () => {
+    // vllm/entrypoints/chat_utils.py@v0.11.0 _load_chat_template: such a value that opens no file is the template.
+    const { first, printed } = roundTrip("vllm serve m/x --chat-template '{{ messages[0].content }}'", { engineVersion: '0.11.0' });
+    expect(first.configFiles?.[0]).toMatchObject({ name: 'chat-template.jinja', content: '{{ messages[0].content }}' });
+    expect(printed).toContain("printf '%s' '{{ messages[0].content }}' > chat-template.jinja");
+  });
+
+  it('keeps a path it cannot see as written, with a warning, and a template name without one', () => {
+    const unseen = parsed('vllm serve m/x --chat-template ./examples/tool_chat_template_llama3.1_json.jinja', { engineVersion: '0.11.0' });
+    expect(unseen.config.extraArgs).toEqual(['--chat-template', './examples/tool_chat_template_llama3.1_json.jinja']);
+    expect(unseen.config).not.toHaveProperty('chatTemplate');
+    expect(unseen.warnings).toEqual([
+      '--chat-template ./examples/tool_chat_template_llama3.1_json.jinja: Servelab cannot see that file; it is passed as written and must exist where the server runs (attach the file to the study to have it copied to the box)',
+    ]);
+    // SGLang's built-in templates are names (template_manager.py chat_template_exists), not files.
+    const named = parsed('python3 -m sglang.launch_server --model-path m/x --chat-template chatml', { engineVersion: '0.5.5.post1' });
+    expect(named.config.extraArgs).toEqual(['--chat-template', 'chatml']);
+    expect(named.warnings).toEqual([]);
+  });
+
+  it('keeps a file the engine cannot take as written, saying why', () => {
+    // SGLang reads a template file as Jinja only by its .jinja name (template_manager.py@v0.5.5.post1).
+    const text = "cat > t.txt <<'EOF'\n{{ x }}\nEOF\npython3 -m sglang.launch_server --model-path m/x --chat-template t.txt";
+    const result = parsed(text, { engineVersion: '0.5.5.post1' });
+    expect(result.config).not.toHaveProperty('chatTemplate');
+    expect(result.config.extraArgs).toEqual(['--chat-template', 't.txt']);
+    expect(result.warnings[0]).toMatch(/^--chat-template is kept as written: SGLang reads a chat template file as Jinja only when its name ends in \.jinja/);
+    expect(result.configFiles).toBeUndefined();
+  });
+
+  it('names a file by its checksum in the canonical form, so the same text under another path reads the same', () => {
+    const a = parsed(`cat > a.jinja <<'EOF'\n${template}EOF\nvllm serve m/x --chat-template a.jinja`, { engineVersion: '0.11.0' });
+    const b = parsed(`cat > /tmp/b.jinja <<'EOF'\n${template}EOF\nvllm serve m/x --chat-template /tmp/b.jinja`, { engineVersion: '0.11.0' });
+    const c = parsed(`cat > a.jinja <<'EOF'\n${template}{# changed #}\nEOF\nvllm serve m/x --chat-template a.jinja`, { engineVersion: '0.11.0' });
+    expect(a.canonical).toEqual(b.canonical);
+    expect(a.canonical).not.toEqual(c.canonical);
+  });
+
+  it('refuses to keep a file over the size limit, naming it, and passes the path as written', () => {
+    const big = 'x'.repeat(1024 * 1024 + 1);
+    const result = parsed(`cat > big.jinja <<'EOF'\n${big}\nEOF\nvllm serve m/x --chat-template big.jinja`, { engineVersion: '0.11.0' });
+    expect(result.config.extraArgs).toEqual(['--chat-template', 'big.jinja']);
+    expect(result.warnings[0]).toBe('--chat-template is kept as written: big.jinja is 1.0 MiB; a config file may be at most 1 MiB (templates and option files are small text files)');
   });
 });

@@ -16,8 +16,11 @@ import {
   knobsOfYaml,
   OPTIONS_FLAG,
   readArgs,
+  readFileGroups,
+  studyFileName,
   yamlTwinsOf,
   type Assigned,
+  type FileGroupRead,
   type Group,
   type Source,
 } from './command-parse-args';
@@ -30,6 +33,7 @@ import { credentialFlagRefusal, isCredentialFlag } from './credentials';
 import { isSecretEnvName, refusedEnvName, ServerConfigSchema, type ServerConfig } from './server-config';
 import type { EngineId, KnobName, KnobValue } from './types';
 import { inRange } from './version';
+import { CONFIG_FILE_FIELDS, configFileOf, type ConfigFile, type ConfigFileField } from './config-files';
 
 export interface ParsedServeCommand {
   engine: EngineId;
@@ -45,8 +49,12 @@ export interface ParsedServeCommand {
   credentials: string[];
   /** The `docker run` wrapper: its options (image excluded) and the image. */
   docker?: { image: string; args: string[] };
-  /** Options files kept whole (a TensorRT-LLM YAML with settings Servelab does not model), written before the command. */
-  files?: { path: string; content: string }[];
+  /**
+   * The files the config names (`chatTemplate`, `optionsFile`), from the text the snippet holds: a here-document or
+   * echo that writes them, a `<( … )`, or vLLM's template given inline; a TensorRT-LLM options YAML with settings
+   * Servelab does not model is one too. They become files of the study.
+   */
+  configFiles?: ConfigFile[];
   /** The command as the engine's parser reads it (sorted `flag values` lines, the model, env, options-file data): equal for equivalent commands. */
   canonical: string[];
 }
@@ -157,6 +165,8 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
   const yamlTwins = yamlTwinsOf(engine, table, version);
   const refused: ParsedServeCommand['refused'] = [];
   const dropped = new Set<Group>();
+  const fileReads = readFileGroups(engine, table, read.groups, files);
+  const readFile = (g: Group) => fileReads.find((f) => f.group === g && f.file !== undefined);
   for (const g of read.groups) {
     if (read.modelGroups.has(g)) continue;
     const written = g.flag ? g.flag.written : 'an argument';
@@ -174,9 +184,9 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       warnings.push(`${written} is left out: ${credentialFlagRefusal(engine, g.flag.spec?.names[0] ?? g.flag.name)}`);
       credentials.add(g.flag.spec?.names[0] ?? g.flag.name);
       dropped.add(g);
-    } else if (g.words.some((w) => w.procSub !== undefined) && !(read.yaml && g === read.yaml.group && read.yaml.data !== undefined)) {
+    } else if (g.words.some((w) => w.procSub !== undefined) && !(read.yaml && g === read.yaml.group && read.yaml.data !== undefined) && !readFile(g)) {
       // Passed on, it would be the literal text `<(…)`; an unreadable options YAML is refused below.
-      if (!(read.yaml && g === read.yaml.group)) refused.push({ flag: written, message: `${written}: Servelab reads a <( … ) only as TensorRT-LLM's ${OPTIONS_FLAG} YAML; give a file path instead` });
+      if (!(read.yaml && g === read.yaml.group)) refused.push({ flag: written, message: `${written}: Servelab reads a <( … ) only as a file's text (echo, printf or cat <<EOF) for a chat template or an options file; give a file path instead` });
       dropped.add(g);
     }
   }
@@ -252,6 +262,31 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     }
   }
 
+  // Files the command names: the study keeps the ones whose text the snippet holds; any other path stays as written.
+  const fileRefs: Partial<Record<ConfigFileField, string>> = {};
+  const configFiles: ConfigFile[] = [];
+  const fileGroups = new Map<ConfigFileField, FileGroupRead>();
+  const keepFile = (field: ConfigFileField, file: ConfigFile): string => {
+    // Two files of one name: the second gets a number, so each reference names its own text.
+    let name = file.name;
+    for (let n = 2; configFiles.some((f) => f.name === name && f.sha256 !== file.sha256); n++) name = file.name.replace(/(\.[^.]*)?$/, (ext) => `-${n}${ext}`);
+    if (!configFiles.some((f) => f.name === name)) configFiles.push(name === file.name ? file : (configFileOf(name, file.content) as ConfigFile));
+    fileRefs[field] = name;
+    return name;
+  };
+  for (const f of fileReads) {
+    const written = f.group.flag?.written ?? '';
+    if (dropped.has(f.group)) continue;
+    if (f.file) {
+      keepFile(f.field, f.file);
+      fileGroups.set(f.field, f);
+      consumed.add(f.group);
+    } else if (f.error !== undefined) warnings.push(`${written} is kept as written: ${f.error}`);
+    else if (f.path !== undefined && /[/.]/.test(f.path)) {
+      warnings.push(`${written} ${f.path}: Servelab cannot see that file; it is passed as written and must exist where the server runs (attach the file to the study to have it copied to the box)`);
+    }
+  }
+
   // TensorRT-LLM's options YAML: keys the version lacks are refused; a file of mapped keys becomes knobs, any other is kept whole.
   let keptFile: { path: string; content: string } | undefined;
   if (read.yaml) {
@@ -279,7 +314,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
         consumed.add(group);
       } else {
         keptFile = { path: read.yaml.path ?? 'extra_llm_api_options.yaml', content: read.yaml.content as string };
-        warnings.push(`the ${OPTIONS_FLAG} YAML holds settings Servelab does not model; it is kept whole as ${keptFile.path}, which must exist where the server runs`);
+        warnings.push(`the ${OPTIONS_FLAG} YAML holds settings Servelab does not model; the study keeps it whole as the options file ${studyFileName(keptFile.path, 'optionsFile')}`);
       }
     }
   }
@@ -297,17 +332,33 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       for (const [k, a] of [...knobs]) if (a.source.kind === 'yaml') knobs.delete(k);
       consumed.delete(read.yaml.group);
       keptFile = { path: read.yaml.path ?? 'extra_llm_api_options.yaml', content: read.yaml.content as string };
-      warnings.push(`the ${OPTIONS_FLAG} YAML is kept whole as ${keptFile.path}: ${knob} from it does not fit the typed settings`);
+      warnings.push(`the ${OPTIONS_FLAG} YAML is kept whole as the options file ${studyFileName(keptFile.path, 'optionsFile')}: ${knob} from it does not fit the typed settings`);
     }
   };
+  // A file the adapter cannot take at this version goes back to the command line as written.
+  const revertFile = (field: ConfigFileField, reason: string) => {
+    const read = fileGroups.get(field);
+    delete fileRefs[field];
+    if (!read) return;
+    fileGroups.delete(field);
+    consumed.delete(read.group);
+    warnings.push(`${read.group.flag?.written ?? ''} is kept as written: ${reason}`);
+  };
+  const keptYaml = (): ConfigFile | { error: string } | undefined => (keptFile ? configFileOf(studyFileName(keptFile.path, 'optionsFile'), keptFile.content) : undefined);
   let config: ServerConfig | undefined;
   for (let round = 0; round < 50 && !config; round++) {
+    // The options YAML kept whole is a file of the study (or, when it cannot be one, the path as written).
+    const kept = keptYaml();
+    if (kept && !('error' in kept) && read.yaml) {
+      keepFile('optionsFile', kept);
+      consumed.add(read.yaml.group);
+    }
     const extraGroups = read.groups.filter((g) => !consumed.has(g) && !dropped.has(g));
     const extraArgs = extraGroups.flatMap((g) => {
       if (keptFile && read.yaml && g === read.yaml.group) return g.flag?.attached !== undefined ? [`${OPTIONS_FLAG}=${keptFile.path}`] : [OPTIONS_FLAG, keptFile.path];
       return g.words.map((w) => w.text);
     });
-    const check = ServerConfigSchema.safeParse(configInput(read.model, knobs, extraArgs, env));
+    const check = ServerConfigSchema.safeParse(configInput(read.model, knobs, extraArgs, env, fileRefs));
     if (!check.success) {
       let progressed = false;
       for (const issue of check.error.issues) {
@@ -342,14 +393,20 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       if (!progressed) return { error: `the command does not make a valid configuration: ${check.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}` };
       continue;
     }
-    const built = adapter.buildArgv(check.data, version);
+    const built = adapter.buildArgv(check.data, version, { fileText: (ref) => configFiles.find((f) => f.name === ref.file)?.content });
     if (built.unsupported.length > 0) {
-      for (const u of built.unsupported) revert(u.knob);
-      if (built.unsupported.every((u) => !knobs.has(u.knob))) continue;
+      for (const u of built.unsupported) {
+        if (isFileField(u.knob)) revertFile(u.knob, u.reason);
+        else revert(u.knob);
+      }
+      continue;
     }
     config = check.data;
   }
   if (!config) return { error: 'the command could not be read into a configuration' };
+  const kept = keptYaml();
+  if (kept && 'error' in kept) warnings.push(`${OPTIONS_FLAG} is kept as written: ${kept.error}`);
+  const used = configFiles.filter((f) => Object.values(fileRefs).includes(f.name));
 
   for (const g of read.groups) {
     if (consumed.has(g) && g.flag?.abbreviationOf) warnings.push(`${g.flag.written} is read as ${g.flag.abbreviationOf}; write the full name, a later flag could make it ambiguous`);
@@ -375,22 +432,42 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     warnings,
     credentials: [...credentials],
     ...(call.docker ? { docker: { image: call.docker.image, args: call.docker.args } } : {}),
-    ...(keptFile ? { files: [keptFile] } : {}),
-    canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),
+    ...(used.length > 0 ? { configFiles: used } : {}),
+    canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)).map((g) => fileKeyed(g, fileReads)) }, envAsRead, yamlTwins),
   };
   return parsed;
 }
 
-function heredoc(path: string, content: string): string {
+function isFileField(knob: string): knob is ConfigFileField {
+  return (CONFIG_FILE_FIELDS as readonly string[]).includes(knob);
+}
+
+/** A file flag read by its file's checksum rather than its path: a file written elsewhere under another name is the same command. */
+function fileKeyed(g: Group, reads: readonly FileGroupRead[]): Group {
+  const file = reads.find((f) => f.group === g)?.file;
+  return file ? { ...g, values: [`<file sha256:${file.sha256}>`] } : g;
+}
+
+/** A here-document writes the text with a final newline; a text without one is printed with `printf '%s'`, so the file is byte for byte the same. */
+function writeFile(path: string, content: string): string {
+  if (!content.endsWith('\n')) return `printf '%s' ${shellQuote(content)} > ${shellQuote(path)}`;
   let delimiter = 'EOF';
   while (content.split('\n').includes(delimiter)) delimiter += '_';
   return `cat > ${shellQuote(path)} <<'${delimiter}'\n${content.endsWith('\n') ? content : `${content}\n`}${delimiter}`;
 }
 
-/** The equivalent command line, every word through the one quoting function: options files as here-documents, variables in front (or `-e` for docker), then the server. */
+/**
+ * The equivalent command line, every word through the one quoting function: the files (the study's, under their
+ * names, and the options file Servelab generates) as here-documents, variables in front (or `-e` for docker), then the
+ * server.
+ */
 export function commandOfParsed(parsed: ParsedServeCommand): string {
-  const built = getAdapter(parsed.engine).buildArgv(parsed.config, parsed.version);
-  const lines = [...(parsed.files ?? []), ...(built.extraFiles ?? [])].map((f) => heredoc(f.path, f.content));
+  const files = parsed.configFiles ?? [];
+  const built = getAdapter(parsed.engine).buildArgv(parsed.config, parsed.version, {
+    filePath: (ref) => ref.file,
+    fileText: (ref) => files.find((f) => f.name === ref.file)?.content,
+  });
+  const lines = [...files.map((f) => ({ path: f.name, content: f.content })), ...(built.extraFiles ?? [])].map((f) => writeFile(f.path, f.content));
   if (parsed.docker) {
     const envArgs = Object.entries(built.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
     // Only the engine's own image has the server as its entrypoint; any other image is given the whole command.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fieldIssues, parseOrBadInput } from '../contract/errors';
 import { HostAddressSchema, PortSchema } from '../model/host';
 import { credentialFlagRefusal, isCredentialFlag, looksLikeToken, TOKEN_VALUE_REFUSAL } from './credentials';
+import { CONFIG_FILE_REFS_SHAPE } from './config-files';
 
 /**
  * One server launch, independent of the engine. Each adapter maps these knobs onto its own flags
@@ -184,6 +185,9 @@ export const ServerConfigSchema = z
       })
       .default([]),
     env: EnvSchema.default({}),
+
+    // Files the server reads (chat template, options file): references to the study's files, uploaded before launch.
+    ...CONFIG_FILE_REFS_SHAPE,
   })
   .strict();
 

@@ -57,6 +57,19 @@ export const SGLANG_KNOB_TABLE: readonly KnobRow[] = [
 ];
 
 
+const FILE_FLAGS: EngineAdapter['fileFlags'] = {
+  // TemplateManager._load_explicit_chat_template (python/sglang/srt/managers/template_manager.py@v0.5.5.post1): a
+  // file is read as Jinja when its name ends in .jinja, and otherwise asserted to be a .json conversation template.
+  chatTemplate: {
+    flag: '--chat-template',
+    accepts: (name) =>
+      /\.(jinja|json)$/.test(name) ? undefined : `SGLang reads a chat template file as Jinja only when its name ends in .jinja (any other must be a .json conversation template); rename ${name}`,
+  },
+  // ConfigArgumentMerger (python/sglang/srt/server_args_config_parser.py@v0.5.5.post1, from 0.5.3): the YAML's
+  // keys become flags placed before the command line's own, so a typed flag wins over the file.
+  optionsFile: { flag: '--config' },
+};
+
 const SPEC: CommandSpec = {
   engine: 'sglang',
   displayName: 'SGLang',
@@ -65,6 +78,7 @@ const SPEC: CommandSpec = {
   valueStyle: 'separate',
   knobTable: SGLANG_KNOB_TABLE,
   flagTable: (version) => flagTableAt('sglang', version),
+  fileFlags: FILE_FLAGS,
 };
 
 /** engines.md §4.2 (docs/get_started/install.md, python/pyproject.toml, .github/workflows/release-docker.yml). */
@@ -90,6 +104,7 @@ export const sglangAdapter: EngineAdapter = {
   knownVersions: SGLANG_KNOWN_VERSIONS,
   defaultVersion: '0.5.5.post1',
   knobTable: SGLANG_KNOB_TABLE,
+  fileFlags: FILE_FLAGS,
   flagTable: (version) => flagTableAt('sglang', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),

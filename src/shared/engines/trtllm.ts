@@ -80,6 +80,12 @@ export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
 ];
 
 
+const FILE_FLAGS: EngineAdapter['fileFlags'] = {
+  chatTemplate: { unsupported: 'trtllm-serve has no chat template option (tensorrt_llm/commands/serve.py of the tabled release); it applies the tokenizer\'s own template' },
+  // The same flag as the typed options' file: the typed options are written into a copy of the user's YAML.
+  optionsFile: { flag: '--extra_llm_api_options' },
+};
+
 const SPEC: CommandSpec = {
   engine: 'trtllm',
   displayName: 'TensorRT-LLM',
@@ -88,6 +94,7 @@ const SPEC: CommandSpec = {
   optionsFile: { flag: '--extra_llm_api_options', fileName: 'extra_llm_api_options.yaml' },
   knobTable: TRTLLM_KNOB_TABLE,
   flagTable: (version) => flagTableAt('trtllm', version),
+  fileFlags: FILE_FLAGS,
 };
 
 /** engines.md §4.3. */
@@ -117,6 +124,7 @@ export const trtllmAdapter: EngineAdapter = {
   knownVersions: TRTLLM_KNOWN_VERSIONS,
   defaultVersion: '1.2.0rc1',
   knobTable: TRTLLM_KNOB_TABLE,
+  fileFlags: FILE_FLAGS,
   flagTable: (version) => flagTableAt('trtllm', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),

@@ -1,4 +1,5 @@
 import type { ServerConfig } from './server-config';
+import type { ConfigFileField, FileRef } from './config-files';
 
 export const ENGINE_IDS = ['vllm', 'sglang', 'trtllm'] as const;
 export type EngineId = (typeof ENGINE_IDS)[number];
@@ -169,8 +170,15 @@ export interface InstallSpec {
   notes: string[];
 }
 
+/** How an engine takes a file a config names: its flag (checked against the version's table), or why it cannot. */
+export type FileFlag =
+  /** `accepts`: why this engine cannot read a file of that name, or undefined when it can. */
+  | { flag: string; accepts?: (name: string) => string | undefined }
+  | { unsupported: string };
+
 export interface UnsupportedKnob {
-  knob: KnobName;
+  /** A typed knob, or a field naming a file (`chatTemplate`, `optionsFile`). */
+  knob: KnobName | ConfigFileField;
   reason: string;
 }
 
@@ -196,6 +204,16 @@ export interface BuiltCommand {
 export interface BuildOptions {
   /** Directory for generated files such as TensorRT-LLM's options YAML (default: the working directory). */
   filesDir?: string;
+  /**
+   * The path a file the config names has where the server runs: the launcher's resolved box path. Default: for display,
+   * `~/.servelab/files/<sha256>/<name>` when the reference is pinned, else the file's name.
+   */
+  filePath?: (ref: FileRef) => string;
+  /**
+   * The text of a file the config names, for an adapter that must read it: TensorRT-LLM writes its typed options into
+   * the user's options YAML. Absent: the command is only shown, and such a merge is assumed to succeed.
+   */
+  fileText?: (ref: FileRef) => string | undefined;
 }
 
 export interface Readiness {
@@ -235,6 +253,8 @@ export interface EngineAdapter {
   defaultVersion: string;
   /** The rows that map typed knobs to this engine's flags, in the order flags are written. */
   knobTable: readonly KnobRow[];
+  /** The flag each file field (`chatTemplate`, `optionsFile`) is written with, or why the engine has none. */
+  fileFlags: Readonly<Record<ConfigFileField, FileFlag>>;
   /** Flags the engine's CLI accepts at `version` (the nearest tabled version's for others). */
   flagTable(version: string): FlagTable;
   installSpec(version: string): InstallSpec;

@@ -93,6 +93,14 @@ export const VLLM_KNOB_TABLE: readonly KnobRow[] = [
 ];
 
 
+const FILE_FLAGS: EngineAdapter['fileFlags'] = {
+  // vllm/entrypoints/chat_utils.py load_chat_template opens the path (v0.11.0–v0.17.1).
+  chatTemplate: { flag: '--chat-template' },
+  // FlexibleArgumentParser._pull_args_from_config (vllm/utils/__init__.py@v0.11.0): the YAML's keys become flags
+  // placed before the command line's own, so a typed flag wins over the file ("cli > config > defaults").
+  optionsFile: { flag: '--config' },
+};
+
 const SPEC: CommandSpec = {
   engine: 'vllm',
   displayName: 'vLLM',
@@ -100,6 +108,7 @@ const SPEC: CommandSpec = {
   valueStyle: 'separate',
   knobTable: VLLM_KNOB_TABLE,
   flagTable: (version) => flagTableAt('vllm', version),
+  fileFlags: FILE_FLAGS,
 };
 
 /** engines.md §4.1 (docs/getting_started/installation/gpu.md, docker/Dockerfile @f4e4088c9). */
@@ -127,6 +136,7 @@ export const vllmAdapter: EngineAdapter = {
   knownVersions: VLLM_KNOWN_VERSIONS,
   defaultVersion: '0.11.0',
   knobTable: VLLM_KNOB_TABLE,
+  fileFlags: FILE_FLAGS,
   flagTable: (version) => flagTableAt('vllm', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),

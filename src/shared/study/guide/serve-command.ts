@@ -21,6 +21,9 @@ export function readServeCommand(text: string, versions: Partial<Record<EngineId
   if ('error' in parsed) return parsed;
   const problems = [...parsed.refused.map((r) => r.message), ...parsed.warnings];
   if (parsed.docker) problems.push(`the command runs in docker (${parsed.docker.image}); the study installs ${parsed.engine} ${parsed.version} itself`);
-  if (parsed.files && parsed.files.length > 0) problems.push(`the command's options file (${parsed.files.map((f) => f.path).join(', ')}) holds settings Servelab does not model; they are not part of the study`);
-  return { engine: parsed.engine, config: parsed.config, problems };
+  // A guide's study keeps no files: the files the command writes stay with the guide.
+  const { chatTemplate, optionsFile, ...config } = parsed.config;
+  const named = [chatTemplate, optionsFile].flatMap((ref) => (ref ? [ref.file] : []));
+  if (named.length > 0) problems.push(`the command's files (${named.join(', ')}) hold settings Servelab does not model in a guide's study; they are not part of the study`);
+  return { engine: parsed.engine, config, problems };
 }

@@ -5,7 +5,7 @@
 // simulated server. The parsing is pure (`…SpecOf`: the server's spec, or a PythonExit/UsageError with the engine's
 // text and exit status), so the virtual lab (virtual-lab.mjs) refuses and accepts exactly what the live engines do.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseSglang, parseTrtllm, parseVllmServe, PythonExit, trtllmYamlKeys, UsageError, VLLM_TOP_USAGE, vllmRewriteArgv } from './engine-args.mjs';
 import { pyRepr } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
@@ -13,6 +13,7 @@ import { runServer } from './server.mjs';
 import { loadConfig } from './state.mjs';
 import { vllmAttention, vllmSpeculative } from './vllm-config.mjs';
 import { parseYaml } from './yaml-lite.mjs';
+import { sglangChatTemplateError, vllmChatTemplateError } from './chat-template.mjs';
 
 /** Prints what the parser printed and exits with its status (0 for --help, 2 for a refusal, 1 for an exception). */
 function exitWith(err) {
@@ -102,6 +103,8 @@ export function vllmServeSpecOf(args, env, { module }) {
   const version = env.version;
   const p = parseVllmServe(args, version, { module });
   const v = p.values;
+  const templateError = vllmChatTemplateError(p.get('--chat-template'), { version, module, exists: env.exists ?? existsSync });
+  if (templateError) throw new PythonExit(templateError, 1);
   // `vllm serve`: the positional tag is the model (vllm/entrypoints/cli/serve.py ServeSubcommand.cmd); the module
   // reads --model only. EngineArgs.model's default otherwise.
   const model = (!module && v.model_tag) || p.get('--model') || 'Qwen/Qwen3-0.6B';
@@ -193,7 +196,9 @@ export function sglangLaunchSpecOf(argv, env) {
     .map(([k, x]) => `${k}=${pyRepr(x)}`)
     .join(', ')})`;
   const cudaGraphBs = p.get('--cuda-graph-bs');
+  const template = sglangChatTemplateError(p.get('--chat-template'), { exists: env.exists ?? existsSync });
   return {
+    ...(template ? { configError: { where: 'api', beforeModel: true, ...template } } : {}),
     engine: 'sglang',
     version,
     model,

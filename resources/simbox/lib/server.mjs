@@ -94,6 +94,7 @@ export async function runServer(spec) {
   // The engine's own config checks that fail while the API server builds the engine config (vllm-config.mjs).
   const configError = spec.configError ?? null;
   if (configError?.where === 'api' && configError.beforeModel) {
+    for (const line of configError.logLines ?? []) log.info(null, line);
     log.raw(traceback(configError.frames, configError.exception), 'api');
     die(1);
   }

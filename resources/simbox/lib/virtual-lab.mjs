@@ -45,7 +45,7 @@ export function launchVirtual(opts) {
   };
   let spec;
   try {
-    spec = serverSpecOf(opts.argv, { version: opts.version, processEnv: { ...(opts.env ?? {}) }, box, readFile });
+    spec = serverSpecOf(opts.argv, { version: opts.version, processEnv: { ...(opts.env ?? {}) }, box, readFile, exists: (path) => files.has(path) });
   } catch (err) {
     if (err instanceof PythonExit || err instanceof UsageError) return { ok: false, error: err.text, code: err.code };
     throw err;

@@ -84,7 +84,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
       return withBox(hostId, (box) => new EngineInstaller(box).remove(engine, version));
     },
 
-    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds, mode, offline }) => {
+    'servers:launch': async ({ hostId, engine, version, config, gpus, readinessTimeoutSeconds, mode, offline, files }) => {
       if (mode === 'docker') deps.checkDockerAllowed?.(hostId);
       const box = await deps.box(hostId);
       let server: RunningServer;
@@ -96,6 +96,7 @@ export function engineHandlers(deps: EngineHandlerDeps): EngineCalls {
           ...(gpus ? { gpus } : {}),
           ...(mode ? { mode } : {}),
           ...(offline ? { offline } : {}),
+          ...(files ? { files } : {}),
           ...(deps.resolveSecret ? { resolveSecret: deps.resolveSecret } : {}),
         });
       } catch (error) {

@@ -12,6 +12,8 @@ import { EngineInstaller } from './engine-installer';
 import { isJobId, JOB_ALIVE_FUNCTIONS, remotePathExpr, REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 import { parseServerRecord } from './server-records';
 import { pulledImage, requireDocker } from './docker-images';
+import { filesForConfig, placeConfigFiles, type PlacedConfigFile } from './config-file-upload';
+import { boxFilePath, type ConfigFile } from '../../shared/engines/config-files';
 
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopping' | 'stopped';
 
@@ -36,6 +38,10 @@ export interface LaunchRequest {
    * HF_TOKEN, so the token does not live in a long-running process's environment (L4) or a container's config (L2).
    */
   offline?: boolean;
+  /** The files the config names (`chatTemplate`, `optionsFile`), by name: put on the box before the server starts. */
+  files?: readonly ConfigFile[];
+  /** What of the config's files was copied to the box, and what it already had, before the server starts. */
+  onFilesPlaced?: (files: PlacedConfigFile[]) => void;
 }
 
 const HF_TOKEN_ENV = HF_TOKEN_NAMES;
@@ -262,6 +268,8 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
       issues: errors.map((i) => ({ path: `config.extraArgs.${i.index}`, message: i.message })),
     });
   }
+  // A file the config names but the launch lacks is refused before anything reaches the box.
+  const configFiles = filesForConfig(config, request.files);
   const gpus = request.gpus ?? [];
   for (const gpu of gpus) {
     if (!/^(\d{1,2}|GPU-[0-9a-fA-F-]{8,64}|MIG-[0-9a-zA-Z/-]{8,80})$/.test(gpu)) {
@@ -302,11 +310,30 @@ export async function launchServer(box: EngineBox, request: LaunchRequest): Prom
     });
   }
 
-  const built = getAdapter(engine).buildArgv({ ...config, host, port }, version, { filesDir: serverDir });
+  // Each file is at ~/.servelab/files/<sha256>/<name> on the box (placed below, once the command is known to take it).
+  const built = getAdapter(engine).buildArgv({ ...config, host, port }, version, {
+    filesDir: serverDir,
+    filePath: (ref) => {
+      const named = configFiles.find((c) => c.file.name === ref.file)?.file;
+      return named ? boxFilePath(named, home) : ref.file;
+    },
+    fileText: (ref) => configFiles.find((c) => c.file.name === ref.file)?.file.content,
+  });
+  // A file the engine cannot read, or an options file the typed options cannot join, would start a server without them.
+  const fileRefusals = built.unsupported.filter((u) => u.file !== undefined);
+  if (fileRefusals.length > 0) {
+    throw new ServelabError('BAD_INPUT', `${getAdapter(engine).displayName} ${version} cannot take this config's files: ${fileRefusals.map((u) => `${u.knob} (${u.reason})`).join('; ')}`, {
+      issues: fileRefusals.map((u) => ({ path: `config.${u.knob}`, message: u.reason })),
+    });
+  }
+  // Uploaded unless the box has the file with that checksum.
+  const placed = await placeConfigFiles(box, home, configFiles);
+  request.onFilesPlaced?.(placed);
   const [program, ...args] = built.argv;
   if (program === undefined) throw new ServelabError('INTERNAL', `The ${engine} adapter built an empty command.`);
   const container = `servelab-${serverId}`;
-  const files = (built.extraFiles ?? []).map((file) => (file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`));
+  // Mounted read-only into the container at their own paths: the generated files and the config's files.
+  const files = [...(built.extraFiles ?? []).map((file) => (file.path.startsWith('/') ? file.path : `${serverDir}/${file.path}`)), ...placed.map((p) => p.path)];
   const hfCacheDir = `${home}/.cache/huggingface`;
   const offline = request.offline === true;
   const secretEnvSpecs = built.secretEnv.filter((s) => !(offline && HF_TOKEN_ENV.has(s.name)));

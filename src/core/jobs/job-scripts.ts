@@ -53,7 +53,7 @@ export function commandFileText(params: Pick<LaunchParams, 'argv' | 'cwd' | 'env
 }
 
 /** The folders under the remote HOME that Servelab writes to; each must be the user's and writable by no one else. */
-export const REMOTE_TREE = ['.servelab', '.servelab/jobs', '.servelab/servers', '.servelab/bench', '.servelab/engines', '.servelab/datasets'] as const;
+export const REMOTE_TREE = ['.servelab', '.servelab/jobs', '.servelab/servers', '.servelab/bench', '.servelab/engines', '.servelab/datasets', '.servelab/files'] as const;
 
 /**
  * The first lines of every script that creates something under `~/.servelab`: files and folders are private

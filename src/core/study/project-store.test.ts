@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectDataDir, StudyProject } from './project-store';
 import { ProjectFileSchema } from '../../shared/study/study';
+import { configFileOf, type ConfigFile } from '../../shared/engines/config-files';
 import { SMALL_STUDY as study } from '../../../tests/helpers/study-projects';
 
 let dir: string;
@@ -87,6 +88,16 @@ describe('StudyProject', () => {
     const text = (await readFile(path, 'utf8')).replace('"kind": "published"', '"kind": "measured"');
     await writeFile(path, text);
     await expect(StudyProject.open(path)).rejects.toThrow(/state\.references\.0\.kind/);
+  });
+
+  it('keeps a config file whole, and refuses one whose text no longer matches its checksum, naming the field', async () => {
+    const path = join(dir, 'f.servelab');
+    const template = configFileOf('tool-chat.jinja', '{{ messages }}\n') as ConfigFile;
+    await StudyProject.create(path, { ...study, engines: [{ ...study.engines[0]!, config: { chatTemplate: { file: 'tool-chat.jinja' } } }], files: [template] });
+    expect((await StudyProject.open(path)).file.study.files).toEqual([template]);
+    const edited = (await readFile(path, 'utf8')).replace('{{ messages }}', '{{ messages | tojson }}');
+    await writeFile(path, edited);
+    await expect(StudyProject.open(path)).rejects.toThrow(/is damaged: study\.files\.0\.(size|sha256)/);
   });
 
   it('refuses an invalid definition at creation with the field named', async () => {

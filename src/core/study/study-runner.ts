@@ -12,6 +12,8 @@ import { boxCommandRunner } from '../inventory/collect-over-ssh';
 import type { ProbeInventory } from '../inventory/parse-probe';
 import { EngineInstaller } from '../engines/engine-installer';
 import { launchServer, stopRecordedServer, type RunningServer } from '../engines/server-launcher';
+import type { PlacedConfigFile } from '../engines/config-file-upload';
+import { BOX_FILES_ROOT } from '../../shared/engines/config-files';
 import { listServerRecords } from '../engines/server-records';
 import { prefetchModel } from '../engines/model-prefetch';
 import { prepareMeasurement, type ShareGptSource } from '../bench/measure';
@@ -413,6 +415,7 @@ class StudyRun {
       else this.serverLog(launched.serverId, text);
     };
     let server: RunningServer;
+    const placedFiles: PlacedConfigFile[] = [];
     await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, trials: group.map((t) => t.id) });
     try {
       server = await launchServer(box, {
@@ -425,12 +428,16 @@ class StudyRun {
         owner: this.project.path,
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
         onLog: onServerLog,
+        ...(this.study.files ? { files: this.study.files } : {}),
+        onFilesPlaced: (files) => placedFiles.push(...files),
       });
     } catch (error) {
+      await this.recordPlacedFiles(first.serverKey, slot.hostId, placedFiles);
       const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
       for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
       return;
     }
+    await this.recordPlacedFiles(first.serverKey, slot.hostId, placedFiles);
     launched.serverId = server.serverId;
     for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
@@ -462,6 +469,16 @@ class StudyRun {
       this.live.delete(server);
       await this.project.journal({ event: 'server-stopped', serverId: server.serverId, leftovers: report.leftovers });
       if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Left on ${where} after stopping ${server.serverId}: ${report.leftovers.join('; ')}\n` });
+    }
+  }
+
+  /** What a launch copied to the box, and what the box already had: journalled, and said in the study's log. */
+  private async recordPlacedFiles(serverKey: string, hostId: string, files: readonly PlacedConfigFile[]): Promise<void> {
+    if (files.length === 0) return;
+    await this.project.journal({ event: 'files-placed', serverKey, hostId, files: files.map((f) => ({ field: f.field, name: f.name, sha256: f.sha256, size: f.size, path: f.path, uploaded: f.uploaded })) });
+    for (const f of files) {
+      const where = `~/${BOX_FILES_ROOT}/${f.sha256}/${f.name}`;
+      this.emit({ kind: 'log', text: f.uploaded ? `Uploaded ${f.name} (${f.size} bytes, SHA-256 ${f.sha256.slice(0, 12)}…) to ${where} on ${this.deps.hostLabel(hostId)}\n` : `${f.name} is already on ${this.deps.hostLabel(hostId)} at ${where} (SHA-256 checked); not uploaded again\n` });
     }
   }
 

@@ -14,6 +14,7 @@ import { ResolvedHostViewSchema } from '../model/ssh-resolve';
 import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
 import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
+import { ConfigFileSchema, MAX_CONFIG_FILES } from '../engines/config-files';
 import { ModelRevisionSchema, SecretNameSchema, SecretValueSchema } from '../model/model-prefetch';
 import { LOG_CLASSES } from '../engines/types';
 import { BENCH_CALLS, BENCH_EVENTS } from './bench-contract';
@@ -152,6 +153,8 @@ export const CALLS = {
       mode: EngineModeSchema.optional(),
       /** The weights are in the box's cache: the server runs with HF_HUB_OFFLINE=1 and gets no Hugging Face token. */
       offline: z.boolean().optional(),
+      /** The files the config names (chat template, options file): copied to ~/.servelab/files/<sha256>/ on the box first. */
+      files: z.array(ConfigFileSchema).max(MAX_CONFIG_FILES).optional(),
     }),
     output: z.object({ serverId: z.string(), port: z.number().int(), command: z.string() }),
   },

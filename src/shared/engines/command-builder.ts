@@ -190,7 +190,7 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
   if (userOptions && userOptions.error !== undefined && Object.keys(yaml).length > 0) {
     // The typed options have nowhere to go: the engine reads one options file.
     for (const knob of yamlKnobs) {
-      unsupported.push({ knob, reason: `${label} takes ${knob} from the options file, and ${userOptions.ref.file} cannot be merged with it: ${userOptions.error}` });
+      unsupported.push({ knob, reason: `${label} takes ${knob} from the options file, and ${userOptions.ref.file} cannot be merged with it: ${userOptions.error}`, file: userOptions.ref.file });
     }
   }
   if (userOptions && (userOptions.error !== undefined || Object.keys(yaml).length === 0)) {
@@ -249,16 +249,16 @@ function fileArguments(spec: CommandSpec, config: ServerConfig, version: string,
   for (const { field, ref } of fileRefsOf(config)) {
     const target = spec.fileFlags[field];
     if ('unsupported' in target) {
-      out.unsupported.push({ knob: field, reason: target.unsupported });
+      out.unsupported.push({ knob: field, reason: target.unsupported, file: ref.file });
       continue;
     }
     if (!flagSpecOf(table, target.flag)) {
-      out.unsupported.push({ knob: field, reason: `${label} has no ${target.flag} (its parser does not define it)` });
+      out.unsupported.push({ knob: field, reason: `${label} has no ${target.flag} (its parser does not define it)`, file: ref.file });
       continue;
     }
     const refusal = target.accepts?.(ref.file);
     if (refusal !== undefined) {
-      out.unsupported.push({ knob: field, reason: refusal });
+      out.unsupported.push({ knob: field, reason: refusal, file: ref.file });
       continue;
     }
     if (spec.optionsFile?.flag === target.flag) {

@@ -77,7 +77,7 @@ describe('the flags each engine writes for the files a config names', () => {
     // resources/engine-flags/sglang.json: --config first appears in 0.5.3.
     const older = build('sglang', config, '0.5.2');
     expect(older.argv).toEqual(['python3', '-m', 'sglang.launch_server', '--model-path', 'm', '--chat-template', boxPath(template)]);
-    expect(older.unsupported).toEqual([{ knob: 'optionsFile', reason: 'SGLang 0.5.2 has no --config (its parser does not define it)' }]);
+    expect(older.unsupported).toEqual([{ knob: 'optionsFile', reason: 'SGLang 0.5.2 has no --config (its parser does not define it)', file: 'opts.yaml' }]);
     const txt = build('sglang', { model: 'm', chatTemplate: { file: 'tmpl.txt' } }, '0.5.5.post1');
     expect(txt.unsupported.map((u) => u.knob)).toEqual(['chatTemplate']);
   });

@@ -180,6 +180,8 @@ export interface UnsupportedKnob {
   /** A typed knob, or a field naming a file (`chatTemplate`, `optionsFile`). */
   knob: KnobName | ConfigFileField;
   reason: string;
+  /** The study file this is about (a file the engine cannot take, or an options file the typed options cannot join). */
+  file?: string;
 }
 
 export interface ExtraFile {

@@ -1,6 +1,7 @@
 import { getAdapter } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
+import { pinFileRefs } from '../engines/config-files';
 import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
@@ -56,7 +57,11 @@ function hash64(text: string): string {
   return (h2 >>> 0).toString(16).padStart(8, '0') + (h1 >>> 0).toString(16).padStart(8, '0');
 }
 
-/** Canonical key of a server launch: engine, version, mode and config (model included; host and port are not part of it). */
+/**
+ * Canonical key of a server launch: engine, version, mode and config (model included; host and port are not part of
+ * it). A file the config names counts by its pinned checksum (the planner pins every reference), so a changed file is
+ * another launch.
+ */
 export function serverKeyOf(engine: EngineId, version: string, mode: 'env' | 'docker', config: ServerConfig): string {
   const { host: _host, port: _port, extraArgs, env, ...rest } = config;
   const normalized = {
@@ -83,9 +88,14 @@ export function applyPatch(config: ServerConfig, patch: ConfigPatch, model: stri
   return out;
 }
 
-/** The engine choice at its defaults: the study's model and the choice's own settings. */
+/** The engine choice at its defaults: the study's model and the choice's own settings (files pinned to the study's). */
 export function engineBaseConfig(study: StudyDefinition, choice: EngineChoice): ServerConfig {
-  return applyPatch({ model: study.model.id, extraArgs: [], env: {} }, choice.config ?? {});
+  return pinFileRefs(applyPatch({ model: study.model.id, extraArgs: [], env: {} }, choice.config ?? {}), study.files);
+}
+
+/** A candidate on top of `config`: its settings and model, the files it names pinned to the study's. */
+export function candidateConfig(study: StudyDefinition, config: ServerConfig, candidate: Candidate): ServerConfig {
+  return pinFileRefs(applyPatch(config, candidate.config ?? {}, candidateModel(study, candidate, config.model)), study.files);
 }
 
 /** The model a candidate serves: its variant's checkpoint, or the one it builds on. */
@@ -134,7 +144,7 @@ interface TrialSpec {
 
 function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly Workload[], ctx: PlanContext): Trial[] {
   const serverKey = serverKeyOf(spec.engine, spec.version, spec.mode, spec.config);
-  const command = launchCommandOf(spec.engine, spec.version, spec.config);
+  const command = launchCommandOf(spec.engine, spec.version, spec.config, study.files);
   const trials: Trial[] = [];
   for (const workload of workloads) {
     const refusal = preflightRefusal(study, { engine: spec.engine, version: spec.version, config: spec.config, workloadId: workload.id }, ctx);
@@ -189,7 +199,7 @@ export function planStage(study: StudyDefinition, stageIndex: number, best: Best
         engine: best.engine,
         version: best.version,
         mode: best.mode,
-        config: applyPatch(best.config, candidate.config ?? {}, candidateModel(study, candidate, best.config.model)),
+        config: candidateConfig(study, best.config, candidate),
       },
       [study.workloads.primary],
       ctx,
@@ -221,7 +231,7 @@ export function gridCombinations(study: StudyDefinition): GridCombination[] {
         for (const candidate of stage.candidates) {
           next.push({
             picks: [...p.picks, { stageId: stage.id, candidate }],
-            config: applyPatch(p.config, candidate.config ?? {}, candidateModel(study, candidate, p.config.model)),
+            config: candidateConfig(study, p.config, candidate),
           });
         }
       }

@@ -1,6 +1,7 @@
 import { getAdapter, validateExtraArgs } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
+import { fileTextOptions } from '../engines/config-files';
 import type { Workload } from '../bench/workload';
 import type { PlanContext, GpuFacts } from './plan-context';
 import type { ModelVariant, StudyDefinition, Trial } from './study';
@@ -124,7 +125,7 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
   const { engine, version, config } = trial;
   const adapter = getAdapter(engine);
 
-  const built = adapter.buildArgv(config, version);
+  const built = adapter.buildArgv(config, version, fileTextOptions(study.files));
   if (built.unsupported.length > 0) return { code: 'knobs-unsupported', engine, version, knobs: built.unsupported.map((u) => ({ knob: u.knob, reason: u.reason })) };
   const extra = validateExtraArgs(engine, version, config.extraArgs);
   const extraErrors = extra.issues.filter((i) => i.severity === 'error');

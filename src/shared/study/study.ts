@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENGINE_IDS } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
+import { ConfigFileSchema, fileRefsOf, MAX_CONFIG_FILES } from '../engines/config-files';
 import { WorkloadSchema } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
@@ -213,9 +214,12 @@ export const StudyDefinitionSchema = z
     rerunOf: RerunOfSchema.optional(),
     /** The name, description and labels in other report languages. */
     translations: StudyTranslationsSchema.optional(),
+    /** Files the configs name (`chatTemplate`, `optionsFile`), kept whole in the project and copied to the box at launch. */
+    files: z.array(ConfigFileSchema).max(MAX_CONFIG_FILES, `has more than ${MAX_CONFIG_FILES} files`).optional(),
   })
   .strict()
   .superRefine((study, ctx) => {
+    checkFileRefs(study, ctx);
     const variants = new Set(study.model.variants.map((v) => v.id));
     const stageIds = new Set<string>();
     study.stages.forEach((stage, s) => {
@@ -255,6 +259,27 @@ export const StudyDefinitionSchema = z
   });
 export type StudyDefinition = z.infer<typeof StudyDefinitionSchema>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinitionSchema>;
+
+/** Every file a config names is one of the study's (of the checksum it is pinned to, if any); no two files share a name. */
+function checkFileRefs(study: Pick<StudyDefinition, 'files' | 'engines' | 'stages'>, ctx: z.RefinementCtx): void {
+  const files = study.files ?? [];
+  const names = new Set<string>();
+  files.forEach((f, i) => {
+    if (names.has(f.name)) ctx.addIssue({ code: 'custom', path: ['files', i, 'name'], message: `"${f.name}" is used by two files` });
+    names.add(f.name);
+  });
+  const check = (config: ConfigPatch, path: (string | number)[]) => {
+    for (const { field, ref } of fileRefsOf(config)) {
+      const file = files.find((f) => f.name === ref.file);
+      if (!file) ctx.addIssue({ code: 'custom', path: [...path, field, 'file'], message: `names no file of the study (${[...names].join(', ') || 'it has none'})` });
+      else if (ref.sha256 !== undefined && ref.sha256 !== file.sha256) {
+        ctx.addIssue({ code: 'custom', path: [...path, field, 'sha256'], message: `is not the checksum of the study's ${file.name} (${file.sha256})` });
+      }
+    }
+  };
+  study.engines.forEach((e, i) => check(e.config, ['engines', i, 'config']));
+  study.stages.forEach((s, i) => s.candidates.forEach((c, j) => check(c.config, ['stages', i, 'candidates', j, 'config'])));
+}
 
 export const TRIAL_STATUSES = ['planned', 'rejected', 'running', 'done', 'failed', 'cancelled'] as const;
 export type TrialStatus = (typeof TRIAL_STATUSES)[number];

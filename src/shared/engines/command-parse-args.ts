@@ -6,7 +6,7 @@ import { isFlagWord, readFlagWord, type ReadFlag } from './flag-syntax';
 import type { EngineId, FlagTable, KnobName, KnobRow, KnobValue } from './types';
 import { inRange } from './version';
 import { readYaml, type YamlValue } from './yaml';
-import { CONFIG_FILE_FIELDS, configFileOf, type ConfigFile, type ConfigFileField } from './config-files';
+import { CONFIG_FILE_FIELDS, configFileNameOf, configFileOf, type ConfigFile, type ConfigFileField } from './config-files';
 
 export interface Group {
   /** Index of the first word in the args. */
@@ -144,15 +144,8 @@ export interface FileGroupRead {
   path?: string;
 }
 
-/** What a file gets called in the study when the command names none (a `<( … )`, an inline template). */
-const UNNAMED: Readonly<Record<ConfigFileField, string>> = { chatTemplate: 'chat-template.jinja', optionsFile: 'options.yaml' };
-
-/** A path's last segment as a file name of the study (characters a name may not hold become `-`). */
-export function studyFileName(path: string | undefined, field: ConfigFileField): string {
-  const base = (path ?? '').split('/').filter(Boolean).pop() ?? '';
-  const name = base.replace(/[^A-Za-z0-9._+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 128);
-  return name || UNNAMED[field];
-}
+/** A path's last segment as a file name of the study (see `configFileNameOf`). */
+export const studyFileName = configFileNameOf;
 
 /**
  * The last group of each file flag the engine has (its adapter's `fileFlags`; TensorRT-LLM's options YAML is

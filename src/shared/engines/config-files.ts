@@ -73,14 +73,34 @@ function tooLarge(name: string, bytes: number): string {
   return `${name} is ${(bytes / 1024 / 1024).toFixed(1)} MiB; a config file may be at most ${MAX_CONFIG_FILE_BYTES / 1024 / 1024} MiB (templates and option files are small text files)`;
 }
 
+/** Why a name and text cannot be a file of the project, as facts for the caller to word; undefined when they can. */
+export type ConfigFileProblem = { problem: 'name'; message: string } | { problem: 'not-text' } | { problem: 'too-large'; bytes: number };
+
+export function configFileProblem(name: string, content: string): ConfigFileProblem | undefined {
+  const named = ConfigFileNameSchema.safeParse(name);
+  if (!named.success) return { problem: 'name', message: named.error.issues[0]?.message ?? 'is not valid' };
+  if (content.includes('\0')) return { problem: 'not-text' };
+  const bytes = utf8Length(content);
+  return bytes > MAX_CONFIG_FILE_BYTES ? { problem: 'too-large', bytes } : undefined;
+}
+
 /** A file for the project from its name and text: checksum and size computed; an error naming the file when it cannot be one. */
 export function configFileOf(name: string, content: string): ConfigFile | { error: string } {
-  const named = ConfigFileNameSchema.safeParse(name);
-  if (!named.success) return { error: `the file name "${name}" ${named.error.issues[0]?.message ?? 'is not valid'}` };
-  if (content.includes('\0')) return { error: `${name} is not a text file (it holds a NUL byte)` };
-  const size = utf8Length(content);
-  if (size > MAX_CONFIG_FILE_BYTES) return { error: tooLarge(name, size) };
-  return { name, sha256: sha256Hex(content), size, content };
+  const problem = configFileProblem(name, content);
+  if (problem?.problem === 'name') return { error: `the file name "${name}" ${problem.message}` };
+  if (problem?.problem === 'not-text') return { error: `${name} is not a text file (it holds a NUL byte)` };
+  if (problem?.problem === 'too-large') return { error: tooLarge(name, problem.bytes) };
+  return { name, sha256: sha256Hex(content), size: utf8Length(content), content };
+}
+
+/** What a file gets called when nothing names it (a `<( … )`, an inline template, pasted text). */
+export const UNNAMED_CONFIG_FILE: Readonly<Record<ConfigFileField, string>> = { chatTemplate: 'chat-template.jinja', optionsFile: 'options.yaml' };
+
+/** A path's last segment as a file name of the project: characters a name may not hold become `-`; the field's default name when none is left. */
+export function configFileNameOf(path: string | undefined, field: ConfigFileField): string {
+  const base = (path ?? '').split(/[\\/]/).filter(Boolean).pop() ?? '';
+  const name = base.replace(/[^A-Za-z0-9._+-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 128);
+  return name || UNNAMED_CONFIG_FILE[field];
 }
 
 /** `~/.servelab/files/<sha256>/<name>`: where the file is on the box (the launcher resolves `~` to the box's HOME). */

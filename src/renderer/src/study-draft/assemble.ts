@@ -8,6 +8,7 @@ import { say, type Messages } from '../i18n';
 import { sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
 import { at, locateSchemaPath, workloadAt, workloadLabel, type Located, type WorkloadField } from './issue-location';
 import { issueLine, issueMessage } from './issue-text';
+import { fileRefsConfig, usedFiles } from './draft-files';
 
 /**
  * The draft as a study definition: built field by field, checked by the shared schema, and every problem placed on
@@ -139,7 +140,12 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     const settings = b.patch(at('engines', `engines.${e.engine}.settings`, say(messages, 'wizard.field.engineSettings', { engine: name })), e.settings);
     const extraArgs = b.extraArgs(at('engines', `engines.${e.engine}.extraArgs`, say(messages, 'wizard.field.engineExtraArgs', { engine: name })), e.engine, e.version, e.extraArgs);
     const allExtra = [...(settings.extraArgs ?? []), ...extraArgs];
-    return { engine: e.engine, version: e.version, mode: e.mode, config: { ...settings, ...(allExtra.length > 0 ? { extraArgs: allExtra } : {}), ...(maxModelLen !== undefined ? { maxModelLen } : {}) } };
+    return {
+      engine: e.engine,
+      version: e.version,
+      mode: e.mode,
+      config: { ...settings, ...fileRefsConfig(e.files), ...(allExtra.length > 0 ? { extraArgs: allExtra } : {}), ...(maxModelLen !== undefined ? { maxModelLen } : {}) },
+    };
   });
   const stages = d.stages.map((s, i) => ({
     id: s.id.trim(),
@@ -148,7 +154,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     candidates: s.candidates.map((c, j) => ({
       id: c.id.trim(),
       label: c.label.trim(),
-      config: b.patch(at('stages', `stages.${i}.candidates.${j}.config`, say(messages, 'wizard.field.candidateSettings', { n: i + 1, m: j + 1 })), c.config),
+      config: { ...b.patch(at('stages', `stages.${i}.candidates.${j}.config`, say(messages, 'wizard.field.candidateSettings', { n: i + 1, m: j + 1 })), c.config), ...fileRefsConfig(c.files) },
       ...(c.variant ? { variant: c.variant } : {}),
     })),
   }));
@@ -204,6 +210,8 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     clientVersion: d.clientVersion,
     readinessTimeoutSeconds: b.num(at('strategy', 'readinessTimeout', say(messages, 'wizard.field.readinessTimeout')), d.readinessTimeout, true) as number,
   };
+  const files = usedFiles(d.files, [...engineChoices.map((e) => e.config), ...stages.flatMap((s) => s.candidates.map((c) => c.config))]);
+  if (files.length > 0) definition.files = files;
   const translations = d.translatedFrom ? translationsStillTrue(d.translatedFrom, definition) : undefined;
   if (translations) definition.translations = translations;
 

@@ -6,6 +6,8 @@ import { defaultStages } from '../../../shared/study/defaults';
 import { joinArgs } from '../../../shared/engines/argv-text';
 import { ModelVariantSchema, type ModelVariant, type Stage, type StudyDefinition } from '../../../shared/study/study';
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from '../../../shared/study/noise';
+import type { ConfigFile } from '../../../shared/engines/config-files';
+import { splitFileRefs, type FileRefs } from './draft-files';
 
 /**
  * The study wizard's draft: what the user typed, as typed (numbers stay strings until they are checked), how a saved
@@ -76,6 +78,8 @@ export interface EngineDraft {
   settings: string;
   /** Extra arguments for the engine's command line, as typed (checked against that version's flags). */
   extraArgs: string;
+  /** The draft's files its base settings name (chat template, options file). */
+  files?: FileRefs;
 }
 
 export interface CandidateDraft {
@@ -84,6 +88,8 @@ export interface CandidateDraft {
   label: string;
   config: string;
   variant: string;
+  /** The draft's files this candidate names (chat template, options file). */
+  files?: FileRefs;
 }
 
 export interface StageDraft {
@@ -142,6 +148,8 @@ export interface WizardDraft {
   readinessTimeout: string;
   name: string;
   description: string;
+  /** The files the engines and candidates name, each once (draft-files.ts). */
+  files: ConfigFile[];
   /**
    * The study the draft was read from, when it carries translations: the wizard shows only the written text, and
    * keeps each translation whose text the user left unchanged (`translationsStillTrue`).
@@ -206,6 +214,7 @@ export function initialDraft(): WizardDraft {
     readinessTimeout: '1800',
     name: '',
     description: '',
+    files: [],
     translatedFrom: null,
   };
 }
@@ -246,7 +255,8 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
   const engines = [...chosen, ...ENGINE_IDS.filter((id) => !chosen.includes(id))].map((engine): EngineDraft => {
     const choice = study.engines.find((e) => e.engine === engine);
     if (!choice) return base.engines.find((e) => e.engine === engine)!;
-    const { maxModelLen, extraArgs, ...settings } = choice.config;
+    const { maxModelLen, extraArgs, ...patch } = choice.config;
+    const { refs, rest: settings } = splitFileRefs(patch);
     return {
       engine,
       enabled: true,
@@ -255,6 +265,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
       maxModelLen: text(maxModelLen),
       settings: Object.keys(settings).length > 0 ? JSON.stringify(settings) : '',
       extraArgs: extraArgs && extraArgs.length > 0 ? joinArgs(extraArgs) : '',
+      ...(refs ? { files: refs } : {}),
     };
   });
   // Presets are listed first and in their own order when assembled: only such a leading run can be ticked.
@@ -302,6 +313,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
     readinessTimeout: String(study.readinessTimeoutSeconds),
     name: study.name,
     description: study.description ?? '',
+    files: study.files ? [...study.files] : [],
     translatedFrom: study.translations ? study : null,
   };
   return { ...draft, stagesSource: stagesSourceOf(draft) };
@@ -369,7 +381,10 @@ export function stageDrafts(stages: readonly Stage[]): StageDraft[] {
     id: s.id,
     label: s.label,
     engines: s.engines,
-    candidates: s.candidates.map((c) => ({ key: rowKey(), id: c.id, label: c.label, config: JSON.stringify(c.config ?? {}), variant: c.variant ?? '' })),
+    candidates: s.candidates.map((c) => {
+      const { refs, rest } = splitFileRefs(c.config ?? {});
+      return { key: rowKey(), id: c.id, label: c.label, config: JSON.stringify(rest), variant: c.variant ?? '', ...(refs ? { files: refs } : {}) };
+    }),
   }));
 }
 

@@ -89,6 +89,9 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
       if (!engine) return at('engines', 'engines', say(messages, 'wizard.field.engines'));
       const name = ENGINE_ADAPTERS[engine.engine].displayName;
       if (b === 'version') return at('engines', `engines.${engine.engine}.version`, say(messages, 'wizard.field.engineVersion', { engine: name }));
+      if (b === 'config' && (c === 'chatTemplate' || c === 'optionsFile')) {
+        return at('engines', `engines.${engine.engine}.files.${c}`, say(messages, c === 'chatTemplate' ? 'wizard.field.engineChatTemplate' : 'wizard.field.engineOptionsFile', { engine: name }));
+      }
       if (b === 'config') {
         return c === 'maxModelLen'
           ? at('engines', `engines.${engine.engine}.maxModelLen`, say(messages, 'wizard.field.engineMaxModelLen', { engine: name }))
@@ -104,6 +107,10 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
         const m = c + 1;
         if (e === 'label') return at('stages', `${where}.label`, say(messages, 'wizard.field.candidateLabel', { n, m }));
         if (e === 'variant') return at('stages', `${where}.variant`, say(messages, 'wizard.field.candidateVariant', { n, m }));
+        const f = path[5];
+        if (e === 'config' && (f === 'chatTemplate' || f === 'optionsFile')) {
+          return at('stages', `${where}.files.${f}`, say(messages, f === 'chatTemplate' ? 'wizard.field.candidateChatTemplate' : 'wizard.field.candidateOptionsFile', { n, m }));
+        }
         if (e === 'config') return at('stages', `${where}.config`, say(messages, 'wizard.field.candidateSettings', { n, m }));
         return at('stages', `${where}.id`, say(messages, 'wizard.field.candidateId', { n, m }));
       }
@@ -126,6 +133,8 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
       return at('strategy', 'clientVersion', say(messages, 'wizard.field.clientVersion'));
     case 'readinessTimeoutSeconds':
       return at('strategy', 'readinessTimeout', say(messages, 'wizard.field.readinessTimeout'));
+    case 'files':
+      return at('engines', 'files', say(messages, 'wizard.field.files'));
     default:
       return at('review', 'definition', say(messages, 'wizard.field.study'));
   }

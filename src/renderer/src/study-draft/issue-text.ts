@@ -69,6 +69,9 @@ const PATTERNS: readonly [RegExp, (m: RegExpExecArray, messages: Messages) => st
     /^names no variant of the model \((.*)\)$/,
     (m, messages) => say(messages, 'wizard.issue.noSuchVariant', { variants: m[1] === 'none defined' ? say(messages, 'wizard.issue.noVariants') : m[1]! }),
   ],
+  [/^names no file of the study \((.*)\)$/, (m, messages) => say(messages, 'wizard.issue.noSuchFile', { files: m[1] === 'it has none' ? say(messages, 'wizard.issue.noFiles') : m[1]! })],
+  [/^is not the checksum of the study's (\S+) \(([0-9a-f]{64})\)$/, (m, messages) => say(messages, 'wizard.issue.fileChanged', { name: m[1]!, sha256: m[2]! })],
+  [/^"(.*)" is used by two files$/, (m, messages) => say(messages, 'wizard.issue.fileNameTwice', { name: m[1]! })],
   [/^(\S+) (\S+) is listed twice$/, (m, messages) => say(messages, 'wizard.issue.engineTwice', { engine: m[1]!, version: m[2]! })],
   [/^name (.+)$/, (m, messages) => say(messages, 'wizard.issue.envName', { problem: plainMessage(m[1]!, messages) })],
   [

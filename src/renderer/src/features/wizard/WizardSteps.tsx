@@ -28,6 +28,9 @@ import {
 } from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
+import { ConfigFilesField } from './ConfigFilesField';
+import { attachFile, detachFile } from '../../study-draft/draft-files';
+import { CONFIG_FILE_FIELDS, type ConfigFile, type ConfigFileField } from '../../../../shared/engines/config-files';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -39,6 +42,12 @@ export interface StepProps {
 
 function replaceAt<T>(items: readonly T[], index: number, item: T): T[] {
   return items.map((x, i) => (i === index ? item : x));
+}
+
+/** The file fields at least one of the engines can take (all engines when none is named). */
+function fileFieldsOf(engines: readonly EngineId[] | undefined): ConfigFileField[] {
+  const list = engines && engines.length > 0 ? engines : (Object.keys(ENGINE_ADAPTERS) as EngineId[]);
+  return CONFIG_FILE_FIELDS.filter((field) => list.some((engine) => !('unsupported' in ENGINE_ADAPTERS[engine].fileFlags[field])));
 }
 
 // ---------- 1. Model ----------
@@ -440,6 +449,14 @@ export function EnginesStep({ draft, change, error, installed, hostLabel }: Step
                   error={error(`engines.${e.engine}.extraArgs`)}
                   hint={t('wizard.engines.extraArgsHint', { engine: name, version: e.version.trim() })}
                 />
+                <ConfigFilesField
+                  fields={fileFieldsOf([e.engine])}
+                  refs={e.files}
+                  files={draft.files}
+                  errorOf={(field) => error(`engines.${e.engine}.files.${field}`)}
+                  onAttach={(field, file) => change(`engines.${e.engine}.files.${field}`, (d) => attachFile(d, { kind: 'engine', engine: e.engine }, field, file))}
+                  onRemove={(field) => change(`engines.${e.engine}.files.${field}`, (d) => detachFile(d, { kind: 'engine', engine: e.engine }, field))}
+                />
                 <WizardTextArea
                   label={t('wizard.engines.settings', { engine: name })}
                   labelNote={t('wizard.optional')}
@@ -542,6 +559,10 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
                     error={error}
                     onChange={(next, field) => setStage(i, { ...stage, candidates: replaceAt(stage.candidates, j, next) }, field)}
                     onRemove={() => setStage(i, { ...stage, candidates: stage.candidates.filter((_, k) => k !== j) })}
+                    fileFields={fileFieldsOf(stage.engines)}
+                    files={draft.files}
+                    onAttach={(field, file) => edit((d) => attachFile(d, { kind: 'candidate', stageKey: stage.key, candidateKey: c.key }, field, file), `stages.${i}.candidates.${j}.files.${field}`)}
+                    onDetach={(field) => edit((d) => detachFile(d, { kind: 'candidate', stageKey: stage.key, candidateKey: c.key }, field), `stages.${i}.candidates.${j}.files.${field}`)}
                   />
                 ))}
               </ul>
@@ -587,6 +608,10 @@ function CandidateRow({
   error,
   onChange,
   onRemove,
+  fileFields,
+  files,
+  onAttach,
+  onDetach,
 }: {
   candidate: CandidateDraft;
   prefix: string;
@@ -594,29 +619,36 @@ function CandidateRow({
   error: (field: string) => string | undefined;
   onChange: (next: CandidateDraft, field: string) => void;
   onRemove: () => void;
+  fileFields: readonly ConfigFileField[];
+  files: readonly ConfigFile[];
+  onAttach: (field: ConfigFileField, file: ConfigFile) => void;
+  onDetach: (field: ConfigFileField) => void;
 }) {
   return (
     <li className="wizard-candidate" aria-label={t('wizard.candidate.name', { id: candidate.id })}>
-      <div className="wizard-grid wizard-grid-candidate">
-        <TextField label={t('wizard.candidate.id')} value={candidate.id} onValueChange={(value) => onChange({ ...candidate, id: value }, `${prefix}.id`)} error={error(`${prefix}.id`)} className="mono-input" />
-        <TextField label={t('wizard.candidate.label')} value={candidate.label} onValueChange={(value) => onChange({ ...candidate, label: value }, `${prefix}.label`)} error={error(`${prefix}.label`)} />
-        <TextField
-          label={t('wizard.candidate.config')}
-          value={candidate.config}
-          onValueChange={(value) => onChange({ ...candidate, config: value }, `${prefix}.config`)}
-          error={error(`${prefix}.config`)}
-          className="mono-input"
-          spellCheck={false}
-        />
-        {(variants.length > 0 || candidate.variant) && (
-          <SelectField
-            label={t('wizard.candidate.variant')}
-            value={candidate.variant}
-            options={[{ value: '', label: t('wizard.candidate.noVariant') }, ...[...new Set([...variants, ...(candidate.variant ? [candidate.variant] : [])])].map((v) => ({ value: v, label: v }))]}
-            onValueChange={(value) => onChange({ ...candidate, variant: value }, `${prefix}.variant`)}
-            error={error(`${prefix}.variant`)}
+      <div className="wizard-candidate-body">
+        <div className="wizard-grid wizard-grid-candidate">
+          <TextField label={t('wizard.candidate.id')} value={candidate.id} onValueChange={(value) => onChange({ ...candidate, id: value }, `${prefix}.id`)} error={error(`${prefix}.id`)} className="mono-input" />
+          <TextField label={t('wizard.candidate.label')} value={candidate.label} onValueChange={(value) => onChange({ ...candidate, label: value }, `${prefix}.label`)} error={error(`${prefix}.label`)} />
+          <TextField
+            label={t('wizard.candidate.config')}
+            value={candidate.config}
+            onValueChange={(value) => onChange({ ...candidate, config: value }, `${prefix}.config`)}
+            error={error(`${prefix}.config`)}
+            className="mono-input"
+            spellCheck={false}
           />
-        )}
+          {(variants.length > 0 || candidate.variant) && (
+            <SelectField
+              label={t('wizard.candidate.variant')}
+              value={candidate.variant}
+              options={[{ value: '', label: t('wizard.candidate.noVariant') }, ...[...new Set([...variants, ...(candidate.variant ? [candidate.variant] : [])])].map((v) => ({ value: v, label: v }))]}
+              onValueChange={(value) => onChange({ ...candidate, variant: value }, `${prefix}.variant`)}
+              error={error(`${prefix}.variant`)}
+            />
+          )}
+        </div>
+        <ConfigFilesField fields={fileFields} refs={candidate.files} files={files} errorOf={(field) => error(`${prefix}.files.${field}`)} onAttach={onAttach} onRemove={onDetach} />
       </div>
       <button type="button" className="btn btn-ghost btn-small" aria-label={t('wizard.candidate.remove', { id: candidate.id })} onClick={onRemove}>
         {t('wizard.removeShort')}

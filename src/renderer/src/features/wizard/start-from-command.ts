@@ -1,6 +1,7 @@
 import { joinArgs } from '../../../../shared/engines/argv-text';
 import type { ParsedServeCommand } from '../../../../shared/engines/command-parse';
 import type { WizardDraft } from '../../study-draft/draft';
+import { attachFile } from '../../study-draft/draft-files';
 
 /**
  * The draft with a pasted command's engine, version, model and configuration: that engine is enabled and put first,
@@ -8,8 +9,16 @@ import type { WizardDraft } from '../../study-draft/draft';
  * host and port stay Servelab's (it listens where readiness and the stop checks look), so they are not copied.
  */
 export function draftFromCommand(d: WizardDraft, parsed: ParsedServeCommand): WizardDraft {
-  const { model, host: _host, port: _port, extraArgs, env, maxModelLen, ...settings } = parsed.config;
+  const { model, host: _host, port: _port, extraArgs, env, maxModelLen, chatTemplate, optionsFile, ...settings } = parsed.config;
   const patch = { ...settings, ...(Object.keys(env).length > 0 ? { env } : {}) };
+  // The files the command's text held become the draft's, named by the engine's base settings.
+  let withFiles: WizardDraft = d;
+  const target = { kind: 'engine', engine: parsed.engine } as const;
+  for (const [field, ref] of [['chatTemplate', chatTemplate], ['optionsFile', optionsFile]] as const) {
+    const file = ref ? parsed.configFiles?.find((f) => f.name === ref.file) : undefined;
+    if (file) withFiles = attachFile(withFiles, target, field, file);
+  }
+  const refs = withFiles.engines.find((e) => e.engine === parsed.engine)?.files;
   const chosen = d.engines.find((e) => e.engine === parsed.engine);
   const others = d.engines.filter((e) => e.engine !== parsed.engine);
   const engine = {
@@ -21,8 +30,9 @@ export function draftFromCommand(d: WizardDraft, parsed: ParsedServeCommand): Wi
     settings: Object.keys(patch).length > 0 ? JSON.stringify(patch) : '',
     extraArgs: extraArgs.length > 0 ? joinArgs(extraArgs) : '',
   };
+  const { files: _previous, ...withoutFiles } = engine;
   // As ticking the engine does: its reference stages are proposed, to see whether the command can be beaten.
-  return { ...d, modelId: model, engines: [engine, ...others], tuned: [...new Set([...d.tuned, parsed.engine])] };
+  return { ...withFiles, modelId: model, engines: [refs ? { ...withoutFiles, files: refs } : withoutFiles, ...others], tuned: [...new Set([...d.tuned, parsed.engine])] };
 }
 
 /** What the host and port of the pasted command were, when it set them (Servelab sets its own). */

@@ -1,6 +1,7 @@
 // `servelab engine …` against the demo lab (the simulated box through local processes).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEngine } from '../../src/cli/commands/engine';
@@ -52,6 +53,18 @@ describe('servelab engine', () => {
     expect(launch.out()).toContain('Application startup complete.');
     expect(launch.err()).toMatch(/command: .*\/\.servelab\/engines\/vllm-0\.11\.0\/bin\/vllm serve Qwen\/Qwen3-0\.6B/);
     expect(launch.err()).toContain('port closed; GPU memory released.');
+
+    // A chat template from this machine goes to the box under its checksum, and the server is given that path.
+    await writeFile(join(dataDir, 'tool chat.jinja'), '{{ messages }}\n');
+    const sha = createHash('sha256').update('{{ messages }}\n').digest('hex');
+    const stopTemplated = new AbortController();
+    const templated = io((err) => {
+      if (err.includes('READY on')) stopTemplated.abort();
+    });
+    const args = ['launch', 'vllm', '0.11.0', '--demo', '--model', 'Qwen/Qwen3-0.6B', '--timeout', '60', '--chat-template', 'tool chat.jinja'];
+    expect(await runEngine(args, templated, { signal: stopTemplated.signal }), templated.err()).toBe(0);
+    expect(templated.err()).toMatch(new RegExp(`servelab: tool-chat\\.jinja \\(SHA-256 ${sha.slice(0, 12)}…\\) uploaded to \\S*/\\.servelab/files/${sha}/tool-chat\\.jinja\\n`));
+    expect(templated.err()).toMatch(new RegExp(`command: .*vllm serve Qwen/Qwen3-0\\.6B --host 127\\.0\\.0\\.1 --port \\d+ --chat-template \\S*/\\.servelab/files/${sha}/tool-chat\\.jinja`));
 
     const remove = io();
     expect(await runEngine(['remove', 'vllm', '0.11.0', '--demo'], remove), remove.err()).toBe(0);

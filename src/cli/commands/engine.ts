@@ -6,6 +6,7 @@ import { UsageError } from '../command-line';
 import { BOX_OPTIONS, BOX_OPTIONS_USAGE, openCliBox } from '../box-options';
 import { ServelabError } from '../../shared/contract';
 import type { ServerConfigInput } from '../../shared/engines';
+import { configFileNameOf, configFileOf, type ConfigFile, type ConfigFileField } from '../../shared/engines/config-files';
 import { EngineInstaller } from '../../core/engines/engine-installer';
 import { launchServer, readServerRecord, stopRecordedServer, type StopReport } from '../../core/engines/server-launcher';
 import type { ReleasableBox } from '../../core/engines/engine-handlers';
@@ -24,9 +25,12 @@ export const ENGINE_USAGE = `Usage: servelab engine <install|list|remove|launch|
   remove <engine> <version>
                          delete that environment
   launch <engine> <version> --model M [--config FILE.json] [--server-port N] [--tp N] [--max-model-len N]
-         [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [--docker] [-- EXTRA ENGINE ARGS…]
+         [--gpu-memory-fraction F] [--gpus 0,1] [--timeout SECONDS] [--docker]
+         [--chat-template FILE] [--options-file FILE] [-- EXTRA ENGINE ARGS…]
                          start a server from the environment, wait until it is ready, print its port and command,
                          then stream its log; Ctrl+C stops it and checks the port and GPU memory are free;
+                         --chat-template / --options-file: a text file on this machine (at most 1 MiB), copied to
+                         ~/.servelab/files/<sha256>/ on the box unless it is there, and passed with the engine's flag;
                          --server-port: the server's port on the box (default: a free one; -p is the SSH port);
                          --docker: docker run the pulled image (container servelab-<serverId>, port on 127.0.0.1)
   stop <serverId>        stop a server started by an earlier launch (its record is kept on the box)
@@ -68,6 +72,8 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
         model: { type: 'string' },
         revision: { type: 'string' },
         config: { type: 'string' },
+        'chat-template': { type: 'string' },
+        'options-file': { type: 'string' },
         // The server's own port; -p/--port is the SSH port, as in every command that reaches a host.
         'server-port': { type: 'string' },
         tp: { type: 'string' },
@@ -124,7 +130,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
     if (values.docker && values.demo) {
       throw new ServelabError('BAD_INPUT', 'The demo lab has no docker: it simulates a box with Python environments only. Leave out --docker, or use --host with a box that has docker.');
     }
-    const config = action === 'launch' ? await launchConfig(values, extraArgs, io) : undefined;
+    const launching = action === 'launch' ? await launchConfig(values, extraArgs, io) : undefined;
     box = await openCliBox(values, io);
 
     if (action === 'list') {
@@ -156,7 +162,7 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
       return report.leftovers.length === 0 ? 0 : 1;
     }
     if (action === 'prefetch') return await prefetch(box, first, second, values, io);
-    return await launch(box, first, second, config as ServerConfigInput, values, io, opts);
+    return await launch(box, first, second, launching as LaunchInput, values, io, opts);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`servelab engine: ${error.message}\n\n${ENGINE_USAGE}\n`);
@@ -172,10 +178,21 @@ export async function runEngine(args: string[], io: CliIo, opts: EngineCommandOp
 
 type Values = Record<string, string | boolean | undefined>;
 
-async function launch(box: ReleasableBox, engine: string, version: string, config: ServerConfigInput, values: Values, io: CliIo, opts: EngineCommandOptions): Promise<number> {
+async function launch(box: ReleasableBox, engine: string, version: string, { config, files }: LaunchInput, values: Values, io: CliIo, opts: EngineCommandOptions): Promise<number> {
   const gpus = typeof values.gpus === 'string' ? values.gpus.split(',').map((g) => g.trim()).filter(Boolean) : undefined;
   const timeoutSeconds = typeof values.timeout === 'string' ? positiveNumber(values.timeout, '--timeout') : undefined;
-  const server = await launchServer(box, { engine, version, config, ...(gpus ? { gpus } : {}), mode: values.docker ? 'docker' : 'env', onLog: (text) => io.stdout(text) });
+  const server = await launchServer(box, {
+    engine,
+    version,
+    config,
+    ...(gpus ? { gpus } : {}),
+    mode: values.docker ? 'docker' : 'env',
+    onLog: (text) => io.stdout(text),
+    ...(files.length > 0 ? { files } : {}),
+    onFilesPlaced: (placed) => {
+      for (const f of placed) io.stderr(`servelab: ${f.name} (SHA-256 ${f.sha256.slice(0, 12)}…) ${f.uploaded ? 'uploaded to' : 'already at'} ${f.path}\n`);
+    },
+  });
   io.stderr(`servelab: server ${server.serverId} starting on port ${server.port} (stop it later with: servelab engine stop ${server.serverId} …)\n`);
 
   const stopper = new AbortController();
@@ -241,7 +258,12 @@ function formatStop(report: StopReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function launchConfig(values: Values, extraArgs: string[], io: CliIo): Promise<ServerConfigInput> {
+interface LaunchInput {
+  config: ServerConfigInput;
+  files: ConfigFile[];
+}
+
+async function launchConfig(values: Values, extraArgs: string[], io: CliIo): Promise<LaunchInput> {
   let config: Record<string, unknown> = {};
   if (typeof values.config === 'string') {
     try {
@@ -256,7 +278,23 @@ async function launchConfig(values: Values, extraArgs: string[], io: CliIo): Pro
   if (typeof values['max-model-len'] === 'string') config.maxModelLen = positiveNumber(values['max-model-len'], '--max-model-len');
   if (typeof values['gpu-memory-fraction'] === 'string') config.gpuMemoryFraction = positiveNumber(values['gpu-memory-fraction'], '--gpu-memory-fraction');
   if (extraArgs.length > 0) config.extraArgs = [...(Array.isArray(config.extraArgs) ? (config.extraArgs as string[]) : []), ...extraArgs];
-  return config as ServerConfigInput;
+  const files: ConfigFile[] = [];
+  for (const [option, field] of [['chat-template', 'chatTemplate'], ['options-file', 'optionsFile']] as const satisfies readonly (readonly [string, ConfigFileField])[]) {
+    const path = values[option];
+    if (typeof path !== 'string') continue;
+    let text: string;
+    try {
+      text = await readFile(resolve(io.cwd, path), 'utf8');
+    } catch (error) {
+      throw new UsageError(`--${option} ${path}: ${(error as Error).message}`);
+    }
+    const file = configFileOf(configFileNameOf(path, field), text);
+    if ('error' in file) throw new UsageError(`--${option} ${path}: ${file.error}`);
+    if (files.some((f) => f.name === file.name)) throw new UsageError(`--${option} ${path}: another file of the launch is also named ${file.name}; rename one of them`);
+    files.push(file);
+    config[field] = { file: file.name };
+  }
+  return { config: config as ServerConfigInput, files };
 }
 
 function positiveNumber(text: string, option: string): number {

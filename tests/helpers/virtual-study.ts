@@ -3,6 +3,7 @@
 // SSH or the wall clock, so many seeded runs of a study take seconds. The results go through the same reading as a
 // measured run's (the client's --save-result document, imported), so decisions read them as they read real ones.
 import { launchVirtual, virtualBox, type VirtualBox } from '../../resources/simbox/lib/virtual-lab.mjs';
+import { displayFilePath, fileOfRef, fileRefsOf, fileTextOptions } from '../../src/shared/engines/config-files';
 import { getAdapter } from '../../src/shared/engines/adapters';
 import { warmupWorkload } from '../../src/shared/bench/warmup';
 import { describeWorkload, type Workload } from '../../src/shared/bench/workload';
@@ -69,10 +70,17 @@ function resultEntry(json: string, trial: Trial, workload: Workload, seconds: nu
   };
 }
 
-/** The virtual server of a configuration, launched as the runner launches it (the adapter's command and files). */
+/**
+ * The virtual server of a configuration, launched as the runner launches it (the adapter's command and files, the
+ * study's files at their box path).
+ */
 function launchConfig(study: StudyDefinition, box: VirtualBox, launched: Pick<Trial, 'engine' | 'version' | 'config'>, launch: number, noise: boolean) {
   const { host: _host, port: _port, ...config } = launched.config;
-  const built = getAdapter(launched.engine).buildArgv(config, launched.version);
+  const built = getAdapter(launched.engine).buildArgv(config, launched.version, fileTextOptions(study.files));
+  const studyFiles = fileRefsOf(config).flatMap(({ ref }) => {
+    const file = fileOfRef(study.files, ref);
+    return file ? [{ path: displayFilePath(ref), content: file.content }] : [];
+  });
   return launchVirtual({
     argv: built.argv,
     env: built.env,
@@ -80,7 +88,7 @@ function launchConfig(study: StudyDefinition, box: VirtualBox, launched: Pick<Tr
     box,
     launch,
     noise,
-    files: built.extraFiles ?? [],
+    files: [...(built.extraFiles ?? []), ...studyFiles],
     clientVersion: study.clientVersion,
     percentileMetrics: PERCENTILE_METRICS,
     metricPercentiles: METRIC_PERCENTILES,

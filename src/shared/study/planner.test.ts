@@ -202,8 +202,12 @@ describe('estimatePlan', () => {
     // Launch time is on top of benchmark time; a second repeat adds its benchmarks but no launch.
     expect(e1.gpuSeconds).toBeGreaterThan(bench1);
     expect(Math.abs(e2.gpuSeconds - e1.gpuSeconds - bench1)).toBeLessThanOrEqual(1);
-    const wide = estimatePlan({ ...s, gpusPerTrial: 2 }, once);
+    // Each trial counts the GPUs it holds: two per trial doubles the GPU time.
+    const twoA100: PlanContext = { gpus: [...A100.gpus, { ...A100.gpus[0]!, index: '1' }] };
+    const wide = estimatePlan({ ...s, gpusPerTrial: 2 }, planEngineStage({ ...s, gpusPerTrial: 2 }, twoA100));
     expect(Math.abs(wide.gpuSeconds - 2 * e1.gpuSeconds)).toBeLessThanOrEqual(1);
+    const tp2 = planEngineStage({ ...s, engines: s.engines.map((e) => ({ ...e, config: { ...e.config, tensorParallelSize: 2 } })) }, twoA100);
+    expect(tp2.every((t) => t.gpuCount === 2)).toBe(true);
   });
 
   it('adds the repeats an undecided comparison is expected to take: more for a tighter margin, within the budget', () => {

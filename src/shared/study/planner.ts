@@ -5,7 +5,7 @@ import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
 import { refusalRecord } from './report/problem-words';
-import type { Candidate, ConfigPatch, EngineChoice, StudyDefinition, Trial } from './study';
+import { configGpuCount, trialGpuCount, type Candidate, type ConfigPatch, type EngineChoice, type StudyDefinition, type Trial } from './study';
 import type { PlanContext } from './plan-context';
 import { warmupRequests } from '../bench/warmup';
 import { priorRunCvPct } from './noise';
@@ -135,6 +135,7 @@ interface TrialSpec {
 function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly Workload[], ctx: PlanContext): Trial[] {
   const serverKey = serverKeyOf(spec.engine, spec.version, spec.mode, spec.config);
   const command = launchCommandOf(spec.engine, spec.version, spec.config);
+  const gpuCount = configGpuCount(study, spec.engine, spec.config);
   const trials: Trial[] = [];
   for (const workload of workloads) {
     const refusal = preflightRefusal(study, { engine: spec.engine, version: spec.version, config: spec.config, workloadId: workload.id }, ctx);
@@ -150,6 +151,7 @@ function trialsFor(study: StudyDefinition, spec: TrialSpec, workloads: readonly 
         config: spec.config,
         serverKey,
         command,
+        gpuCount,
         workloadId: workload.id,
         repeat,
         status: refusal === null ? 'planned' : 'rejected',
@@ -300,7 +302,7 @@ export interface PlanEstimate {
   launches: number;
   /** Runs the decision rule is expected to add where a comparison stays undecided (each with its own launch). */
   expectedRepeats: number;
-  /** Launches, warm-ups and benchmarks, expected repeats included, times the GPUs each trial holds. */
+  /** Launches, warm-ups and benchmarks, expected repeats included, each times the GPUs its trial holds. */
   gpuSeconds: number;
   /** Benchmark seconds per trial id (0 for rejected trials). */
   perTrialSeconds: Record<string, number>;
@@ -374,7 +376,7 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
   let warmupTotal = 0;
   const warmed = new Set<string>();
   /** Per greedy stage: the slowest run and the most runs per configuration its comparison may need. */
-  const comparisons = new Map<string, { seconds: number; launch: number; warmup: number; runs: number }>();
+  const comparisons = new Map<string, { seconds: number; launch: number; warmup: number; runs: number; gpus: number }>();
   for (const trial of trials) {
     const workload = workloads.get(trial.workloadId);
     if (trial.status === 'rejected' || !workload) {
@@ -383,21 +385,23 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
       continue;
     }
     const seconds = Math.round(benchSeconds(study, trial, workload) * 10) / 10;
+    const gpus = trialGpuCount(study, trial);
     perTrialSeconds[trial.id] = seconds;
-    benchTotal += seconds;
+    benchTotal += seconds * gpus;
     const warmup = (seconds * warmupRequests(workload)) / workload.numPrompts;
     if (!warmed.has(`${trial.serverKey}\n${workload.id}`)) {
       warmed.add(`${trial.serverKey}\n${workload.id}`);
-      warmupTotal += warmup;
+      warmupTotal += warmup * gpus;
     }
-    if (!launches.has(trial.serverKey)) launches.set(trial.serverKey, launchSeconds(study, trial));
+    if (!launches.has(trial.serverKey)) launches.set(trial.serverKey, launchSeconds(study, trial) * gpus);
     if (trial.stageId !== GRID_STAGE_ID && trial.stageId !== GENERALISATION_STAGE_ID && workload.id === study.workloads.primary.id) {
-      const c = comparisons.get(trial.stageId) ?? { seconds: 0, launch: 0, warmup: 0, runs: 1 };
+      const c = comparisons.get(trial.stageId) ?? { seconds: 0, launch: 0, warmup: 0, runs: 1, gpus: 1 };
       comparisons.set(trial.stageId, {
         seconds: Math.max(c.seconds, seconds),
         launch: Math.max(c.launch, launchSeconds(study, trial)),
         warmup: Math.max(c.warmup, warmup),
         runs: Math.max(c.runs, expectedRunsPerConfig(study, trial, workload)),
+        gpus: Math.max(c.gpus, gpus),
       });
     }
   }
@@ -407,7 +411,7 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
   for (const c of comparisons.values()) {
     const extra = 2 * (c.runs - 1);
     expectedRepeats += extra;
-    repeatTotal += extra * (c.seconds + c.launch + c.warmup);
+    repeatTotal += extra * (c.seconds + c.launch + c.warmup) * c.gpus;
   }
   const launchTotal = [...launches.values()].reduce((a, b) => a + b, 0);
   return {
@@ -415,7 +419,7 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
     rejected,
     launches: launches.size,
     expectedRepeats,
-    gpuSeconds: Math.round((benchTotal + warmupTotal + launchTotal + repeatTotal) * study.gpusPerTrial),
+    gpuSeconds: Math.round(benchTotal + warmupTotal + launchTotal + repeatTotal),
     perTrialSeconds,
   };
 }

@@ -38,8 +38,8 @@ export const ModelVariantSchema = z
     id: Slug,
     model: ModelRefSchema,
     label: z.string().max(200).optional(),
-    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5). */
-    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4']).optional(),
+    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5), mxfp4 (MoE experts at 4.25 bits). */
+    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4', 'mxfp4']).optional(),
     /** The checkpoint uses block-scaled FP8 GEMMs (DeepSeek/Qwen3 `-FP8`): TensorRT-LLM needs sm ≥ 8.9 for them. */
     fp8BlockScaled: z.boolean().optional(),
   })

@@ -53,6 +53,28 @@ const CASES: Record<Exclude<RefusalCode, 'tp-over-gpus'>, Case> = {
     study: study({ gpusPerTrial: 4 }),
     tr: ['tek makinede 4 GPU', 'makinede 2 GPU var'],
   },
+  'heads-indivisible': { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-14B', tensorParallelSize: 3 }, tr: ['Qwen/Qwen3-14B modelinin 40 dikkat başlığı', '3 boyutlu', 'vLLM 0.11.0'] },
+  'pp-over-layers': { engine: 'sglang', version: '0.5.5.post1', config: { model: 'Qwen/Qwen3-0.6B', pipelineParallelSize: 32 }, tr: ['28 katmanını 32 boru hattı', 'SGLang 0.5.5.post1'] },
+  'experts-indivisible': {
+    engine: 'sglang',
+    version: '0.5.5.post1',
+    config: { model: 'zai-org/GLM-4.5-Air', tensorParallelSize: 6, expertParallelSize: 6 },
+    tr: ['zai-org/GLM-4.5-Air modelinin 128 uzmanını', '6, 128 sayısını'],
+  },
+  'ep-indivisible': { engine: 'trtllm', version: '1.2.0rc1', config: { model: 'Qwen/Qwen3-30B-A3B', tensorParallelSize: 4, expertParallelSize: 8 }, tr: ['8 boyutlu uzman paralel', '4 GPU’luk', 'TensorRT-LLM 1.2.0rc1'] },
+  'dcp-indivisible': { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-32B', tensorParallelSize: 4, decodeContextParallelSize: 3 }, tr: ['tensör paralel boyutu 4', 'paralel boyutu 3 ile'] },
+  'dp-attention-indivisible': {
+    engine: 'sglang',
+    version: '0.5.5.post1',
+    config: { model: 'Qwen/Qwen3-30B-A3B', tensorParallelSize: 4, dataParallelSize: 3, dpAttention: true },
+    tr: ['tensör paralel boyutu 4', 'veri paralel boyutu 3'],
+  },
+  'ep-dense-model': {
+    engine: 'vllm',
+    version: '0.11.0',
+    config: { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2, expertParallelSize: 2 },
+    tr: ['Qwen/Qwen3-32B modelinde uzman yok', 'vLLM 0.11.0', '"Number of experts in the model must be greater than 0 when expert parallelism is enabled."'],
+  },
   'fp8-block-scaling-sm': {
     engine: 'trtllm',
     version: '1.2.0rc1',
@@ -119,7 +141,7 @@ describe('refusal words', () => {
 
   it('states sizes in English as before the codes: gigabytes with one decimal, the usable share of each GPU', () => {
     const words = refusalWords(refusalOf(CASES['weights-too-large']), english);
-    expect(words).toContain('take 141.1 GB per GPU at TP 1, more than vLLM 0.11.0 can use on NVIDIA A100-SXM4-80GB (77.3 GB of 85.9 GB)');
+    expect(words).toContain('take 141.1 GB per GPU at TP1, more than vLLM 0.11.0 can use on NVIDIA A100-SXM4-80GB (77.3 GB of 85.9 GB)');
   });
 });
 

@@ -2,6 +2,8 @@ import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { KnownModel } from './model-facts';
 import type { Refusal } from './trial-problem';
+import type { PlanContext } from './plan-context';
+import { connectedSets } from '../model/gpu-topology';
 
 /**
  * Parallel layouts an engine refuses at start-up, by the engine's own condition, found before any GPU time is spent.
@@ -53,4 +55,25 @@ export function layoutRefusal(engine: EngineId, version: string, config: Layout 
   // the same of num_local_experts). vLLM gives the remainder to the last rank (fused_moe/layer.py determine_expert_map).
   if (engine === 'sglang' && ep > 1 && model.moe && model.moe.experts % ep !== 0) return { code: 'experts-indivisible', ...at, model: config.model, experts: model.moe.experts, ep };
   return null;
+}
+
+/** A layout the engines run, only slower than it could: tensor parallelism with no host offering that many GPUs on NVLink. */
+export interface NvlinkWarning {
+  code: 'tp-without-nvlink';
+  tp: number;
+  /** The hosts whose link matrix is known, none of which has `tp` of the study's GPUs all on NVLink. */
+  hosts: string[];
+}
+
+/**
+ * Warns (never refuses: NCCL runs the tensor-parallel all-reduces over PCIe too) when no host whose topology is known
+ * has `tp` of the study's GPUs pairwise on NVLink. Says nothing when no topology is known, or TP is 1.
+ */
+export function nvlinkWarning(config: Pick<ServerConfig, 'tensorParallelSize'>, ctx: PlanContext): NvlinkWarning | null {
+  const tp = config.tensorParallelSize ?? 1;
+  const known = Object.entries(ctx.topology ?? {});
+  if (tp <= 1 || known.length === 0) return null;
+  const usable = (hostId: string) => ctx.gpus.filter((g) => g.hostId === hostId).map((g) => g.index);
+  if (known.some(([hostId, topology]) => connectedSets(topology, tp, usable(hostId)).length > 0)) return null;
+  return { code: 'tp-without-nvlink', tp, hosts: known.map(([hostId]) => hostId) };
 }

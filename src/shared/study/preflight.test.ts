@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseServerConfig, type ServerConfigInput } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { PlanContext } from './plan-context';
-import { knownModel, preflight } from './preflight';
+import { knownModel, nvlinkWarning, preflight } from './preflight';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput } from './study';
 
 const H100: PlanContext = { gpus: [{ hostId: 'lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }] };
@@ -170,5 +170,25 @@ describe('preflight of parallel layouts', () => {
     expect(at('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2, expertParallelSize: 2 })).toMatch(/has no experts/);
     // SGLang takes --ep-size on a dense model without refusing it.
     expect(at('sglang', '0.5.5.post1', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2, expertParallelSize: 2 })).toBeNull();
+  });
+});
+
+describe('NVLink warning', () => {
+  // The link matrices of tests/fixtures/nvidia-smi/h100-8gpu-nv18 (every pair NV18) and rtx4090-8gpu-pcie (every pair SYS).
+  const matrix = (link: string) => ({ gpus: ['0', '1', '2', '3', '4', '5', '6', '7'], links: Array.from({ length: 8 }, (_, i) => Array.from({ length: 8 }, (_, j) => (i === j ? 'X' : link))) });
+  const withTopology = (link: string): PlanContext => ({ ...H100x8, topology: { lab: matrix(link) } });
+
+  it('warns when no host has TP GPUs on NVLink, and only then', () => {
+    expect(nvlinkWarning({ tensorParallelSize: 4 }, withTopology('SYS'))).toEqual({ code: 'tp-without-nvlink', tp: 4, hosts: ['lab'] });
+    expect(nvlinkWarning({ tensorParallelSize: 4 }, withTopology('NV18'))).toBeNull();
+    expect(nvlinkWarning({ tensorParallelSize: 1 }, withTopology('SYS'))).toBeNull();
+    // Without a link matrix nothing is known, so nothing is said.
+    expect(nvlinkWarning({ tensorParallelSize: 4 }, H100x8)).toBeNull();
+    // Only the study's GPUs count: two of them cannot hold TP4.
+    expect(nvlinkWarning({ tensorParallelSize: 4 }, { gpus: H100x8.gpus.slice(0, 2), topology: { lab: matrix('NV18') } })).toMatchObject({ code: 'tp-without-nvlink' });
+  });
+
+  it('does not refuse the layout: the engine runs it over PCIe', () => {
+    expect(check('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 4 }, withTopology('SYS'))).toBeNull();
   });
 });

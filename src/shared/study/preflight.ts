@@ -149,3 +149,4 @@ export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 
   const refusal = preflightRefusal(study, trial, ctx);
   return refusal ? refusalRecord(refusal).rejectReason : null;
 }
+export { nvlinkWarning, type NvlinkWarning } from './layout-checks';

@@ -6,7 +6,8 @@ import { preflight, preflightRefusal } from '../preflight';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput } from '../study';
 import { FAILURE_CODES, REFUSAL_CODES, STORED_ONLY_REFUSALS, type FailureCode, type Refusal, type RefusalCode, type RunFailure } from '../trial-problem';
 import en from './messages/en';
-import { failureWords, refusalWords, trialProblemWords } from './problem-words';
+import type { NvlinkWarning } from '../layout-checks';
+import { failureWords, nvlinkWarningWords, refusalWords, trialProblemWords } from './problem-words';
 import { reportText } from './text';
 
 const A100: PlanContext = { gpus: [0, 1].map((i) => ({ hostId: 'lab', index: String(i), name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' })) };
@@ -116,6 +117,16 @@ function englishParts(key: keyof typeof en): string[] {
 
 const english = reportText('en');
 const turkish = reportText('tr');
+
+describe('pre-flight warning words', () => {
+  it('words the NVLink warning in both languages with its facts', () => {
+    const w: NvlinkWarning = { code: 'tp-without-nvlink', tp: 4, hosts: ['lab'] };
+    expect(nvlinkWarningWords(w, english)).toBe(
+      "no host (lab) has 4 of the study's GPUs all linked by NVLink: the engine runs tensor parallel size 4 over PCIe, but every layer's all-reduce crosses it, which slows each step",
+    );
+    expect(nvlinkWarningWords(w, turkish)).toContain('hiçbir makinede (lab) çalışmanın GPU’larından 4 tanesi birbirine NVLink ile bağlı değil');
+  });
+});
 
 describe('refusal words', () => {
   it('words a stored tp-over-gpus refusal of an older project in both languages', () => {

@@ -2,6 +2,7 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { Trial } from '../study';
 import type { Refusal, RunFailure, ServerDeath } from '../trial-problem';
+import type { NvlinkWarning } from '../layout-checks';
 import { reportText, type ReportText } from './text';
 
 /**
@@ -66,6 +67,11 @@ export function refusalWords(r: Refusal, tx: ReportText): string {
         model: r.model,
       });
   }
+}
+
+/** A pre-flight warning (the trial still runs) in the reader's language. */
+export function nvlinkWarningWords(w: NvlinkWarning, tx: ReportText): string {
+  return tx.t('warning.tp-without-nvlink', { tp: tx.integer(w.tp), hosts: w.hosts.join(', ') });
 }
 
 /** What killed a server: the log's class and the line that says so, or that the process ended. */

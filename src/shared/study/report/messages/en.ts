@@ -349,6 +349,8 @@ const en = {
   'refusal.gpuMemory': '{name} ({usable} of {total})',
   'refusal.request-too-long.configured': 'workload {workload} sends requests of up to {longest} tokens (prompt + output), more than the configured maximum model length of {maxLen}',
   'refusal.request-too-long.model': "workload {workload} sends requests of up to {longest} tokens (prompt + output), more than {model}'s context length of {maxLen}",
+  'warning.tp-without-nvlink':
+    "no host ({hosts}) has {tp} of the study's GPUs all linked by NVLink: the engine runs tensor parallel size {tp} over PCIe, but every layer's all-reduce crosses it, which slows each step",
   'failure.launch-refused': 'launch refused: {detail}',
   'failure.not-ready': 'server did not become ready: {cause}',
   'failure.died-before-workload': 'the server died before this workload: {cause}',

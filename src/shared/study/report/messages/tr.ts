@@ -338,6 +338,8 @@ const tr = {
   'refusal.gpuMemory': '{name} ({total} belleğin {usable} kadarı)',
   'refusal.request-too-long.configured': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); yapılandırılan en büyük model uzunluğu ise {maxLen}',
   'refusal.request-too-long.model': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); {model} modelinin bağlam uzunluğu ise {maxLen}',
+  'warning.tp-without-nvlink':
+    "hiçbir makinede ({hosts}) çalışmanın GPU’larından {tp} tanesi birbirine NVLink ile bağlı değil: motor tensör paralel boyutu {tp} ile PCIe üzerinden çalışır, ama her katmanın all-reduce işlemi PCIe’den geçer ve her adım yavaşlar",
   'failure.launch-refused': 'başlatma reddedildi: {detail}',
   'failure.not-ready': 'sunucu hazır hâle gelmedi: {cause}',
   'failure.died-before-workload': 'sunucu bu iş yükünden önce kapandı: {cause}',

@@ -1,3 +1,4 @@
+import { ANSI } from '../../shared/engines/log-lines';
 import { GpuLinkSchema, type GpuTopology } from '../../shared/model/inventory';
 
 /**
@@ -7,7 +8,6 @@ import { GpuLinkSchema, type GpuTopology } from '../../shared/model/inventory';
  * terminal). Anything that is not such a matrix gives null, never a guess.
  */
 
-const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const GPU_NAME = /^GPU(\d+)$/;
 const isLink = (cell: string | undefined) => cell !== undefined && GpuLinkSchema.safeParse(cell).success;
 

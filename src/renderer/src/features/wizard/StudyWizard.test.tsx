@@ -147,9 +147,9 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     type('Simulated GPU count', '9');
     expect(descriptionOf(screen.getByLabelText('Simulated GPU count'))).toBe('Simulated GPU count must be at most 8');
     type('Simulated GPU count', '2');
-    type('GPUs per trial', '4');
-    expect(descriptionOf(screen.getByLabelText('GPUs per trial'))).toBe('GPUs per trial is more than any chosen host offers (2)');
-    type('GPUs per trial', '2');
+    type('Fewest GPUs per trial', '4');
+    expect(descriptionOf(screen.getByLabelText('Fewest GPUs per trial'))).toBe('Fewest GPUs per trial is more than any chosen host offers (2)');
+    type('Fewest GPUs per trial', '2');
     await next();
 
     // Goal: an SLO needs its value, the margin its range.

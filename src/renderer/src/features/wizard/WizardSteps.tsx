@@ -28,6 +28,8 @@ import {
 } from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
+import { LayoutCandidateRow } from './LayoutCandidateRow';
+import { isLayoutStage, layoutCandidate, layoutFieldsOf, layoutStage } from '../../study-draft/layout-draft';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -532,8 +534,20 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
               <p className="field-hint">
                 {stage.engines ? t('wizard.stages.engines', { engines: stage.engines.map((x) => ENGINE_ADAPTERS[x].displayName).join(', ') }) : t('wizard.stages.allEngines')}
               </p>
+              {isLayoutStage(stage) && <p className="field-hint">{t('wizard.stages.layoutHint')}</p>}
               <ul className="wizard-candidates">
-                {stage.candidates.map((c, j) => (
+                {stage.candidates.map((c, j) =>
+                  isLayoutStage(stage) ? (
+                    <LayoutCandidateRow
+                      key={c.key}
+                      draft={draft}
+                      candidate={c}
+                      prefix={`stages.${i}.candidates.${j}`}
+                      error={error}
+                      onChange={(next, field) => setStage(i, { ...stage, candidates: replaceAt(stage.candidates, j, next) }, field)}
+                      onRemove={() => setStage(i, { ...stage, candidates: stage.candidates.filter((_, k) => k !== j) })}
+                    />
+                  ) : (
                   <CandidateRow
                     key={c.key}
                     candidate={c}
@@ -543,17 +557,24 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
                     onChange={(next, field) => setStage(i, { ...stage, candidates: replaceAt(stage.candidates, j, next) }, field)}
                     onRemove={() => setStage(i, { ...stage, candidates: stage.candidates.filter((_, k) => k !== j) })}
                   />
-                ))}
+                  ),
+                )}
               </ul>
               {error(`stages.${i}.candidates`) && <p className="field-error">{error(`stages.${i}.candidates`)}</p>}
               <div>
-                <button
-                  type="button"
-                  className="btn btn-secondary btn-small"
-                  onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, { key: rowKey(), id: `c${stage.candidates.length + 1}`, label: t('wizard.stages.newCandidate'), config: '{}', variant: '' }] })}
-                >
-                  {t('wizard.stages.addCandidate', { label: stage.label })}
-                </button>
+                {isLayoutStage(stage) ? (
+                  <button type="button" className="btn btn-secondary btn-small" onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, nextLayout(stage)] })}>
+                    {t('wizard.stages.addLayout', { label: stage.label })}
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="btn btn-secondary btn-small"
+                    onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, { key: rowKey(), id: `c${stage.candidates.length + 1}`, label: t('wizard.stages.newCandidate'), config: '{}', variant: '' }] })}
+                  >
+                    {t('wizard.stages.addCandidate', { label: stage.label })}
+                  </button>
+                )}
               </div>
             </section>
           </li>
@@ -575,9 +596,19 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
         >
           {t('wizard.stages.addStage')}
         </button>
+        <button type="button" className="btn btn-secondary btn-small" onClick={() => edit((d) => ({ ...d, stages: [...d.stages, layoutStage(t('wizard.stages.layoutStage'), d.stages)] }))}>
+          {t('wizard.stages.addLayoutStage')}
+        </button>
       </div>
     </div>
   );
+}
+
+/** The next layout to offer: twice the largest tensor-parallel size so far, a new candidate id. */
+function nextLayout(stage: StageDraft): CandidateDraft {
+  const tps = stage.candidates.map((c) => Number(layoutFieldsOf(c)?.sizes.tensorParallelSize || 1));
+  const next = layoutCandidate(Math.min(64, 2 * Math.max(1, ...tps)));
+  return stage.candidates.some((c) => c.id === next.id) ? { ...next, id: `${next.id}-${stage.candidates.length + 1}` } : next;
 }
 
 function CandidateRow({

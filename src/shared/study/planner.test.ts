@@ -231,3 +231,34 @@ describe('estimatePlan', () => {
     expect(b).toBeGreaterThan(5 * a);
   });
 });
+
+describe('estimatePlan on paced workloads', () => {
+  const trialSeconds = (primary: object) => {
+    const s = study({ stages: [], clientVersion: '0.11.1', workloads: { primary: { id: 'w', dataset: { kind: 'sharegpt' }, numPrompts: 200, ...primary }, generalisation: [] } });
+    return estimatePlan(s, planEngineStage(s, H100)).perTrialSeconds['engine/vllm-0.11.0/w/r1'] as number;
+  };
+
+  it('lasts at least as long as the client takes to send every request', () => {
+    const burst = trialSeconds({});
+    // 200 prompts at a constant 1 req/s: the last goes at 200 s, far beyond what the server needs for them.
+    expect(burst).toBeLessThan(100);
+    expect(trialSeconds({ requestRate: 1, burstiness: 'inf' })).toBe(200);
+    expect(trialSeconds({ requestRate: 1 })).toBe(200);
+    // A linear ramp 1 → 16 req/s: the mean gaps sum to ≈ 200/15 · ln 16 ≈ 37 s.
+    const ramp = trialSeconds({ rampUp: { strategy: 'linear', startRps: 1, endRps: 16 } });
+    expect(ramp).toBeGreaterThan(Math.max(burst, 35));
+    expect(ramp).toBeLessThan(40);
+  });
+});
+
+describe('StudyDefinitionSchema on arrivals', () => {
+  it('refuses, before launch, a constant rate its benchmark client cannot send, naming the client version', () => {
+    const constant = { id: 'rate8', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, requestRate: 8, burstiness: 'inf' as const };
+    const result = StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.0', workloads: { primary: sharegpt(4), generalisation: [constant] } });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => [i.path.join('.'), i.message.slice(0, 61)])).toEqual([
+      ['workloads.generalisation.0.burstiness', 'vllm bench serve 0.11.0 cannot send at a constant rate: --burst'],
+    ]);
+    expect(StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.1', workloads: { primary: sharegpt(4), generalisation: [constant] } }).success).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 import { getAdapter } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
+import { sendSeconds } from '../bench/arrival';
 import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
@@ -341,8 +342,8 @@ function benchSeconds(study: StudyDefinition, trial: Trial, workload: Workload):
   const tokensPerStep = trial.config.speculative ? 2 : 1;
   const decode = ((workload.numPrompts * output) / batch / tokensPerStep) * step;
   const prefill = (workload.numPrompts * input * 2 * params) / flops;
-  const paced = workload.requestRate !== undefined ? workload.numPrompts / workload.requestRate : 0;
-  return Math.max(decode + prefill, paced);
+  // A paced or ramped client sends its last request only after `sendSeconds` (arrival.ts), however fast the server.
+  return Math.max(decode + prefill, sendSeconds(workload));
 }
 
 export function launchSeconds(study: StudyDefinition, trial: Trial): number {

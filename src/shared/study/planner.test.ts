@@ -256,9 +256,8 @@ describe('StudyDefinitionSchema on arrivals', () => {
     const constant = { id: 'rate8', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, requestRate: 8, burstiness: 'inf' as const };
     const result = StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.0', workloads: { primary: sharegpt(4), generalisation: [constant] } });
     expect(result.success).toBe(false);
-    expect(result.error?.issues.map((i) => [i.path.join('.'), i.message.slice(0, 61)])).toEqual([
-      ['workloads.generalisation.0.burstiness', 'vllm bench serve 0.11.0 cannot send at a constant rate: --burst'],
-    ]);
+    expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['workloads.generalisation.0.burstiness']);
+    expect(result.error?.issues[0]?.message).toMatch(/^vllm bench serve 0\.11\.0 cannot send at a constant rate: --burstiness inf works from 0\.11\.1 on/);
     expect(StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.1', workloads: { primary: sharegpt(4), generalisation: [constant] } }).success).toBe(true);
   });
 });

@@ -8,6 +8,7 @@
 // v0.11.0 given B = inf draws np.random.gamma(inf, 0.0), which is NaN: every delay is NaN, `delay > 0` is false,
 // and every request is sent at once (numpy 2.4 legacy gamma; the client does nothing else with the value).
 
+import { makeRng } from './rng.mjs';
 import { versionCompare } from './version.mjs';
 
 /** A Python exception the schedule raises: `where` is the frame, `text` the last traceback line. */
@@ -32,9 +33,11 @@ export function requestRateAt(args, index, total) {
 
 /**
  * The seconds after the start at which each of `total` requests is sent (`delays`) and the rate each was drawn at
- * (`rates`). `rng` has `gamma(shape, scale)`. Throws ArrivalError where the client raises.
+ * (`rates`), drawn from the seed as `np.random.seed(args.seed)` seeds the client. Throws ArrivalError where the
+ * client raises.
  */
-export function arrivalSchedule(args, total, { version, rng }) {
+export function arrivalSchedule(args, total, { version, seed }) {
+  const rng = makeRng('arrivals', seed);
   const burstiness = args.burstiness;
   if (!(burstiness > 0)) throw new ArrivalError('get_request', `AssertionError: A positive burstiness factor is expected, but given ${pyNumber(burstiness)}.`);
   if (total <= 0) throw new ArrivalError('get_request', 'AssertionError: No requests provided.');

@@ -434,6 +434,8 @@ export async function benchServeMain(argv, { version }) {
 
   // Initial test run / ready check (engines.md §1.1): retried every 5 s until the timeout.
   process.stdout.write('Starting initial single prompt test run...\n');
+  // Where the main run starts on a simulated server's virtual clock: the end of the test request.
+  let virtualStart = null;
   if (args.ready_check_timeout_sec > 0) {
     process.stdout.write(`Waiting for endpoint to become up in ${args.ready_check_timeout_sec} seconds\n`);
     const deadline = performance.now() + args.ready_check_timeout_sec * scale * 1000;
@@ -449,6 +451,7 @@ export async function benchServeMain(argv, { version }) {
     if (!test.success) {
       die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/serve.py', 600, 'benchmark', 'raise ValueError(']], `ValueError: Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: ${test.error}`));
     }
+    if (test.stamped) virtualStart = test.startTime + test.latency;
     process.stdout.write('Initial test run completed. Starting main benchmark run...\n');
   } else {
     process.stdout.write('Skipping endpoint ready check.\n');
@@ -467,7 +470,7 @@ export async function benchServeMain(argv, { version }) {
   const total = requests.length;
   let schedule;
   try {
-    schedule = arrivalSchedule(args, total, { version, rng: makeRng('arrivals', args.seed) });
+    schedule = arrivalSchedule(args, total, { version, seed: args.seed });
   } catch (err) {
     if (!(err instanceof ArrivalError)) throw err;
     die(traceback([[SERVE_PY, 618, 'benchmark', 'async for request, current_request_rate in get_request('], [SERVE_PY, 175, err.where, null]], err.text));
@@ -505,6 +508,9 @@ export async function benchServeMain(argv, { version }) {
         try {
           // Which completion hands its slot on is not known in advance: announce a follow-up while any request is unsent.
           const hints = closedLoop ? { sentAt: freedAt, followUp: i + 1 < total } : {};
+          // A paced request tells a simulated server when (in its virtual time) the schedule sent it, or the slot
+          // freed for it: an idle server's clock would otherwise lose its wall-time grace periods between requests.
+          if (paced && virtualStart !== null) hints.sentAt = Math.max(virtualStart + schedule.delays[i], freedAt ?? -Infinity);
           if (freedAt === null && !paced) hints.wave = Math.min(total, args.max_concurrency ?? total);
           outputs[i] = await sendRequest(ctx, req, i, hints);
           const o = outputs[i];

@@ -34,7 +34,7 @@ export function simulateBenchmark(run) {
     ramp_up_end_rps: run.rampUp?.endRps ?? null,
   };
   const startAt = run.startAt ?? 0;
-  const schedule = arrivalSchedule(arrivals, n, { version: run.version ?? '0.11.0', rng: makeRng('arrivals', run.seed ?? 0) });
+  const schedule = arrivalSchedule(arrivals, n, { version: run.version ?? '0.11.0', seed: run.seed ?? 0 });
   const scheduled = schedule.delays.map((d) => startAt + d);
 
   // promptLen: the client's count of the prompt (its totals use it); input: what the server counts and prefills.

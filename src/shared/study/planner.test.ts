@@ -226,6 +226,32 @@ describe('estimatePlan', () => {
     expect(estimatePlan(s, planGeneralisation(s, best, best, A100)).expectedRepeats).toBe(0);
   });
 
+  it('estimates the wall-clock time on the study’s GPUs: servers of 1, 2 and 4 GPUs side by side after the 8-GPU one', () => {
+    const h100s = (n: number) => Array.from({ length: n }, (_, i) => ({ ...H100.gpus[0]!, index: String(i) }));
+    const tp = study({
+      model: { id: 'Qwen/Qwen3-8B', variants: [] },
+      engines: [{ engine: 'vllm', version: '0.11.0' }],
+      stages: [{ id: 'tp', label: 'Tensor parallelism', candidates: [2, 4, 8].map((n) => ({ id: `tp${n}`, label: `TP${n}`, config: { tensorParallelSize: n } })) }],
+      strategy: 'grid',
+      workloads: { primary: sharegpt(4), generalisation: [] },
+    });
+    const trials = planGrid(tp, { gpus: h100s(8) });
+    expect(trials.map((t) => t.gpuCount)).toEqual([1, 2, 4, 8]);
+    const sideBySide = estimatePlan(tp, trials, h100s(8));
+    const oneAtATime = estimatePlan({ ...tp, parallelism: 1 }, trials, h100s(8));
+    expect(sideBySide.peakGpus).toBe(8);
+    expect(sideBySide.wallSeconds).toBeGreaterThan(0);
+    expect(sideBySide.wallSeconds).toBeLessThan(oneAtATime.wallSeconds!);
+    // Without the study's GPUs there is no schedule to simulate.
+    expect(estimatePlan(tp, trials).wallSeconds).toBeUndefined();
+    // On one GPU, one 1-GPU server at a time: the wall-clock time is the GPU time, repeats included.
+    const s = study({ model: { id: 'Qwen/Qwen3-8B-FP8', variants: [] }, stages: [] });
+    const single = estimatePlan(s, planEngineStage(s, H100), H100.gpus);
+    expect(single.expectedRepeats).toBeGreaterThan(0);
+    expect(single.peakGpus).toBe(1);
+    expect(Math.abs(single.wallSeconds! - single.gpuSeconds)).toBeLessThanOrEqual(2);
+  });
+
   it('takes longer for more prompts and longer requests', () => {
     const s = study();
     const trials = planEngineStage(s, H100);

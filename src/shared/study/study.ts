@@ -209,7 +209,7 @@ export const StudyDefinitionSchema = z
      * (`serverGpuCount`), and at least this many.
      */
     gpusPerTrial: z.number().int().min(1).max(8).default(1),
-    /** Most servers running at once across all hosts; absent: as many as there are GPU slots. */
+    /** Most servers running at once across all hosts; absent: as many as the GPUs hold side by side. */
     parallelism: z.number().int().min(1).max(64).optional(),
     /** The vLLM version whose `vllm bench serve` measures every trial. */
     clientVersion: VersionSchema.default('0.11.0'),

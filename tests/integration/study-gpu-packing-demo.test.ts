@@ -1,9 +1,9 @@
 // A grid of TP1, TP2, TP4 and TP8 servers on an 8-GPU demo lab: each server gets as many GPUs as its layout needs,
 // the smaller ones run side by side on disjoint GPUs, and no GPU ever holds two servers.
 import { describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Trial } from '../../src/shared/study/study';
+import { ProjectFileSchema, type Trial } from '../../src/shared/study/study';
 import { runThroughCore, useDemoLabCore, useStudyScratch } from '../helpers/study-runs';
 
 const scratchDir = useStudyScratch('servelab-study-packing-', '0.05');
@@ -80,5 +80,23 @@ describe('GPU packing on the demo lab', () => {
     expect(spans.every((s) => Number.isFinite(s.to))).toBe(true);
     for (const a of spans) for (const b of spans) if (a !== b && overlaps(a, b)) expect(sharesGpu(a, b), `${a.serverKey} / ${b.serverKey}`).toBe(false);
     expect(spans.filter((s) => s.gpus.length === 8).every((big) => spans.every((s) => s === big || !overlaps(s, big)))).toBe(true);
+  }, 480_000);
+
+  it('fails a server no host can hold, with the reason, instead of waiting for GPUs that never come', async () => {
+    // Trials planned for eight GPUs, resumed on a lab of four (pre-flight would refuse them on four): an edge case
+    // the runner must end, not wait on.
+    const path = join(scratchDir.dir, 'shrunk.servelab');
+    await lab.core.call('studies:create', { path, study: STUDY });
+    const plan = (await lab.core.call('studies:plan', { path })) as { trials: Trial[] };
+    const file = ProjectFileSchema.parse(JSON.parse(await readFile(path, 'utf8')));
+    const shrunk = { ...file, study: { ...file.study, demoLab: { gpu: 'h100' as const, count: 4 } }, state: { ...file.state, status: 'running' as const, trials: plan.trials } };
+    await writeFile(path, JSON.stringify(ProjectFileSchema.parse(shrunk)));
+
+    const state = await runThroughCore(lab.core, lab.events, path);
+    const big = state.trials.find((t) => t.gpuCount === 8)!;
+    expect(big).toMatchObject({ status: 'failed', failure: { code: 'launch-refused', detail: 'A server of 8 GPUs fits on no host of the study: the largest has 4.' } });
+    expect(big.serverId).toBeUndefined();
+    expect(state.trials.filter((t) => t !== big).every((t) => t.status === 'done' && t.gpus!.length === t.gpuCount && t.gpus!.every((g) => Number(g) < 4))).toBe(true);
+    expect(state.status, state.message).toBe('done');
   }, 480_000);
 });

@@ -202,8 +202,12 @@ describe('estimatePlan', () => {
     // Launch time is on top of benchmark time; a second repeat adds its benchmarks but no launch.
     expect(e1.gpuSeconds).toBeGreaterThan(bench1);
     expect(Math.abs(e2.gpuSeconds - e1.gpuSeconds - bench1)).toBeLessThanOrEqual(1);
-    const wide = estimatePlan({ ...s, gpusPerTrial: 2 }, once);
+    // Each trial counts the GPUs it holds: two per trial doubles the GPU time.
+    const twoA100: PlanContext = { gpus: [...A100.gpus, { ...A100.gpus[0]!, index: '1' }] };
+    const wide = estimatePlan({ ...s, gpusPerTrial: 2 }, planEngineStage({ ...s, gpusPerTrial: 2 }, twoA100));
     expect(Math.abs(wide.gpuSeconds - 2 * e1.gpuSeconds)).toBeLessThanOrEqual(1);
+    const tp2 = planEngineStage({ ...s, engines: s.engines.map((e) => ({ ...e, config: { ...e.config, tensorParallelSize: 2 } })) }, twoA100);
+    expect(tp2.every((t) => t.gpuCount === 2)).toBe(true);
   });
 
   it('adds the repeats an undecided comparison is expected to take: more for a tighter margin, within the budget', () => {
@@ -220,6 +224,32 @@ describe('estimatePlan', () => {
     // The generalisation pass compares nothing it could repeat.
     const best = bestConfigOf({ engine: 'vllm', version: '0.11.0', mode: 'env' }, parseServerConfig({ model: 'Qwen/Qwen3-8B-FP8' }), ['vllm-0.11.0'], 1);
     expect(estimatePlan(s, planGeneralisation(s, best, best, A100)).expectedRepeats).toBe(0);
+  });
+
+  it('estimates the wall-clock time on the study’s GPUs: servers of 1, 2 and 4 GPUs side by side after the 8-GPU one', () => {
+    const h100s = (n: number) => Array.from({ length: n }, (_, i) => ({ ...H100.gpus[0]!, index: String(i) }));
+    const tp = study({
+      model: { id: 'Qwen/Qwen3-8B', variants: [] },
+      engines: [{ engine: 'vllm', version: '0.11.0' }],
+      stages: [{ id: 'tp', label: 'Tensor parallelism', candidates: [2, 4, 8].map((n) => ({ id: `tp${n}`, label: `TP${n}`, config: { tensorParallelSize: n } })) }],
+      strategy: 'grid',
+      workloads: { primary: sharegpt(4), generalisation: [] },
+    });
+    const trials = planGrid(tp, { gpus: h100s(8) });
+    expect(trials.map((t) => t.gpuCount)).toEqual([1, 2, 4, 8]);
+    const sideBySide = estimatePlan(tp, trials, h100s(8));
+    const oneAtATime = estimatePlan({ ...tp, parallelism: 1 }, trials, h100s(8));
+    expect(sideBySide.peakGpus).toBe(8);
+    expect(sideBySide.wallSeconds).toBeGreaterThan(0);
+    expect(sideBySide.wallSeconds).toBeLessThan(oneAtATime.wallSeconds!);
+    // Without the study's GPUs there is no schedule to simulate.
+    expect(estimatePlan(tp, trials).wallSeconds).toBeUndefined();
+    // On one GPU, one 1-GPU server at a time: the wall-clock time is the GPU time, repeats included.
+    const s = study({ model: { id: 'Qwen/Qwen3-8B-FP8', variants: [] }, stages: [] });
+    const single = estimatePlan(s, planEngineStage(s, H100), H100.gpus);
+    expect(single.expectedRepeats).toBeGreaterThan(0);
+    expect(single.peakGpus).toBe(1);
+    expect(Math.abs(single.wallSeconds! - single.gpuSeconds)).toBeLessThanOrEqual(2);
   });
 
   it('takes longer for more prompts and longer requests', () => {

@@ -23,7 +23,9 @@ import { removeAbandonedTemps } from '../util/atomic-write';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { GpuAllocator } from './gpu-allocator';
-import { hostsOf, type GpuSet } from '../../shared/study/gpu-placement';
+import { hostsOf, type GpuSet, type HostGpus } from '../../shared/study/gpu-placement';
+import { nvlinkConnected } from '../../shared/model/gpu-topology';
+import type { GpuTopology } from '../../shared/model/inventory';
 import { launchOrder } from '../../shared/study/schedule-simulation';
 import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
@@ -31,7 +33,9 @@ import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
 import type { LogVerdict } from '../../shared/engines/types';
 import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
-import { failureRecord } from '../../shared/study/report/problem-words';
+import { failureRecord, nvlinkWarningWords } from '../../shared/study/report/problem-words';
+import { nvlinkWarning } from '../../shared/study/preflight';
+import { reportText } from '../../shared/study/report/text';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -43,11 +47,13 @@ const SIMULATED_GPUS: Record<'h100' | 'a100' | 'h200', { name: string; memoryMiB
 };
 
 /**
- * The GPUs a study may use, host by host: the demo lab as the study configures it, other hosts from their inventory.
+ * The GPUs a study may use, host by host, and each host's GPU links where its inventory has them: the demo lab as the
+ * study configures it (its GPUs are all NVLink-connected, so it needs no matrix), other hosts from their inventory.
  * Reads only; nothing is installed or configured.
  */
-export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
+export async function studyHardware(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<PlanContext> {
   const gpus: GpuFacts[] = [];
+  const topology: Record<string, GpuTopology> = {};
   for (const host of study.hosts) {
     if (deps.isDemo(host.hostId) && study.demoLab) {
       const gpu = SIMULATED_GPUS[study.demoLab.gpu];
@@ -62,18 +68,32 @@ export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDe
       const usable = inventory.gpus.filter((g) => !host.gpus || host.gpus.includes(String(g.index)));
       if (usable.length === 0) throw new ServelabError('NOT_FOUND', `${deps.hostLabel(host.hostId)} has no usable GPU (${inventory.gpuMessage ?? inventory.gpuStatus}).`);
       for (const g of usable) gpus.push({ hostId: host.hostId, index: String(g.index), name: g.name, memoryMiB: g.memoryTotalMiB, computeCapability: g.computeCapability });
+      if (inventory.gpuTopology) topology[host.hostId] = inventory.gpuTopology;
     } finally {
       box.release();
     }
   }
-  return gpus;
+  return { gpus, ...(Object.keys(topology).length > 0 ? { topology } : {}) };
+}
+
+/** The GPUs a study may use, host by host (`studyHardware` without the links). */
+export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
+  return (await studyHardware(study, deps)).gpus;
+}
+
+/** The hosts' GPUs for placement: a host with a link matrix counts a set as well connected when NVLink joins it. */
+export function placementHosts(ctx: PlanContext): HostGpus[] {
+  return hostsOf(ctx.gpus).map((host) => {
+    const links = ctx.topology?.[host.hostId];
+    return links ? { ...host, connected: (set: readonly string[]) => nvlinkConnected(links, set) } : host;
+  });
 }
 
 /** What the study runs first — the engine stage, or the whole grid — with pre-flight verdicts and an estimate. */
 export async function previewPlan(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<{ trials: Trial[]; estimate: PlanEstimate; gpus: GpuFacts[] }> {
-  const gpus = await studyGpus(study, deps);
-  const trials = study.strategy === 'grid' ? planGrid(study, { gpus }) : planEngineStage(study, { gpus });
-  return { trials, estimate: estimatePlan(study, trials, gpus), gpus };
+  const ctx = await studyHardware(study, deps);
+  const trials = study.strategy === 'grid' ? planGrid(study, ctx) : planEngineStage(study, ctx);
+  return { trials, estimate: estimatePlan(study, trials, ctx.gpus), gpus: ctx.gpus };
 }
 
 export interface StudyRunnerDeps {
@@ -249,9 +269,8 @@ class StudyRun {
       }
     }
     this.phase('Reading the GPUs of the study\'s hosts');
-    const gpus = await studyGpus(this.study, this.deps);
-    this.ctx = { gpus };
-    const hosts = hostsOf(gpus);
+    this.ctx = await studyHardware(this.study, this.deps);
+    const hosts = placementHosts(this.ctx);
     const most = Math.max(0, ...hosts.map((h) => h.gpus.length));
     if (most < this.study.gpusPerTrial) throw new ServelabError('BAD_INPUT', `No host has ${this.study.gpusPerTrial} GPUs for one trial.`);
     this.allocator = new GpuAllocator(hosts, this.study.parallelism);
@@ -359,6 +378,13 @@ class StudyRun {
   }
 
   private async addTrials(stageId: string, trials: Trial[]): Promise<Trial[]> {
+    // A layout that runs, only slower than it could: said once per configuration, before it runs.
+    const warned = new Set<string>();
+    for (const t of trials) {
+      const warning = t.status === 'planned' && !warned.has(t.serverKey) ? nvlinkWarning(t.config, this.ctx) : null;
+      warned.add(t.serverKey);
+      if (warning) this.emit({ kind: 'log', text: `${t.label}: ${nvlinkWarningWords(warning, reportText('en'))}\n` });
+    }
     this.state = { ...this.state, trials: [...this.state.trials, ...trials] };
     await this.save({ event: 'planned', stageId, trials: trials.map((t) => ({ id: t.id, status: t.status, ...(t.rejectReason ? { rejectReason: t.rejectReason } : {}) })) });
     for (const t of trials) this.emit({ kind: 'trial', trial: t });

@@ -3,7 +3,7 @@
 // calibration tests and the README's calibration table; live runs must agree with it.
 
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 import { makeRng } from './rng.mjs';
 import { makeText } from './text.mjs';
 
@@ -16,7 +16,7 @@ import { makeText } from './text.mjs';
  *   server do.
  */
 export function simulateBenchmark(run) {
-  const engine = run.engine ?? new EngineCore(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
+  const engine = run.engine ?? createEngine(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
   const rng = makeRng('arrivals', run.seed ?? 0);
   const n = run.requests.length;
   const limit = run.maxConcurrency ?? Infinity;

@@ -16,7 +16,7 @@ import { engineSeeds, modelAccessError, oomMessage, profileOf, SGLANG_WARMUP_REQ
 import { simulateBenchmark, syntheticShareGpt } from './simulate.mjs';
 import { chatTemplateTokens, countTokens, messagesText } from './text.mjs';
 import { versionCompare } from './version.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 
 /** Conversations in the demo lab's ShareGPT file (the product's `synthesizeShareGpt` default). */
 const DEMO_SHAREGPT_COUNT = 1000;
@@ -60,7 +60,7 @@ export function launchVirtual(opts) {
     return { ok: false, error: startupError(spec, box, err), code: 1 };
   }
   const seeds = engineSeeds(box, spec, opts.launch ?? 0);
-  const engine = new EngineCore(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
+  const engine = createEngine(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
   let now = 0;
   // SGLang's own warm-up request, before /health says ready.
   if (spec.engine === 'sglang' && !spec.skipWarmup) {

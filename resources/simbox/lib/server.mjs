@@ -424,7 +424,8 @@ function sglangLoadWeightEnd(version, model, { elapsed, availGB, usageGB }) {
   const tail = `avail mem=${availGB.toFixed(2)} GB, mem usage=${usageGB.toFixed(2)} GB.`;
   if (!atLeast(version, '0.5.9')) return `Load weight end. type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
   if (!atLeast(version, '0.5.10')) return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
-  const quant = { fp8: 'quant=fp8, fmt=e4m3, ', awq: 'quant=awq, bits=4, ' }[model.quant] ?? '';
+  // gpt-oss declares {quant_method: mxfp4} (and modules_to_not_convert) only.
+  const quant = { fp8: 'quant=fp8, fmt=e4m3, ', awq: 'quant=awq, bits=4, ', mxfp4: 'quant=mxfp4, ' }[model.quant] ?? '';
   return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, ${quant}${tail}`;
 }
 

@@ -44,6 +44,8 @@ const VALUE_TYPES = {
     '--seed': 'int',
     '--request-rate': 'float',
     '--burstiness': 'float',
+    '--ramp-up-start-rps': 'int',
+    '--ramp-up-end-rps': 'int',
     '--random-input-len': 'int',
     '--random-output-len': 'int',
     '--random-range-ratio': 'float',

@@ -17,7 +17,8 @@ export interface VirtualWorkload {
   numPrompts: number;
   maxConcurrency?: number;
   requestRate?: number;
-  burstiness?: number;
+  burstiness?: number | 'inf';
+  rampUp?: { strategy: 'linear' | 'exponential'; startRps: number; endRps: number };
   seed?: number;
   ignoreEos?: boolean;
   backend?: 'openai-chat' | 'openai';

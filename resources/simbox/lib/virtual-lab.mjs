@@ -5,6 +5,7 @@
 
 import { GPU_MODELS, resolveGpuModel, resolveModel } from './catalog.mjs';
 import { DEFAULTS, randomRequests, saveResultJson, sharegptRequestsOf } from './bench-serve.mjs';
+import { ArrivalError, rpsChangeEvents } from './arrivals.mjs';
 import { renderResult } from './bench-metrics.mjs';
 import { PythonExit } from './engine-args.mjs';
 import { UsageError } from './argparse.mjs';
@@ -128,7 +129,10 @@ function clientArgs(workload, client) {
     num_prompts: workload.numPrompts,
     max_concurrency: workload.maxConcurrency ?? null,
     request_rate: workload.requestRate ?? Infinity,
-    burstiness: workload.burstiness ?? 1,
+    burstiness: workload.burstiness === 'inf' ? Infinity : (workload.burstiness ?? 1),
+    ramp_up_strategy: workload.rampUp?.strategy ?? null,
+    ramp_up_start_rps: workload.rampUp?.startRps ?? null,
+    ramp_up_end_rps: workload.rampUp?.endRps ?? null,
     seed: workload.seed ?? 0,
     ignore_eos: workload.ignoreEos === true,
     percentile_metrics: client.percentileMetrics,
@@ -191,18 +195,27 @@ function benchRun(engine, startAt, spec, profile, workload, client) {
     };
   }
   const percentiles = args.metric_percentiles.split(',').map((s) => Number(s.trim()));
-  const sim = simulateBenchmark({
-    profile,
-    requests,
-    maxConcurrency: args.max_concurrency,
-    requestRate: args.request_rate,
-    burstiness: args.burstiness,
-    seed: args.seed,
-    chat,
-    engine,
-    startAt: test.endAt,
-    percentiles,
-  });
+  const rampUp = args.ramp_up_strategy ? { strategy: args.ramp_up_strategy, startRps: args.ramp_up_start_rps, endRps: args.ramp_up_end_rps } : undefined;
+  let sim;
+  try {
+    sim = simulateBenchmark({
+      profile,
+      requests,
+      maxConcurrency: args.max_concurrency,
+      requestRate: args.request_rate,
+      burstiness: args.burstiness,
+      rampUp,
+      version: client.version,
+      seed: args.seed,
+      chat,
+      engine,
+      startAt: test.endAt,
+      percentiles,
+    });
+  } catch (err) {
+    if (!(err instanceof ArrivalError)) throw err;
+    return { endAt: test.endAt, result: { ok: false, error: err.text, seconds: test.endAt - startAt } };
+  }
   const run = {
     version: client.version,
     maxConcurrency: args.max_concurrency,
@@ -212,6 +225,7 @@ function benchRun(engine, startAt, spec, profile, workload, client) {
     goodput: false,
     failedLine: versionCompare(client.version, '0.11.1') >= 0,
     lowercaseTotal: versionCompare(client.version, '0.12.0') > 0,
+    rpsChangeEvents: rpsChangeEvents(args, sim.rates, () => '1970-01-01T00:00:00'),
   };
   const { result } = renderResult(sim.metrics, sim.outputs, run);
   const json = pyJson(saveResultJson({ ...args, model: spec.model }, result, { date: '19700101-000000', backend: args.backend, tokenizerId: spec.model }));

@@ -91,8 +91,9 @@ describe('preflight', () => {
     expect(knownModel('someone/Giant-400B')).toBeUndefined();
   });
 
-  it('refuses more tensor parallelism than the trial gets GPUs', () => {
-    expect(check('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2 }, H100)).toMatch(/needs 2 GPUs per server/);
+  it('refuses a layout that needs more GPUs than any host has', () => {
+    expect(check('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2 }, H100)).toMatch(/most any host offers is 1/);
+    expect(check('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B', tensorParallelSize: 8 }, H100)).toMatch(/8 GPUs/);
     expect(check('vllm', '0.11.0', { model: 'Qwen/Qwen3-32B' }, H100, 'sharegpt', study({ gpusPerTrial: 2 }))).toMatch(/most any host offers is 1/);
   });
 

@@ -3,7 +3,7 @@ import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
 import type { PlanContext, GpuFacts } from './plan-context';
-import type { ModelVariant, StudyDefinition, Trial } from './study';
+import { configGpuCount, type ModelVariant, type StudyDefinition, type Trial } from './study';
 import type { Refusal } from './trial-problem';
 import { refusalRecord } from './report/problem-words';
 
@@ -131,13 +131,14 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
   if (extraErrors.length > 0) return { code: 'extra-args-refused', engine, version, issues: extraErrors.map((i) => i.message) };
 
   const tp = config.tensorParallelSize ?? 1;
-  if (tp > study.gpusPerTrial) return { code: 'tp-over-gpus', tp, gpusPerTrial: study.gpusPerTrial };
+  // A server's GPUs are on one host: the layout's count must fit on the largest.
+  const needed = configGpuCount(study, engine, config);
   const gpus = ctx.gpus;
   if (gpus.length > 0) {
     const perHost = new Map<string, number>();
     for (const g of gpus) perHost.set(g.hostId, (perHost.get(g.hostId) ?? 0) + 1);
     const most = Math.max(...perHost.values());
-    if (most < study.gpusPerTrial) return { code: 'host-too-small', gpusPerTrial: study.gpusPerTrial, most };
+    if (most < needed) return { code: 'host-too-small', gpusPerTrial: needed, most };
   }
 
   if (engine === 'trtllm' && isBlockScaledFp8(study, config.model)) {

@@ -13,14 +13,20 @@ const Count = z.number().int().min(0);
 
 export const REFUSAL_CODES = ['knobs-unsupported', 'extra-args-refused', 'tp-over-gpus', 'host-too-small', 'fp8-block-scaling-sm', 'weights-too-large', 'request-too-long'] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
+/**
+ * Codes kept only so older projects still read and word: the pre-flight no longer gives them (a trial now takes as
+ * many GPUs as its layout needs, so tensor parallelism cannot exceed them).
+ */
+export const STORED_ONLY_REFUSALS: readonly RefusalCode[] = ['tp-over-gpus'];
 
 export const RefusalSchema = z.discriminatedUnion('code', [
   /** The engine version cannot express a setting; `reason` is the flag table's own explanation. */
   z.object({ code: z.literal('knobs-unsupported'), engine: EngineId, version: z.string(), knobs: z.array(z.object({ knob: z.string(), reason: z.string() })) }),
   /** The engine's parser would reject the extra arguments; `issues` are the argument check's findings. */
   z.object({ code: z.literal('extra-args-refused'), engine: EngineId, version: z.string(), issues: z.array(z.string()) }),
+  /** Stored only (STORED_ONLY_REFUSALS): tensor parallelism above the study's fixed GPUs per trial. */
   z.object({ code: z.literal('tp-over-gpus'), tp: Count, gpusPerTrial: Count }),
-  /** No host has as many GPUs as a trial takes. */
+  /** No host has as many GPUs as a trial takes (`gpusPerTrial`: the trial's own count). */
   z.object({ code: z.literal('host-too-small'), gpusPerTrial: Count, most: Count }),
   /** TensorRT-LLM's FP8 block-scaling GEMM needs sm 8.9+; `gpus` are the distinct GPUs found, with their compute capability. */
   z.object({ code: z.literal('fp8-block-scaling-sm'), model: z.string(), gpus: z.array(z.object({ name: z.string(), computeCapability: z.string() })) }),

@@ -3,7 +3,7 @@ import { ExtraArgsField } from '../../components/ExtraArgsField';
 import { SelectField } from '../../components/SelectField';
 import { Checkbox } from '../../components/Checkbox';
 import { t } from '../../i18n';
-import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
+import { CONSTANT_RATE_SWEEP, WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import type { EngineId } from '../../../../shared/engines/types';
 import type { Host } from '../../../../shared/model/host';
@@ -26,6 +26,7 @@ import {
   type WizardDraft,
   type WorkloadDraft,
 } from '../../study-draft/draft';
+import { ArrivalFields } from './ArrivalFields';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
 
@@ -682,14 +683,7 @@ function WorkloadFields({ w, prefix, error, onChange }: { w: WorkloadDraft; pref
         onValueChange={(value) => set('maxConcurrency', value)}
         error={error(`${prefix}.maxConcurrency`)}
       />
-      <TextField
-        label={t('wizard.workload.rate')}
-        labelNote={t('wizard.workload.blankAllAtOnce')}
-        inputMode="decimal"
-        value={w.requestRate}
-        onValueChange={(value) => set('requestRate', value)}
-        error={error(`${prefix}.requestRate`)}
-      />
+      <ArrivalFields w={w} prefix={prefix} error={error} onChange={onChange} />
       <TextField label={t('wizard.workload.seed')} labelNote={t('wizard.optional')} inputMode="numeric" value={w.seed} onValueChange={(value) => set('seed', value)} error={error(`${prefix}.seed`)} />
     </div>
   );
@@ -730,6 +724,22 @@ export function WorkloadsStep({ draft, change, error }: StepProps) {
             />
           ))}
         </div>
+        <fieldset className="wizard-fieldset">
+          <legend className="field-label">{t('wizard.workload.sweep')}</legend>
+          <p className="field-hint">{t('wizard.workload.sweepHint')}</p>
+          <div className="wizard-preset-list">
+            {CONSTANT_RATE_SWEEP.map((p) => (
+              <Checkbox
+                key={p.id}
+                label={t('wizard.workload.sweepRate', { rate: p.requestRate ?? 0 })}
+                checked={draft.generalisationPresets.includes(p.id)}
+                onChange={(on) =>
+                  change('generalisation', (d) => ({ ...d, generalisationPresets: on ? [...d.generalisationPresets, p.id] : d.generalisationPresets.filter((x) => x !== p.id) }))
+                }
+              />
+            ))}
+          </div>
+        </fieldset>
         {draft.generalisationCustom.map((w, i) => (
           <fieldset key={w.key} className="wizard-row-card">
             <legend className="wizard-row-legend">{t('wizard.workload.customLegend', { n: i + 1 })}</legend>

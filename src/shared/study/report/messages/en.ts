@@ -110,7 +110,16 @@ const en = {
   'workload.concurrency': 'concurrency {n}',
   'workload.unbounded': 'unbounded concurrency',
   'workload.describe': '{data}, {prompts} prompts, {load}',
-  'workload.describeRate': '{data}, {prompts} prompts, {load}, {rate} req/s',
+  'workload.describeArrival': '{data}, {prompts} prompts, {load}, {arrival}',
+  // How the benchmark client spaced the requests (src/shared/bench/arrival.ts)
+  'arrival.poisson': 'Poisson arrivals at {rate} req/s',
+  'arrival.gamma': 'Gamma arrivals at {rate} req/s, burstiness {burstiness} (gaps vary with a CV of {cv})',
+  'arrival.constant': 'constant {rate} req/s',
+  'arrival.ramp': 'rate ramped {strategy} from {start} to {end} req/s',
+  'arrival.rampBurstiness': 'rate ramped {strategy} from {start} to {end} req/s, burstiness {burstiness}',
+  'arrival.rampConstant': 'rate ramped {strategy} from {start} to {end} req/s, constant gaps',
+  'arrival.strategy.linear': 'linearly',
+  'arrival.strategy.exponential': 'exponentially',
 
   // Notes and caveats
   'heading.notes': 'Notes and caveats',

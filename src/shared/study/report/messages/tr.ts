@@ -107,7 +107,15 @@ const tr = {
   'workload.concurrency': 'eşzamanlılık {n}',
   'workload.unbounded': 'sınırsız eşzamanlılık',
   'workload.describe': '{data}, {prompts} prompt, {load}',
-  'workload.describeRate': '{data}, {prompts} prompt, {load}, saniyede {rate} istek',
+  'workload.describeArrival': '{data}, {prompts} prompt, {load}, {arrival}',
+  'arrival.poisson': 'Poisson gelişli, saniyede {rate} istek',
+  'arrival.gamma': 'Gamma gelişli, saniyede {rate} istek, ani yoğunluk {burstiness} (aralıkların değişim katsayısı {cv})',
+  'arrival.constant': 'sabit hızda saniyede {rate} istek',
+  'arrival.ramp': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı',
+  'arrival.rampBurstiness': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı, ani yoğunluk {burstiness}',
+  'arrival.rampConstant': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı, aralıklar sabit',
+  'arrival.strategy.linear': 'doğrusal olarak',
+  'arrival.strategy.exponential': 'üstel olarak',
 
   'heading.notes': 'Notlar ve uyarılar',
   'note.simulatedDemo':

@@ -8,7 +8,7 @@
 // the announced requests are in, so the schedule is what a real GPU would have seen.
 
 import { performance } from 'node:perf_hooks';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 
 /** Wall milliseconds the engine waits for an announced request before going on without it. */
 const HOLD_GRACE_MS = 25;
@@ -19,7 +19,7 @@ const WAVE_GRACE_MS = 250;
 
 export class LiveEngine {
   constructor(profile, { timeScale, seed, noiseSeed, onStep } = {}) {
-    this.core = new EngineCore(profile, { seed, noiseSeed });
+    this.core = createEngine(profile, { seed, noiseSeed });
     this.scale = timeScale;
     this.t0 = performance.now();
     this.vt = 0;

@@ -4,7 +4,7 @@
 
 import { arrivalSchedule } from './arrivals.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 import { makeRng } from './rng.mjs';
 import { makeText } from './text.mjs';
 
@@ -20,7 +20,7 @@ import { makeText } from './text.mjs';
  *   server do.
  */
 export function simulateBenchmark(run) {
-  const engine = run.engine ?? new EngineCore(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
+  const engine = run.engine ?? createEngine(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
   const n = run.requests.length;
   const limit = run.maxConcurrency ?? Infinity;
   const chat = run.chat ?? true;

@@ -13,20 +13,20 @@ import { serverSpecOf } from './engine-cli.mjs';
 import { StartupFailure } from './perf-model.mjs';
 import { pyJson } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
-import { engineSeeds, modelAccessError, oomMessage, profileOf, SGLANG_WARMUP_REQUEST, vllmStartupError } from './server.mjs';
+import { engineSeeds, modelAccessError, oomMessage, placementOf, profileOf, rayPlacementError, SGLANG_WARMUP_REQUEST, vllmStartupError } from './server.mjs';
 import { simulateBenchmark, syntheticShareGpt } from './simulate.mjs';
 import { chatTemplateTokens, countTokens, messagesText } from './text.mjs';
 import { versionCompare } from './version.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 
 /** Conversations in the demo lab's ShareGPT file (the product's `synthesizeShareGpt` default). */
 const DEMO_SHAREGPT_COUNT = 1000;
 const noLog = () => {};
 
 /** The box as loadConfig() describes it, from a GPU type and count. */
-export function virtualBox({ gpu = 'h100', count = 1, seed = 0 } = {}) {
+export function virtualBox({ gpu = 'h100', count = 1, seed = 0, topology = 'nvlink' } = {}) {
   const gpuModel = resolveGpuModel(gpu) ?? GPU_MODELS.h100;
-  return { gpu: gpuModel.key, count, seed, faults: {}, gpuModel };
+  return { gpu: gpuModel.key, count, seed, faults: {}, gpuModel, topology: topology === 'pcie' ? 'pcie' : 'nvlink' };
 }
 
 /**
@@ -51,17 +51,18 @@ export function launchVirtual(opts) {
     if (err instanceof PythonExit || err instanceof UsageError) return { ok: false, error: err.text, code: err.code };
     throw err;
   }
-  const refused = startRefusal(spec, box);
+  const placement = placementOf(spec, box, { ...(opts.env ?? {}) });
+  const refused = startRefusal(spec, box, placement);
   if (refused) return { ok: false, error: refused, code: 1 };
   let profile;
   try {
-    profile = profileOf(spec, box);
+    profile = profileOf(spec, box, undefined, placement);
   } catch (err) {
     if (!(err instanceof StartupFailure)) throw err;
     return { ok: false, error: startupError(spec, box, err), code: 1 };
   }
   const seeds = engineSeeds(box, spec, opts.launch ?? 0);
-  const engine = new EngineCore(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
+  const engine = createEngine(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
   let now = 0;
   // SGLang's own warm-up request, before /health says ready.
   if (spec.engine === 'sglang' && !spec.skipWarmup) {
@@ -95,15 +96,20 @@ export function runVirtualTrial({ workloads, ...launch }) {
   return { ok: true, runs: workloads.map((w) => server.run(w)) };
 }
 
-/** What stops the live server before it loads anything (server.mjs runServer's checks, in its order). */
-function startRefusal(spec, box) {
+/**
+ * What stops the live server before it serves (server.mjs runServer's checks, in its order): the engine's config
+ * checks, the Hub, the GPUs it sees, and the engine's refusal of its parallel layout (the exception it ends with).
+ */
+function startRefusal(spec, box, placement) {
   const configError = spec.configError ?? null;
   if (configError?.where === 'api' && configError.beforeModel) return traceback(configError.frames, configError.exception);
   const hubError = modelAccessError(spec.model, resolveModel(spec.model));
   if (hubError) return hubError;
   if (configError) return traceback(configError.frames, configError.exception);
-  const world = (spec.knobs.tp ?? 1) * (spec.knobs.pp ?? 1);
-  if (world > box.count) return `ValueError: World size (${world}) is larger than the number of available GPUs (${box.count}) in this node.`;
+  if (placement.visible.invalid !== null || placement.visible.gpus.length === 0) return 'RuntimeError: No CUDA GPUs are available';
+  const refusal = placement.refusal;
+  if (refusal?.where === 'ray') return rayPlacementError(refusal.world);
+  if (refusal) return traceback(refusal.frames, refusal.exception);
   return null;
 }
 

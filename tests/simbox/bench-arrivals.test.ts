@@ -104,11 +104,10 @@ describe('request-rate workloads through the simulated client (vLLM 0.11.1)', ()
     expect(stdout).toContain('Traffic request rate: 8.0\nBurstiness factor: inf (Gamma distribution)\nMaximum request concurrency: None\n');
     expect(stdout).toContain('Request rate configured (RPS):           8.00      \n');
     expect(text).toContain('"request_rate": 8.0, "burstiness": Infinity, "max_concurrency": null, "duration": ');
-    // 24 requests 1/8 s apart: the last is sent 2.875 s after the first; all at once they take ~0.3 s. The live
-    // server stamps a request that comes in while it is busy at its current iteration, and under CPU load its clock
-    // falls behind the client's schedule (seen down to ~1.1 s here), so the bound only tells paced from a burst; the
-    // schedule's own exactness is tested above.
-    expect(json.duration as number).toBeGreaterThan(0.75);
+    // 24 requests 1/8 s apart: the last is sent 2.875 s after the first (all at once they take ~0.3 s). A request
+    // that reaches a busy server arrives at its scheduled time, however far the server's clock runs behind.
+    expect(json.duration as number).toBeGreaterThan(2.875);
+    expect(json.duration as number).toBeLessThan(3.5);
     expect(json.completed).toBe(24);
     const imported = importResults(text, 'constant.json');
     expect(imported.errors).toEqual([]);

@@ -52,7 +52,9 @@ export class LiveEngine {
     const held = this.heldAt !== null;
     const idle = !this.core.busy && !this.running;
     if (idle) this.vt = sentAt !== null ? Math.max(this.vt, sentAt) : Math.max(this.vt, this.wallV());
-    const arrival = sentAt !== null ? Math.min(Math.max(sentAt, 0), this.vt) : this.vt;
+    // A client's send time may be ahead of a busy engine's clock (the clock runs behind the wall when the machine is
+    // loaded): the request then arrives at that time, not at the engine's current step.
+    const arrival = sentAt !== null ? Math.max(sentAt, 0) : this.vt;
     this.core.add({ id, promptTokens, maxTokens, arrival });
     this.handlers.set(id, { ...handlers, followUp });
     if (held) {

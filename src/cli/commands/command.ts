@@ -7,6 +7,7 @@ import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../
 import { KNOB_NAMES, type KnobName } from '../../shared/engines/types';
 import { isVersion } from '../../shared/engines/version';
 import { knobValue } from '../../shared/engines/command-builder';
+import { parallelLayoutLabel, serverGpuCount } from '../../shared/engines/parallelism';
 import { fileRefsOf, type ConfigFileField } from '../../shared/engines/config-files';
 
 const FILE_FIELD_WORDS: Record<ConfigFileField, string> = { chatTemplate: 'Chat template', optionsFile: 'Options file' };
@@ -113,7 +114,11 @@ const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
 };
 
 export function formatParsed(parsed: ParsedServeCommand, command: string): string {
-  const lines = [`${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
+  const lines = [
+    `${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`,
+    `Model: ${parsed.config.model}`,
+    `GPUs: ${serverGpuCount(parsed.engine, parsed.config)} (${parallelLayoutLabel(parsed.config)})`,
+  ];
   const typed = KNOB_NAMES.map((knob: KnobName) => [knob, knobValue(parsed.config, knob)] as const).filter(([, v]) => v !== undefined);
   if (typed.length > 0) lines.push('Typed settings:', ...typed.map(([knob, value]) => `  ${knob}: ${String(value)}`));
   if (parsed.config.extraArgs.length > 0) lines.push(`Kept verbatim (Servelab does not model these): ${joinArgs(parsed.config.extraArgs)}`);

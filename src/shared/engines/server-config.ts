@@ -154,6 +154,19 @@ export const ServerConfigSchema = z
     /** The name clients send in `model`; defaults to the model reference. */
     servedModelName: ArgWordSchema.optional(),
     tensorParallelSize: positiveInt(64).optional(),
+    // Parallelism beyond tensor parallelism (parallelism.ts says how many GPUs each layout takes on each engine).
+    /** Pipeline stages: the layers split into this many consecutive groups. */
+    pipelineParallelSize: positiveInt(64).optional(),
+    /** Data-parallel ranks: replicas of the attention (or of the whole engine) behind the one endpoint. */
+    dataParallelSize: positiveInt(64).optional(),
+    /** GPUs a mixture-of-experts layer spreads its experts over (instead of splitting every expert's weights). */
+    expertParallelSize: positiveInt(64).optional(),
+    /** Attention run data-parallel inside the tensor-parallel group (SGLang's DP attention). */
+    dpAttention: z.boolean().optional(),
+    /** Decode context parallelism: the KV cache split along the sequence within the tensor-parallel group. */
+    decodeContextParallelSize: positiveInt(64).optional(),
+    /** How MoE layers exchange tokens between expert-parallel ranks (engine-specific names, checked by each table). */
+    moeAllToAllBackend: ChoiceSchema.optional(),
     host: HostAddressSchema.optional(),
     port: PortSchema.optional(),
     /** Longest request (prompt + output) the server accepts: vLLM max model len, SGLang context length, TRT-LLM max seq len. */

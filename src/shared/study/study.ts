@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { ENGINE_IDS } from '../engines/types';
-import { ModelRefSchema, ServerConfigSchema } from '../engines/server-config';
+import { ENGINE_IDS, type EngineId } from '../engines/types';
+import { ModelRefSchema, ServerConfigSchema, type ServerConfig } from '../engines/server-config';
+import { serverGpuCount } from '../engines/parallelism';
+import { arrivalRefusal } from '../bench/arrival';
+import { WorkloadSchema, type Workload } from '../bench/workload';
 import { ConfigFileSchema, fileRefsOf, MAX_CONFIG_FILES } from '../engines/config-files';
-import { WorkloadSchema } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
 import { BenchResultSchema } from '../results/bench-result';
@@ -38,8 +40,8 @@ export const ModelVariantSchema = z
     id: Slug,
     model: ModelRefSchema,
     label: z.string().max(200).optional(),
-    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5). */
-    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4']).optional(),
+    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5), mxfp4 (MoE experts at 4.25 bits). */
+    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4', 'mxfp4']).optional(),
     /** The checkpoint uses block-scaled FP8 GEMMs (DeepSeek/Qwen3 `-FP8`): TensorRT-LLM needs sm ≥ 8.9 for them. */
     fp8BlockScaled: z.boolean().optional(),
   })
@@ -204,8 +206,12 @@ export const StudyDefinitionSchema = z
       .strict(),
     strategy: z.enum(['greedy', 'grid']).default('greedy'),
     repeats: z.number().int().min(1).max(10).default(1),
+    /**
+     * The fewest GPUs a trial's server holds. Each trial takes as many as its parallel layout needs
+     * (`serverGpuCount`), and at least this many.
+     */
     gpusPerTrial: z.number().int().min(1).max(8).default(1),
-    /** Most servers running at once across all hosts; absent: as many as there are GPU slots. */
+    /** Most servers running at once across all hosts; absent: as many as the GPUs hold side by side. */
     parallelism: z.number().int().min(1).max(64).optional(),
     /** The vLLM version whose `vllm bench serve` measures every trial. */
     clientVersion: VersionSchema.default('0.11.0'),
@@ -242,6 +248,13 @@ export const StudyDefinitionSchema = z
       if (engines.has(key)) ctx.addIssue({ code: 'custom', path: ['engines', i], message: `${e.engine} ${e.version} is listed twice` });
       engines.add(key);
     });
+    // Arrivals the study's benchmark client cannot produce are refused here, before any server is launched.
+    const arrivalIssue = (w: Workload, path: (string | number)[]) => {
+      const refusal = arrivalRefusal(w, study.clientVersion);
+      if (refusal !== undefined) ctx.addIssue({ code: 'custom', path: ['workloads', ...path, w.rampUp ? 'rampUp' : 'burstiness'], message: refusal });
+    };
+    arrivalIssue(study.workloads.primary, ['primary']);
+    study.workloads.generalisation.forEach((w, i) => arrivalIssue(w, ['generalisation', i]));
     // A translation names something of this study, so a renamed id cannot leave a translation of nothing behind.
     const named = {
       stages: new Set(study.stages.map((s) => s.id)),
@@ -312,6 +325,8 @@ export const TrialSchema = z.object({
   error: z.string().optional(),
   /** The runner's failure as a code and its facts; absent for an error raised while measuring and in older projects. */
   failure: RunFailureSchema.optional(),
+  /** GPUs its server holds (`trialGpuCount`); absent in projects written before layouts had sizes: `gpusPerTrial`. */
+  gpuCount: z.number().int().min(1).max(512).optional(),
   hostId: z.string().optional(),
   gpus: z.array(z.string()).optional(),
   serverId: z.string().optional(),
@@ -326,6 +341,16 @@ export const TrialSchema = z.object({
   warmup: z.object({ requests: z.number().int().min(1), seconds: z.number().min(0).optional(), error: z.string().optional() }).optional(),
 });
 export type Trial = z.infer<typeof TrialSchema>;
+
+/** The GPUs one server of this configuration holds: what its parallel layout needs, and at least `gpusPerTrial`. */
+export function configGpuCount(study: Pick<StudyDefinition, 'gpusPerTrial'>, engine: EngineId, config: ServerConfig): number {
+  return Math.max(serverGpuCount(engine, config), study.gpusPerTrial);
+}
+
+/** The GPUs a trial's server holds, also for trials stored before each had its own count. */
+export function trialGpuCount(study: Pick<StudyDefinition, 'gpusPerTrial'>, trial: Pick<Trial, 'gpuCount'>): number {
+  return trial.gpuCount ?? study.gpusPerTrial;
+}
 
 /** A change of a metric in percent of the reference (the metric itself: −20% latency is a fifth less), with its interval. */
 export const ChangeSchema = z.object({ pct: z.number(), low: z.number(), high: z.number(), level: z.number().gt(0).lt(1) });

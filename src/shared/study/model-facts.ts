@@ -83,7 +83,7 @@ const KNOWN_MODELS: Readonly<Record<string, KnownModel>> = {
   'deepseek-r1': { params: 671e9, maxLen: 163840, heads: 128, kvHeads: 128, layers: 61, moe: { experts: 256, perToken: 8, layers: 58, hidden: 7168, intermediate: 2048 }, nativePrecision: 'fp8' },
 };
 
-const CHECKPOINT_SUFFIX = /-(fp8|awq|gptq|gptq-int4|gptq-int8|int4|int8|instruct|base|0324|0528)$/;
+const CHECKPOINT_SUFFIX = /-(fp8|awq|gptq|gptq-int4|gptq-int8|int4|int8|instruct|thinking|base|0324|0528|2507)$/;
 
 /** The base model of a repo id or local path (`Qwen/Qwen3-8B-FP8` → Qwen3-8B's facts), or undefined if unknown. */
 export function knownModel(modelRef: string): KnownModel | undefined {

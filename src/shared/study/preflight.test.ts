@@ -88,6 +88,9 @@ describe('preflight', () => {
     expect(check('vllm', '0.11.0', { model: 'someone/Giant-400B' }, L4)).toBeNull();
     expect(knownModel('Qwen/Qwen3-8B-FP8')?.params).toBe(8.19e9);
     expect(knownModel('/models/Qwen3-14B')?.params).toBe(14.77e9);
+    // The dated instruct checkpoints of the MoE studies are the same model.
+    expect(knownModel('Qwen/Qwen3-235B-A22B-Instruct-2507-FP8')?.moe?.experts).toBe(128);
+    expect(knownModel('Qwen/Qwen3-30B-A3B-Thinking-2507')?.layers).toBe(48);
     expect(knownModel('someone/Giant-400B')).toBeUndefined();
   });
 

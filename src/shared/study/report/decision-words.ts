@@ -11,11 +11,13 @@ import type { ReportText } from './text';
 
 export interface DecisionContext {
   tx: ReportText;
+  /** The objective on the study's basis ("total token throughput per GPU") and its unit. */
   objective: { label: string; unit: string };
+  /** The winner's label; on a GPU budget with its replicas ("2 × FP8 TP4"). */
   winnerLabel: string | null;
   /** The winner's gain over the best before the stage, in the objective's direction. */
   gainPct: number | null;
-  /** A candidate's label in its stage. */
+  /** A candidate's label in its stage; on a GPU budget with its replicas. */
   labelOf: (candidateId: string) => string;
   /** Hides environment values and credentials in text from the project. */
   redact: (text: string) => string;
@@ -144,6 +146,8 @@ function unmeasuredWords(u: UnmeasuredCandidate, ctx: DecisionContext): string {
       return tx.t('decision.unmeasured.missed-slos', { label: u.label, detail: detail ?? '' });
     case 'no-result':
       return tx.t('decision.unmeasured.no-result', { label: u.label });
+    case 'over-budget':
+      return tx.t('decision.unmeasured.over-budget', { label: u.label, gpus: tx.integer(u.gpus ?? 0), budget: tx.integer(u.budget ?? 0) });
   }
 }
 

@@ -87,6 +87,11 @@ export function trialMetric(study: Pick<StudyDefinition, 'gpusPerTrial'>, trial:
   return metricOf(trial, key, study.gpusPerTrial);
 }
 
+/** The run's own interval of a metric of a trial of the study, per-GPU ones as `trialMetric` reads them. */
+export function trialMetricInterval(study: Pick<StudyDefinition, 'gpusPerTrial'>, trial: Trial, key: string): { low: number; high: number } | null {
+  return metricInterval(trial, key, study.gpusPerTrial);
+}
+
 /** A trial's objective on the study's basis: its measured metric times `basisFactor`; null when unmeasured or over the budget. */
 export function trialObjective(study: Pick<StudyDefinition, 'goal' | 'gpusPerTrial'>, trial: Trial): number | null {
   const raw = metricOf(trial, studyObjective(study.goal).metric);

@@ -4,11 +4,12 @@ import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
 import type { Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
-import { metricInterval, metricOf, metricSpec } from '../../results/metrics';
+import { metricOf, metricSpec } from '../../results/metrics';
 import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
-import { metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
-import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { objectiveStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
+import { trialGpuCount, type ObjectiveBasis, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { studyObjective, trialMetric, trialMetricInterval, trialObjective, trialObjectiveInterval, trialReplicas, type StudyObjective } from '../objective';
 import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
@@ -24,7 +25,8 @@ import { localizedStudyText, type LocalizedStudyText } from '../study-text';
  * what the user wrote (labels, descriptions), model and engine names, commands and engine errors are kept as they are.
  */
 
-export type Objective = ReturnType<typeof objectiveOf>;
+/** The study's objective on its basis, its name and unit in the report's language. */
+export type Objective = StudyObjective;
 
 export interface MetricColumn {
   key: string;
@@ -59,8 +61,13 @@ export interface TrialRow {
   intervals: Record<string, { low: number; high: number } | null>;
   /** Measured runs of this trial's configuration on its workload, in the whole study. */
   runs: number;
+  /** GPUs its server holds. */
+  gpuCount: number;
+  /** Its whole replicas on the goal's GPU budget (0: it does not fit); null when the goal has no budget. */
+  replicas: number | null;
   /** "warm-up: 16 requests, 4.2 s" (or its error) when the trial's server was warmed up before it. */
   warmup: string | null;
+  /** The objective on the study's basis (per GPU, or times its replicas on the budget). */
   objective: number | null;
   /** The objective's change against the baseline configuration on the same workload, in percent of the baseline. */
   vsBaselinePct: number | null;
@@ -182,6 +189,15 @@ export interface ReportModel {
   gpu: string;
   goalPhrase: string;
   objective: Objective;
+  /** The key of `metricColumns` that holds the objective: a catalogue key, or `objective` for the total on a GPU budget. */
+  objectiveColumn: string;
+  /**
+   * What the objective is compared on, said in words where it matters: per GPU, on a GPU budget, or per server when
+   * the configurations hold different GPU counts (null: per server, every configuration the same size).
+   */
+  basis: { kind: ObjectiveBasis; gpuBudget: number | null; text: string | null };
+  /** The stage tables show each trial's GPUs (sizes differ, or the basis is not one server). */
+  showGpus: boolean;
   simulated: boolean;
   /** Where the simulated numbers come from: the demo lab, or the hosts named (null when none is simulated). */
   simulatedSource: SimulatedSource | null;
@@ -200,6 +216,10 @@ export interface ReportModel {
     secretEnv: { name: string; ref: string }[];
     /** Candidate labels kept, stage by stage. */
     path: string[];
+    /** On a GPU budget: "2 × this server on 8 GPUs". */
+    replicas: string | null;
+    /** Compared per server against a baseline of another size: both per GPU, said beside. */
+    perGpu: string | null;
   } | null;
   /** Why there is no recommendation (running, failed…), when there is none. */
   noRecommendation: string | null;
@@ -232,7 +252,10 @@ export interface ReportModel {
     benchCommand: string | null;
     datasets: { workloadId: string; description: string; dataset: string; sha256: string | null }[];
     repeats: number;
-    gpusPerTrial: number;
+    /** The GPUs its servers hold, smallest first ("2, 4 and 8"). */
+    gpusPerServer: string;
+    /** The basis in words (`basis.text`, or "per server"). */
+    basis: string;
     /** How each number was measured and decided: warm-ups, repeats, the interval level. */
     method: string;
   };
@@ -249,16 +272,65 @@ export interface ReportInputs {
 }
 
 /** The metrics the report's tables show (their words are the catalogue's `metric.*`; units the metric catalogue's). */
-type ColumnKey = 'mean_latency_s' | 'total_token_throughput' | 'output_throughput' | 'mean_ttft_ms' | 'p99_ttft_ms' | 'mean_tpot_ms';
+type ColumnKey =
+  | 'mean_latency_s'
+  | 'total_token_throughput'
+  | 'output_throughput'
+  | 'mean_ttft_ms'
+  | 'p99_ttft_ms'
+  | 'mean_tpot_ms'
+  | 'total_token_throughput_per_gpu'
+  | 'output_throughput_per_gpu';
+
+/** The column of the total on a GPU budget: no catalogue metric, the objective itself. */
+const ON_BUDGET = 'objective';
 
 export function engineLabel(engine: EngineId): string {
   return getAdapter(engine).displayName;
 }
 
-/** The objective's metric and direction, with its name and unit in the report's language. */
-function localObjective(goal: ProjectFile['study']['goal']['kind'], tx: ReportText): Objective {
-  const objective = objectiveOf(goal);
-  return { ...objective, label: tx.t(`objective.${objective.metric}`), unit: localUnit(objective.unit, tx) };
+/** The objective's metric, direction and basis, with its name and unit in the report's language. */
+function localObjective(goal: ProjectFile['study']['goal'], tx: ReportText): Objective {
+  const objective = studyObjective(goal);
+  const budget = tx.integer(objective.gpuBudget ?? 0);
+  const label =
+    objective.metric === 'mean_latency_s' || objective.basis === 'server'
+      ? tx.t(`objective.${objective.metric}`)
+      : objective.basis === 'per-gpu'
+        ? tx.t('objective.total_token_throughput.per-gpu')
+        : tx.t('objective.total_token_throughput.gpu-budget', { budget });
+  return { ...objective, label, unit: localUnit(objective.unit, tx) };
+}
+
+/** The goal in a phrase for the title and the recommendation: "highest total token throughput per GPU". */
+function goalPhraseOf(objective: Objective, tx: ReportText): string {
+  if (objective.metric === 'mean_latency_s') return tx.t('goal.latency');
+  if (objective.basis === 'per-gpu') return tx.t('goal.throughput.per-gpu');
+  if (objective.basis === 'gpu-budget') return tx.t('goal.throughput.gpu-budget', { budget: tx.integer(objective.gpuBudget ?? 0) });
+  return tx.t('goal.throughput');
+}
+
+/** "2, 4 and 8 GPUs". */
+function sizesText(sizes: readonly number[], tx: ReportText): string {
+  return tx.plural('basis.sizes', sizes.length === 1 ? (sizes[0] ?? 0) : 2, { list: tx.list(sizes.map((n) => tx.integer(n))) });
+}
+
+/** The basis in words where it matters (see `ReportModel.basis`). */
+function basisText(objective: Objective, sizes: readonly number[], tx: ReportText): string | null {
+  const shown = sizesText(sizes, tx);
+  switch (objective.basis) {
+    case 'per-gpu':
+      return tx.t('basis.perGpu', { sizes: shown });
+    case 'gpu-budget':
+      return tx.t('basis.gpuBudget', { budget: tx.integer(objective.gpuBudget ?? 0) });
+    case 'server':
+      return sizes.length > 1 ? tx.t('basis.serverSizes', { sizes: shown }) : null;
+  }
+}
+
+/** A label with its replicas on the GPU budget ("2 × FP8 TP4"); as it is without a budget. */
+function withReplicas(label: string, replicas: number | null, tx: ReportText): string {
+  return replicas !== null && replicas > 0 ? tx.t('decision.replicas', { n: tx.integer(replicas), label }) : label;
 }
 
 /** Units are symbols in every language but the seconds ("sn" in Turkish, as in the app and the warm-up notes). */
@@ -270,12 +342,19 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
   const { study, state } = project;
   const tx = reportText(lang);
   const own = localizedStudyText(study, lang);
-  const objective = localObjective(study.goal.kind, tx);
+  const objective = localObjective(study.goal, tx);
   const redact = envRedactor(project);
+  // The GPUs each configuration holds: where they differ, or the basis is not one server, per-GPU numbers stand beside the raw ones.
+  const sizes = [...new Set(state.trials.map((t) => trialGpuCount(study, t)))].sort((a, b) => a - b);
+  const showGpus = sizes.length > 1 || objective.basis !== 'server';
+  const objectiveColumn = objective.catalogueKey ?? ON_BUDGET;
+  const shownKeys: ColumnKey[] = ['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', ...(showGpus ? (['output_throughput_per_gpu'] as const) : []), 'total_token_throughput', ...(showGpus ? (['total_token_throughput_per_gpu'] as const) : [])];
   const metricColumns: MetricColumn[] = [
-    objective.metric,
-    ...(['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'] as const).filter((k) => k !== objective.metric),
-  ].map((key: ColumnKey) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) }));
+    ...(objectiveColumn === ON_BUDGET ? [{ key: ON_BUDGET, title: tx.t('column.onBudget', { budget: tx.integer(objective.gpuBudget ?? 0) }), unit: objective.unit }] : []),
+    ...[objectiveColumn, ...shownKeys.filter((k) => k !== objectiveColumn)]
+      .filter((key): key is ColumnKey => key !== ON_BUDGET)
+      .map((key) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) })),
+  ];
 
   const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
   const rec = state.recommendation;
@@ -286,7 +365,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       : rec !== undefined &&
         (rec.serverKey !== undefined ? t.serverKey === rec.serverKey : t.engine === rec.engine && t.version === rec.version && t.mode === rec.mode && t.command === rec.command);
 
-  const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? metricOf(t, objective.metric) : null);
+  const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? trialObjective(study, t) : null);
   const doneValues = (trials: Trial[]) => trials.map(objectiveValue).filter((v): v is number => v !== null);
   const baselineByWorkload = new Map<string, number | null>();
   const baselineOn = (workloadId: string): number | null => {
@@ -305,8 +384,9 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     const metrics: Record<string, number | null> = {};
     const intervals: Record<string, { low: number; high: number } | null> = {};
     for (const c of metricColumns) {
-      metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
-      intervals[c.key] = t.status === 'done' ? metricInterval(t, c.key) : null;
+      const onBudget = c.key === ON_BUDGET;
+      metrics[c.key] = t.status !== 'done' ? null : onBudget ? value : trialMetric(study, t, c.key);
+      intervals[c.key] = t.status !== 'done' ? null : onBudget ? trialObjectiveInterval(study, t) : trialMetricInterval(study, t, c.key);
     }
     const problem = trialProblemWords(t, tx);
     return {
@@ -331,6 +411,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       metrics,
       intervals,
       runs: runCounts.get(runKey(t)) ?? 0,
+      gpuCount: trialGpuCount(study, t),
+      replicas: trialReplicas(study, t),
       warmup: t.warmup
         ? t.warmup.error !== undefined
           ? tx.t('trial.warmupFailed', { error: redact(t.warmup.error) })
@@ -368,7 +450,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           label: r.label,
           source: publishedSourceText(r),
           workloadId: r.workloadId ?? null,
-          metrics: Object.fromEntries(metricColumns.map((c) => [c.key, held ? metricOf(held, c.key) : null])),
+          // A guide's printed block does not say how many GPUs its server held: no per-GPU number, nothing on the budget.
+          metrics: Object.fromEntries(metricColumns.map((c) => [c.key, held && c.key !== ON_BUDGET ? metricOf(held, c.key) : null])),
           error: r.error ?? null,
         };
       });
@@ -444,8 +527,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,
       winner,
-      baselineStat: baseKey !== undefined ? metricStat(state.trials, baseKey, w.id, objective.metric) : null,
-      recommendedStat: recKey !== undefined ? metricStat(state.trials, recKey, w.id, objective.metric) : null,
+      baselineStat: baseKey !== undefined ? objectiveStat(study, state.trials, baseKey, w.id) : null,
+      recommendedStat: recKey !== undefined ? objectiveStat(study, state.trials, recKey, w.id) : null,
       comparison,
       regression,
       flag: changePct !== null ? flag : null,
@@ -523,6 +606,32 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     : null;
   const baselineStatement = baseline ? tx.t('baseline.statement', { baseline: baseline.label }) : tx.t('baseline.statementNone');
 
+  // The recommended server: its GPUs, its replicas on the budget, and per GPU against a baseline of another size.
+  const recTrial = state.trials.find((t) => t.stageId !== 'generalisation' && isRecommended(t)) ?? state.trials.find((t) => t.stageId === 'generalisation' && t.candidateId === 'recommended');
+  function recommendationReplicas(): string | null {
+    const replicas = recTrial ? trialReplicas(study, recTrial) : null;
+    if (!recTrial || replicas === null || replicas === 0) return null;
+    return tx.t('rec.replicas', { n: tx.integer(replicas), budget: tx.integer(objective.gpuBudget ?? 0), gpus: tx.integer(trialGpuCount(study, recTrial)) });
+  }
+  function recommendationPerGpu(): string | null {
+    const baseTrial = state.trials.find((t) => t.workloadId === primaryId && t.status === 'done' && isBaseline(t));
+    if (objective.basis !== 'server' || !recTrial || !baseTrial) return null;
+    const recGpus = trialGpuCount(study, recTrial);
+    const baseGpus = trialGpuCount(study, baseTrial);
+    if (recGpus === baseGpus) return null;
+    const perGpu = (trials: Trial[]) => mean(trials.filter((t) => t.workloadId === primaryId && t.status === 'done').map((t) => trialMetric(study, t, 'total_token_throughput_per_gpu')).filter((v): v is number => v !== null));
+    const recValue = perGpu(state.trials.filter(isRecommended));
+    const baseValue = perGpu(state.trials.filter(isBaseline));
+    if (recValue === null || baseValue === null || baseValue === 0) return null;
+    return tx.t('rec.perGpu', {
+      recGpus: tx.integer(recGpus),
+      baseGpus: tx.integer(baseGpus),
+      rec: tx.number(recValue),
+      base: tx.number(baseValue),
+      unit: metricSpec('total_token_throughput_per_gpu').unit,
+      change: tx.pct((recValue / baseValue - 1) * 100),
+    });
+  }
   const recommendation = rec
     ? {
         engineLabel: rec.mode === 'docker' ? tx.t('rec.docker', { engine: `${engineLabel(rec.engine)} ${rec.version}` }) : `${engineLabel(rec.engine)} ${rec.version}`,
@@ -538,6 +647,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
           return trial ? own.composite(trial.label, trial.stageId) : id;
         }),
+        replicas: recommendationReplicas(),
+        perGpu: recommendationPerGpu(),
       }
     : null;
   const noRecommendation = rec
@@ -554,7 +665,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
 
   const notes = buildNotes(project, { simulatedSource, counts, tx });
   const model = study.model.id;
-  const goalPhrase = tx.t(`goal.${study.goal.kind}`);
+  const goalPhrase = goalPhraseOf(objective, tx);
+  const basis = { kind: objective.basis, gpuBudget: objective.gpuBudget, text: basisText(objective, sizes, tx) };
   const ran = state.startedAt
     ? state.finishedAt && complete
       ? tx.t('header.ran', { start: tx.date(state.startedAt), end: tx.date(state.finishedAt) })
@@ -570,6 +682,9 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     gpu,
     goalPhrase,
     objective,
+    objectiveColumn,
+    basis,
+    showGpus,
     simulated,
     simulatedSource,
     status: { study: state.status, complete, text: statusText, counts, total: state.trials.length },
@@ -603,7 +718,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       benchCommand: primaryBench !== undefined ? redact(primaryBench) : null,
       datasets,
       repeats: study.repeats,
-      gpusPerTrial: study.gpusPerTrial,
+      gpusPerServer: tx.list((sizes.length > 0 ? sizes : [study.gpusPerTrial]).map((n) => tx.integer(n))),
+      basis: basis.text ?? tx.t('goal.basis.server'),
       method: methodOf(study, tx),
     },
     notes,
@@ -749,17 +865,21 @@ interface DecisionSpeech {
   own: LocalizedStudyText;
 }
 
-/** A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. */
-function decisionIn(stored: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact, own }: DecisionSpeech) {
+/**
+ * A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. On a GPU
+ * budget a candidate is named with its replicas ("2 × FP8 TP4"), as it was compared.
+ */
+function decisionIn(stored: StageDecision, trials: readonly { candidateId: string; label: string; replicas: number | null }[], { tx, objective, redact, own }: DecisionSpeech) {
   // Unmeasured candidates are stored by their written label; the trials' labels come here already in the language.
   const decision = stored.unmeasured ? { ...stored, unmeasured: stored.unmeasured.map((u) => ({ ...u, label: own.composite(u.label, stored.stageId) })) } : stored;
   const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
+  const named = (candidateId: string) => withReplicas(labelOf(candidateId), trials.find((t) => t.candidateId === candidateId)?.replicas ?? null, tx);
   const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
   const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
   return {
-    winnerLabel,
+    winnerLabel: decision.winner !== null ? named(decision.winner) : null,
     gainPct: gain,
-    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }),
+    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, named, redact }),
     verdict: verdictWords(decision, tx),
   };
 }
@@ -771,8 +891,10 @@ function decisionIn(stored: StageDecision, trials: readonly { candidateId: strin
 export function stageDecisionText(project: ProjectFile, decision: StageDecision, lang: ReportLang): { words: string; verdict: string | null } {
   const tx = reportText(lang);
   const own = localizedStudyText(project.study, lang);
-  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own) }));
-  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project), own });
+  const trials = project.state.trials
+    .filter((t) => t.stageId === decision.stageId)
+    .map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own), replicas: trialReplicas(project.study, t) }));
+  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal, tx), redact: envRedactor(project), own });
   return { words, verdict };
 }
 

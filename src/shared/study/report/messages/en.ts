@@ -158,7 +158,7 @@ const en = {
 
   // Setup
   'heading.setup': 'Setup',
-  'setup.gpusPerServer': 'GPUs per server, as each configuration\'s parallel layout needs: {gpus}.',
+  'setup.basis': 'Objective basis: {basis}',
   'setup.model': 'Model: {model}.',
   'setup.modelVariants': 'Model: {model}; variants: {variants}.',
   'setup.hardware': 'Hardware: {gpu}; driver {driver}; CUDA {cuda}; hosts: {hosts}.',
@@ -207,7 +207,8 @@ const en = {
   'trial.warmupSeconds': 'warm-up: {n} requests, {seconds}\u00a0s',
   'trial.warmupFailed': 'warm-up failed: {error}',
   'trial.runs': '{n} runs of this configuration',
-  'trial.replicas': '{n} × on {budget} GPUs',
+  'trial.replicas.one': '{n} replica on {budget} GPUs',
+  'trial.replicas.other': '{n} replicas on {budget} GPUs',
   'trial.overBudget': 'needs more than the budget of {budget} GPUs',
   'trial.refused': 'refused: {problem}',
   'trial.error': 'error: {problem}',

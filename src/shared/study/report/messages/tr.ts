@@ -155,7 +155,7 @@ const tr = {
   'slo.and': ' ve ',
 
   'heading.setup': 'Deney kurulumu',
-  'setup.gpusPerServer': 'Sunucu başına GPU, her yapılandırmanın paralel düzeninin gerektirdiği kadar: {gpus}.',
+  'setup.basis': 'Hedefin temeli: {basis}',
   'setup.model': 'Model: {model}.',
   'setup.modelVariants': 'Model: {model}; varyantlar: {variants}.',
   'setup.hardware': 'Donanım: {gpu}; sürücü {driver}; CUDA {cuda}; ana makineler: {hosts}.',
@@ -203,7 +203,8 @@ const tr = {
   'trial.warmupSeconds': 'ısınma: {n} istek, {seconds}\u00a0sn',
   'trial.warmupFailed': 'ısınma başarısız: {error}',
   'trial.runs': 'bu yapılandırmanın çalıştırma sayısı: {n}',
-  'trial.replicas': '{budget} GPU üzerinde {n} kopya',
+  'trial.replicas.one': '{budget} GPU üzerinde {n} kopya',
+  'trial.replicas.other': '{budget} GPU üzerinde {n} kopya',
   'trial.overBudget': '{budget} GPU bütçesinden fazlasını gerektiriyor',
   'trial.refused': 'reddedildi: {problem}',
   'trial.error': 'hata: {problem}',

@@ -1,6 +1,6 @@
 import { ServelabError } from '../../shared/contract';
 import type { Workload } from '../../shared/bench/workload';
-import type { StudyDefinition, StudyState, Trial, StageDecision } from '../../shared/study/study';
+import { trialGpuCount, type StudyDefinition, type StudyState, type Trial, type StageDecision } from '../../shared/study/study';
 import { estimatePlan, planEngineStage, planGrid, type PlanEstimate } from '../../shared/study/planner';
 import type { GpuFacts, PlanContext } from '../../shared/study/plan-context';
 import { applyStep, nextStudyStep } from '../../shared/study/study-loop';
@@ -524,7 +524,7 @@ class StudyRun {
       const measured = await prepared.run();
       if (this.cancelled) return;
       const now = new Date().toISOString();
-      const result = { ...measured, id: newResultId(), addedAt: now };
+      const result = { ...measured, id: newResultId(), addedAt: now, gpuCount: trialGpuCount(this.study, trial) };
       this.deps.onResult?.(result);
       const metrics = result.result.metrics;
       const lost = typeof metrics.completed === 'number' ? workload.numPrompts - metrics.completed : 0;

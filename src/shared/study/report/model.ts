@@ -9,7 +9,7 @@ import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
 import { objectiveStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
 import { trialGpuCount, type ObjectiveBasis, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
-import { studyObjective, trialMetric, trialMetricInterval, trialObjective, trialObjectiveInterval, trialReplicas, type StudyObjective } from '../objective';
+import { trialMetric, trialMetricInterval, trialObjective, trialObjectiveInterval, trialReplicas, type StudyObjective } from '../objective';
 import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
@@ -17,6 +17,7 @@ import { versusSection, type VersusSection } from './versus';
 import { trialProblemWords } from './problem-words';
 import { publishedSourceText } from '../guide/published';
 import { localizedStudyText, type LocalizedStudyText } from '../study-text';
+import { basisWords, gpuSizes, localObjective, localUnit, trialRoles, withReplicas } from './basis-words';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -289,53 +290,12 @@ export function engineLabel(engine: EngineId): string {
   return getAdapter(engine).displayName;
 }
 
-/** The objective's metric, direction and basis, with its name and unit in the report's language. */
-function localObjective(goal: ProjectFile['study']['goal'], tx: ReportText): Objective {
-  const objective = studyObjective(goal);
-  const budget = tx.integer(objective.gpuBudget ?? 0);
-  const label =
-    objective.metric === 'mean_latency_s' || objective.basis === 'server'
-      ? tx.t(`objective.${objective.metric}`)
-      : objective.basis === 'per-gpu'
-        ? tx.t('objective.total_token_throughput.per-gpu')
-        : tx.t('objective.total_token_throughput.gpu-budget', { budget });
-  return { ...objective, label, unit: localUnit(objective.unit, tx) };
-}
-
 /** The goal in a phrase for the title and the recommendation: "highest total token throughput per GPU". */
 function goalPhraseOf(objective: Objective, tx: ReportText): string {
   if (objective.metric === 'mean_latency_s') return tx.t('goal.latency');
   if (objective.basis === 'per-gpu') return tx.t('goal.throughput.per-gpu');
   if (objective.basis === 'gpu-budget') return tx.t('goal.throughput.gpu-budget', { budget: tx.integer(objective.gpuBudget ?? 0) });
   return tx.t('goal.throughput');
-}
-
-/** "2, 4 and 8 GPUs". */
-function sizesText(sizes: readonly number[], tx: ReportText): string {
-  return tx.plural('basis.sizes', sizes.length === 1 ? (sizes[0] ?? 0) : 2, { list: tx.list(sizes.map((n) => tx.integer(n))) });
-}
-
-/** The basis in words where it matters (see `ReportModel.basis`). */
-function basisText(objective: Objective, sizes: readonly number[], tx: ReportText): string | null {
-  const shown = sizesText(sizes, tx);
-  switch (objective.basis) {
-    case 'per-gpu':
-      return tx.t('basis.perGpu', { sizes: shown });
-    case 'gpu-budget':
-      return tx.t('basis.gpuBudget', { budget: tx.integer(objective.gpuBudget ?? 0) });
-    case 'server':
-      return sizes.length > 1 ? tx.t('basis.serverSizes', { sizes: shown }) : null;
-  }
-}
-
-/** A label with its replicas on the GPU budget ("2 × FP8 TP4"); as it is without a budget. */
-function withReplicas(label: string, replicas: number | null, tx: ReportText): string {
-  return replicas !== null && replicas > 0 ? tx.t('decision.replicas', { n: tx.integer(replicas), label }) : label;
-}
-
-/** Units are symbols in every language but the seconds ("sn" in Turkish, as in the app and the warm-up notes). */
-function localUnit(unit: string, tx: ReportText): string {
-  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit === 's' ? tx.t('unit.seconds') : unit;
 }
 
 export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): ReportModel {
@@ -345,7 +305,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
   const objective = localObjective(study.goal, tx);
   const redact = envRedactor(project);
   // The GPUs each configuration holds: where they differ, or the basis is not one server, per-GPU numbers stand beside the raw ones.
-  const sizes = [...new Set(state.trials.map((t) => trialGpuCount(study, t)))].sort((a, b) => a - b);
+  const sizes = gpuSizes(project);
   const showGpus = sizes.length > 1 || objective.basis !== 'server';
   const objectiveColumn = objective.catalogueKey ?? ON_BUDGET;
   const shownKeys: ColumnKey[] = ['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', ...(showGpus ? (['output_throughput_per_gpu'] as const) : []), 'total_token_throughput', ...(showGpus ? (['total_token_throughput_per_gpu'] as const) : [])];
@@ -356,14 +316,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       .map((key) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) })),
   ];
 
-  const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
+  const { baselineKey, isBaseline, isRecommended } = trialRoles(project);
   const rec = state.recommendation;
-  const isBaseline = (t: Trial) => (t.stageId === 'generalisation' ? t.candidateId === 'baseline' : baselineKey !== undefined && t.serverKey === baselineKey);
-  const isRecommended = (t: Trial) =>
-    t.stageId === 'generalisation'
-      ? t.candidateId === 'recommended'
-      : rec !== undefined &&
-        (rec.serverKey !== undefined ? t.serverKey === rec.serverKey : t.engine === rec.engine && t.version === rec.version && t.mode === rec.mode && t.command === rec.command);
 
   const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? trialObjective(study, t) : null);
   const doneValues = (trials: Trial[]) => trials.map(objectiveValue).filter((v): v is number => v !== null);
@@ -606,32 +560,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     : null;
   const baselineStatement = baseline ? tx.t('baseline.statement', { baseline: baseline.label }) : tx.t('baseline.statementNone');
 
-  // The recommended server: its GPUs, its replicas on the budget, and per GPU against a baseline of another size.
-  const recTrial = state.trials.find((t) => t.stageId !== 'generalisation' && isRecommended(t)) ?? state.trials.find((t) => t.stageId === 'generalisation' && t.candidateId === 'recommended');
-  function recommendationReplicas(): string | null {
-    const replicas = recTrial ? trialReplicas(study, recTrial) : null;
-    if (!recTrial || replicas === null || replicas === 0) return null;
-    return tx.t('rec.replicas', { n: tx.integer(replicas), budget: tx.integer(objective.gpuBudget ?? 0), gpus: tx.integer(trialGpuCount(study, recTrial)) });
-  }
-  function recommendationPerGpu(): string | null {
-    const baseTrial = state.trials.find((t) => t.workloadId === primaryId && t.status === 'done' && isBaseline(t));
-    if (objective.basis !== 'server' || !recTrial || !baseTrial) return null;
-    const recGpus = trialGpuCount(study, recTrial);
-    const baseGpus = trialGpuCount(study, baseTrial);
-    if (recGpus === baseGpus) return null;
-    const perGpu = (trials: Trial[]) => mean(trials.filter((t) => t.workloadId === primaryId && t.status === 'done').map((t) => trialMetric(study, t, 'total_token_throughput_per_gpu')).filter((v): v is number => v !== null));
-    const recValue = perGpu(state.trials.filter(isRecommended));
-    const baseValue = perGpu(state.trials.filter(isBaseline));
-    if (recValue === null || baseValue === null || baseValue === 0) return null;
-    return tx.t('rec.perGpu', {
-      recGpus: tx.integer(recGpus),
-      baseGpus: tx.integer(baseGpus),
-      rec: tx.number(recValue),
-      base: tx.number(baseValue),
-      unit: metricSpec('total_token_throughput_per_gpu').unit,
-      change: tx.pct((recValue / baseValue - 1) * 100),
-    });
-  }
+  const said = basisWords(project, tx, objective);
   const recommendation = rec
     ? {
         engineLabel: rec.mode === 'docker' ? tx.t('rec.docker', { engine: `${engineLabel(rec.engine)} ${rec.version}` }) : `${engineLabel(rec.engine)} ${rec.version}`,
@@ -647,8 +576,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
           return trial ? own.composite(trial.label, trial.stageId) : id;
         }),
-        replicas: recommendationReplicas(),
-        perGpu: recommendationPerGpu(),
+        replicas: said.replicas,
+        perGpu: said.perGpu,
       }
     : null;
   const noRecommendation = rec
@@ -666,7 +595,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
   const notes = buildNotes(project, { simulatedSource, counts, tx });
   const model = study.model.id;
   const goalPhrase = goalPhraseOf(objective, tx);
-  const basis = { kind: objective.basis, gpuBudget: objective.gpuBudget, text: basisText(objective, sizes, tx) };
+  const basis = { kind: objective.basis, gpuBudget: objective.gpuBudget, text: said.basis };
   const ran = state.startedAt
     ? state.finishedAt && complete
       ? tx.t('header.ran', { start: tx.date(state.startedAt), end: tx.date(state.finishedAt) })
@@ -807,12 +736,6 @@ function buildNotes(project: ProjectFile, facts: { simulatedSource: SimulatedSou
     notes.push({ kind: 'slo', text: tx.t('note.slo', { slos: study.goal.slos.map((slo) => describeSlo(slo, tx)).join('; ') }) });
   }
   return notes;
-}
-
-function defaultBaselineKey(project: ProjectFile): string | undefined {
-  const first = project.study.engines[0];
-  if (!first) return undefined;
-  return project.state.trials.find((t) => t.stageId === 'engine' && t.engine === first.engine && t.version === first.version && t.mode === first.mode)?.serverKey;
 }
 
 function sloViolations(t: Trial, slos: Slo[], tx: ReportText): string[] {

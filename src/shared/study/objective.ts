@@ -106,6 +106,14 @@ export function trialObjectiveInterval(study: Pick<StudyDefinition, 'goal' | 'gp
   return interval === null || factor === null ? null : { low: interval.low * factor, high: interval.high * factor };
 }
 
+/**
+ * The trials each carrying its GPU count (`trialGpuCount`), for views that read metrics off trials alone: a project
+ * stored before trials had their own count gets its `gpusPerTrial`. The same array when every trial has one.
+ */
+export function withGpuCounts(study: Pick<StudyDefinition, 'gpusPerTrial'>, trials: readonly Trial[]): readonly Trial[] {
+  return trials.every((t) => t.gpuCount !== undefined) ? trials : trials.map((t) => (t.gpuCount !== undefined ? t : { ...t, gpuCount: study.gpusPerTrial }));
+}
+
 /** Whether a configuration of `gpus` GPUs has no place on the study's budget (false when the goal has none). */
 export function overBudget(study: Pick<StudyDefinition, 'goal'>, gpus: number): boolean {
   const objective = studyObjective(study.goal);

@@ -45,6 +45,8 @@ const FIXED: Readonly<Record<string, PlainMessageKey>> = {
   'needs at least one host': 'wizard.issue.needsHost',
   'needs at least one engine': 'wizard.issue.needsEngine',
   'needs at least one candidate': 'wizard.issue.needsCandidate',
+  'is required with the basis "gpu-budget": the GPUs the replicas share': 'wizard.issue.budgetRequired',
+  'is read only with the basis "gpu-budget"': 'wizard.issue.budgetUnused',
 };
 
 const SECRET_REFERENCE = '{"secretRef": …}';
@@ -62,6 +64,8 @@ const PATTERNS: readonly [RegExp, (m: RegExpExecArray, messages: Messages) => st
   [/^has no setting (.+)$/, (m, messages) => say(messages, 'wizard.issue.unknownSettings', { keys: m[1]! })],
   [/^is required for (\S+)$/, (m, messages) => say(messages, 'wizard.issue.requiredFor', { algorithm: m[1]! })],
   [/^is more than any chosen host offers \((\d+)\)$/, (m, messages) => say(messages, 'wizard.issue.moreGpusThanHosts', { n: m[1]! })],
+  [/^is less than gpusPerTrial \((\d+)\): no configuration fits in it$/, (m, messages) => say(messages, 'wizard.issue.budgetBelowTrial', { n: m[1]! })],
+  [/^"(.+)" applies to a throughput goal only: /, (m, messages) => say(messages, 'wizard.issue.basisLatency', { basis: m[1]! })],
   [/^"(.*)" is used twice or reserved$/, (m, messages) => say(messages, 'wizard.issue.stageIdTaken', { id: m[1]! })],
   [/^"(.*)" is used twice in this stage$/, (m, messages) => say(messages, 'wizard.issue.candidateIdTaken', { id: m[1]! })],
   [/^"(.*)" is used twice$/, (m, messages) => say(messages, 'wizard.issue.usedTwice', { id: m[1]! })],

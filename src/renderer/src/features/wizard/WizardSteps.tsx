@@ -28,6 +28,7 @@ import {
 } from '../../study-draft/draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
+import { GoalBasis } from './GoalBasis';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -278,7 +279,7 @@ function GpuChecks({
 
 // ---------- 3. Goal ----------
 
-export function GoalStep({ draft, change, error }: StepProps) {
+export function GoalStep({ draft, change, error, boxGpus }: StepProps & { boxGpus: number | null }) {
   return (
     <div className="form form-compact">
       <WizardRadioGroup
@@ -297,6 +298,7 @@ export function GoalStep({ draft, change, error }: StepProps) {
           })
         }
       />
+      <GoalBasis draft={draft} change={change} error={error} boxGpus={boxGpus} />
       <section className="wizard-subsection" aria-labelledby="wizard-slos-title">
         <h3 id="wizard-slos-title" className="section-title">
           {t('wizard.slo.title')}

@@ -129,6 +129,23 @@ describe('a report on a GPU budget (Qwen3-235B-A22B on 8 × H100, published numb
   });
 });
 
+describe('a re-run of a study compared per GPU, against its original', () => {
+  it('compares the configurations per GPU, in the units the section names', () => {
+    const original = runAsPublished(gptOssStudy({ basis: 'per-gpu' }), GPT_OSS_TPS);
+    const study = {
+      ...gptOssStudy({ basis: 'per-gpu' }),
+      rerunOf: { path: '/projects/gpt-oss.servelab', name: 'GPT-OSS-120B throughput', engines: [{ engine: 'vllm' as const, version: '0.10.2', mode: 'env' as const }], hostIds: ['lab'] },
+    };
+    // Marked edge case: the same study again, its TP2 run 10% slower, so the row has a change to state.
+    const rerun = runAsPublished(study, { ...GPT_OSS_TPS, tp2: GPT_OSS_TPS.tp2 * 0.9 });
+    const model = buildReportModel(rerun, 'en', { original });
+    const tp2 = model.versus?.rows.find((r) => r.key === 'parallelism/tp2/sharegpt-1000');
+    expect(tp2?.original.value).toBeCloseTo(16042.19 / 2, 6);
+    expect(tp2?.change?.pct).toBeCloseTo(-10, 6);
+    expect(renderMarkdown(rerun, 'en', { original })).toContain('| Configuration | Workload | Original (tok/s/GPU) | Re-run (tok/s/GPU) | Change in total token throughput per GPU |');
+  });
+});
+
 describe('Turkish reports of studies on a basis hold none of the English catalogue', () => {
   // As tests/integration/report-lang.test.ts checks the examples: each English message's text between placeholders,
   // where it holds two words or more, must not be in the Turkish report.

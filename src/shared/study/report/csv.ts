@@ -110,7 +110,7 @@ function objectiveColumns(model: ReportModel): typeof COLUMNS {
  */
 function versusColumns(model: ReportModel): typeof COLUMNS {
   if (!model.versus) return [];
-  const metric = model.objective.metric;
+  const metric = model.objective.catalogueKey ?? model.objective.metric;
   const unit = metricSpec(metric)?.unit ?? '';
   const rows = new Map(model.versus.rows.map((r) => [r.key, r]));
   const of = (t: TrialRow) => rows.get(`${t.stageId}/${t.candidateId}/${t.workloadId}`);

@@ -19,6 +19,7 @@ import {
   trialName,
   trialNotes,
   versusColumns,
+  versusObjective,
   winnerText,
 } from './view';
 
@@ -293,7 +294,7 @@ function versusBody(m: ReportModel): string {
       );
     }
     out.push('</tbody></table>');
-    out.push(`<p class="muted">${h(versusFootnote(v, m.objective.label, tx))}</p>`);
+    out.push(`<p class="muted">${h(versusFootnote(v, versusObjective(m).label, tx))}</p>`);
   }
   for (const [title, sides] of [
     [tx.t('versus.onlyOriginal'), v.onlyOriginal],

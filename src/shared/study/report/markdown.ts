@@ -17,6 +17,7 @@ import {
   trialName,
   trialNotes,
   versusColumns,
+  versusObjective,
   winnerText,
 } from './view';
 
@@ -218,7 +219,7 @@ function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
         }),
       ),
     );
-    p(text(versusFootnote(v, m.objective.label, tx)));
+    p(text(versusFootnote(v, versusObjective(m).label, tx)));
   }
   for (const [title, sides] of [
     [tx.t('versus.onlyOriginal'), v.onlyOriginal],

@@ -655,7 +655,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     metricColumns,
     versus: versusSection(project, inputs.original ?? null, {
       tx,
-      objectiveMetric: objective.metric,
+      objectiveMetric: objective.catalogueKey ?? objective.metric,
       stageLabel: (id) => stageLabel(own, id, tx),
       trialLabel: (row) => trialLabel(row, tx, own),
       engineLabel,

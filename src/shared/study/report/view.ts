@@ -65,16 +65,24 @@ export function scenarioColumns(model: ReportModel): string[] {
   ];
 }
 
+/**
+ * The objective as the comparison with the original states it: on a GPU budget, the measured throughput per server
+ * (the same configuration has the same replicas in both studies, so the change is the same); else the objective.
+ */
+export function versusObjective(model: ReportModel): { label: string; unit: string } {
+  return model.objective.basis === 'gpu-budget' ? { label: model.text.t('objective.total_token_throughput'), unit: model.objective.unit } : model.objective;
+}
+
 /** The "versus the original" table's column titles, in the objective's unit. */
 export function versusColumns(model: ReportModel): string[] {
   const tx = model.text;
-  const unit = model.objective.unit;
+  const { unit, label } = versusObjective(model);
   return [
     tx.t('versus.col.configuration'),
     tx.t('versus.col.workload'),
     tx.t('versus.col.original', { unit }),
     tx.t('versus.col.rerun', { unit }),
-    tx.t('versus.col.change', { metric: model.objective.label }),
+    tx.t('versus.col.change', { metric: label }),
     tx.t('versus.col.verdict'),
     tx.t('versus.col.notes'),
   ];

@@ -71,7 +71,7 @@ test.describe('Studies against the real core on the demo lab', () => {
       await expect(page.getByTestId('study-progress')).toHaveText(/^\d+ of \d+ trials finished$/);
       const log = page.getByRole('log', { name: 'Study log lines' });
       await expect(log.locator('.log-line').first()).toBeVisible({ timeout: 60_000 });
-      await expect(page.getByRole('figure', { name: 'Trials over time, one row per GPU slot' })).toBeVisible({ timeout: 60_000 });
+      await expect(page.getByRole('figure', { name: 'Trials over time, one row per GPU' })).toBeVisible({ timeout: 60_000 });
       await screenshotBothThemes(page, 'studies-run', { height: 1400 });
       await expect(page.getByTestId('study-status')).toHaveText('Done', { timeout: 180_000 });
       await expect(page.getByText(`Study “${EXAMPLE_NAME}” finished.`)).toBeVisible();

@@ -12,9 +12,9 @@ import { measuredTrial } from './measured-trial';
  * - GPT-OSS-120B on H100 (GPUStack performance lab,
  *   https://github.com/gpustack/gpustack/blob/47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d/docs/performance-lab/gpt-oss-120b/h100.md,
  *   in tests/fixtures/bench-import-corpus/dev/gpustack-gpt-oss-120b-h100.md): vLLM with async scheduling on one GPU
- *   6325.41 tok/s (line 190), TP2 16042.19 (line 224), TP4 23759.49 (line 255). TP4 is the fastest server; per GPU TP2
- *   is best ("achieving 26.8% higher token throughput per GPU", line 301), and the single GPU beats TP4. (Its PP2 run is
- *   left out: a study's vLLM settings have no pipeline parallelism yet.)
+ *   6325.41 tok/s (line 190), TP2 16042.19 (line 224), TP4 23759.49 (line 255), PP2 11198.56 (line 285). TP4 is the
+ *   fastest server; per GPU TP2 is best ("achieving 26.8% higher token throughput per GPU", line 301), and the single
+ *   GPU beats TP4 and PP2.
  * - Qwen3-235B-A22B on 8 × H100 (GPUStack performance lab,
  *   https://github.com/gpustack/gpustack/blob/47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d/docs/performance-lab/qwen3-235b-a22b/h100.md,
  *   in tests/fixtures/bench-import-corpus/dev/gpustack-qwen3-235b-a22b-h100.md): vLLM BF16 TP8 8424.86 (line 97), FP8
@@ -42,6 +42,7 @@ export function gptOssStudy(goal: Partial<Goal> = {}): StudyDefinition {
         candidates: [
           { id: 'tp2', label: 'TP2', config: { tensorParallelSize: 2 } },
           { id: 'tp4', label: 'TP4', config: { tensorParallelSize: 4 } },
+          { id: 'pp2', label: 'PP2', config: { pipelineParallelSize: 2 } },
         ],
       },
     ],
@@ -50,7 +51,7 @@ export function gptOssStudy(goal: Partial<Goal> = {}): StudyDefinition {
 }
 
 /** Total token throughput by candidate id, as printed. */
-export const GPT_OSS_TPS = { 'vllm-0.10.2': 6325.41, tp2: 16042.19, tp4: 23759.49 } as const;
+export const GPT_OSS_TPS = { 'vllm-0.10.2': 6325.41, tp2: 16042.19, tp4: 23759.49, pp2: 11198.56 } as const;
 
 export function qwen235Study(goal: Partial<Goal> = {}): StudyDefinition {
   return StudyDefinitionSchema.parse({
@@ -64,10 +65,10 @@ export function qwen235Study(goal: Partial<Goal> = {}): StudyDefinition {
         id: 'layout',
         label: 'Quantization and parallelism',
         candidates: [
-          // Expert parallelism as the study launched it (`--enable-expert-parallel`): it reuses the tensor-parallel GPUs.
-          { id: 'fp8-tp8-ep', label: 'FP8 TP8 EP', variant: 'fp8', config: { tensorParallelSize: 8, extraArgs: ['--enable-expert-parallel'] } },
+          // Expert parallelism as the study launched it (`--enable-expert-parallel`, of size TP): it reuses the tensor-parallel GPUs.
+          { id: 'fp8-tp8-ep', label: 'FP8 TP8 EP', variant: 'fp8', config: { tensorParallelSize: 8, expertParallelSize: 8 } },
           { id: 'fp8-tp4', label: 'FP8 TP4', variant: 'fp8', config: { tensorParallelSize: 4 } },
-          { id: 'fp8-tp4-ep', label: 'FP8 TP4 EP', variant: 'fp8', config: { tensorParallelSize: 4, extraArgs: ['--enable-expert-parallel'] } },
+          { id: 'fp8-tp4-ep', label: 'FP8 TP4 EP', variant: 'fp8', config: { tensorParallelSize: 4, expertParallelSize: 4 } },
         ],
       },
       { id: 'batched-tokens', label: 'Max batched tokens', candidates: [{ id: 'mbt16384', label: '--max-num-batched-tokens 16384', config: { maxBatchedTokens: 16384 } }] },

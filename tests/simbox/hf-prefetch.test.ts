@@ -40,6 +40,26 @@ describe('prefetch script on the simulated box', () => {
     expect(doneOf(second.stdout)).toEqual({ ...done, downloaded: 0 });
   });
 
+  it('knows the mixture-of-experts models and their FP8 checkpoints, sized as their weights', () => {
+    for (const [repo, gib] of [
+      ['openai/gpt-oss-120b', 60.7],
+      ['openai/gpt-oss-20b', 12.8],
+      ['Qwen/Qwen3-30B-A3B', 56.8],
+      ['Qwen/Qwen3-30B-A3B-FP8', 29.0],
+      ['Qwen/Qwen3-235B-A22B-Instruct-2507', 437.7],
+      ['Qwen/Qwen3-235B-A22B-Instruct-2507-FP8', 220.1],
+    ] as const) {
+      const r = box.run(python, ['-c', SCRIPT, repo]);
+      expect(r.code, r.stderr).toBe(0);
+      const done = doneOf(r.stdout);
+      const weights = readdirSync(done?.path ?? '').filter((f) => f.endsWith('.safetensors'));
+      expect(weights.length).toBeGreaterThan(1);
+      // Placeholders record the size the file has on the Hub.
+      const bytes = weights.map((f) => Number(/\((\d+) bytes on the Hub\)/.exec(readFileSync(join(done?.path ?? '', f), 'utf8'))?.[1])).reduce((a, b) => a + b, 0);
+      expect(Math.abs(bytes / 1024 ** 3 / gib - 1)).toBeLessThan(0.01);
+    }
+  });
+
   it('follows HF_HOME', () => {
     const hfHome = join(box.home, 'hf-elsewhere');
     const r = box.run(python, ['-c', SCRIPT, 'Qwen/Qwen3-0.6B'], { env: { HF_HOME: hfHome } });

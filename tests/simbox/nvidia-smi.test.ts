@@ -3,13 +3,27 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { h200FixtureDir } from '../helpers/repo';
+import { h200FixtureDir, repoRoot } from '../helpers/repo';
 import { GPU_QUERY_FIELDS, GPU_APPS_QUERY_FIELDS, PROBE_SCRIPT } from '../../src/core/inventory/probe-script';
 import { parseProbeOutput, SIMULATED_MARKER } from '../../src/core/inventory/parse-probe';
 import { parseComputeApps, parseGpuQueryCsv } from '../../src/core/inventory/nvidia-smi';
 import { makeBox, type Box } from './helpers';
 
 const capture = (name: string) => readFileSync(join(h200FixtureDir, name), 'utf8');
+const publicTopo = (name: string) => readFileSync(join(repoRoot, 'tests', 'fixtures', 'nvidia-smi', 'topo-public', name), 'utf8');
+/** topo -m's header without its underline escape codes (\x1b[4m … \x1b[0m). */
+const withoutEscapes = (text: string) => text.replaceAll('\x1b[4m', '').replaceAll('\x1b[0m', '');
+/** What a terminal shows of topo -m (and what the public captures hold): escape codes gone, tabs at 8 columns. */
+function asTerminal(text: string): string {
+  return withoutEscapes(text)
+    .split('\n')
+    .map((line) => {
+      let out = '';
+      for (const ch of line) out += ch === '\t' ? ' '.repeat(8 - (out.length % 8)) : ch;
+      return out;
+    })
+    .join('\n');
+}
 const PRODUCT_GPU_QUERY = [`--query-gpu=${GPU_QUERY_FIELDS.join(',')}`, '--format=csv,noheader,nounits'];
 const boxes: Box[] = [];
 const box = (o: Parameters<typeof makeBox>[0]) => {
@@ -56,6 +70,12 @@ describe('simulated nvidia-smi on a 1-GPU H200 box', () => {
     expect(first).toMatch(/^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}$/);
     expect(capFirst).toMatch(/^\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}$/);
     expect(rest.join('\n')).toBe(capRest.join('\n'));
+  });
+
+  it('prints topo -m exactly like the capture, plus the marker line', () => {
+    const r = b.run('nvidia-smi', ['topo', '-m']);
+    expect(r.code).toBe(0);
+    expect(splitMarker(r.stdout).body).toBe(capture('topo.txt'));
   });
 
   it('rejects an unknown field like nvidia-smi (exit 2)', () => {
@@ -120,5 +140,48 @@ describe('H100 and A100 boxes', () => {
     expect(r.stdout.split('\n').filter((l) => l.startsWith('GPU '))).toHaveLength(4);
     expect(r.stdout).toContain('NVIDIA A100-SXM4-80GB');
     expect(b.run('simbox', ['config', '--count', '9']).code).toBe(2);
+  });
+});
+
+describe('topo -m of multi-GPU boxes', () => {
+  it('8 x H100 SXM: NV18 between every pair, as the public 8 x H100 capture prints it', () => {
+    const out = splitMarker(box({ gpu: 'h100', count: 8 }).run('nvidia-smi', ['topo', '-m']).stdout).body;
+    // The same tab-separated layout as the H200 capture: header underlined, an empty field before the GPU NUMA ID.
+    expect(out.split('\n')[0]).toBe('\t\x1b[4mGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m');
+    expect(out.split('\n')[1]).toBe('GPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t0-47,96-143\t0\t\tN/A');
+    // The capture is the terminal's text, cut after the legend's PHB line.
+    const terminal = asTerminal(out);
+    const expected = publicTopo('h100-8gpu-thunderkittens-167.txt');
+    expect(terminal.startsWith(expected)).toBe(true);
+    // The legend is the H200 capture's.
+    expect(out.slice(out.indexOf('\nLegend:'))).toBe(capture('topo.txt').slice(capture('topo.txt').indexOf('\nLegend:')));
+  });
+
+  it('8 x A100 SXM4: NV12 between every pair, as the DGX A100 capture prints its GPU columns', () => {
+    const rows = asTerminal(splitMarker(box({ gpu: 'a100', count: 8 }).run('nvidia-smi', ['topo', '-m']).stdout).body).split('\n');
+    const captured = publicTopo('a100-8gpu-nccl-1505.txt').trimEnd().split('\n');
+    // The first nine 8-column fields of each row (the row name and the GPU cells); the real box also has NICs.
+    for (const [i, line] of captured.entries()) expect(rows[i]?.slice(0, 72)).toBe(line.slice(0, 72));
+  });
+
+  it('boxes of 2 and 4 GPUs are the first GPUs of the 8-GPU host', () => {
+    const two = splitMarker(box({ gpu: 'h200', count: 2 }).run('nvidia-smi', ['topo', '-m']).stdout).body.split('\n');
+    expect(two.slice(1, 3)).toEqual(['GPU0\t X \tNV18\t0-47,96-143\t0\t\tN/A', 'GPU1\tNV18\t X \t0-47,96-143\t0\t\tN/A']);
+    const four = splitMarker(box({ gpu: 'a100', count: 4 }).run('nvidia-smi', ['topo', '-m']).stdout).body.split('\n');
+    expect(four[4]).toBe('GPU3\tNV12\tNV12\tNV12\t X \t0-47,96-143\t0\t\tN/A');
+  });
+
+  it('a PCIe box (simbox config --topology pcie): pairs on one switch (PIX), NODE within a NUMA node, SYS across', () => {
+    const b = box({ gpu: 'h100', count: 8 });
+    expect(b.run('simbox', ['config', '--topology', 'pcie']).stdout).toContain('topology: PCIe only');
+    const rows = splitMarker(b.run('nvidia-smi', ['topo', '-m']).stdout).body.split('\n');
+    expect(rows[1]).toBe('GPU0\t X \tPIX\tNODE\tNODE\tSYS\tSYS\tSYS\tSYS\t0-47,96-143\t0\t\tN/A');
+    expect(rows[6]).toBe('GPU5\tSYS\tSYS\tSYS\tSYS\tPIX\t X \tNODE\tNODE\t48-95,144-191\t1\t\tN/A');
+    // The same layout as the tab-preserving public capture of a 2-GPU PCIe box.
+    const pair = splitMarker(box({ gpu: 'h100', count: 2 }).run('nvidia-smi', ['topo', '-m'], { env: { SERVELAB_SIMBOX_TOPOLOGY: 'pcie' } }).stdout).body;
+    const captured = publicTopo('pcie-2gpu-club-3090-1229.txt');
+    const shape = (text: string) => withoutEscapes(text).split('\n').map((l) => l.split('\t').map((cell) => (/^(PIX|PHB|NODE|SYS)$/.test(cell) ? '<pcie>' : /^[\d,-]+$/.test(cell) ? '<n>' : cell)).join('\t'));
+    expect(shape(pair)).toEqual(shape(captured));
+    expect(b.run('simbox', ['config', '--topology', 'nvswitch']).code).toBe(2);
   });
 });

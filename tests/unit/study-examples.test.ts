@@ -142,6 +142,6 @@ describe('examples/qwen3-32b-throughput-a100.servelab (Study B)', () => {
   it('fits Qwen3-32B in bf16 at TP 1 on 80 GB, but not a 70B model', () => {
     const trial = (model: string) => ({ engine: 'vllm' as const, version: '0.11.0', config: parseServerConfig({ model, maxModelLen: 32768 }), workloadId: 'sharegpt-1000-unbounded' });
     expect(preflight(study, trial('Qwen/Qwen3-32B'), A100)).toBeNull();
-    expect(preflight(study, trial('meta-llama/Llama-3.1-70B-Instruct'), A100)).toMatch(/141\.1 GB per GPU at TP 1, more than .* GB/);
+    expect(preflight(study, trial('meta-llama/Llama-3.1-70B-Instruct'), A100)).toMatch(/141\.1 GB per GPU at TP1, more than .* GB/);
   });
 });

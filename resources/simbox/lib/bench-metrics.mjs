@@ -136,7 +136,8 @@ export const pWord = (p) => (Number.isInteger(p) ? String(p) : String(p));
 
 /**
  * The printed block and the result dict, as benchmark() builds them.
- * @param {{version: string, maxConcurrency: number|null, requestRate: number, durationS: number, selectedMetrics: string[], goodput: boolean}} run
+ * @param {{version: string, maxConcurrency: number|null, requestRate: number, durationS: number, selectedMetrics: string[], goodput: boolean,
+ *   rpsChangeEvents?: {rps: number, timestamp: string}[]}} run
  */
 export function renderResult(metrics, outputs, run) {
   const lines = [];
@@ -176,6 +177,8 @@ export function renderResult(metrics, outputs, run) {
     max_output_tokens_per_s: pyFloat(metrics.maxOutputTokensPerS),
     max_concurrent_requests: metrics.maxConcurrentRequests,
   };
+  // A ramped run's whole-rate steps (vllm/benchmarks/serve.py@v0.11.0:747-748), before the percentile keys.
+  if (run.rpsChangeEvents?.length > 0) result.rps_change_events = run.rpsChangeEvents;
 
   for (const [key, header, name] of SECTIONS) {
     if (!run.selectedMetrics.includes(key)) continue;

@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { ArrivalError, arrivalSchedule, rampUpArgsError, rpsChangeEvents } from './arrivals.mjs';
 import { resolveModel, versionCompare } from './catalog.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
 import { parseVllmBench, UsageError } from './engine-args.mjs';
@@ -73,6 +74,7 @@ export const DEFAULTS = {
 };
 
 const FLOAT_ARGS = new Set(['request_rate', 'burstiness', 'random_range_ratio', 'top_p', 'min_p', 'temperature']);
+const SERVE_PY = '/usr/lib/python3/dist-packages/vllm/benchmarks/serve.py';
 
 function die(text, code = 1) {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -333,6 +335,11 @@ export function saveResultJson(args, result, { date, backend, tokenizerId }) {
   json.request_rate = args.request_rate === Infinity ? 'inf' : pyFloat(args.request_rate);
   json.burstiness = pyFloat(args.burstiness);
   json.max_concurrency = args.max_concurrency;
+  if (args.ramp_up_strategy !== null && args.ramp_up_strategy !== undefined) {
+    json.ramp_up_strategy = args.ramp_up_strategy;
+    json.ramp_up_start_rps = args.ramp_up_start_rps;
+    json.ramp_up_end_rps = args.ramp_up_end_rps;
+  }
   Object.assign(json, result);
   if (!args.save_detailed) for (const k of ['input_lens', 'output_lens', 'ttfts', 'itls', 'generated_texts', 'errors']) delete json[k];
   return json;
@@ -357,6 +364,9 @@ export async function benchServeMain(argv, { version }) {
 
   const ns = { subparser: 'bench', bench_type: 'serve', ...args };
   process.stdout.write(`Namespace(${Object.entries(ns).map(([k, v]) => `${k}=${FLOAT_ARGS.has(k) && typeof v === 'number' ? floatRepr(v) : pyRepr(v)}`).join(', ')})\n`);
+  // main_async checks the ramp-up arguments right after seeding (vllm/benchmarks/serve.py@v0.11.0:1172-1190).
+  const rampError = rampUpArgsError(args);
+  if (rampError) die(traceback([[SERVE_PY, 1175, 'main_async', 'raise ValueError(']], `ValueError: ${rampError}`));
 
   // From 0.14.0 --model may be left out: the first model of the server's /v1/models is used
   // (vllm/benchmarks/serve.py@v0.14.0:62-86, :1556-1563).
@@ -392,7 +402,6 @@ export async function benchServeMain(argv, { version }) {
       goodput[k] = Number(v);
     }
   }
-  if (!(args.burstiness > 0)) die(pyValueError('Burstiness must be greater than 0.'));
 
   let requests;
   if (args.dataset_name === 'random') {
@@ -425,6 +434,8 @@ export async function benchServeMain(argv, { version }) {
 
   // Initial test run / ready check (engines.md §1.1): retried every 5 s until the timeout.
   process.stdout.write('Starting initial single prompt test run...\n');
+  // Where the main run starts on a simulated server's virtual clock: the end of the test request.
+  let virtualStart = null;
   if (args.ready_check_timeout_sec > 0) {
     process.stdout.write(`Waiting for endpoint to become up in ${args.ready_check_timeout_sec} seconds\n`);
     const deadline = performance.now() + args.ready_check_timeout_sec * scale * 1000;
@@ -440,23 +451,38 @@ export async function benchServeMain(argv, { version }) {
     if (!test.success) {
       die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/serve.py', 600, 'benchmark', 'raise ValueError(']], `ValueError: Initial test run failed - Please make sure benchmark arguments are correctly specified. Error: ${test.error}`));
     }
+    if (test.stamped) virtualStart = test.startTime + test.latency;
     process.stdout.write('Initial test run completed. Starting main benchmark run...\n');
   } else {
     process.stdout.write('Skipping endpoint ready check.\n');
   }
-  process.stdout.write(`Traffic request rate: ${args.request_rate === Infinity ? 'inf' : floatRepr(args.request_rate)}\n`);
+  // benchmark() before its first request (vllm/benchmarks/serve.py@v0.11.0:574-585).
+  if (args.ramp_up_strategy !== null) {
+    process.stdout.write(`Traffic ramp-up strategy: ${args.ramp_up_strategy}.\n`);
+    process.stdout.write(`Will increase RPS from ${args.ramp_up_start_rps} to ${args.ramp_up_end_rps} RPS over the duration of the benchmark.\n`);
+  } else {
+    process.stdout.write(`Traffic request rate: ${args.request_rate === Infinity ? 'inf' : floatRepr(args.request_rate)}\n`);
+  }
   process.stdout.write(`Burstiness factor: ${floatRepr(args.burstiness)} (${args.burstiness === 1 ? 'Poisson process' : 'Gamma distribution'})\n`);
   process.stdout.write(`Maximum request concurrency: ${args.max_concurrency ?? 'None'}\n`);
 
-  // Main run: arrival process (gamma gaps in virtual seconds, slept in scaled wall time) and a semaphore.
+  // Main run: the client's arrival schedule (arrivals.mjs; virtual seconds, slept in scaled wall time) and a semaphore.
   const total = requests.length;
+  let schedule;
+  try {
+    schedule = arrivalSchedule(args, total, { version, seed: args.seed });
+  } catch (err) {
+    if (!(err instanceof ArrivalError)) throw err;
+    die(traceback([[SERVE_PY, 618, 'benchmark', 'async for request, current_request_rate in get_request('], [SERVE_PY, 175, err.where, null]], err.text));
+  }
+  const paced = schedule.delays.some((d) => d > 0);
+  const sentAt = new Array(total);
   const wallStart = performance.now();
   let firstStamp = Infinity;
   let lastStamp = -Infinity;
   // Elapsed time in real-GPU units: from the server's stamps when it is simulated, else scaled wall time.
   const bar = progressBar(total, args.disable_tqdm, () => (lastStamp > firstStamp ? lastStamp - firstStamp : (performance.now() - wallStart) / 1000 / scale));
   bar.update(0, true);
-  const rng = makeRng('arrivals', args.seed);
   const outputs = new Array(total);
   let done = 0;
   let slots = args.max_concurrency ?? Infinity;
@@ -468,13 +494,12 @@ export async function benchServeMain(argv, { version }) {
     if (w) w(freedAt);
     else slots++;
   };
-  const closedLoop = args.max_concurrency !== null && args.request_rate === Infinity;
+  const closedLoop = args.max_concurrency !== null && !paced;
   const tasks = [];
   for (let i = 0; i < total; i++) {
-    if (i > 0 && args.request_rate !== Infinity) {
-      const gapV = rng.gamma(args.burstiness, 1 / (args.request_rate * args.burstiness));
-      await new Promise((r) => setTimeout(r, gapV * scale * 1000));
-    }
+    const wait = wallStart + schedule.delays[i] * scale * 1000 - performance.now();
+    if (schedule.delays[i] > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sentAt[i] = new Date();
     const req = requests[i];
     tasks.push(
       (async () => {
@@ -483,7 +508,10 @@ export async function benchServeMain(argv, { version }) {
         try {
           // Which completion hands its slot on is not known in advance: announce a follow-up while any request is unsent.
           const hints = closedLoop ? { sentAt: freedAt, followUp: i + 1 < total } : {};
-          if (freedAt === null && args.request_rate === Infinity) hints.wave = Math.min(total, args.max_concurrency ?? total);
+          // A paced request tells a simulated server when (in its virtual time) the schedule sent it, or the slot
+          // freed for it: an idle server's clock would otherwise lose its wall-time grace periods between requests.
+          if (paced && virtualStart !== null) hints.sentAt = Math.max(virtualStart + schedule.delays[i], freedAt ?? -Infinity);
+          if (freedAt === null && !paced) hints.wave = Math.min(total, args.max_concurrency ?? total);
           outputs[i] = await sendRequest(ctx, req, i, hints);
           const o = outputs[i];
           if (o.stamped && o.success) {
@@ -525,6 +553,7 @@ export async function benchServeMain(argv, { version }) {
     goodput: Boolean(goodput),
     failedLine: versionCompare(version, '0.11.1') >= 0,
     lowercaseTotal: versionCompare(version, '0.12.0') > 0,
+    rpsChangeEvents: rpsChangeEvents(args, schedule.rates, (i) => isoformat(i < 0 ? new Date(wallStart + performance.timeOrigin) : sentAt[i])),
   };
   const { text, result } = renderResult(metrics, outputs, run);
   process.stdout.write(text);
@@ -536,7 +565,15 @@ export async function benchServeMain(argv, { version }) {
     for (const item of args.metadata ?? []) if (item.indexOf('=') < 0) die(pyValueError('Invalid metadata format. Please use KEY=VALUE format.'));
     const json = saveResultJson(args, result, { date: dt, backend, tokenizerId });
     const rate = args.request_rate === Infinity ? 'inf' : floatRepr(args.request_rate);
-    let name = args.result_filename ?? `${args.label ?? backend}-${rate}qps${args.max_concurrency !== null ? `-concurrency${args.max_concurrency}` : ''}-${args.model.split('/').pop()}-${dt}.json`;
+    const concurrency = args.max_concurrency !== null ? `-concurrency${args.max_concurrency}` : '';
+    const label = args.label ?? backend;
+    const model = args.model.split('/').pop();
+    // vllm/benchmarks/serve.py@v0.11.0:1340-1343
+    let name =
+      args.result_filename ??
+      (args.ramp_up_strategy !== null
+        ? `${label}-ramp-up-${args.ramp_up_strategy}-${args.ramp_up_start_rps}qps-${args.ramp_up_end_rps}qps${concurrency}-${model}-${dt}.json`
+        : `${label}-${rate}qps${concurrency}-${model}-${dt}.json`);
     if (args.result_dir) {
       mkdirSync(args.result_dir, { recursive: true });
       name = join(args.result_dir, name);
@@ -547,4 +584,11 @@ export async function benchServeMain(argv, { version }) {
       appendFileSync(name, `${nonEmpty ? '\n' : ''}${textJson}`);
     } else writeFileSync(name, textJson);
   }
+}
+
+/** Python's datetime.isoformat() of a naive local time: microseconds unless zero. */
+function isoformat(d) {
+  const p = (n, w = 2) => String(n).padStart(w, '0');
+  const base = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  return d.getMilliseconds() === 0 ? base : `${base}.${p(d.getMilliseconds() * 1000, 6)}`;
 }

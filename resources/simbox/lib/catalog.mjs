@@ -74,22 +74,70 @@ export function resolveGpuModel(name) {
 export const DRIVER_VERSION = '580.159.04';
 export const CUDA_VERSION = '13.0';
 
+// Dense models: num_hidden_layers (layers), num_attention_heads (qHeads), num_key_value_heads (kvHeads), head_dim,
+// hidden_size (hidden), intermediate_size (intermediate), vocab_size and max_position_embeddings (maxLen) of each
+// repository's config.json on the Hugging Face Hub (huggingface.co/<id>/blob/main/config.json). The engines check
+// tensor parallelism against the heads and, for block-quantised FP8, the MLP width (see parallel.mjs).
 const QWEN3 = { arch: 'Qwen3ForCausalLM', vocab: 151936, maxLen: 40960, headDim: 128, kvHeads: 8 };
+
+/**
+ * Mixture-of-experts models: the config.json facts above plus `experts` (num_local_experts / num_experts), `perToken`
+ * (num_experts_per_tok), `moeIntermediate` (each expert's MLP width: moe_intermediate_size, or intermediate_size for
+ * gpt-oss), `expertParams` (all experts of all layers: 3 × hidden × moeIntermediate per expert and layer, plus
+ * gpt-oss's biases), `activeParams` (what one token reads: the published count), `slidingLayers` /
+ * `slidingWindow` (layers whose KV cache keeps only the last `slidingWindow` tokens) and `expertQuant` (the expert
+ * weights' own format when the checkpoint mixes formats).
+ */
+const GPT_OSS = {
+  arch: 'GptOssForCausalLM',
+  vocab: 201088,
+  maxLen: 131072,
+  headDim: 64,
+  qHeads: 64,
+  kvHeads: 8,
+  hidden: 2880,
+  intermediate: 2880,
+  moeIntermediate: 2880,
+  perToken: 4,
+  slidingWindow: 128,
+  // Experts in MXFP4 (4-bit values, one 8-bit scale per 32: 4.25 bits); attention, router, embeddings and LM head
+  // stay BF16 (quantization_config: quant_method mxfp4, modules_to_not_convert).
+  expertQuant: 'mxfp4',
+  quant: 'mxfp4',
+};
+
+const QWEN3_MOE = { arch: 'Qwen3MoeForCausalLM', vocab: 151936, headDim: 128, kvHeads: 4, perToken: 8, experts: 128 };
 
 /** Base models; `-FP8` / `-AWQ` variants are derived from them (see resolveModel). */
 const BASE_MODELS = {
-  'Qwen/Qwen3-0.6B': { ...QWEN3, params: 0.6e9, layers: 28, qHeads: 16, hidden: 1024 },
-  'Qwen/Qwen3-1.7B': { ...QWEN3, params: 1.7e9, layers: 28, qHeads: 16, hidden: 2048 },
-  'Qwen/Qwen3-4B': { ...QWEN3, params: 4.02e9, layers: 36, qHeads: 32, hidden: 2560 },
-  'Qwen/Qwen3-8B': { ...QWEN3, params: 8.19e9, layers: 36, qHeads: 32, hidden: 4096 },
-  'Qwen/Qwen3-14B': { ...QWEN3, params: 14.77e9, layers: 40, qHeads: 40, hidden: 5120 },
-  'Qwen/Qwen3-32B': { ...QWEN3, params: 32.76e9, layers: 64, qHeads: 64, hidden: 5120 },
+  'Qwen/Qwen3-0.6B': { ...QWEN3, params: 0.6e9, layers: 28, qHeads: 16, hidden: 1024, intermediate: 3072 },
+  'Qwen/Qwen3-1.7B': { ...QWEN3, params: 1.7e9, layers: 28, qHeads: 16, hidden: 2048, intermediate: 6144 },
+  'Qwen/Qwen3-4B': { ...QWEN3, params: 4.02e9, layers: 36, qHeads: 32, hidden: 2560, intermediate: 9728 },
+  'Qwen/Qwen3-8B': { ...QWEN3, params: 8.19e9, layers: 36, qHeads: 32, hidden: 4096, intermediate: 12288 },
+  'Qwen/Qwen3-14B': { ...QWEN3, params: 14.77e9, layers: 40, qHeads: 40, hidden: 5120, intermediate: 17408 },
+  'Qwen/Qwen3-32B': { ...QWEN3, params: 32.76e9, layers: 64, qHeads: 64, hidden: 5120, intermediate: 25600 },
   'meta-llama/Llama-3.1-8B-Instruct': {
-    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 8.03e9, layers: 32, qHeads: 32, hidden: 4096, gated: true,
+    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 8.03e9, layers: 32, qHeads: 32, hidden: 4096, intermediate: 14336, gated: true,
   },
   'meta-llama/Llama-3.1-70B-Instruct': {
-    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 70.55e9, layers: 80, qHeads: 64, hidden: 8192, gated: true,
+    arch: 'LlamaForCausalLM', vocab: 128256, maxLen: 131072, headDim: 128, kvHeads: 8, params: 70.55e9, layers: 80, qHeads: 64, hidden: 8192, intermediate: 28672, gated: true,
   },
+  // huggingface.co/openai/gpt-oss-120b config.json (num_hidden_layers 36, num_local_experts 128, experts_per_token 4,
+  // layer_types alternating sliding_attention / full_attention, sliding_window 128); the same dimensions are in vLLM's
+  // tests/kernels/moe/test_gpt_oss_triton_kernels.py@v0.11.1 ModelConfig. 116.83B parameters, 5.13B active: the gpt-oss
+  // model card (OpenAI, August 2025), table 1.
+  'openai/gpt-oss-120b': { ...GPT_OSS, layers: 36, slidingLayers: 18, experts: 128, params: 116.83e9, activeParams: 5.13e9, expertParams: 36 * 128 * (3 * 2880 * 2880 + 3 * 2880) },
+  // huggingface.co/openai/gpt-oss-20b config.json (num_hidden_layers 24, num_local_experts 32); 20.91B parameters,
+  // 3.61B active (model card, table 1).
+  'openai/gpt-oss-20b': { ...GPT_OSS, layers: 24, slidingLayers: 12, experts: 32, params: 20.91e9, activeParams: 3.61e9, expertParams: 24 * 32 * (3 * 2880 * 2880 + 3 * 2880) },
+  // huggingface.co/Qwen/Qwen3-30B-A3B config.json (hidden_size 2048, num_hidden_layers 48, num_attention_heads 32,
+  // num_key_value_heads 4, moe_intermediate_size 768, num_experts 128, num_experts_per_tok 8,
+  // max_position_embeddings 40960); 30.5B parameters, 3.3B activated (its model card).
+  'Qwen/Qwen3-30B-A3B': { ...QWEN3_MOE, maxLen: 40960, layers: 48, qHeads: 32, hidden: 2048, intermediate: 6144, moeIntermediate: 768, params: 30.5e9, activeParams: 3.3e9, expertParams: 48 * 128 * 3 * 2048 * 768 },
+  // huggingface.co/Qwen/Qwen3-235B-A22B-Instruct-2507 config.json (hidden_size 4096, num_hidden_layers 94,
+  // num_attention_heads 64, num_key_value_heads 4, moe_intermediate_size 1536, num_experts 128, num_experts_per_tok 8,
+  // max_position_embeddings 262144); 235B parameters, 22B activated (its model card).
+  'Qwen/Qwen3-235B-A22B-Instruct-2507': { ...QWEN3_MOE, maxLen: 262144, layers: 94, qHeads: 64, hidden: 4096, intermediate: 12288, moeIntermediate: 1536, params: 235e9, activeParams: 22e9, expertParams: 94 * 128 * 3 * 4096 * 1536 },
 };
 
 /** Which quantised checkpoints exist for which base models. */
@@ -100,7 +148,13 @@ const VARIANTS = {
   'Qwen/Qwen3-8B': ['FP8', 'AWQ'],
   'Qwen/Qwen3-14B': ['FP8', 'AWQ'],
   'Qwen/Qwen3-32B': ['FP8', 'AWQ'],
+  // Block-quantised FP8 (weight_block_size [128, 128]) like the dense ones.
+  'Qwen/Qwen3-30B-A3B': ['FP8'],
+  'Qwen/Qwen3-235B-A22B-Instruct-2507': ['FP8'],
 };
+
+/** Block size of Qwen's -FP8 checkpoints (quantization_config.weight_block_size). */
+export const FP8_BLOCK = [128, 128];
 
 /** EAGLE3 draft heads and how often their guesses are accepted (first position). */
 export const DRAFT_MODELS = {
@@ -110,7 +164,8 @@ export const DRAFT_MODELS = {
 
 /**
  * A model by HF id (or a local path whose last component matches one). Returns null for unknown ids.
- * `quant` is the checkpoint's own quantisation: null (BF16), 'fp8' (block-scaled FP8, as Qwen's -FP8 repos) or 'awq'.
+ * `quant` is the checkpoint's own quantisation: null (BF16), 'fp8' (block-scaled FP8, as Qwen's -FP8 repos), 'awq',
+ * or 'mxfp4' (gpt-oss: MXFP4 experts, the rest BF16).
  */
 export function resolveModel(id) {
   if (typeof id !== 'string' || id === '') return null;
@@ -143,13 +198,43 @@ export function allModelIds() {
   return ids;
 }
 
-/** Bytes of KV cache per token (K and V, all layers) at the given element size. */
-export function kvBytesPerToken(model, elementBytes = 2) {
-  return model.layers * model.kvHeads * model.headDim * 2 * elementBytes;
+/** Whether a model routes each token through a few of many experts. */
+export function isMoe(model) {
+  return Boolean(model?.experts);
 }
 
-/** Bytes the weights take on the GPU for the checkpoint's (or the forced) quantisation. */
-export function weightBytes(model, quant = model.quant) {
+/** Layers that keep the whole context in their KV cache (sliding-window layers keep only their window). */
+export function fullAttentionLayers(model) {
+  return model.layers - (model.slidingLayers ?? 0);
+}
+
+/**
+ * Bytes of KV cache per token (K and V, all layers) at the given element size. Sliding-window layers hold a fixed
+ * window per sequence, not a share per token, so only the full-attention layers count (vLLM's hybrid KV cache
+ * manager, SGLang's SWA pool).
+ */
+export function kvBytesPerToken(model, elementBytes = 2) {
+  return fullAttentionLayers(model) * model.kvHeads * model.headDim * 2 * elementBytes;
+}
+
+/** Bytes per parameter of each format as stored on the GPU (FP8 with its block scales; AWQ 4-bit with scales). */
+const BYTES_PER_PARAM = { fp8: 1.02, awq: 0.53, mxfp4: 4.25 / 8 };
+
+/**
+ * Bytes the weights take on the GPU for the checkpoint's (or the forced) quantisation. `part`: 'all', 'experts'
+ * (the routed experts of a mixture-of-experts model) or 'dense' (everything else).
+ */
+export function weightBytes(model, quant = model.quant, part = 'all') {
+  if (isMoe(model)) {
+    const expertFormat = model.expertQuant ?? quant;
+    // Block-scaled FP8 experts carry one scale per 128 x 128 block: negligible next to the dense FP8 layers' 2%.
+    const experts = model.expertParams * (expertFormat === 'fp8' ? 1.0 : BYTES_PER_PARAM[expertFormat] ?? 2);
+    const embedParams = model.vocab * model.hidden * 2; // embeddings and LM head (untied) stay in 16 bits
+    const rest = Math.max(0, model.params - model.expertParams - embedParams);
+    const dense = embedParams * 2 + rest * (quant === 'fp8' ? BYTES_PER_PARAM.fp8 : 2);
+    return part === 'experts' ? experts : part === 'dense' ? dense : experts + dense;
+  }
+  if (part === 'experts') return 0;
   const embed = model.vocab * model.hidden * 2; // embeddings and LM head stay in 16 bits in FP8/AWQ checkpoints
   const body = Math.max(0, model.params - embed);
   if (quant === 'fp8') return body * 1.02 + embed * 2;

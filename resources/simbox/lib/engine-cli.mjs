@@ -12,7 +12,11 @@ import { traceback } from './pylog.mjs';
 import { runServer } from './server.mjs';
 import { loadConfig } from './state.mjs';
 import { vllmAttention, vllmSpeculative } from './vllm-config.mjs';
+import { versionCompare } from './version.mjs';
 import { parseYaml } from './yaml-lite.mjs';
+
+/** vLLM's Optional[Literal] choices take the string 'None' for None. */
+const nonNone = (v) => (v === undefined || v === null || v === 'None' ? null : v);
 
 /** Prints what the parser printed and exits with its status (0 for --help, 2 for a refusal, 1 for an exception). */
 function exitWith(err) {
@@ -138,6 +142,11 @@ export function vllmServeSpecOf(args, env, { module }) {
     knobs: {
       tp: p.get('--tensor-parallel-size') ?? 1,
       pp: p.get('--pipeline-parallel-size') ?? 1,
+      dp: p.get('--data-parallel-size') ?? 1,
+      dcp: p.get('--decode-context-parallel-size') ?? 1,
+      enableEp: Boolean(p.get('--enable-expert-parallel')),
+      // --all2all-backend from 0.11.1; 0.11.0 reads VLLM_ALL2ALL_BACKEND (vllm/envs.py@v0.11.0:1240-1246).
+      a2aBackend: nonNone(p.get('--all2all-backend')) ?? (versionCompare(version, '0.11.1') < 0 ? env.processEnv?.VLLM_ALL2ALL_BACKEND ?? null : null),
       quantization: p.get('--quantization') ?? null,
       kvCacheDtype,
       maxModelLen: maxModelLen === -1 ? null : maxModelLen ?? null,
@@ -207,6 +216,10 @@ export function sglangLaunchSpecOf(argv, env) {
     knobs: {
       tp: p.get('--tensor-parallel-size') ?? 1,
       pp: p.get('--pipeline-parallel-size') ?? 1,
+      dp: p.get('--data-parallel-size') ?? 1,
+      epSize: p.get('--expert-parallel-size') ?? null,
+      dpAttention: Boolean(p.get('--enable-dp-attention')),
+      a2aBackend: p.get('--moe-a2a-backend') ?? null,
       quantization: p.get('--quantization') ?? null,
       kvCacheDtype: p.get('--kv-cache-dtype') ?? 'auto',
       maxModelLen: p.get('--context-length') ?? null,
@@ -257,6 +270,7 @@ export function trtllmServeSpecOf(argv, env) {
   const knobs = {
     tp: p.get('--tp_size') ?? 1,
     pp: p.get('--pp_size') ?? 1,
+    epSize: p.get('--ep_size') ?? null,
     maxModelLen: p.get('--max_seq_len') ?? null,
     maxBatchedTokens: p.get('--max_num_tokens') ?? null,
     maxRunning: p.get('--max_batch_size') ?? null,
@@ -282,6 +296,11 @@ export function trtllmServeSpecOf(argv, env) {
         1,
       );
     }
+    // The YAML's LLM arguments override the command line's (update_llm_args_with_extra_dict).
+    if (Number.isInteger(extra.tensor_parallel_size)) knobs.tp = extra.tensor_parallel_size;
+    if (Number.isInteger(extra.pipeline_parallel_size)) knobs.pp = extra.pipeline_parallel_size;
+    if (Number.isInteger(extra.moe_expert_parallel_size)) knobs.epSize = extra.moe_expert_parallel_size;
+    if (extra.enable_attention_dp !== undefined) knobs.attentionDp = extra.enable_attention_dp === true;
     if (extra.cuda_graph_config === null) knobs.disableCudaGraph = true;
     if (extra.cuda_graph_config?.max_batch_size) knobs.cudaGraphMaxBs = extra.cuda_graph_config.max_batch_size;
     if (extra.cuda_graph_config?.batch_sizes) knobs.cudaGraphMaxBs = Math.max(...extra.cuda_graph_config.batch_sizes);

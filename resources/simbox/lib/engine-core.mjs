@@ -65,7 +65,7 @@ export class EngineCore {
   }
 
   reserveFor(r) {
-    const need = r.prompt + r.generated;
+    const need = r.prompt + r.generated + (this.p.kvPerSeqTokens ?? 0);
     if (this.p.admissionReserveRatio > 0) return need + Math.ceil((r.maxTokens - r.generated) * this.p.admissionReserveRatio);
     return need;
   }
@@ -75,6 +75,21 @@ export class EngineCore {
    * `now` (see nextReadyAt). Otherwise { start, end, emissions: [{id, tokens, first, done}], decodeSeqs, prefillSeqs }.
    */
   step(now) {
+    const plan = this.plan(now);
+    if (!plan) return null;
+    return this.finish(plan, this.planDuration(plan));
+  }
+
+  /** Tokens a planned iteration sends through the model (what the experts of coupled ranks see together). */
+  static planTokens(plan) {
+    return plan.batch.decodeTokens + plan.prefillTokens;
+  }
+
+  /**
+   * Chooses the next iteration's batch at `now` and admits its new requests (preempting first where vLLM would);
+   * null when there is nothing to run. The batch runs when `finish` is called with its duration.
+   */
+  plan(now) {
     const p = this.p;
     const spec = p.spec;
     const ready = this.waiting.filter((r) => r.readyAt <= now);
@@ -134,25 +149,39 @@ export class EngineCore {
     const decodeSeqs = doDecode ? decoding.length : 0;
     let decodeCtx = 0;
     if (doDecode) for (const r of decoding) decodeCtx += r.prompt + r.generated;
-    let duration = p.stepTime({
-      decodeSeqs,
-      decodeTokens: decodeSeqs * perSeqQuery,
-      decodeCtx,
-      prefill: prefill.map((x) => ({ tokens: x.tokens, start: x.start })),
-    });
-    if (spec && decodeSeqs > 0) duration += p.draftTime(decodeSeqs);
-    if (spec && prefill.length > 0) duration += 0.0008 * spec.steps;
+    const batch = { decodeSeqs, decodeTokens: decodeSeqs * perSeqQuery, decodeCtx, prefill: prefill.map((x) => ({ tokens: x.tokens, start: x.start })) };
     const prefillTokens = prefill.reduce((s, x) => s + x.tokens, 0);
-    if (this.stallPending && prefillTokens > 64) {
+    return { now, batch, prefill, decoding: doDecode ? decoding : [], decodeSeqs, prefillTokens };
+  }
+
+  /** Seconds a planned iteration takes on its own (`moeTokens`: the experts' tokens of all coupled ranks), noise aside. */
+  planDuration(plan, moeTokens) {
+    const p = this.p;
+    const spec = p.spec;
+    let duration = p.stepTime(plan.batch, moeTokens);
+    if (spec && plan.decodeSeqs > 0) duration += p.draftTime(plan.decodeSeqs);
+    if (spec && plan.prefill.length > 0) duration += 0.0008 * spec.steps;
+    if (this.stallPending && plan.prefillTokens > 64) {
       duration += p.firstPrefillStallS;
       this.stallPending = false;
     }
-    duration *= Math.max(0.85, 1 + this.noise * this.rng.normal());
-    if (this.serverNoise) duration = this.serverNoise.stepTime(duration, { prefillSeqs: prefill.length, decodeSeqs });
-    this.steps++;
+    return duration;
+  }
 
+  /** The iteration's duration after this engine's noise. */
+  noisy(duration, plan) {
+    let d = duration * Math.max(0.85, 1 + this.noise * this.rng.normal());
+    if (this.serverNoise) d = this.serverNoise.stepTime(d, { prefillSeqs: plan.prefill.length, decodeSeqs: plan.decodeSeqs });
+    return d;
+  }
+
+  /** Runs a planned iteration for `duration` seconds (noise applied unless `exact`): emits its tokens, frees the done. */
+  finish(plan, duration, { exact = false } = {}) {
+    const spec = this.p.spec;
+    if (!exact) duration = this.noisy(duration, plan);
+    this.steps++;
     const emissions = [];
-    for (const x of prefill) {
+    for (const x of plan.prefill) {
       x.r.prefilled += x.tokens;
       if (x.r.prefilled >= x.r.toPrefill) {
         // The last prefill chunk also samples the request's next token.
@@ -162,15 +191,13 @@ export class EngineCore {
         emissions.push({ id: x.r.id, tokens: 1, first, done: x.r.generated >= x.r.maxTokens });
       }
     }
-    if (doDecode) {
-      for (const r of decoding) {
-        let n = 1;
-        if (spec) n = this.sampleAccepted(spec, decodeSeqs);
-        n = Math.min(n, r.maxTokens - r.generated);
-        r.generated += n;
-        this.grow(r, n);
-        emissions.push({ id: r.id, tokens: n, first: false, done: r.generated >= r.maxTokens });
-      }
+    for (const r of plan.decoding) {
+      let n = 1;
+      if (spec) n = this.sampleAccepted(spec, plan.decodeSeqs);
+      n = Math.min(n, r.maxTokens - r.generated);
+      r.generated += n;
+      this.grow(r, n);
+      emissions.push({ id: r.id, tokens: n, first: false, done: r.generated >= r.maxTokens });
     }
     for (const e of emissions) {
       if (!e.done) continue;
@@ -180,7 +207,7 @@ export class EngineCore {
         this.running.splice(i, 1);
       }
     }
-    return { start: now, end: now + duration, emissions, decodeSeqs, prefillSeqs: prefill.length, prefillTokens };
+    return { start: plan.now, end: plan.now + duration, emissions, decodeSeqs: plan.decodeSeqs, prefillSeqs: plan.prefill.length, prefillTokens: plan.prefillTokens };
   }
 
   canAdmit(r, alsoAdmitted = []) {
@@ -217,4 +244,111 @@ export class EngineCore {
     }
     return n;
   }
+}
+
+/**
+ * Data-parallel ranks behind one endpoint: one scheduler (EngineCore) per rank, each with its own batch and KV cache,
+ * stepping together. Ranks whose expert layers are shared (layout.coupled: DP attention, vLLM's DP of a MoE model)
+ * must: each step routes every rank's tokens through the experts at once, an idle rank runs a dummy batch, and the
+ * step lasts as long as the slowest rank's part. Independent replicas (a dense model's DP) are stepped the same way,
+ * which costs them the spread between their step times (a few percent at balanced load).
+ *
+ * Requests go to a rank as the engines dispatch: vLLM to the lowest `waiting x 4 + running`
+ * (DPLBAsyncMPClient.get_core_engine_for_request, vllm/v1/engine/core_client.py@v0.11.0:1133-1153), SGLang and
+ * TensorRT-LLM round robin (load_balance_method "round_robin", python/sglang/srt/server_args.py@v0.5.5:333).
+ */
+export class DpEngine {
+  constructor(profile, opts = {}) {
+    this.p = profile;
+    const seed = opts.seed ?? 0;
+    this.ranks = Array.from({ length: profile.ranks }, (_, i) =>
+      new EngineCore(profile, { ...opts, seed: i === 0 ? seed : `${seed}:dp${i}`, noiseSeed: i === 0 ? opts.noiseSeed : null }),
+    );
+    this.next = 0;
+    this.rankOf = new Map();
+  }
+
+  get steps() {
+    return this.ranks[0].steps;
+  }
+
+  get waiting() {
+    return this.ranks.flatMap((r) => r.waiting);
+  }
+
+  get running() {
+    return this.ranks.flatMap((r) => r.running);
+  }
+
+  get kvUsed() {
+    return this.ranks.reduce((s, r) => s + r.kvUsed, 0);
+  }
+
+  get busy() {
+    return this.ranks.some((r) => r.busy);
+  }
+
+  add(req) {
+    let i;
+    if (this.p.engine === 'vllm') {
+      let best = Infinity;
+      for (const [k, r] of this.ranks.entries()) {
+        const score = r.waiting.length * 4 + r.running.length;
+        if (score < best) {
+          best = score;
+          i = k;
+        }
+      }
+    } else {
+      i = this.next;
+      this.next = (this.next + 1) % this.ranks.length;
+    }
+    this.rankOf.set(req.id, i);
+    return this.ranks[i].add(req);
+  }
+
+  abort(id) {
+    const i = this.rankOf.get(id);
+    if (i !== undefined) this.ranks[i].abort(id);
+    this.rankOf.delete(id);
+  }
+
+  nextReadyAt() {
+    let t = null;
+    for (const r of this.ranks) {
+      const x = r.nextReadyAt();
+      if (x !== null && (t === null || x < t)) t = x;
+    }
+    return t;
+  }
+
+  step(now) {
+    const plans = this.ranks.map((r) => r.plan(now));
+    if (plans.every((x) => x === null)) return null;
+    const moeTokens = this.p.layout.coupled ? plans.reduce((s, x) => s + (x ? EngineCore.planTokens(x) : 0), 0) : undefined;
+    let duration = 0;
+    for (const [i, plan] of plans.entries()) {
+      // An idle coupled rank still runs the expert layers with the others (a dummy batch of its own).
+      const own = plan ? this.ranks[i].planDuration(plan, moeTokens) : moeTokens ? this.p.stepTime({ decodeSeqs: 0, decodeTokens: 0, decodeCtx: 0, prefill: [] }, moeTokens) : 0;
+      duration = Math.max(duration, own);
+    }
+    const lead = plans.find((x) => x !== null);
+    duration = this.ranks[plans.indexOf(lead)].noisy(duration, lead);
+    const out = { start: now, end: now + duration, emissions: [], decodeSeqs: 0, prefillSeqs: 0, prefillTokens: 0 };
+    for (const [i, plan] of plans.entries()) {
+      if (!plan) continue;
+      const r = this.ranks[i].finish(plan, duration, { exact: true });
+      out.emissions.push(...r.emissions);
+      out.decodeSeqs += r.decodeSeqs;
+      out.prefillSeqs += r.prefillSeqs;
+      out.prefillTokens += r.prefillTokens;
+    }
+    for (const e of out.emissions) if (e.done) this.rankOf.delete(e.id);
+    return out;
+  }
+}
+
+/** The scheduler of one server: a single EngineCore, or one per data-parallel rank. */
+export function createEngine(profile, opts = {}) {
+  return (profile.ranks ?? 1) > 1 ? new DpEngine(profile, opts) : new EngineCore(profile, opts);
 }

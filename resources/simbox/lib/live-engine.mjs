@@ -8,7 +8,7 @@
 // the announced requests are in, so the schedule is what a real GPU would have seen.
 
 import { performance } from 'node:perf_hooks';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 
 /** Wall milliseconds the engine waits for an announced request before going on without it. */
 const HOLD_GRACE_MS = 25;
@@ -19,7 +19,7 @@ const WAVE_GRACE_MS = 250;
 
 export class LiveEngine {
   constructor(profile, { timeScale, seed, noiseSeed, onStep } = {}) {
-    this.core = new EngineCore(profile, { seed, noiseSeed });
+    this.core = createEngine(profile, { seed, noiseSeed });
     this.scale = timeScale;
     this.t0 = performance.now();
     this.vt = 0;
@@ -52,7 +52,9 @@ export class LiveEngine {
     const held = this.heldAt !== null;
     const idle = !this.core.busy && !this.running;
     if (idle) this.vt = sentAt !== null ? Math.max(this.vt, sentAt) : Math.max(this.vt, this.wallV());
-    const arrival = sentAt !== null ? Math.min(Math.max(sentAt, 0), this.vt) : this.vt;
+    // A client's send time may be ahead of a busy engine's clock (the clock runs behind the wall when the machine is
+    // loaded): the request then arrives at that time, not at the engine's current step.
+    const arrival = sentAt !== null ? Math.max(sentAt, 0) : this.vt;
     this.core.add({ id, promptTokens, maxTokens, arrival });
     this.handlers.set(id, { ...handlers, followUp });
     if (held) {

@@ -3,6 +3,7 @@
 
 import { CUDA_VERSION, DRIVER_VERSION } from './catalog.mjs';
 import { boxGpus, listGpuProcesses, loadConfig, MARKER_LINE } from './state.mjs';
+import { cpuAffinity, linkBetween, numaNode } from './topology.mjs';
 
 const GPU_FIELDS = {
   index: { header: 'index', value: (g) => String(g.index) },
@@ -155,13 +156,18 @@ function banner(gpus, procs, now) {
   return `${lines.join('\n')}\n`;
 }
 
-function topo(gpus) {
+/**
+ * `topo -m`: the H200 capture's layout (tab-separated, the header underlined with escape codes, an empty field before
+ * the GPU NUMA ID), one cell per GPU pair from the box's wiring (topology.mjs); multi-GPU rows as in the public 8-GPU
+ * captures of tests/fixtures/nvidia-smi/topo-public/.
+ */
+function topo(config, gpus) {
   const n = gpus.length;
   const head = ['', ...gpus.map((g) => `GPU${g.index}`), 'CPU Affinity', 'NUMA Affinity', 'GPU NUMA ID'];
   const lines = [`\t\x1b[4m${head.slice(1).join('\t')}\x1b[0m`];
   for (const g of gpus) {
-    const cells = gpus.map((h) => (h.index === g.index ? ' X ' : 'NV18'));
-    lines.push(`GPU${g.index}\t${cells.join('\t')}\t0-15\t0\t\tN/A`);
+    const cells = gpus.map((h) => linkBetween(config, g.index, h.index));
+    lines.push(`GPU${g.index}\t${cells.join('\t')}\t${cpuAffinity(config, g.index)}\t${numaNode(config, g.index)}\t\tN/A`);
   }
   lines.push(
     '',
@@ -192,7 +198,7 @@ export function nvidiaSmi(args, env = process.env, now = new Date()) {
     if (takesValue) opts[key] = m ? m[2] : args[++i];
     else rest.push(a);
   }
-  const { gpus, procs } = snapshot(env);
+  const { config, gpus, procs } = snapshot(env);
   let selected = gpus;
   const id = opts['-i'] ?? opts['--id'];
   if (id !== undefined) {
@@ -215,7 +221,7 @@ export function nvidiaSmi(args, env = process.env, now = new Date()) {
   if (rest[0] === '-L' || rest[0] === '--list-gpus') {
     return { code: 0, out: `${selected.map((g) => `GPU ${g.index}: ${g.model.name} (UUID: ${g.uuid})`).join('\n')}\n${MARKER_LINE}\n`, err: '' };
   }
-  if (rest[0] === 'topo' && (rest[1] === '-m' || rest[1] === '--matrix')) return { code: 0, out: topo(selected), err: '' };
+  if (rest[0] === 'topo' && (rest[1] === '-m' || rest[1] === '--matrix')) return { code: 0, out: topo(config, selected), err: '' };
   if (rest.length === 0) {
     return { code: 0, out: banner(selected, procs.filter((p) => selected.includes(p.gpu)), now), err: '' };
   }

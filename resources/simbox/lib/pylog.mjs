@@ -10,7 +10,8 @@ export function makeLogger(engine, pid, out = process.stdout, err = process.stde
   const write = (stream, line) => stream.write(`${line}\n`);
 
   if (engine === 'vllm') {
-    const prefix = (proc) => (proc === 'engine' ? `(EngineCore_DP0 pid=${pid}) ` : `(APIServer pid=${pid}) `);
+    // `proc`: 'api', 'engine' (EngineCore_DP0) or a data-parallel rank's core by name (EngineCore_DP1, …).
+    const prefix = (proc) => (proc === 'engine' ? `(EngineCore_DP0 pid=${pid}) ` : proc.startsWith('EngineCore_') ? `(${proc} pid=${pid}) ` : `(APIServer pid=${pid}) `);
     return {
       info: (file, msg, proc = 'api') => write(out, `${prefix(proc)}INFO ${vllmTime(now())} [${file}] ${msg}`),
       warn: (file, msg, proc = 'api') => write(out, `${prefix(proc)}WARNING ${vllmTime(now())} [${file}] ${msg}`),

@@ -4,9 +4,12 @@
 
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { resolveModel } from './catalog.mjs';
 import { LiveEngine } from './live-engine.mjs';
+import { parallelLayout, sglangRefusal, trtllmRefusal, vllmRefusal } from './parallel.mjs';
 import { buildProfile, StartupFailure } from './perf-model.mjs';
+import { interconnectOf } from './topology.mjs';
 import { cudaOomMessage, makeLogger, traceback } from './pylog.mjs';
 import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './text.mjs';
 import { loadConfig, MARKER_LINE, memoryInUse, nextLaunch, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
@@ -25,10 +28,65 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
  * GPUs (all of a GPU's memory but the reserve when nothing else runs); throws StartupFailure where the engine's
  * startup fails.
  */
-export function profileOf(spec, config, freeMiB = config.gpuModel.memoryMiB - config.gpuModel.reservedMiB) {
+export function profileOf(spec, config, freeMiB = config.gpuModel.memoryMiB - config.gpuModel.reservedMiB, placement = null) {
   const model = resolveModel(spec.model);
   if (spec.engine === 'trtllm' && config.faults?.['fp8-gemm'] && model.quant === 'fp8') throw new StartupFailure('unsupported-sm-fp8', 'Unsupported SM version for FP8 block scaling GEMM');
-  return buildProfile({ engine: spec.engine, version: spec.version, gpu: config.gpuModel, model, knobs: spec.knobs, freeMiB });
+  return buildProfile({ engine: spec.engine, version: spec.version, gpu: config.gpuModel, model, knobs: spec.knobs, freeMiB, layout: placement?.layout, interconnect: placement?.interconnect });
+}
+
+/**
+ * Where a spec's server runs on the box: its parallel layout, the GPUs it sees (CUDA_VISIBLE_DEVICES of `env`), the
+ * box GPUs it uses and what joins them (topology.mjs), and the engine's refusal of that layout, if any
+ * (parallel.mjs). Null layout for a model the catalog does not know (the Hub refuses it first).
+ */
+export function placementOf(spec, config, env = process.env) {
+  const model = resolveModel(spec.model);
+  const visible = visibleGpus(config, env);
+  if (!model) return { layout: null, visible, gpus: visible.gpus.slice(0, 1), interconnect: null, refusal: null };
+  const layout = parallelLayout(spec.engine, spec.version, spec.knobs, model);
+  const cuda = env.CUDA_VISIBLE_DEVICES;
+  const input = {
+    version: spec.version,
+    layout,
+    model,
+    knobs: spec.knobs,
+    visible: visible.gpus,
+    cudaVisibleSet: cuda !== undefined,
+    cudaVisibleValue: cuda,
+    attentionBackend: spec.knobs.attentionBackend ? String(spec.knobs.attentionBackend).toLowerCase() : null,
+  };
+  const refusal = spec.engine === 'vllm' ? vllmRefusal(input) : spec.engine === 'sglang' ? sglangRefusal(input) : trtllmRefusal(input);
+  const gpus = visible.gpus.slice(0, layout.gpus);
+  return { layout, visible, gpus, interconnect: interconnectOf(config, gpus), refusal };
+}
+
+/**
+ * The placement group specs vLLM 0.11.0's Ray executor asks for: one GPU per worker, the first bound to this node
+ * (vllm/executor/ray_utils.py@v0.11.0:355-372), as Python prints the list.
+ */
+export function rayPlacementSpecs(world) {
+  const ip = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.1';
+  return `[${Array.from({ length: world }, (_, i) => (i === 0 ? `{'GPU': 1.0, 'node:${ip}': 0.001}` : "{'GPU': 1.0}")).join(', ')}]`;
+}
+
+/** vLLM 0.11.0's wait for a placement group Ray cannot fill (_wait_until_pg_ready, ray_utils.py@v0.11.0:218-258). */
+export const RAY_PG_WAIT_TIMEOUT = 1800;
+export function rayWaitLogTimes() {
+  const times = [];
+  let elapsed = 0;
+  let interval = 10;
+  while (elapsed < RAY_PG_WAIT_TIMEOUT) {
+    elapsed += interval;
+    interval *= 2;
+    times.push(elapsed);
+  }
+  return times;
+}
+
+export function rayPlacementError(world) {
+  return `ValueError: Cannot provide a placement group of placement_group_specs=${rayPlacementSpecs(world)} within ${RAY_PG_WAIT_TIMEOUT} seconds. See \`ray status\` and \`ray list nodes\` to make sure the cluster has enough resources.`;
 }
 
 /** The engine's seeds for the box's `launch`-th server: reproducible from the box's seed, yet each launch drifts and warms up on its own. */
@@ -64,15 +122,23 @@ export async function runServer(spec) {
   // --- model and GPUs -----------------------------------------------------------------------------------
   const model = resolveModel(spec.model);
   const hubError = modelAccessError(spec.model, model);
-  const visible = visibleGpus(config, process.env);
+  const placement = placementOf(spec, config, process.env);
+  const { visible, layout, refusal } = placement;
   const tp = spec.knobs.tp ?? 1;
-  const pp = spec.knobs.pp ?? 1;
 
   if (spec.engine === 'vllm') {
     log.info('api_server.py', `vLLM API server version ${spec.version}`);
     log.info('utils.py', `non-default args: ${spec.nonDefaultArgs ?? '{}'}`);
     for (const [file, msg] of spec.apiWarnings ?? []) log.warn(file, msg);
   } else if (spec.engine === 'sglang') {
+    // ServerArgs.__post_init__ fails or warns before launch_server logs the arguments.
+    if (refusal?.where === 'args' && !hubError) {
+      log.raw(traceback(refusal.frames, refusal.exception));
+      die(1);
+    }
+    if (layout?.dpAttention) log.warn('server_args.py', `DP attention is enabled. The chunked prefill size is adjusted to ${Math.floor((spec.knobs.maxBatchedTokens ?? (config.gpuModel.memoryMiB >= 120 * 1024 ? 16384 : Number(config.gpuModel.computeCap) >= 9 ? 8192 : 4096)) / layout.dp)} to avoid MoE kernel issues. `);
+    if (spec.knobs.a2aBackend === 'deepep') log.warn('server_args.py', `DeepEP MoE is enabled. The expert parallel size is adjusted to be the same as the tensor parallel size[${tp}].`);
+    if (spec.knobs.a2aBackend === 'mooncake') log.warn('server_args.py', `Mooncake MoE is enabled. The expert parallel size is adjusted to be the same as the tensor parallel size[${tp}].`);
     log.info('server_args.py', `server_args=${spec.nonDefaultArgs ?? 'ServerArgs()'}`);
   } else {
     process.stdout.write(`[TensorRT-LLM] TensorRT-LLM version: ${spec.version}\n`);
@@ -109,22 +175,29 @@ export async function runServer(spec) {
     log.raw(traceback([['/usr/lib/python3/dist-packages/torch/cuda/__init__.py', 372, '_lazy_init', 'torch._C._cuda_init()']], 'RuntimeError: No CUDA GPUs are available'), 'engine');
     die(1);
   }
-  if (tp * pp > visible.gpus.length) {
-    const msg =
-      spec.engine === 'vllm'
-        ? `ValueError: World size (${tp * pp}) is larger than the number of available GPUs (${visible.gpus.length}) in this node. If this is intentional and you are using:\n- ray, set '--distributed-executor-backend ray'.\n- multiprocessing, set '--distributed-executor-backend mp'.`
-        : `RuntimeError: tensor parallel size ${tp} needs ${tp * pp} GPUs but only ${visible.gpus.length} are visible (CUDA_VISIBLE_DEVICES=${process.env.CUDA_VISIBLE_DEVICES ?? 'all'})`;
-    log.raw(traceback([['engine', 1, '<module>', null]], msg), 'engine');
+  // The parallel layout, refused where the engine refuses it (parallel.mjs): the API server / main process first.
+  if (refusal && (refusal.where === 'api' || refusal.where === 'launch' || refusal.where === 'args')) {
+    if (spec.engine === 'vllm') {
+      // ModelConfig (built before ParallelConfig and VllmConfig) has logged its lines by then.
+      log.info('model.py', `Resolved architecture: ${model.arch}`);
+      log.info('model.py', `Using max model len ${spec.knobs.maxModelLen ?? model.maxLen}`);
+    }
+    await wait(1);
+    log.raw(traceback(refusal.frames, refusal.exception), 'api');
     die(1);
   }
-  const gpus = visible.gpus.slice(0, tp * pp);
+  const gpus = placement.gpus;
   const used = memoryInUse(config);
   const freeMiB = Math.min(...gpus.map((g) => config.gpuModel.memoryMiB - config.gpuModel.reservedMiB - used[g]));
 
   await wait(spec.engine === 'vllm' ? 4 : 3);
+  if (refusal) {
+    await engineRefusal(spec, log, refusal, layout, wait);
+    die(1);
+  }
   let profile;
   try {
-    profile = profileOf(spec, config, freeMiB);
+    profile = profileOf(spec, config, freeMiB, placement);
   } catch (err) {
     if (!(err instanceof StartupFailure)) throw err;
     profile = null;
@@ -151,7 +224,7 @@ export async function runServer(spec) {
     log.info('model.py', `Using max model len ${profile.maxModelLen}`);
     log.info('scheduler.py', `Chunked prefill is enabled with max_num_batched_tokens=${profile.maxBatchedTokens}.`);
     await waitPhase(phases.process);
-    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${spec.knobs.spec ? `SpeculativeConfig(method='${String(spec.knobs.spec.algorithm).toLowerCase()}', model='${spec.knobs.spec.draftModel}', num_spec_tokens=${spec.knobs.spec.steps ?? profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
+    log.info('core.py', `Initializing a V1 LLM engine (v${spec.version}) with config: model='${spec.model}', speculative_config=${spec.knobs.spec ? `SpeculativeConfig(method='${String(spec.knobs.spec.algorithm).toLowerCase()}', model='${spec.knobs.spec.draftModel}', num_spec_tokens=${spec.knobs.spec.steps ?? profile.spec.steps})` : 'None'}, tokenizer='${spec.model}', dtype=torch.bfloat16, max_seq_len=${profile.maxModelLen}, tensor_parallel_size=${tp}, pipeline_parallel_size=${layout.pp}, data_parallel_size=${layout.dp}, quantization=${profile.quant ?? 'None'}, kv_cache_dtype=${spec.knobs.kvCacheDtype ?? 'auto'}, served_model_name=${spec.servedName}, enable_prefix_caching=True, chunked_prefill_enabled=True`, 'engine');
     log.info('gpu_model_runner.py', `Starting to load model ${spec.model}...`, 'engine');
     // The attention backend is chosen while the model's layers are built (vllm/attention/selector.py).
     for (const [file, msg] of spec.engineLines ?? []) log.info(file, msg, 'engine');
@@ -351,16 +424,53 @@ function sglangLoadWeightEnd(version, model, { elapsed, availGB, usageGB }) {
   const tail = `avail mem=${availGB.toFixed(2)} GB, mem usage=${usageGB.toFixed(2)} GB.`;
   if (!atLeast(version, '0.5.9')) return `Load weight end. type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
   if (!atLeast(version, '0.5.10')) return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, dtype=torch.bfloat16, ${tail}`;
-  const quant = { fp8: 'quant=fp8, fmt=e4m3, ', awq: 'quant=awq, bits=4, ' }[model.quant] ?? '';
+  // gpt-oss declares {quant_method: mxfp4} (and modules_to_not_convert) only.
+  const quant = { fp8: 'quant=fp8, fmt=e4m3, ', awq: 'quant=awq, bits=4, ', mxfp4: 'quant=mxfp4, ' }[model.quant] ?? '';
   return `Load weight end. elapsed=${elapsed.toFixed(2)} s, type=${model.arch}, ${quant}${tail}`;
 }
 
-/** An exception raised in vLLM's engine core while it starts: its log lines, then the API server's RuntimeError. */
-function engineCoreFailure(log, { frames, exception }) {
-  log.error('core.py', 'EngineCore failed to start.');
+/**
+ * An exception raised in vLLM's engine core while it starts: its log lines, then the API server's RuntimeError.
+ * `core`: the engine core that failed (EngineCore_DP<rank>).
+ */
+function engineCoreFailure(log, { frames, exception }, core = 'EngineCore_DP0') {
+  const proc = core === 'EngineCore_DP0' ? 'engine' : core;
+  log.error('core.py', 'EngineCore failed to start.', proc);
   const tb = traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/core.py', 699, 'run_engine_core', 'engine_core = EngineCoreProc(*args, **kwargs)'], ...frames], exception);
-  for (const line of tb.trimEnd().split('\n')) log.error('core.py', line);
-  log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore_DP0': 1}"));
+  for (const line of tb.trimEnd().split('\n')) log.error('core.py', line, proc);
+  log.raw(traceback([['/usr/lib/python3/dist-packages/vllm/v1/engine/utils.py', 893, 'wait_for_engine_startup', 'raise RuntimeError(']], `RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'${core}': 1}`));
+}
+
+/**
+ * A parallel layout the engine refuses once its workers run (parallel.mjs `where` 'engine' or vLLM 0.11.0's 'ray'):
+ * the engine's own failure lines, after the time the real one takes to get there.
+ */
+async function engineRefusal(spec, log, refusal, layout, wait) {
+  if (spec.engine === 'vllm' && refusal.where === 'ray') {
+    // ray_utils.py@v0.11.0:336-372 (initialize_ray_cluster) and 218-258 (_wait_until_pg_ready).
+    const specs = rayPlacementSpecs(refusal.world);
+    log.info('ray_utils.py', 'No current placement group found. Creating a new placement group.', 'engine');
+    log.warn('ray_utils.py', 'The number of required GPUs exceeds the total number of available GPUs in the placement group.', 'engine');
+    let at = 0;
+    for (const t of rayWaitLogTimes()) {
+      await wait(t - at);
+      at = t;
+      log.info('ray_utils.py', `Waiting for creating a placement group of specs for ${t} seconds. specs=${specs}. Check \`ray status\` and \`ray list nodes\` to see if you have enough resources, and make sure the IP addresses used by ray cluster are the same as VLLM_HOST_IP environment variable specified in each node if you are running on a multi-node.`, 'engine');
+    }
+    engineCoreFailure(log, { frames: [['/usr/lib/python3/dist-packages/vllm/executor/ray_utils.py', 253, '_wait_until_pg_ready', 'raise ValueError(']], exception: rayPlacementError(refusal.world) });
+    return;
+  }
+  // Workers start, set their device, build the model (and, for DCP, the KV cache) before they fail.
+  await wait(5 + (layout?.gpus ?? 1) + (refusal.afterKv ? 20 : 0));
+  if (spec.engine === 'vllm') {
+    engineCoreFailure(log, refusal, refusal.core ?? 'EngineCore_DP0');
+  } else if (spec.engine === 'sglang') {
+    if (refusal.warning) log.warn('', refusal.warning, 'engine');
+    log.error('', `Scheduler hit an exception: ${traceback(refusal.frames, refusal.exception)}`, 'engine');
+    log.error('', 'Received sigquit from a child process. It usually means the child failed.');
+  } else {
+    log.raw(traceback(refusal.frames, refusal.exception));
+  }
 }
 
 /** The CUDA OOM a server loading `weightsGiB` of weights dies with on the box's GPU. */

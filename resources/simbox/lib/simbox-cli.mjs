@@ -8,11 +8,14 @@ import { GPU_MODELS, resolveGpuModel } from './catalog.mjs';
 import { syntheticShareGpt } from './simulate.mjs';
 import { FAULTS, listGpuProcesses, loadConfig, pidAlive, registerGpuProcess, resetLaunches, saveConfig, stateDir, unregisterGpuProcess } from './state.mjs';
 import { dockerSetting } from './docker.mjs';
+import { boxTopology, TOPOLOGIES } from './topology.mjs';
 
 const USAGE = `usage: simbox <command>
 
   config [--gpu h200|h100|a100] [--count 1-8] [--seed N] [--time-scale X] [--docker on|off|none]
+         [--topology nvlink|pcie]
                                    set (or show) the box; settings live in ${'$'}SERVELAB_SIMBOX_HOME/simbox.json;
+                                   --topology pcie: PCIe cards without NVLink (pairs on one switch);
                                    --docker on: the simulated docker; off: none of its own (a real docker later on
                                    PATH is used); none: no docker at all
   fault list                       faults and whether they are on
@@ -38,6 +41,7 @@ function describe(config) {
   const faults = Object.entries(config.faults).filter(([, v]) => v !== false && v !== undefined);
   return [
     `box: ${config.count} x ${m.name} (${m.memoryMiB} MiB, sm ${m.computeCap}) — simulated`,
+    `topology: ${boxTopology(config) === 'pcie' ? 'PCIe only (GPU pairs on one switch, no NVLink)' : 'NVLink between every pair'}`,
     `state folder: ${config.dir}`,
     `seed: ${config.seed}   time scale: ${config.timeScale} (1 s on a real GPU takes ${config.timeScale} s here)`,
     `docker: ${dockerSetting() === 'on' ? 'simulated (docker run starts simulated engine containers)' : dockerSetting() === 'none' ? 'none' : 'off (a real docker later on PATH, if any, answers)'}`,
@@ -81,6 +85,15 @@ export async function main(argv) {
     const seed = flagValue(argv, '--seed');
     const scale = flagValue(argv, '--time-scale');
     const docker = flagValue(argv, '--docker');
+    const topology = flagValue(argv, '--topology');
+    if (topology !== undefined) {
+      if (!TOPOLOGIES.includes(topology)) {
+        process.stderr.write(`simbox: --topology must be ${TOPOLOGIES.join(' or ')}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      config.topology = topology;
+    }
     if (docker !== undefined) {
       if (!['on', 'off', 'none'].includes(docker)) {
         process.stderr.write('simbox: --docker must be on, off or none\n');

@@ -29,6 +29,8 @@ export interface Simulation {
   engine: SimEngine;
   /** Virtual seconds at which the run ended on its engine: the next run's startAt. */
   endAt: number;
+  /** The rate each request's gap was drawn at (the ramp's, else --request-rate). */
+  rates: number[];
 }
 export function simulateBenchmark(run: {
   profile: Profile;
@@ -37,7 +39,11 @@ export function simulateBenchmark(run: {
   requests: { input: number; output: number; promptLen?: number; refused?: string }[];
   maxConcurrency?: number | null;
   requestRate?: number;
+  /** Infinity: constant gaps (client 0.11.1 and later). */
   burstiness?: number;
+  rampUp?: { strategy: 'linear' | 'exponential'; startRps: number; endRps: number };
+  /** The client's version, for how it spaces requests (resources/simbox/lib/arrivals.mjs); 0.11.0 when absent. */
+  version?: string;
   seed?: number | string;
   chat?: boolean;
   noise?: number;

@@ -2,36 +2,40 @@
 // client with the real one's concurrency semaphore / arrival process and its chunk-level timing. Used by the
 // calibration tests and the README's calibration table; live runs must agree with it.
 
+import { arrivalSchedule } from './arrivals.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 import { makeRng } from './rng.mjs';
 import { makeText } from './text.mjs';
 
 /**
  * @param {{profile: object, requests: {input: number, output: number}[], maxConcurrency?: number|null,
- *   requestRate?: number, burstiness?: number, seed?: number|string, chat?: boolean, noise?: number,
- *   noiseSeed?: number|string|null, engine?: EngineCore, startAt?: number}} run
+ *   requestRate?: number, burstiness?: number, rampUp?: {strategy: string, startRps: number, endRps: number},
+ *   version?: string, seed?: number|string, chat?: boolean, noise?: number, noiseSeed?: number|string|null,
+ *   engine?: EngineCore, startAt?: number}} run
+ *   version: the client's, for how it spaces requests (arrivals.mjs; 0.11.0 when absent). Throws ArrivalError
+ *   where that client raises.
  *   noiseSeed: a new engine gets the live server's run-to-run drift and warm-up; engine + startAt: run on an
  *   existing engine (from an earlier run's result) from virtual time startAt (its `endAt`), as repeats against one
  *   server do.
  */
 export function simulateBenchmark(run) {
-  const engine = run.engine ?? new EngineCore(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
-  const rng = makeRng('arrivals', run.seed ?? 0);
+  const engine = run.engine ?? createEngine(run.profile, { seed: run.seed ?? 0, noise: run.noise, noiseSeed: run.noiseSeed });
   const n = run.requests.length;
   const limit = run.maxConcurrency ?? Infinity;
-  const rate = run.requestRate ?? Infinity;
-  const burstiness = run.burstiness ?? 1;
   const chat = run.chat ?? true;
 
-  // Intended send times (vLLM's get_request: gamma-distributed gaps, or all at once for an infinite rate).
-  const scheduled = [];
+  // Intended send times: the client's schedule (vLLM's get_request), drawn before the first request.
+  const arrivals = {
+    request_rate: run.requestRate ?? Infinity,
+    burstiness: run.burstiness ?? 1,
+    ramp_up_strategy: run.rampUp?.strategy ?? null,
+    ramp_up_start_rps: run.rampUp?.startRps ?? null,
+    ramp_up_end_rps: run.rampUp?.endRps ?? null,
+  };
   const startAt = run.startAt ?? 0;
-  let t0 = startAt;
-  for (let i = 0; i < n; i++) {
-    scheduled.push(t0);
-    if (rate !== Infinity) t0 += rng.gamma(burstiness, 1 / (rate * burstiness));
-  }
+  const schedule = arrivalSchedule(arrivals, n, { version: run.version ?? '0.11.0', seed: run.seed ?? 0 });
+  const scheduled = schedule.delays.map((d) => startAt + d);
 
   // promptLen: the client's count of the prompt (its totals use it); input: what the server counts and prefills.
   const outputs = run.requests.map((r) => ({ success: false, promptLen: r.promptLen ?? r.input, outputTokens: null, ttft: 0, itl: [], latency: 0, startTime: 0, last: 0, error: '' }));
@@ -91,7 +95,7 @@ export function simulateBenchmark(run) {
   const endMax = Math.max(...outputs.filter((o) => o.success).map((o) => o.startTime + o.latency));
   const durationS = endMax - startMin;
   const metrics = calculateMetrics(outputs, durationS, { selectedPercentiles: run.percentiles ?? [50, 90, 99] });
-  return { outputs, durationS, metrics, engine, endAt: now };
+  return { outputs, durationS, metrics, engine, endAt: now, rates: schedule.rates };
 }
 
 /** The printed block for a simulated run (same renderer as the live client). */

@@ -71,6 +71,8 @@ export function loadConfig(env = process.env) {
   if (env.SERVELAB_SIMBOX_SEED) config.seed = Number(env.SERVELAB_SIMBOX_SEED);
   if (env.SERVELAB_SIMBOX_TIME_SCALE) config.timeScale = Number(env.SERVELAB_SIMBOX_TIME_SCALE);
   if (env.SERVELAB_SIMBOX_FAULTS) Object.assign(config.faults, parseFaultList(env.SERVELAB_SIMBOX_FAULTS));
+  if (env.SERVELAB_SIMBOX_TOPOLOGY) config.topology = env.SERVELAB_SIMBOX_TOPOLOGY;
+  if (config.topology !== 'pcie') config.topology = 'nvlink';
   const model = resolveGpuModel(config.gpu) ?? GPU_MODELS.h100;
   config.gpu = model.key;
   config.count = Math.min(8, Math.max(1, Math.floor(config.count) || 1));
@@ -83,8 +85,8 @@ export function loadConfig(env = process.env) {
 export function saveConfig(config, env = process.env) {
   const dir = stateDir(env);
   mkdirSync(dir, { recursive: true });
-  const { gpu, count, seed, timeScale, faults, docker } = config;
-  writeJsonAtomic(join(dir, 'simbox.json'), { gpu, count, seed, timeScale, faults, ...(docker && docker !== 'off' ? { docker } : {}) });
+  const { gpu, count, seed, timeScale, faults, docker, topology } = config;
+  writeJsonAtomic(join(dir, 'simbox.json'), { gpu, count, seed, timeScale, faults, ...(docker && docker !== 'off' ? { docker } : {}), ...(topology === 'pcie' ? { topology } : {}) });
 }
 
 /**

@@ -6,8 +6,10 @@ export interface VirtualBox {
   seed: number;
   faults: Record<string, unknown>;
   gpuModel: GpuModel;
+  /** How the GPUs are wired (lib/topology.mjs): NVLink between every pair, or PCIe cards. */
+  topology: 'nvlink' | 'pcie';
 }
-export function virtualBox(opts?: { gpu?: string; count?: number; seed?: number }): VirtualBox;
+export function virtualBox(opts?: { gpu?: string; count?: number; seed?: number; topology?: 'nvlink' | 'pcie' }): VirtualBox;
 /** The product's Workload as plain data (src/shared/bench/workload.ts). */
 export interface VirtualWorkload {
   id: string;
@@ -15,7 +17,8 @@ export interface VirtualWorkload {
   numPrompts: number;
   maxConcurrency?: number;
   requestRate?: number;
-  burstiness?: number;
+  burstiness?: number | 'inf';
+  rampUp?: { strategy: 'linear' | 'exponential'; startRps: number; endRps: number };
   seed?: number;
   ignoreEos?: boolean;
   backend?: 'openai-chat' | 'openai';

@@ -5,6 +5,7 @@
 
 import { GPU_MODELS, resolveGpuModel, resolveModel } from './catalog.mjs';
 import { DEFAULTS, randomRequests, saveResultJson, sharegptRequestsOf } from './bench-serve.mjs';
+import { ArrivalError, rpsChangeEvents } from './arrivals.mjs';
 import { renderResult } from './bench-metrics.mjs';
 import { PythonExit } from './engine-args.mjs';
 import { UsageError } from './argparse.mjs';
@@ -12,20 +13,20 @@ import { serverSpecOf } from './engine-cli.mjs';
 import { StartupFailure } from './perf-model.mjs';
 import { pyJson } from './pyfmt.mjs';
 import { traceback } from './pylog.mjs';
-import { engineSeeds, modelAccessError, oomMessage, profileOf, SGLANG_WARMUP_REQUEST, vllmStartupError } from './server.mjs';
+import { engineSeeds, modelAccessError, oomMessage, placementOf, profileOf, rayPlacementError, SGLANG_WARMUP_REQUEST, vllmStartupError } from './server.mjs';
 import { simulateBenchmark, syntheticShareGpt } from './simulate.mjs';
 import { chatTemplateTokens, countTokens, messagesText } from './text.mjs';
 import { versionCompare } from './version.mjs';
-import { EngineCore } from './engine-core.mjs';
+import { createEngine } from './engine-core.mjs';
 
 /** Conversations in the demo lab's ShareGPT file (the product's `synthesizeShareGpt` default). */
 const DEMO_SHAREGPT_COUNT = 1000;
 const noLog = () => {};
 
 /** The box as loadConfig() describes it, from a GPU type and count. */
-export function virtualBox({ gpu = 'h100', count = 1, seed = 0 } = {}) {
+export function virtualBox({ gpu = 'h100', count = 1, seed = 0, topology = 'nvlink' } = {}) {
   const gpuModel = resolveGpuModel(gpu) ?? GPU_MODELS.h100;
-  return { gpu: gpuModel.key, count, seed, faults: {}, gpuModel };
+  return { gpu: gpuModel.key, count, seed, faults: {}, gpuModel, topology: topology === 'pcie' ? 'pcie' : 'nvlink' };
 }
 
 /**
@@ -50,17 +51,18 @@ export function launchVirtual(opts) {
     if (err instanceof PythonExit || err instanceof UsageError) return { ok: false, error: err.text, code: err.code };
     throw err;
   }
-  const refused = startRefusal(spec, box);
+  const placement = placementOf(spec, box, { ...(opts.env ?? {}) });
+  const refused = startRefusal(spec, box, placement);
   if (refused) return { ok: false, error: refused, code: 1 };
   let profile;
   try {
-    profile = profileOf(spec, box);
+    profile = profileOf(spec, box, undefined, placement);
   } catch (err) {
     if (!(err instanceof StartupFailure)) throw err;
     return { ok: false, error: startupError(spec, box, err), code: 1 };
   }
   const seeds = engineSeeds(box, spec, opts.launch ?? 0);
-  const engine = new EngineCore(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
+  const engine = createEngine(profile, { seed: seeds.seed, noiseSeed: opts.noise === false ? null : seeds.noiseSeed });
   let now = 0;
   // SGLang's own warm-up request, before /health says ready.
   if (spec.engine === 'sglang' && !spec.skipWarmup) {
@@ -94,15 +96,20 @@ export function runVirtualTrial({ workloads, ...launch }) {
   return { ok: true, runs: workloads.map((w) => server.run(w)) };
 }
 
-/** What stops the live server before it loads anything (server.mjs runServer's checks, in its order). */
-function startRefusal(spec, box) {
+/**
+ * What stops the live server before it serves (server.mjs runServer's checks, in its order): the engine's config
+ * checks, the Hub, the GPUs it sees, and the engine's refusal of its parallel layout (the exception it ends with).
+ */
+function startRefusal(spec, box, placement) {
   const configError = spec.configError ?? null;
   if (configError?.where === 'api' && configError.beforeModel) return traceback(configError.frames, configError.exception);
   const hubError = modelAccessError(spec.model, resolveModel(spec.model));
   if (hubError) return hubError;
   if (configError) return traceback(configError.frames, configError.exception);
-  const world = (spec.knobs.tp ?? 1) * (spec.knobs.pp ?? 1);
-  if (world > box.count) return `ValueError: World size (${world}) is larger than the number of available GPUs (${box.count}) in this node.`;
+  if (placement.visible.invalid !== null || placement.visible.gpus.length === 0) return 'RuntimeError: No CUDA GPUs are available';
+  const refusal = placement.refusal;
+  if (refusal?.where === 'ray') return rayPlacementError(refusal.world);
+  if (refusal) return traceback(refusal.frames, refusal.exception);
   return null;
 }
 
@@ -122,7 +129,10 @@ function clientArgs(workload, client) {
     num_prompts: workload.numPrompts,
     max_concurrency: workload.maxConcurrency ?? null,
     request_rate: workload.requestRate ?? Infinity,
-    burstiness: workload.burstiness ?? 1,
+    burstiness: workload.burstiness === 'inf' ? Infinity : (workload.burstiness ?? 1),
+    ramp_up_strategy: workload.rampUp?.strategy ?? null,
+    ramp_up_start_rps: workload.rampUp?.startRps ?? null,
+    ramp_up_end_rps: workload.rampUp?.endRps ?? null,
     seed: workload.seed ?? 0,
     ignore_eos: workload.ignoreEos === true,
     percentile_metrics: client.percentileMetrics,
@@ -185,18 +195,27 @@ function benchRun(engine, startAt, spec, profile, workload, client) {
     };
   }
   const percentiles = args.metric_percentiles.split(',').map((s) => Number(s.trim()));
-  const sim = simulateBenchmark({
-    profile,
-    requests,
-    maxConcurrency: args.max_concurrency,
-    requestRate: args.request_rate,
-    burstiness: args.burstiness,
-    seed: args.seed,
-    chat,
-    engine,
-    startAt: test.endAt,
-    percentiles,
-  });
+  const rampUp = args.ramp_up_strategy ? { strategy: args.ramp_up_strategy, startRps: args.ramp_up_start_rps, endRps: args.ramp_up_end_rps } : undefined;
+  let sim;
+  try {
+    sim = simulateBenchmark({
+      profile,
+      requests,
+      maxConcurrency: args.max_concurrency,
+      requestRate: args.request_rate,
+      burstiness: args.burstiness,
+      rampUp,
+      version: client.version,
+      seed: args.seed,
+      chat,
+      engine,
+      startAt: test.endAt,
+      percentiles,
+    });
+  } catch (err) {
+    if (!(err instanceof ArrivalError)) throw err;
+    return { endAt: test.endAt, result: { ok: false, error: err.text, seconds: test.endAt - startAt } };
+  }
   const run = {
     version: client.version,
     maxConcurrency: args.max_concurrency,
@@ -206,6 +225,7 @@ function benchRun(engine, startAt, spec, profile, workload, client) {
     goodput: false,
     failedLine: versionCompare(client.version, '0.11.1') >= 0,
     lowercaseTotal: versionCompare(client.version, '0.12.0') > 0,
+    rpsChangeEvents: rpsChangeEvents(args, sim.rates, () => '1970-01-01T00:00:00'),
   };
   const { result } = renderResult(sim.metrics, sim.outputs, run);
   const json = pyJson(saveResultJson({ ...args, model: spec.model }, result, { date: '19700101-000000', backend: args.backend, tokenizerId: spec.model }));

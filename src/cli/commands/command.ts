@@ -7,6 +7,7 @@ import { commandOfParsed, parseServeCommand, type ParsedServeCommand } from '../
 import { KNOB_NAMES, type KnobName } from '../../shared/engines/types';
 import { isVersion } from '../../shared/engines/version';
 import { knobValue } from '../../shared/engines/command-builder';
+import { parallelLayoutLabel, serverGpuCount } from '../../shared/engines/parallelism';
 
 export const COMMAND_USAGE = `Usage: servelab command parse "<command>" [--engine-version V] [--json]
        servelab command parse - [--engine-version V] [--json]          (the command on standard input)
@@ -108,7 +109,11 @@ const FROM: Record<ParsedServeCommand['versionFrom'], string> = {
 };
 
 export function formatParsed(parsed: ParsedServeCommand, command: string): string {
-  const lines = [`${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`, `Model: ${parsed.config.model}`];
+  const lines = [
+    `${getAdapter(parsed.engine).displayName} ${parsed.version} (${FROM[parsed.versionFrom]})`,
+    `Model: ${parsed.config.model}`,
+    `GPUs: ${serverGpuCount(parsed.engine, parsed.config)} (${parallelLayoutLabel(parsed.config)})`,
+  ];
   const typed = KNOB_NAMES.map((knob: KnobName) => [knob, knobValue(parsed.config, knob)] as const).filter(([, v]) => v !== undefined);
   if (typed.length > 0) lines.push('Typed settings:', ...typed.map(([knob, value]) => `  ${knob}: ${String(value)}`));
   if (parsed.config.extraArgs.length > 0) lines.push(`Kept verbatim (Servelab does not model these): ${joinArgs(parsed.config.extraArgs)}`);

@@ -99,8 +99,9 @@ export async function runBenchmark(box: BenchBox, request: BenchRunRequest): Pro
   };
   let argv: string[];
   try {
-    argv = buildBenchServeArgv(request.workload, target);
+    argv = buildBenchServeArgv(request.workload, target, request.clientVersion);
   } catch (error) {
+    if (error instanceof ServelabError) throw error;
     throw new ServelabError('BAD_INPUT', (error as Error).message, { issues: [{ path: 'workload.dataset.path', message: 'is required' }] });
   }
   const [, ...args] = argv;

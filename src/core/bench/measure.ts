@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
+import { assertArrivalSupported } from '../../shared/bench/arrival';
 import type { Workload } from '../../shared/bench/workload';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import type { BoxTransport } from '../box/box-transport';
@@ -48,9 +49,10 @@ export interface PreparedMeasurement {
  * and reads the GPUs for provenance. Errors here come before anything runs.
  */
 export async function prepareMeasurement(box: BoxTransport, request: MeasureRequest): Promise<PreparedMeasurement> {
+  const workload = request.workload;
+  assertArrivalSupported(workload, request.clientVersion ?? DEFAULT_CLIENT_VERSION);
   const record = await readServerRecord(box, request.serverId);
   if (!record.model) throw new ServelabError('NOT_FOUND', `Server ${request.serverId} has no model in its record; relaunch it with this version of Servelab.`);
-  const workload = request.workload;
   let dataset: DatasetRecord | undefined;
   if (workload.dataset.kind === 'sharegpt' && workload.dataset.path === undefined) {
     dataset = await cachedShareGpt(box, request);

@@ -76,6 +76,7 @@ function provenanceOf(outcome: BenchRunOutcome, ctx: MeasuredRunContext): Result
     requestRate: w.requestRate ?? 'inf',
     ...(w.burstiness !== undefined ? { burstiness: w.burstiness } : {}),
     maxConcurrency: w.maxConcurrency ?? null,
+    ...(w.rampUp ? { rampUp: { ...w.rampUp } } : {}),
     ...(w.dataset.kind === 'random' ? { randomInputLen: w.dataset.inputLen, randomOutputLen: w.dataset.outputLen } : {}),
     ...(w.dataset.kind === 'random' && w.dataset.rangeRatio !== undefined ? { randomRangeRatio: w.dataset.rangeRatio } : {}),
     ...(w.dataset.kind === 'sharegpt' ? { sharegptOutputLen: w.dataset.outputLen ?? null } : {}),

@@ -48,6 +48,7 @@ function h200Output(): string {
     section('gpus', capture('query-gpu.csv')),
     section('gpu-apps', ''),
     section('nvidia-smi', capture('nvidia-smi.txt')),
+    section('gpu-topology', capture('topo.txt')),
     commonSections(),
     '\n@@servelab:done\n',
   ].join('');
@@ -89,6 +90,8 @@ describe('parseProbeOutput', () => {
       disk: { path: '/home/ubuntu', totalMiB: 1983712, freeMiB: 1581031 },
     });
     expect(inventory.gpus).toHaveLength(1);
+    // topo.txt as the driver printed it, underlined header and all.
+    expect(inventory.gpuTopology).toEqual({ gpus: ['0'], links: [['X']] });
     expect(inventory.gpus[0]).toMatchObject({
       name: 'NVIDIA H200',
       memoryTotalMiB: 143771,

@@ -1,6 +1,7 @@
 import type { Inventory } from '../../shared/model/inventory';
 import { parseComputeApps, parseCudaVersion, parseDriverVersion, parseGpuQueryCsv } from './nvidia-smi';
 import { NVIDIA_SMI_TIMEOUT_SECONDS, PROBE_DONE_MARKER, PROBE_MARKER_PREFIX } from './probe-script';
+import { parseTopoMatrix } from './nvidia-smi-topo';
 
 export type ProbeInventory = Omit<Inventory, 'hostId'>;
 
@@ -128,6 +129,8 @@ function gpuFailureMessage(section: { output: string; rc: number | null }): stri
 }
 
 /** Turns the probe's stdout into an inventory. Never throws: what the box does not say is null. */
+const sameMembers = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
 export function parseProbeOutput(stdout: string, opts: { now?: Date } = {}): ProbeInventory {
   const sections = splitProbeSections(stdout);
 
@@ -160,6 +163,10 @@ export function parseProbeOutput(stdout: string, opts: { now?: Date } = {}): Pro
   }
 
   const apps = gpuStatus === 'ok' ? ok(sections, 'gpu-apps') : null;
+  const topo = gpuStatus === 'ok' ? ok(sections, 'gpu-topology') : null;
+  // A matrix that does not cover exactly the GPUs listed (MIG, a GPU that fell off the bus) is left out, not guessed.
+  const topology = topo === null ? null : parseTopoMatrix(topo);
+  const gpuTopology = topology && sameMembers(topology.gpus, gpus.map((g) => String(g.index))) ? topology : undefined;
   const cpus = firstLine(ok(sections, 'cpus'));
   const disk = ok(sections, 'disk');
   const diskSpace = disk === null ? null : parseDfPk(disk);
@@ -175,6 +182,7 @@ export function parseProbeOutput(stdout: string, opts: { now?: Date } = {}): Pro
     gpuMessage,
     gpus,
     gpuProcesses: apps === null ? [] : parseComputeApps(apps, gpus),
+    ...(gpuTopology ? { gpuTopology } : {}),
     driverVersion: gpus[0]?.driverVersion ?? parseDriverVersion(header),
     cudaVersion: parseCudaVersion(header),
     os: {

@@ -65,6 +65,7 @@ if command -v nvidia-smi >/dev/null 2>&1; then
   if [ "$sl_rc" != 124 ]; then
     sl_section gpu-apps sl_smi --query-compute-apps=${GPU_APPS_QUERY_FIELDS.join(',')} --format=csv,noheader,nounits
     sl_section nvidia-smi sl_smi
+    sl_section gpu-topology sl_smi topo -m
   fi
 fi
 sl_section hostname sl_hostname

@@ -22,14 +22,20 @@ import type { HeldLock } from '../util/lock-file';
 import { removeAbandonedTemps } from '../util/atomic-write';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
-import { SlotPool, slotsOf, type GpuSlot } from './slot-pool';
+import { GpuAllocator } from './gpu-allocator';
+import { hostsOf, type GpuSet, type HostGpus } from '../../shared/study/gpu-placement';
+import { nvlinkConnected } from '../../shared/model/gpu-topology';
+import type { GpuTopology } from '../../shared/model/inventory';
+import { launchOrder } from '../../shared/study/schedule-simulation';
 import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
 import { GpuMemorySampler } from './gpu-memory-sampler';
 import type { GpuMemorySample } from '../../shared/study/gpu-memory';
 import type { LogVerdict } from '../../shared/engines/types';
 import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
-import { failureRecord } from '../../shared/study/report/problem-words';
+import { failureRecord, nvlinkWarningWords } from '../../shared/study/report/problem-words';
+import { nvlinkWarning } from '../../shared/study/preflight';
+import { reportText } from '../../shared/study/report/text';
 
 export type StudyBox = BoxTransport & { release(): void };
 
@@ -41,11 +47,13 @@ const SIMULATED_GPUS: Record<'h100' | 'a100' | 'h200', { name: string; memoryMiB
 };
 
 /**
- * The GPUs a study may use, host by host: the demo lab as the study configures it, other hosts from their inventory.
+ * The GPUs a study may use, host by host, and each host's GPU links where its inventory has them: the demo lab as the
+ * study configures it (its GPUs are all NVLink-connected, so it needs no matrix), other hosts from their inventory.
  * Reads only; nothing is installed or configured.
  */
-export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
+export async function studyHardware(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<PlanContext> {
   const gpus: GpuFacts[] = [];
+  const topology: Record<string, GpuTopology> = {};
   for (const host of study.hosts) {
     if (deps.isDemo(host.hostId) && study.demoLab) {
       const gpu = SIMULATED_GPUS[study.demoLab.gpu];
@@ -60,18 +68,32 @@ export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDe
       const usable = inventory.gpus.filter((g) => !host.gpus || host.gpus.includes(String(g.index)));
       if (usable.length === 0) throw new ServelabError('NOT_FOUND', `${deps.hostLabel(host.hostId)} has no usable GPU (${inventory.gpuMessage ?? inventory.gpuStatus}).`);
       for (const g of usable) gpus.push({ hostId: host.hostId, index: String(g.index), name: g.name, memoryMiB: g.memoryTotalMiB, computeCapability: g.computeCapability });
+      if (inventory.gpuTopology) topology[host.hostId] = inventory.gpuTopology;
     } finally {
       box.release();
     }
   }
-  return gpus;
+  return { gpus, ...(Object.keys(topology).length > 0 ? { topology } : {}) };
+}
+
+/** The GPUs a study may use, host by host (`studyHardware` without the links). */
+export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
+  return (await studyHardware(study, deps)).gpus;
+}
+
+/** The hosts' GPUs for placement: a host with a link matrix counts a set as well connected when NVLink joins it. */
+export function placementHosts(ctx: PlanContext): HostGpus[] {
+  return hostsOf(ctx.gpus).map((host) => {
+    const links = ctx.topology?.[host.hostId];
+    return links ? { ...host, connected: (set: readonly string[]) => nvlinkConnected(links, set) } : host;
+  });
 }
 
 /** What the study runs first — the engine stage, or the whole grid — with pre-flight verdicts and an estimate. */
 export async function previewPlan(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<{ trials: Trial[]; estimate: PlanEstimate; gpus: GpuFacts[] }> {
-  const gpus = await studyGpus(study, deps);
-  const trials = study.strategy === 'grid' ? planGrid(study, { gpus }) : planEngineStage(study, { gpus });
-  return { trials, estimate: estimatePlan(study, trials), gpus };
+  const ctx = await studyHardware(study, deps);
+  const trials = study.strategy === 'grid' ? planGrid(study, ctx) : planEngineStage(study, ctx);
+  return { trials, estimate: estimatePlan(study, trials, ctx.gpus), gpus: ctx.gpus };
 }
 
 export interface StudyRunnerDeps {
@@ -106,8 +128,8 @@ export interface RunStudyOptions {
 
 /**
  * Runs (or resumes) a study: sets up every host (engines, the benchmark client, models, ShareGPT), then plans and runs
- * stage after stage (greedy) or the whole grid, on GPU slots across the hosts, launching each distinct server config
- * once for all of its workloads and repeats, deciding after each stage, and ends with the generalisation pass and the
+ * stage after stage (greedy) or the whole grid, on the hosts' GPUs (each server as many as its layout needs, on one
+ * host, never sharing one), launching each distinct server config once for all of its workloads and repeats, deciding after each stage, and ends with the generalisation pass and the
  * recommendation. Every trial change is saved to the project (atomically) and journalled, so a kill -9 loses nothing
  * finished: on resume, finished trials are kept and trials that were in flight are cleaned up and run again. The
  * project's run lock keeps a second process (the app and `servelab run`) from resuming a study that still runs.
@@ -134,7 +156,7 @@ class StudyRun {
   /** host + model → whether its weights are on the box. */
   private readonly prefetched = new Map<string, boolean>();
   private ctx: PlanContext = { gpus: [] };
-  private pool: SlotPool | undefined;
+  private allocator: GpuAllocator | undefined;
   /** Each host's inventory, read once per run for the results' provenance. */
   private readonly inventories = new Map<string, Promise<ProbeInventory | null>>();
   private readonly logFiles: TrialLogFiles;
@@ -247,11 +269,11 @@ class StudyRun {
       }
     }
     this.phase('Reading the GPUs of the study\'s hosts');
-    const gpus = await studyGpus(this.study, this.deps);
-    this.ctx = { gpus };
-    const slots = slotsOf(gpus, this.study.gpusPerTrial);
-    if (slots.length === 0) throw new ServelabError('BAD_INPUT', `No host has ${this.study.gpusPerTrial} GPUs for one trial.`);
-    this.pool = new SlotPool(slots, this.study.parallelism);
+    this.ctx = await studyHardware(this.study, this.deps);
+    const hosts = placementHosts(this.ctx);
+    const most = Math.max(0, ...hosts.map((h) => h.gpus.length));
+    if (most < this.study.gpusPerTrial) throw new ServelabError('BAD_INPUT', `No host has ${this.study.gpusPerTrial} GPUs for one trial.`);
+    this.allocator = new GpuAllocator(hosts, this.study.parallelism);
 
     for (const host of this.study.hosts) {
       const box = this.boxes.get(host.hostId) as StudyBox;
@@ -356,6 +378,13 @@ class StudyRun {
   }
 
   private async addTrials(stageId: string, trials: Trial[]): Promise<Trial[]> {
+    // A layout that runs, only slower than it could: said once per configuration, before it runs.
+    const warned = new Set<string>();
+    for (const t of trials) {
+      const warning = t.status === 'planned' && !warned.has(t.serverKey) ? nvlinkWarning(t.config, this.ctx) : null;
+      warned.add(t.serverKey);
+      if (warning) this.emit({ kind: 'log', text: `${t.label}: ${nvlinkWarningWords(warning, reportText('en'))}\n` });
+    }
     this.state = { ...this.state, trials: [...this.state.trials, ...trials] };
     await this.save({ event: 'planned', stageId, trials: trials.map((t) => ({ id: t.id, status: t.status, ...(t.rejectReason ? { rejectReason: t.rejectReason } : {}) })) });
     for (const t of trials) this.emit({ kind: 'trial', trial: t });
@@ -373,7 +402,10 @@ class StudyRun {
 
   // --- running trials ----------------------------------------------------------------------------------------
 
-  /** Runs every planned trial of the list: one launch per server config, all its workloads, then stop. */
+  /**
+   * Runs every planned trial of the list: one launch per server config, all its workloads, then stop. Each server
+   * asks for as many GPUs as its layout needs, the largest first, so small servers fill the gaps beside large ones.
+   */
   private async runTrials(trials: Trial[], warmups: ReadonlySet<string>): Promise<void> {
     const byServer = new Map<string, Trial[]>();
     for (const t of trials) {
@@ -382,26 +414,35 @@ class StudyRun {
       list.push(t);
       byServer.set(t.serverKey, list);
     }
-    const pool = this.pool as SlotPool;
+    const allocator = this.allocator as GpuAllocator;
+    const groups = launchOrder([...byServer.values()].map((group) => ({ group, gpus: trialGpuCount(this.study, group[0]!) })));
     await Promise.all(
-      [...byServer.values()].map(async (group) => {
-        const slot = await pool.acquire(this.opts.signal);
-        if (!slot) return;
+      groups.map(async ({ group, gpus }) => {
+        let set: GpuSet | null;
         try {
-          await this.runServer(group, slot, warmups);
+          set = await allocator.acquire(gpus, this.opts.signal);
+        } catch (error) {
+          // Pre-flight refuses a layout larger than every host; one that gets here anyway fails rather than waits.
+          const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+          for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+          return;
+        }
+        if (!set) return;
+        try {
+          await this.runServer(group, set, warmups);
         } finally {
-          pool.release(slot);
+          allocator.release(set);
         }
       }),
     );
   }
 
-  private async runServer(group: Trial[], slot: GpuSlot, warmups: ReadonlySet<string>): Promise<void> {
+  private async runServer(group: Trial[], placed: GpuSet, warmups: ReadonlySet<string>): Promise<void> {
     if (this.cancelled) return;
     const first = group[0]!;
-    const box = this.boxes.get(slot.hostId) as StudyBox;
-    const where = `${this.deps.hostLabel(slot.hostId)} GPU ${slot.gpus.join(',')}`;
-    const offline = await this.prefetch(slot.hostId, box, first);
+    const box = this.boxes.get(placed.hostId) as StudyBox;
+    const where = `${this.deps.hostLabel(placed.hostId)} GPU ${placed.gpus.join(',')}`;
+    const offline = await this.prefetch(placed.hostId, box, first);
     if (this.cancelled) return;
 
     this.emit({ kind: 'log', text: `Launching ${first.command} on ${where}\n` });
@@ -413,14 +454,14 @@ class StudyRun {
       else this.serverLog(launched.serverId, text);
     };
     let server: RunningServer;
-    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, trials: group.map((t) => t.id) });
+    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: placed.hostId, gpus: placed.gpus, trials: group.map((t) => t.id) });
     try {
       server = await launchServer(box, {
         engine: first.engine,
         version: first.version,
         mode: first.mode,
         config: first.config,
-        gpus: slot.gpus,
+        gpus: placed.gpus,
         ...(offline ? { offline: true } : {}),
         owner: this.project.path,
         ...(this.deps.resolveSecret ? { resolveSecret: this.deps.resolveSecret } : {}),
@@ -428,15 +469,15 @@ class StudyRun {
       });
     } catch (error) {
       const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: slot.hostId, gpus: slot.gpus, finishedAt: new Date().toISOString() });
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: placed.hostId, gpus: placed.gpus, finishedAt: new Date().toISOString() });
       return;
     }
     launched.serverId = server.serverId;
     for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
     const startedAt = new Date().toISOString();
-    for (const t of group) await this.updateTrial(t.id, { status: 'running', hostId: slot.hostId, gpus: slot.gpus, serverId: server.serverId, startedAt });
-    await this.project.journal({ event: 'server-launched', serverId: server.serverId, serverKey: first.serverKey, hostId: slot.hostId, gpus: slot.gpus, jobId: server.record.jobId });
+    for (const t of group) await this.updateTrial(t.id, { status: 'running', hostId: placed.hostId, gpus: placed.gpus, serverId: server.serverId, startedAt });
+    await this.project.journal({ event: 'server-launched', serverId: server.serverId, serverKey: first.serverKey, hostId: placed.hostId, gpus: placed.gpus, jobId: server.record.jobId });
     try {
       try {
         await server.waitReady(this.study.readinessTimeoutSeconds * 1000);
@@ -453,9 +494,9 @@ class StudyRun {
           await this.updateTrial(t.id, { status: 'failed', ...failureRecord({ code: 'died-before-workload', death: deathOf(verdict) }), finishedAt: new Date().toISOString() });
           continue;
         }
-        if (warmups.has(t.id)) await this.warmUp(t, box, server, slot.hostId);
+        if (warmups.has(t.id)) await this.warmUp(t, box, server, placed.hostId);
         if (this.cancelled) return;
-        await this.measure(t, box, server, slot.hostId);
+        await this.measure(t, box, server, placed.hostId);
       }
     } finally {
       const report = await server.stop().catch((error: unknown) => ({ leftovers: [`stop failed: ${(error as Error).message}`] }));

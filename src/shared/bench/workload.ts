@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOrBadInput } from '../contract/errors';
+import { arrivalOf, BurstinessSchema, describeArrival, RampUpSchema } from './arrival';
 
 /**
  * A benchmark workload, independent of the server it runs against: what `vllm bench serve` sends and how fast.
@@ -75,15 +76,21 @@ export const WorkloadSchema = z
     numPrompts: positiveInt(1_000_000),
     /** In-flight request cap; absent means unbounded. */
     maxConcurrency: positiveInt(100_000).optional(),
-    /** Requests per second; absent means all at once (`inf`). */
+    /** Requests per second; absent means all at once (`inf`), unless ramped. How they arrive: `arrival.ts`. */
     requestRate: z.number().gt(0, 'must be above 0').max(1_000_000).optional(),
-    /** 1 is a Poisson process; other values a Gamma distribution. */
-    burstiness: z.number().gt(0, 'must be above 0').max(1000).optional(),
+    /** 1 is a Poisson process; other values a Gamma distribution (gap CV 1/√B); `inf` constant gaps (client 0.11.1+). */
+    burstiness: BurstinessSchema.optional(),
+    /** A rate that climbs from start to end over the run (`--ramp-up-*`); excludes `requestRate`, as the client does. */
+    rampUp: RampUpSchema.optional(),
     seed: z.number().int('must be a whole number').min(0).max(2 ** 31 - 1).optional(),
     ignoreEos: z.boolean().optional(),
     backend: z.enum(BENCH_BACKENDS, { error: `must be one of ${BENCH_BACKENDS.join(', ')}` }).default('openai-chat'),
   })
-  .strict();
+  .strict()
+  .superRefine((w, ctx) => {
+    // vllm/benchmarks/serve.py@v0.11.0 main_async: "When using ramp-up, do not specify --request-rate."
+    if (w.rampUp && w.requestRate !== undefined) ctx.addIssue({ code: 'custom', path: ['requestRate'], message: 'must be left out of a ramped workload (the ramp sets the rate)' });
+  });
 export type Workload = z.infer<typeof WorkloadSchema>;
 export type WorkloadInput = z.input<typeof WorkloadSchema>;
 
@@ -92,7 +99,7 @@ export function parseWorkload(input: unknown): Workload {
   return parseOrBadInput(WorkloadSchema, input, 'workload');
 }
 
-/** One line for lists and reports: "ShareGPT, 100 prompts, concurrency 4". */
+/** One line for lists and logs: "ShareGPT, 100 prompts, concurrency 4", then the arrivals unless all at once. */
 export function describeWorkload(w: Workload): string {
   const data =
     w.dataset.kind === 'sharegpt'
@@ -101,8 +108,8 @@ export function describeWorkload(w: Workload): string {
         ? `random ${w.dataset.inputLen} in / ${w.dataset.outputLen} out`
         : `custom ${w.dataset.path}`;
   const load = w.maxConcurrency !== undefined ? `concurrency ${w.maxConcurrency}` : 'unbounded concurrency';
-  const rate = w.requestRate !== undefined ? `, ${w.requestRate} req/s` : '';
-  return `${data}, ${w.numPrompts} prompts, ${load}${rate}`;
+  const arrival = arrivalOf(w);
+  return `${data}, ${w.numPrompts} prompts, ${load}${arrival.kind === 'burst' ? '' : `, ${describeArrival(arrival)}`}`;
 }
 
 const sharegpt = (numPrompts: number, maxConcurrency?: number): Workload => ({
@@ -135,6 +142,27 @@ export const WORKLOAD_PRESETS: readonly Workload[] = [
   random(2000, 100, 500),
   random(128, 4, 1000),
 ];
+
+/** The request rates of a constant-rate sweep, in req/s: light load to past what one GPU serves of ShareGPT. */
+export const CONSTANT_RATE_SWEEP_RPS = [1, 4, 8, 16] as const;
+
+/**
+ * ShareGPT at a constant rate, unbounded concurrency: how a configuration holds up as offered load grows. 200 prompts
+ * give 200 s of load at 1 req/s and 12.5 s at 16. The constant rate needs benchmark client 0.11.1 or later (arrival.ts).
+ */
+export function constantRateWorkload(rate: number, numPrompts = 200): Workload {
+  return {
+    id: `sharegpt-rate${rate}`,
+    label: `ShareGPT, ${numPrompts} prompts, constant ${rate} req/s`,
+    dataset: { kind: 'sharegpt' },
+    numPrompts,
+    requestRate: rate,
+    burstiness: 'inf',
+    backend: 'openai-chat',
+  };
+}
+
+export const CONSTANT_RATE_SWEEP: readonly Workload[] = CONSTANT_RATE_SWEEP_RPS.map((rate) => constantRateWorkload(rate));
 
 export function workloadPreset(id: string): Workload | undefined {
   return WORKLOAD_PRESETS.find((w) => w.id === id);

@@ -25,6 +25,8 @@ export const PlanEstimateSchema = z.object({
   expectedRepeats: z.number().int(),
   gpuSeconds: z.number(),
   perTrialSeconds: z.record(z.string(), z.number()),
+  wallSeconds: z.number().optional(),
+  peakGpus: z.number().int().optional(),
 });
 
 export const STUDY_CALLS = {

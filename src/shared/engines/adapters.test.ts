@@ -84,6 +84,7 @@ describe('knob tables', () => {
           if (!inRange(version, row)) continue;
           if (row.to.kind === 'option' || row.to.kind === 'json') words.push(row.to.flag);
           if (row.to.kind === 'switch') words.push(...[...(row.to.on ?? []), ...(row.to.off ?? [])].filter((w) => w.startsWith('-') && !/^-\d/.test(w)));
+          if (row.to.kind === 'sized-switch') words.push(...row.to.on);
         }
         const flagsOnly = words.map((w) => (w.startsWith('-O') && w.length === 3 ? '-O' : w));
         const check = extraArgsSyntax(engine, version, flagsOnly.flatMap((f) => [f, ...(needsValue(engine, version, f) ? [valueFor(engine, version, f)] : [])]));
@@ -419,5 +420,59 @@ describe('versions', () => {
     expect(nearestKnown('0.4.0', ['0.5.3.post3', '0.5.5'])).toBe('0.5.3.post3');
     expect(inRange('0.11.0', { until: '0.12.0' })).toBe(true);
     expect(inRange('0.12.0', { until: '0.12.0' })).toBe(false);
+  });
+});
+
+describe('parallel layouts', () => {
+  it('writes vLLM’s layouts, expert parallelism as the switch whose size is TP × DP', () => {
+    expect(build('vllm', { model: 'm', tensorParallelSize: 4, pipelineParallelSize: 2 }, '0.11.0').argv).toEqual(['vllm', 'serve', 'm', '--tensor-parallel-size', '4', '--pipeline-parallel-size', '2']);
+    const ep = build('vllm', { model: 'm', tensorParallelSize: 2, dataParallelSize: 4, expertParallelSize: 8, decodeContextParallelSize: 2 }, '0.11.0');
+    expect(ep.argv.slice(3)).toEqual(['--tensor-parallel-size', '2', '--data-parallel-size', '4', '--enable-expert-parallel', '--decode-context-parallel-size', '2']);
+    expect(ep.unsupported).toEqual([]);
+    const odd = build('vllm', { model: 'm', tensorParallelSize: 8, expertParallelSize: 4 }, '0.11.0');
+    expect(odd.argv).not.toContain('--enable-expert-parallel');
+    expect(odd.unsupported).toEqual([{ knob: 'expertParallelSize', reason: expect.stringMatching(/always TP × DP/) }]);
+    expect(build('vllm', { model: 'm', tensorParallelSize: 8, expertParallelSize: 1 }, '0.11.0').unsupported).toEqual([]);
+  });
+
+  it('sets vLLM’s all-to-all backend through the variable before 0.11.1 and the flag after', () => {
+    const old = build('vllm', { model: 'm', moeAllToAllBackend: 'pplx' }, '0.11.0');
+    expect(old.env).toEqual({ VLLM_ALL2ALL_BACKEND: 'pplx' });
+    expect(build('vllm', { model: 'm', moeAllToAllBackend: 'mori' }, '0.11.0').unsupported[0]?.knob).toBe('moeAllToAllBackend');
+    expect(build('vllm', { model: 'm', moeAllToAllBackend: 'pplx' }, '0.11.1').argv.slice(3)).toEqual(['--all2all-backend', 'pplx']);
+    // mori arrives in the parser's choices at 0.15.0 (resources/engine-flags/vllm.json).
+    expect(build('vllm', { model: 'm', moeAllToAllBackend: 'mori' }, '0.14.0').unsupported[0]?.knob).toBe('moeAllToAllBackend');
+    expect(build('vllm', { model: 'm', moeAllToAllBackend: 'mori' }, '0.15.0').unsupported).toEqual([]);
+  });
+
+  it('has no DP-attention switch on vLLM and says how to write that layout', () => {
+    expect(build('vllm', { model: 'm', dpAttention: false }).unsupported).toEqual([]);
+    expect(build('vllm', { model: 'm', dpAttention: true }).unsupported).toEqual([{ knob: 'dpAttention', reason: expect.stringMatching(/TP1 × DP8 with expertParallelSize 8/) }]);
+  });
+
+  it('writes SGLang’s layouts, and DCP only from the release that added it', () => {
+    const built = build('sglang', { model: 'm', tensorParallelSize: 8, dataParallelSize: 8, dpAttention: true, expertParallelSize: 8, moeAllToAllBackend: 'deepep', pipelineParallelSize: 1 }, '0.5.5.post1');
+    expect(built.argv.slice(5)).toEqual(['--tp-size', '8', '--pp-size', '1', '--dp-size', '8', '--ep-size', '8', '--enable-dp-attention', '--moe-a2a-backend', 'deepep']);
+    expect(build('sglang', { model: 'm', decodeContextParallelSize: 2 }, '0.5.14').unsupported).toEqual([{ knob: 'decodeContextParallelSize', reason: expect.stringMatching(/from 0\.5\.15/) }]);
+    expect(build('sglang', { model: 'm', decodeContextParallelSize: 2 }, '0.5.15').argv.slice(-2)).toEqual(['--dcp-size', '2']);
+    // The parser's choices per release: mooncake from 0.5.3.post2.
+    expect(build('sglang', { model: 'm', moeAllToAllBackend: 'mooncake' }, '0.5.3.post1').unsupported[0]?.knob).toBe('moeAllToAllBackend');
+    expect(build('sglang', { model: 'm', moeAllToAllBackend: 'mooncake' }, '0.5.3.post2').unsupported).toEqual([]);
+  });
+
+  it('writes TensorRT-LLM’s PP and EP as flags and attention DP into the options YAML; it has no plain DP', () => {
+    const built = build('trtllm', { model: 'm', tensorParallelSize: 8, pipelineParallelSize: 1, expertParallelSize: 8, dpAttention: true, dataParallelSize: 8 });
+    expect(built.argv).toEqual(['trtllm-serve', 'm', '--tp_size=8', '--pp_size=1', '--ep_size=8', '--extra_llm_api_options=extra_llm_api_options.yaml']);
+    expect(built.extraFiles?.[0]?.content).toBe('enable_attention_dp: true\n');
+    expect(built.unsupported).toEqual([]);
+    expect(build('trtllm', { model: 'm', tensorParallelSize: 8, dpAttention: true, dataParallelSize: 4 }).unsupported).toEqual([{ knob: 'dataParallelSize', reason: expect.stringMatching(/spans the whole tensor-parallel group/) }]);
+    expect(build('trtllm', { model: 'm', tensorParallelSize: 4, dataParallelSize: 2 }).unsupported).toEqual([{ knob: 'dataParallelSize', reason: expect.stringMatching(/no data-parallel option/) }]);
+    expect(build('trtllm', { model: 'm', dataParallelSize: 1 }).unsupported).toEqual([]);
+    expect(build('trtllm', { model: 'm', decodeContextParallelSize: 2, moeAllToAllBackend: 'x' }).unsupported.map((u) => u.knob)).toEqual(['decodeContextParallelSize', 'moeAllToAllBackend']);
+  });
+
+  it('refuses the layout flags in extra arguments, since typed settings write them', () => {
+    const refused = validateExtraArgs('vllm', '0.11.0', ['-pp', '2', '--enable-expert-parallel']).issues.map((i) => i.message);
+    expect(refused).toEqual([expect.stringMatching(/^-pp duplicates the typed setting pipelineParallelSize/), expect.stringMatching(/^--enable-expert-parallel duplicates the typed setting expertParallelSize/)]);
   });
 });

@@ -63,9 +63,9 @@ export function managedFlags(engine: EngineId, version: string): Map<string, str
     if (!inRange(version, row)) continue;
     if (row.to.kind === 'option') {
       if (flagSpecOf(table, row.to.flag)) out.set(canonicalFlag(table, row.to.flag), row.knob);
-    } else if (row.to.kind === 'switch') {
+    } else if (row.to.kind === 'switch' || row.to.kind === 'sized-switch') {
       // Only plain switches: `-O3` is a value of -O, whose other values the typed knob does not cover.
-      for (const word of [...(row.to.on ?? []), ...(row.to.off ?? [])]) {
+      for (const word of [...(row.to.on ?? []), ...(row.to.kind === 'switch' ? (row.to.off ?? []) : [])]) {
         const spec = flagSpecOf(table, word);
         if (spec && (spec.arity === 'none' || spec.arity === 'negatable')) out.set(canonicalFlag(table, word), row.knob);
       }

@@ -38,6 +38,11 @@ export function knobValue(config: ServerConfig, knob: KnobName): KnobValue | und
   return config[knob as Exclude<KnobName, `speculative.${string}`>];
 }
 
+/** The size a sized switch's group spans: the product of its knobs, each 1 when unset. */
+export function sizedSwitchSize(config: ServerConfig, of: readonly KnobName[]): number {
+  return of.reduce((product, knob) => product * Number(knobValue(config, knob) ?? 1), 1);
+}
+
 /** The first row for `knob` whose version range and condition hold. */
 export function selectRow(table: readonly KnobRow[], knob: KnobName, version: string, config?: ServerConfig): KnobRow | undefined {
   const candidates = table.filter((row) => row.knob === knob && inRange(version, row));
@@ -135,6 +140,15 @@ export function buildCommand(spec: CommandSpec, config: ServerConfig, version: s
       case 'yaml-switch':
         if (value === true) setPath(yaml, target.path, target.on as YamlValue);
         break;
+      case 'sized-switch': {
+        const size = sizedSwitchSize(config, target.of);
+        if (value === 1) break;
+        if (value !== size) {
+          unsupported.push({ knob: row.knob, reason: target.reason });
+          failed.add(row.knob);
+        } else if (target.on.length > 0) pieces.push({ knob: row.knob, words: [...target.on] });
+        break;
+      }
       case 'json': {
         if (!json.has(target.flag)) {
           json.set(target.flag, {});

@@ -50,7 +50,7 @@ export function groupArgs(table: FlagTable, args: readonly ShellWord[]): Group[]
   return groups;
 }
 
-const INT_KNOBS: ReadonlySet<KnobName> = new Set(['tensorParallelSize', 'maxModelLen', 'port', 'maxRunningRequests', 'maxBatchedTokens', 'cudaGraphMaxBatchSize', 'speculative.numSteps', 'speculative.eagleTopK', 'speculative.numDraftTokens']);
+const INT_KNOBS: ReadonlySet<KnobName> = new Set(['tensorParallelSize', 'pipelineParallelSize', 'dataParallelSize', 'expertParallelSize', 'decodeContextParallelSize', 'maxModelLen', 'port', 'maxRunningRequests', 'maxBatchedTokens', 'cudaGraphMaxBatchSize', 'speculative.numSteps', 'speculative.eagleTopK', 'speculative.numDraftTokens']);
 
 /** A flag's value as the typed knob holds it, or undefined when the knob cannot hold it (it then stays verbatim). */
 export function knobOfValue(row: KnobRow, raw: string | number | boolean): KnobValue | undefined {
@@ -169,7 +169,8 @@ export function yamlTwinsOf(engine: EngineId, table: FlagTable, version: string)
 
 // ---------- the knobs, read in reverse ----------
 
-export type Source = { kind: 'group'; group: Group } | { kind: 'env'; name: string; value: string } | { kind: 'yaml' };
+/** Where a knob's value was read; `implied`: no word of its own, the other knobs fix it (a sized switch without words). */
+export type Source = { kind: 'group'; group: Group } | { kind: 'env'; name: string; value: string } | { kind: 'yaml' } | { kind: 'implied' };
 
 export interface Assigned {
   value: KnobValue;

@@ -138,13 +138,14 @@ trtllm-serve serve $MODEL_PATH \\
       host: '0.0.0.0',
       port: 6000,
       tensorParallelSize: 8,
+      expertParallelSize: 8,
       maxModelLen: 49152,
       maxBatchedTokens: 24576,
       maxRunningRequests: 16,
       gpuMemoryFraction: 0.75,
     });
     expect(first.config.env).toMatchObject({ FLEXKV_CONFIG_PATH: './flexkv_config.json', TENSORRT_LLM_USE_FLEXKV: '1' });
-    expect(first.config.extraArgs).toEqual(['--backend', 'pytorch', '--ep_size', '8', '--extra_llm_api_options', 'extra-llm-api-config-cg.yml']);
+    expect(first.config.extraArgs).toEqual(['--backend', 'pytorch', '--extra_llm_api_options', 'extra-llm-api-config-cg.yml']);
     expect(first.refused).toEqual([]);
     expect(first.warnings).toContain('--extra_llm_api_options extra-llm-api-config-cg.yml: Servelab cannot see that file; it is passed as written and must exist where the server runs');
   });
@@ -352,5 +353,43 @@ trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --extra_llm_api_options spec.ya
     expect(parseServeCommand('python3 -m sglang.launch_server Qwen/Qwen3-8B --port 30000')).toEqual({ error: 'SGLang takes the model as --model-path, not as the bare argument Qwen/Qwen3-8B' });
     const token = 'hf_abcdefghijklmnopqrstuvwxyz012345';
     expect(parseServeCommand(`docker run --label key=${token} vllm/vllm-openai:v0.11.0 --model m/x`)).toEqual({ error: 'a docker run option holds a token (hf_…, sk-…, ghp_…); remove it and paste the command again' });
+  });
+});
+
+describe('parallel layouts', () => {
+  it('reads TP, DP, expert parallelism and the all-to-all backend of vLLM’s own EP example, and builds it back', () => {
+    // docs/serving/expert_parallel_deployment.md at v0.12.0 ("Single node EP deployment with pplx backend"), comments left out.
+    const { first, printed } = roundTrip('vllm serve deepseek-ai/DeepSeek-V3-0324 --tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel --all2all-backend pplx', { engineVersion: '0.12.0' });
+    // --enable-expert-parallel spans TP × DP (fused_moe/config.py FusedMoEParallelConfig.make).
+    expect(first.config).toMatchObject({ tensorParallelSize: 1, dataParallelSize: 8, expertParallelSize: 8, moeAllToAllBackend: 'pplx', extraArgs: [] });
+    expect(first.warnings).toEqual([]);
+    expect(printed).toBe('vllm serve deepseek-ai/DeepSeek-V3-0324 --tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel --all2all-backend pplx');
+  });
+
+  it('reads short spellings, and the all-to-all backend from VLLM_ALL2ALL_BACKEND before 0.11.1', () => {
+    const { first } = roundTrip('VLLM_ALL2ALL_BACKEND=pplx vllm serve m/x -tp 2 -pp 2 -dp 2 --enable-expert-parallel', { engineVersion: '0.11.0' });
+    expect(first.config).toMatchObject({ tensorParallelSize: 2, pipelineParallelSize: 2, dataParallelSize: 2, expertParallelSize: 4, moeAllToAllBackend: 'pplx', env: {} });
+    // From 0.11.1 the flag holds it and the variable stays a variable.
+    expect(parsed('VLLM_ALL2ALL_BACKEND=pplx vllm serve m/x', { engineVersion: '0.11.1' }).config).toMatchObject({ env: { VLLM_ALL2ALL_BACKEND: 'pplx' } });
+    expect(parsed('vllm serve m/x -dcp 2 -tp 4', { engineVersion: '0.11.0' }).config).toMatchObject({ tensorParallelSize: 4, decodeContextParallelSize: 2 });
+  });
+
+  it('leaves out --enable-expert-parallel on one GPU, where vLLM does not apply it', () => {
+    const p = parsed('vllm serve m/x --enable-expert-parallel', { engineVersion: '0.11.0' });
+    expect(p.config.expertParallelSize).toBeUndefined();
+    expect(p.config.extraArgs).toEqual([]);
+    expect(p.warnings).toEqual(['--enable-expert-parallel is left out: vLLM applies it only when tensorParallelSize × dataParallelSize is more than 1']);
+  });
+
+  it('reads SGLang’s DP attention with expert parallelism from its DeepSeek V3.2 guide', () => {
+    // docs/basic_usage/deepseek_v32.md at v0.5.5.post1.
+    const { first, printed } = roundTrip('python -m sglang.launch_server --model deepseek-ai/DeepSeek-V3.2-Exp --tp 8 --ep 8 --dp 8 --enable-dp-attention', { engineVersion: '0.5.5.post1' });
+    expect(first.config).toMatchObject({ tensorParallelSize: 8, expertParallelSize: 8, dataParallelSize: 8, dpAttention: true, extraArgs: [] });
+    expect(printed).toBe('python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2-Exp --tp-size 8 --dp-size 8 --ep-size 8 --enable-dp-attention');
+  });
+
+  it('reads TensorRT-LLM’s attention DP from the options YAML, its DP size being the TP size', () => {
+    const { first } = roundTrip("trtllm-serve m/x --tp_size=8 --ep_size=4 --pp_size=1 --extra_llm_api_options <(echo 'enable_attention_dp: true')", { engineVersion: '1.2.0rc1' });
+    expect(first.config).toMatchObject({ tensorParallelSize: 8, expertParallelSize: 4, pipelineParallelSize: 1, dpAttention: true, dataParallelSize: 8 });
   });
 });

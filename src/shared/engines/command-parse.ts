@@ -28,7 +28,7 @@ import { checkArgs, readFlagWord } from './flag-syntax';
 import { FLAG_TABLE_COMMAND, trtllmYamlKeys, versionsWithFlag } from './flag-tables';
 import { credentialFlagRefusal, isCredentialFlag } from './credentials';
 import { isSecretEnvName, refusedEnvName, ServerConfigSchema, type ServerConfig } from './server-config';
-import type { EngineId, KnobName, KnobValue } from './types';
+import type { EngineId, KnobName, KnobRow, KnobValue } from './types';
 import { inRange } from './version';
 
 export interface ParsedServeCommand {
@@ -195,11 +195,17 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     const gs = groupArgs(table, words.map((text) => ({ text })));
     return gs.length === 1 ? JSON.stringify(groupKey(gs[0] as Group)) : undefined;
   };
+  /** Switches whose size is read once every other knob is (vLLM's --enable-expert-parallel spans TP × DP). */
+  const sizedSwitches: { row: KnobRow; group: Group }[] = [];
   for (const g of read.groups) {
     if (consumed.has(g) || dropped.has(g) || !g.flag?.spec || (read.yaml && g === read.yaml.group)) continue;
     const key = JSON.stringify(groupKey(g));
     let matched = false;
     for (const row of rows) {
+      if (!matched && row.to.kind === 'sized-switch' && row.to.on.length > 0 && wordsKey(row.to.on) === key) {
+        sizedSwitches.push({ row, group: g });
+        matched = true;
+      }
       if (row.to.kind === 'switch') {
         for (const [words, value] of [[row.to.on, true], [row.to.off, false]] as const) {
           if (!matched && words && words.length > 0 && wordsKey(words) === key) {
@@ -210,7 +216,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       }
     }
     if (matched) {
-      consumed.add(g);
+      if (!sizedSwitches.some((x) => x.group === g)) consumed.add(g);
       continue;
     }
     const option = rows.find((r) => r.to.kind === 'option' && readFlagWord(table, r.to.flag).name === g.flag?.name);
@@ -284,6 +290,8 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     }
   }
 
+  readSizedSwitches(rows, knobs, sizedSwitches, { assign, consumed, dropped, warnings, display });
+
   // Build, and move back to the verbatim arguments every knob the schema or the adapter does not take.
   const revert = (knob: KnobName) => {
     const assigned = knobs.get(knob);
@@ -293,6 +301,7 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
       const { group } = assigned.source;
       if (![...knobs.values()].some((a) => a.source.kind === 'group' && a.source.group === group)) consumed.delete(group);
     } else if (assigned.source.kind === 'env') env[assigned.source.name] = assigned.source.value;
+    else if (assigned.source.kind === 'implied') return;
     else if (read.yaml) {
       for (const [k, a] of [...knobs]) if (a.source.kind === 'yaml') knobs.delete(k);
       consumed.delete(read.yaml.group);
@@ -379,6 +388,39 @@ function parse(text: string, options: { engineVersion?: string }): ParsedServeCo
     canonical: canonicalOf({ ...read, groups: read.groups.filter((g) => !dropped.has(g)) }, envAsRead, yamlTwins),
   };
   return parsed;
+}
+
+/**
+ * Sized switches, read once the sizes they span are: a switch's size is the product of its knobs (1 when unset). A
+ * switch with words spanning one GPU changes nothing and is left out; one without words is implied where its
+ * condition holds (TensorRT-LLM's attention DP spans the TP group).
+ */
+function readSizedSwitches(
+  rows: readonly KnobRow[],
+  knobs: Map<KnobName, Assigned>,
+  written: readonly { row: KnobRow; group: Group }[],
+  out: { assign: (knob: KnobName, value: KnobValue, source: Source) => void; consumed: Set<Group>; dropped: Set<Group>; warnings: string[]; display: string },
+): void {
+  const sizeOf = (of: readonly KnobName[]) => of.reduce((product, knob) => product * Number(knobs.get(knob)?.value ?? 1), 1);
+  for (const { row, group } of written) {
+    if (row.to.kind !== 'sized-switch') continue;
+    const size = sizeOf(row.to.of);
+    if (size > 1) {
+      out.assign(row.knob, size, { kind: 'group', group });
+      out.consumed.add(group);
+    } else {
+      out.warnings.push(`${group.words.map((w) => w.text).join(' ')} is left out: ${out.display} applies it only when ${row.to.of.join(' × ')} is more than 1`);
+      out.dropped.add(group);
+    }
+  }
+  for (const row of rows) {
+    if (row.to.kind !== 'sized-switch' || row.to.on.length > 0 || row.to.of.length === 0 || !row.when || knobs.has(row.knob)) continue;
+    const { when } = row;
+    const condition = knobs.get(when.knob)?.value;
+    if (condition === undefined || !when.in.includes(condition)) continue;
+    const size = sizeOf(row.to.of);
+    if (size > 1) out.assign(row.knob, size, { kind: 'implied' });
+  }
 }
 
 function heredoc(path: string, content: string): string {

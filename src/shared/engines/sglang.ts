@@ -18,6 +18,18 @@ export const SGLANG_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'host', to: { kind: 'option', flag: '--host' } },
   { knob: 'port', to: { kind: 'option', flag: '--port' } },
   { knob: 'tensorParallelSize', to: { kind: 'option', flag: '--tp-size' } },
+  // Parallelism (server_args.py at each tag, bytedance-iaas/sglang carrying sgl-project/sglang's tags). The short names
+  // are aliases from 0.5.0rc0 and the primary names from 0.5.14.
+  { knob: 'pipelineParallelSize', to: { kind: 'option', flag: '--pp-size' } },
+  { knob: 'dataParallelSize', to: { kind: 'option', flag: '--dp-size' } },
+  // Splits the tensor-parallel group (distributed/parallel_state.py: moe_tp_size = tp_size // moe_ep_size).
+  { knob: 'expertParallelSize', to: { kind: 'option', flag: '--ep-size' } },
+  // _handle_data_parallelism: with DP attention, assert tp_size % dp_size == 0; with dp_size 1 it is turned off.
+  { knob: 'dpAttention', to: { kind: 'switch', on: ['--enable-dp-attention'] } },
+  { knob: 'decodeContextParallelSize', until: '0.5.15', to: { kind: 'unsupported', reason: 'SGLang has decode context parallelism (--dcp-size) from 0.5.15' } },
+  { knob: 'decodeContextParallelSize', since: '0.5.15', to: { kind: 'option', flag: '--dcp-size' } },
+  // Choices per release are the parser's (none/deepep from 0.5.1, mooncake 0.5.3.post2, … pplx 0.5.17).
+  { knob: 'moeAllToAllBackend', to: { kind: 'option', flag: '--moe-a2a-backend' } },
   { knob: 'maxModelLen', to: { kind: 'option', flag: '--context-length' } },
   {
     knob: 'gpuMemoryFraction',

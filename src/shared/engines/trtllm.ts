@@ -26,6 +26,45 @@ export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'host', to: { kind: 'option', flag: '--host' } },
   { knob: 'port', to: { kind: 'option', flag: '--port' } },
   { knob: 'tensorParallelSize', to: { kind: 'option', flag: '--tp_size' } },
+  // Parallelism: serve.py get_llm_args passes --pp_size and --ep_size as pipeline_parallel_size and
+  // moe_expert_parallel_size; mapping.py lays out tp × pp (× cp) ranks, the MoE groups inside the TP group.
+  { knob: 'pipelineParallelSize', to: { kind: 'option', flag: '--pp_size' } },
+  {
+    // llm_args.py enable_attention_dp: attention runs data-parallel over every rank of the TP group.
+    knob: 'dataParallelSize',
+    when: { knob: 'dpAttention', in: [true] },
+    to: {
+      kind: 'sized-switch',
+      on: [],
+      of: ['tensorParallelSize'],
+      reason: "TensorRT-LLM's attention DP (enable_attention_dp) spans the whole tensor-parallel group, so its data-parallel size is the TP size",
+    },
+  },
+  {
+    knob: 'dataParallelSize',
+    to: {
+      kind: 'sized-switch',
+      on: [],
+      of: [],
+      reason: 'trtllm-serve has no data-parallel option: one server is one TP × PP group (commands/serve.py get_llm_args); use dpAttention for attention data parallelism, or run several servers',
+    },
+  },
+  { knob: 'expertParallelSize', to: { kind: 'option', flag: '--ep_size' } },
+  { knob: 'dpAttention', to: { kind: 'yaml-switch', path: ['enable_attention_dp'], on: true } },
+  {
+    knob: 'decodeContextParallelSize',
+    to: {
+      kind: 'unsupported',
+      reason: 'TensorRT-LLM has no decode context parallelism inside the TP group: its context_parallel_size adds ranks (mapping.py: world_size = tp_size × pp_size × cp_size) and trtllm-serve has no flag for it',
+    },
+  },
+  {
+    knob: 'moeAllToAllBackend',
+    to: {
+      kind: 'unsupported',
+      reason: 'TensorRT-LLM chooses the MoE all-to-all itself (by attention DP and the GPUs); only the TRTLLM_FORCE_ALLTOALL_METHOD environment variable forces one, and its names are not tabled for this version: set it in env',
+    },
+  },
   { knob: 'maxModelLen', to: { kind: 'option', flag: '--max_seq_len' } },
   {
     knob: 'gpuMemoryFraction',

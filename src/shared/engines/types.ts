@@ -87,6 +87,12 @@ export type KnobTarget =
   | { kind: 'yaml'; path: readonly string[] }
   /** A boolean knob that, when true, writes `value` at `path` in the options file. */
   | { kind: 'yaml-switch'; path: readonly string[]; on: unknown }
+  /**
+   * A size the engine does not take as a number: its group always spans the product of the `of` knobs (vLLM's
+   * expert parallelism covers TP × DP). Size 1 writes nothing, the product writes `on`, any other size is refused with
+   * `reason`. With `of: []` only 1 is possible; with `on: []` the size is implied by the other knobs.
+   */
+  | { kind: 'sized-switch'; on: readonly string[]; of: readonly KnobName[]; reason: string }
   /** One key of a JSON-valued flag (vLLM's --speculative-config). */
   | { kind: 'json'; flag: string; key: string }
   | { kind: 'unsupported'; reason: string };

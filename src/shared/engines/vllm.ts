@@ -24,6 +24,43 @@ export const VLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'host', to: { kind: 'option', flag: '--host' } },
   { knob: 'port', to: { kind: 'option', flag: '--port' } },
   { knob: 'tensorParallelSize', to: { kind: 'option', flag: '--tensor-parallel-size' } },
+  // Parallelism, read at each release tag (CentML/vllm, which carries vllm-project/vllm's tags; v0.11.0 = b8b302cde434,
+  // v0.11.1 = 439368496db4, v0.14.0 = b17039bccc17).
+  { knob: 'pipelineParallelSize', to: { kind: 'option', flag: '--pipeline-parallel-size' } },
+  { knob: 'dataParallelSize', to: { kind: 'option', flag: '--data-parallel-size' } },
+  {
+    // vllm/model_executor/layers/fused_moe/config.py FusedMoEParallelConfig.make (v0.11.0): with enable_expert_parallel
+    // and TP × DP > 1 the MoE layers spread their experts over all TP × DP ranks (flatten_tp_across_dp, ep_size = tp_size).
+    knob: 'expertParallelSize',
+    to: {
+      kind: 'sized-switch',
+      on: ['--enable-expert-parallel'],
+      of: ['tensorParallelSize', 'dataParallelSize'],
+      reason:
+        "vLLM's expert parallelism is a switch (--enable-expert-parallel) whose size is always TP × DP (fused_moe/config.py FusedMoEParallelConfig.make: ep_size = tp_size × dp_size); set expertParallelSize to TP × DP, or leave it out",
+    },
+  },
+  // No setting to turn off, so "off" is what vLLM always does.
+  { knob: 'dpAttention', when: { knob: 'dpAttention', in: [false] }, to: { kind: 'switch' } },
+  {
+    knob: 'dpAttention',
+    to: {
+      kind: 'unsupported',
+      reason:
+        'vLLM has no DP-attention switch: each data-parallel rank (--data-parallel-size) runs attention on its own GPUs, and --enable-expert-parallel shares the MoE layers across them (config/parallel.py); write TP8 with DP attention 8 as TP1 × DP8 with expertParallelSize 8',
+    },
+  },
+  // arg_utils.py create_engine_config asserts tp_size % dcp_size == 0: DCP splits the TP group, it adds no GPUs.
+  { knob: 'decodeContextParallelSize', to: { kind: 'option', flag: '--decode-context-parallel-size' } },
+  {
+    // Before 0.11.1 only the environment chooses it (vllm/envs.py@b8b302cde434 VLLM_ALL2ALL_BACKEND, env_with_choices).
+    knob: 'moeAllToAllBackend',
+    until: '0.11.1',
+    to: { kind: 'env', name: 'VLLM_ALL2ALL_BACKEND' },
+    choices: ['naive', 'pplx', 'deepep_high_throughput', 'deepep_low_latency', 'allgather_reducescatter', 'flashinfer_all2allv'],
+  },
+  // 0.11.1 adds ParallelConfig.all2all_backend (the variable is read only when the flag is unset, and deprecated).
+  { knob: 'moeAllToAllBackend', since: '0.11.1', to: { kind: 'option', flag: '--all2all-backend' } },
   { knob: 'maxModelLen', to: { kind: 'option', flag: '--max-model-len' } },
   {
     knob: 'gpuMemoryFraction',

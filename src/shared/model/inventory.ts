@@ -34,6 +34,20 @@ export const GPU_STATUSES = ['ok', 'no-nvidia-smi', 'no-gpu', 'error'] as const;
 
 export const ToolSchema = z.object({ present: z.boolean(), version: z.string().nullable() });
 
+/** How one GPU reaches another, in `nvidia-smi topo -m`'s words: NV# (# bonded NVLinks), PIX, PXB, PHB, NODE, SYS; X is itself. */
+export const GpuLinkSchema = z.string().regex(/^(X|NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)$/, 'is not a link nvidia-smi topo -m prints');
+
+/** The GPU link matrix of one box (`nvidia-smi topo -m`), for choosing NVLink-connected GPUs (gpu-topology.ts). */
+export const GpuTopologySchema = z
+  .object({
+    /** GPU indices in the matrix's order. */
+    gpus: z.array(z.string().regex(/^\d+$/)),
+    /** `links[i][j]`: how `gpus[i]` reaches `gpus[j]`. */
+    links: z.array(z.array(GpuLinkSchema)),
+  })
+  .refine((t) => t.links.length === t.gpus.length && t.links.every((row) => row.length === t.gpus.length), 'needs one row and one column per GPU');
+export type GpuTopology = z.infer<typeof GpuTopologySchema>;
+
 export const InventorySchema = z.object({
   hostId: z.string(),
   collectedAt: z.string(),
@@ -44,6 +58,8 @@ export const InventorySchema = z.object({
   gpuMessage: z.string().nullable(),
   gpus: z.array(GpuSchema),
   gpuProcesses: z.array(GpuProcessSchema),
+  /** The GPUs' link matrix; absent when nvidia-smi topo -m could not be read (or in inventories taken before it was asked). */
+  gpuTopology: GpuTopologySchema.optional(),
   driverVersion: z.string().nullable(),
   cudaVersion: z.string().nullable(),
   os: z.object({ name: z.string().nullable(), kernel: z.string().nullable(), arch: z.string().nullable() }),

@@ -160,7 +160,8 @@ export const ResultProvenanceSchema = z.object({
       numPrompts: z.number().int().nonnegative().optional(),
       /** Requests per second; `inf` sends all at once, `trace` replays timestamps (SGLang). */
       requestRate: z.union([z.number().nonnegative(), z.literal('inf'), z.literal('trace')]).optional(),
-      burstiness: z.number().positive().optional(),
+      /** `inf`: constant gaps between requests (`--burstiness inf`, vLLM 0.11.1 and later). */
+      burstiness: z.union([z.number().positive(), z.literal('inf')]).optional(),
       maxConcurrency: z.number().int().positive().nullable().optional(),
       rampUp: z.object({ strategy: Text, startRps: z.number().nullable(), endRps: z.number().nullable() }).optional(),
       randomInputLen: z.number().int().nonnegative().optional(),

@@ -190,7 +190,9 @@ export function runFromJson(value: Record<string, unknown>): JsonRun | { error: 
         else if (finite(v) !== undefined) workload.requestRate = finite(v);
         break;
       case 'burstiness':
-        if (finite(v) !== undefined) workload.burstiness = finite(v);
+        // Python's json.dump writes --burstiness inf as a bare Infinity.
+        if (v === Infinity || v === 'inf') workload.burstiness = 'inf';
+        else if (finite(v) !== undefined) workload.burstiness = finite(v);
         break;
       case 'max_concurrency':
         workload.maxConcurrency = count(v) || null;

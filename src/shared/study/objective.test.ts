@@ -100,18 +100,18 @@ describe('deciding GPT-OSS-120B on H100 (published numbers): TP4 is the fastest 
     expect(stage.reason).toMatch(/^TP2: \+26\.8% \[\+\d+\.\d, \+\d+\.\d\] total token throughput per GPU \(6325 → 8021 tok\/s\/GPU; \d+ runs? each\), kept$/);
     expect(project.state.recommendation?.path).toEqual(['vllm-0.10.2', 'tp2']);
     const ranked = rankConfigs(study, project.state.trials);
-    expect(labelsOf(ranked)).toEqual(['TP2', 'vLLM 0.10.2', 'TP4']);
-    expect(ranked.map((r) => Math.round(r.objective))).toEqual([8021, 6325, 5940]);
+    expect(labelsOf(ranked)).toEqual(['TP2', 'vLLM 0.10.2', 'TP4', 'PP2']);
+    expect(ranked.map((r) => Math.round(r.objective))).toEqual([8021, 6325, 5940, 5599]);
   });
 
-  it('on a budget of 4 GPUs, keeps 2 × TP2 over 4 × one GPU and 1 × TP4', () => {
+  it('on a budget of 4 GPUs, keeps 2 × TP2 over 4 × one GPU, 1 × TP4 and 2 × PP2', () => {
     const study = gptOssStudy({ basis: 'gpu-budget', gpuBudget: 4 });
     const project = runAsPublished(study, GPT_OSS_TPS);
     const stage = project.state.decisions.find((d) => d.stageId === 'parallelism')!;
     expect(stage).toMatchObject({ winner: 'tp2', verdict: 'kept', before: 4 * 6325.41 });
     expect(stage.after).toBeCloseTo(2 * 16042.19, 6);
     expect(stage.reason).toMatch(/^2 × TP2: \+26\.8% \[.*\] total token throughput on 4 GPUs \(25302 → 32084 tok\/s; /);
-    expect(rankConfigs(study, project.state.trials).map((r) => Math.round(r.objective))).toEqual([32084, 25302, 23759]);
+    expect(rankConfigs(study, project.state.trials).map((r) => Math.round(r.objective))).toEqual([32084, 25302, 23759, 22397]);
   });
 
   it('on a budget of 2 GPUs, TP4 has no place: it is not compared, and the decision says why', () => {
@@ -121,7 +121,7 @@ describe('deciding GPT-OSS-120B on H100 (published numbers): TP4 is the fastest 
     expect(stage.winner).toBe('tp2');
     expect(stage.unmeasured).toEqual([{ label: 'TP4', why: 'over-budget', gpus: 4, budget: 2 }]);
     expect(stage.reason).toContain('; TP4 needs 4 GPUs, more than the budget of 2');
-    expect(labelsOf(rankConfigs(study, project.state.trials))).toEqual(['TP2', 'vLLM 0.10.2']);
+    expect(labelsOf(rankConfigs(study, project.state.trials))).toEqual(['TP2', 'vLLM 0.10.2', 'PP2']);
   });
 });
 

@@ -226,6 +226,32 @@ describe('estimatePlan', () => {
     expect(estimatePlan(s, planGeneralisation(s, best, best, A100)).expectedRepeats).toBe(0);
   });
 
+  it('estimates the wall-clock time on the study’s GPUs: servers of 1, 2 and 4 GPUs side by side after the 8-GPU one', () => {
+    const h100s = (n: number) => Array.from({ length: n }, (_, i) => ({ ...H100.gpus[0]!, index: String(i) }));
+    const tp = study({
+      model: { id: 'Qwen/Qwen3-8B', variants: [] },
+      engines: [{ engine: 'vllm', version: '0.11.0' }],
+      stages: [{ id: 'tp', label: 'Tensor parallelism', candidates: [2, 4, 8].map((n) => ({ id: `tp${n}`, label: `TP${n}`, config: { tensorParallelSize: n } })) }],
+      strategy: 'grid',
+      workloads: { primary: sharegpt(4), generalisation: [] },
+    });
+    const trials = planGrid(tp, { gpus: h100s(8) });
+    expect(trials.map((t) => t.gpuCount)).toEqual([1, 2, 4, 8]);
+    const sideBySide = estimatePlan(tp, trials, h100s(8));
+    const oneAtATime = estimatePlan({ ...tp, parallelism: 1 }, trials, h100s(8));
+    expect(sideBySide.peakGpus).toBe(8);
+    expect(sideBySide.wallSeconds).toBeGreaterThan(0);
+    expect(sideBySide.wallSeconds).toBeLessThan(oneAtATime.wallSeconds!);
+    // Without the study's GPUs there is no schedule to simulate.
+    expect(estimatePlan(tp, trials).wallSeconds).toBeUndefined();
+    // On one GPU, one 1-GPU server at a time: the wall-clock time is the GPU time, repeats included.
+    const s = study({ model: { id: 'Qwen/Qwen3-8B-FP8', variants: [] }, stages: [] });
+    const single = estimatePlan(s, planEngineStage(s, H100), H100.gpus);
+    expect(single.expectedRepeats).toBeGreaterThan(0);
+    expect(single.peakGpus).toBe(1);
+    expect(Math.abs(single.wallSeconds! - single.gpuSeconds)).toBeLessThanOrEqual(2);
+  });
+
   it('takes longer for more prompts and longer requests', () => {
     const s = study();
     const trials = planEngineStage(s, H100);
@@ -233,5 +259,35 @@ describe('estimatePlan', () => {
     const a = estimatePlan(s, trials).perTrialSeconds['engine/vllm-0.11.0/sharegpt-c4/r1'] as number;
     const b = estimatePlan(longer, planEngineStage(longer, H100)).perTrialSeconds['engine/vllm-0.11.0/sharegpt-c4/r1'] as number;
     expect(b).toBeGreaterThan(5 * a);
+  });
+});
+
+describe('estimatePlan on paced workloads', () => {
+  const trialSeconds = (primary: object) => {
+    const s = study({ stages: [], clientVersion: '0.11.1', workloads: { primary: { id: 'w', dataset: { kind: 'sharegpt' }, numPrompts: 200, ...primary }, generalisation: [] } });
+    return estimatePlan(s, planEngineStage(s, H100)).perTrialSeconds['engine/vllm-0.11.0/w/r1'] as number;
+  };
+
+  it('lasts at least as long as the client takes to send every request', () => {
+    const burst = trialSeconds({});
+    // 200 prompts at a constant 1 req/s: the last goes at 200 s, far beyond what the server needs for them.
+    expect(burst).toBeLessThan(100);
+    expect(trialSeconds({ requestRate: 1, burstiness: 'inf' })).toBe(200);
+    expect(trialSeconds({ requestRate: 1 })).toBe(200);
+    // A linear ramp 1 → 16 req/s: the mean gaps sum to ≈ 200/15 · ln 16 ≈ 37 s.
+    const ramp = trialSeconds({ rampUp: { strategy: 'linear', startRps: 1, endRps: 16 } });
+    expect(ramp).toBeGreaterThan(Math.max(burst, 35));
+    expect(ramp).toBeLessThan(40);
+  });
+});
+
+describe('StudyDefinitionSchema on arrivals', () => {
+  it('refuses, before launch, a constant rate its benchmark client cannot send, naming the client version', () => {
+    const constant = { id: 'rate8', dataset: { kind: 'sharegpt' as const }, numPrompts: 100, requestRate: 8, burstiness: 'inf' as const };
+    const result = StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.0', workloads: { primary: sharegpt(4), generalisation: [constant] } });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['workloads.generalisation.0.burstiness']);
+    expect(result.error?.issues[0]?.message).toMatch(/^vllm bench serve 0\.11\.0 cannot send at a constant rate: --burstiness inf works from 0\.11\.1 on/);
+    expect(StudyDefinitionSchema.safeParse({ ...study(), clientVersion: '0.11.1', workloads: { primary: sharegpt(4), generalisation: [constant] } }).success).toBe(true);
   });
 });

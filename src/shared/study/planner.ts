@@ -1,12 +1,15 @@
 import { getAdapter } from '../engines/adapters';
 import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
+import { sendSeconds } from '../bench/arrival';
 import type { Workload } from '../bench/workload';
 import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
 import { refusalRecord } from './report/problem-words';
 import { configGpuCount, trialGpuCount, type Candidate, type ConfigPatch, type EngineChoice, type StudyDefinition, type Trial } from './study';
-import type { PlanContext } from './plan-context';
+import type { GpuFacts, PlanContext } from './plan-context';
+import { hostsOf } from './gpu-placement';
+import { simulateSchedule, type ScheduledServer } from './schedule-simulation';
 import { warmupRequests } from '../bench/warmup';
 import { priorRunCvPct } from './noise';
 
@@ -306,6 +309,14 @@ export interface PlanEstimate {
   gpuSeconds: number;
   /** Benchmark seconds per trial id (0 for rejected trials). */
   perTrialSeconds: Record<string, number>;
+  /**
+   * Wall-clock seconds from the first launch to the last result: the servers list-scheduled on the study's GPUs by
+   * the run's own placement (`simulateSchedule`), then each undecided comparison's expected extra rounds. Absent when
+   * the study's GPUs are not known.
+   */
+  wallSeconds?: number;
+  /** The most GPUs that simulated schedule holds at once. */
+  peakGpus?: number;
 }
 
 // Peak memory bandwidth (bytes/s) and dense BF16 tensor throughput (FLOP/s) of the GPU types a study may name.
@@ -343,8 +354,8 @@ function benchSeconds(study: StudyDefinition, trial: Trial, workload: Workload):
   const tokensPerStep = trial.config.speculative ? 2 : 1;
   const decode = ((workload.numPrompts * output) / batch / tokensPerStep) * step;
   const prefill = (workload.numPrompts * input * 2 * params) / flops;
-  const paced = workload.requestRate !== undefined ? workload.numPrompts / workload.requestRate : 0;
-  return Math.max(decode + prefill, paced);
+  // A paced or ramped client sends its last request only after `sendSeconds` (arrival.ts), however fast the server.
+  return Math.max(decode + prefill, sendSeconds(workload));
 }
 
 export function launchSeconds(study: StudyDefinition, trial: Trial): number {
@@ -366,11 +377,16 @@ function expectedRunsPerConfig(study: StudyDefinition, trial: Trial, workload: W
   return Math.min(budget, Math.max(2, Math.ceil((halfWidthOneRun / margin) ** 2)));
 }
 
-/** A rough duration of the plan on the study's GPU type, to show before anything runs; never a measurement. */
-export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstimate {
+/**
+ * A rough duration of the plan on the study's GPU type, to show before anything runs; never a measurement. With the
+ * study's GPUs it also says how long the plan takes on them, servers side by side as the runner places them.
+ */
+export function estimatePlan(study: StudyDefinition, trials: Trial[], gpus?: readonly GpuFacts[]): PlanEstimate {
   const workloads = new Map([study.workloads.primary, ...study.workloads.generalisation].map((w) => [w.id, w]));
   const perTrialSeconds: Record<string, number> = {};
   const launches = new Map<string, number>();
+  /** Per server: its GPUs and its seconds end to end (launch, warm-ups, benchmarks), for the schedule. */
+  const servers = new Map<string, ScheduledServer>();
   let rejected = 0;
   let benchTotal = 0;
   let warmupTotal = 0;
@@ -389,9 +405,13 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
     perTrialSeconds[trial.id] = seconds;
     benchTotal += seconds * gpus;
     const warmup = (seconds * warmupRequests(workload)) / workload.numPrompts;
+    const server = servers.get(trial.serverKey) ?? { key: trial.serverKey, gpus, seconds: launchSeconds(study, trial) };
+    server.seconds += seconds;
+    servers.set(trial.serverKey, server);
     if (!warmed.has(`${trial.serverKey}\n${workload.id}`)) {
       warmed.add(`${trial.serverKey}\n${workload.id}`);
       warmupTotal += warmup * gpus;
+      server.seconds += warmup;
     }
     if (!launches.has(trial.serverKey)) launches.set(trial.serverKey, launchSeconds(study, trial) * gpus);
     if (trial.stageId !== GRID_STAGE_ID && trial.stageId !== GENERALISATION_STAGE_ID && workload.id === study.workloads.primary.id) {
@@ -421,5 +441,30 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[]): PlanEstim
     expectedRepeats,
     gpuSeconds: Math.round(benchTotal + warmupTotal + launchTotal + repeatTotal),
     perTrialSeconds,
+    ...(gpus && gpus.length > 0 ? wallClock(study, gpus, [...servers.values()], [...comparisons.values()]) : {}),
   };
+}
+
+/**
+ * The plan's servers on the study's GPUs, then each undecided comparison's extra rounds: a round runs its two
+ * configurations again (fresh launch, warm-up, benchmark) after the decision that asked for it, so rounds follow one
+ * another.
+ */
+function wallClock(
+  study: StudyDefinition,
+  gpus: readonly GpuFacts[],
+  servers: ScheduledServer[],
+  comparisons: Array<{ seconds: number; launch: number; warmup: number; runs: number; gpus: number }>,
+): { wallSeconds: number; peakGpus: number } {
+  const hosts = hostsOf(gpus);
+  const first = simulateSchedule(hosts, servers, study.parallelism);
+  let wallSeconds = first.wallSeconds;
+  let peakGpus = first.peakGpus;
+  for (const c of comparisons) {
+    const round = c.seconds + c.launch + c.warmup;
+    const pair = simulateSchedule(hosts, [{ key: 'a', gpus: c.gpus, seconds: round }, { key: 'b', gpus: c.gpus, seconds: round }], study.parallelism);
+    wallSeconds += (c.runs - 1) * pair.wallSeconds;
+    if (c.runs > 1) peakGpus = Math.max(peakGpus, pair.peakGpus);
+  }
+  return { wallSeconds: Math.round(wallSeconds), peakGpus };
 }

@@ -3,9 +3,12 @@ import type { ServerConfig } from '../engines/server-config';
 import type { EngineId } from '../engines/types';
 import type { Workload } from '../bench/workload';
 import type { PlanContext, GpuFacts } from './plan-context';
-import { configGpuCount, type ModelVariant, type StudyDefinition, type Trial } from './study';
+import { configGpuCount, type StudyDefinition, type Trial } from './study';
 import type { Refusal } from './trial-problem';
 import { refusalRecord } from './report/problem-words';
+import { parallelLayoutLabel } from '../engines/parallelism';
+import { knownModel, weightBytes, weightsPerGpu, type WeightPrecision } from './model-facts';
+import { layoutRefusal } from './layout-checks';
 
 /**
  * Checks that need no GPU time: what the engine version cannot express, what the GPU cannot run, what cannot fit,
@@ -13,52 +16,9 @@ import { refusalRecord } from './report/problem-words';
  * language by report/problem-words.ts, or nothing.
  */
 
-export type WeightPrecision = NonNullable<ModelVariant['precision']>;
+export { BYTES_PER_PARAM, knownModel, type KnownModel, type WeightPrecision } from './model-facts';
 
-export const BYTES_PER_PARAM: Readonly<Record<WeightPrecision, number>> = {
-  bf16: 2,
-  fp16: 2,
-  fp8: 1,
-  int8: 1,
-  awq: 0.5,
-  int4: 0.5,
-  fp4: 0.5,
-};
-
-export interface KnownModel {
-  /** Parameter count (embeddings included). */
-  params: number;
-  /** The context length the engines derive from the checkpoint's config.json. */
-  maxLen: number;
-}
-
-// Parameter counts from the models' config.json; Qwen3's max_position_embeddings is 40960, Llama 3.1's 131072.
-const KNOWN_MODELS: Readonly<Record<string, KnownModel>> = {
-  'qwen3-0.6b': { params: 0.6e9, maxLen: 40960 },
-  'qwen3-1.7b': { params: 1.7e9, maxLen: 40960 },
-  'qwen3-4b': { params: 4.02e9, maxLen: 40960 },
-  'qwen3-8b': { params: 8.19e9, maxLen: 40960 },
-  'qwen3-14b': { params: 14.77e9, maxLen: 40960 },
-  'qwen3-32b': { params: 32.76e9, maxLen: 40960 },
-  'llama-3.1-8b': { params: 8.03e9, maxLen: 131072 },
-  'llama-3.1-70b': { params: 70.55e9, maxLen: 131072 },
-  'meta-llama-3.1-8b': { params: 8.03e9, maxLen: 131072 },
-  'meta-llama-3.1-70b': { params: 70.55e9, maxLen: 131072 },
-};
-
-const CHECKPOINT_SUFFIX = /-(fp8|awq|gptq|gptq-int4|gptq-int8|int4|int8|instruct|base)$/;
-
-/** The base model of a repo id or local path (`Qwen/Qwen3-8B-FP8` → Qwen3-8B's facts), or undefined if unknown. */
-export function knownModel(modelRef: string): KnownModel | undefined {
-  let name = (modelRef.replace(/\/+$/, '').split('/').pop() ?? '').toLowerCase();
-  for (let previous = ''; previous !== name; ) {
-    previous = name;
-    name = name.replace(CHECKPOINT_SUFFIX, '');
-  }
-  return KNOWN_MODELS[name];
-}
-
-/** The weights' precision: the variant's or the study's when declared, else read from the repo name, else bf16. */
+/** The weights' precision: the variant's or the study's when declared, else read from the repo name, else the checkpoint's own (bf16 unless known). */
 export function weightPrecisionOf(study: StudyDefinition, config: Pick<ServerConfig, 'model' | 'quantization'>): WeightPrecision {
   const variant = study.model.variants.find((v) => v.model === config.model);
   if (variant?.precision) return variant.precision;
@@ -70,7 +30,7 @@ export function weightPrecisionOf(study: StudyDefinition, config: Pick<ServerCon
   if (/-int8$/.test(name)) return 'int8';
   // Online quantization stores the weights in FP8 once loaded.
   if (config.quantization && /fp8/.test(config.quantization)) return 'fp8';
-  return 'bf16';
+  return knownModel(config.model)?.nativePrecision ?? 'bf16';
 }
 
 /** A checkpoint whose GEMMs are FP8 with block scales: declared on its variant, or Qwen's `-FP8` naming. */
@@ -130,7 +90,10 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
   const extraErrors = extra.issues.filter((i) => i.severity === 'error');
   if (extraErrors.length > 0) return { code: 'extra-args-refused', engine, version, issues: extraErrors.map((i) => i.message) };
 
-  const tp = config.tensorParallelSize ?? 1;
+  const facts = knownModel(config.model);
+  const layout = layoutRefusal(engine, version, config, facts);
+  if (layout) return layout;
+
   // A server's GPUs are on one host: the layout's count must fit on the largest.
   const needed = configGpuCount(study, engine, config);
   const gpus = ctx.gpus;
@@ -148,22 +111,23 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
     }
   }
 
-  const facts = knownModel(config.model);
   if (facts && gpus.length > 0) {
     const precision = weightPrecisionOf(study, config);
-    const weightsPerGpu = (facts.params * BYTES_PER_PARAM[precision]) / tp;
+    const perGpu = weightsPerGpu(engine, config, facts, precision);
     const share = usableShare(engine, config);
     const bytesOf = (g: GpuFacts) => g.memoryMiB * 1024 * 1024;
-    const fits = gpus.some((g) => weightsPerGpu <= bytesOf(g) * share);
+    const fits = gpus.some((g) => perGpu <= bytesOf(g) * share);
     if (!fits) {
+      const total = weightBytes(facts, precision);
       return {
         code: 'weights-too-large',
         model: config.model,
         params: facts.params,
         precision,
-        bytesPerParam: BYTES_PER_PARAM[precision],
-        weightsPerGpu,
-        tp,
+        bytesPerParam: Math.round(((total.experts + total.rest) / facts.params) * 100) / 100,
+        weightsPerGpu: perGpu,
+        tp: config.tensorParallelSize ?? 1,
+        layout: parallelLayoutLabel(config),
         engine,
         version,
         gpus: distinctGpus(gpus.map((g) => ({ name: g.name, usable: bytesOf(g) * share, total: bytesOf(g) }))),
@@ -185,3 +149,4 @@ export function preflight(study: StudyDefinition, trial: Pick<Trial, 'engine' | 
   const refusal = preflightRefusal(study, trial, ctx);
   return refusal ? refusalRecord(refusal).rejectReason : null;
 }
+export { nvlinkWarning, type NvlinkWarning } from './layout-checks';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema, type ServerConfig } from '../engines/server-config';
 import { serverGpuCount } from '../engines/parallelism';
-import { WorkloadSchema } from '../bench/workload';
+import { arrivalRefusal } from '../bench/arrival';
+import { WorkloadSchema, type Workload } from '../bench/workload';
 import { METRIC_CATALOGUE } from '../results/metrics';
 import { ResultEntrySchema } from '../results/result-entry';
 import { BenchResultSchema } from '../results/bench-result';
@@ -38,8 +39,8 @@ export const ModelVariantSchema = z
     id: Slug,
     model: ModelRefSchema,
     label: z.string().max(200).optional(),
-    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5). */
-    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4']).optional(),
+    /** Weight precision, for the fit check: bf16 (2 bytes/param), fp8 (1), awq/int4 (0.5), mxfp4 (MoE experts at 4.25 bits). */
+    precision: z.enum(['bf16', 'fp16', 'fp8', 'int8', 'awq', 'int4', 'fp4', 'mxfp4']).optional(),
     /** The checkpoint uses block-scaled FP8 GEMMs (DeepSeek/Qwen3 `-FP8`): TensorRT-LLM needs sm ≥ 8.9 for them. */
     fp8BlockScaled: z.boolean().optional(),
   })
@@ -237,7 +238,7 @@ export const StudyDefinitionSchema = z
      * (`serverGpuCount`), and at least this many.
      */
     gpusPerTrial: z.number().int().min(1).max(8).default(1),
-    /** Most servers running at once across all hosts; absent: as many as there are GPU slots. */
+    /** Most servers running at once across all hosts; absent: as many as the GPUs hold side by side. */
     parallelism: z.number().int().min(1).max(64).optional(),
     /** The vLLM version whose `vllm bench serve` measures every trial. */
     clientVersion: VersionSchema.default('0.11.0'),
@@ -274,6 +275,13 @@ export const StudyDefinitionSchema = z
       if (engines.has(key)) ctx.addIssue({ code: 'custom', path: ['engines', i], message: `${e.engine} ${e.version} is listed twice` });
       engines.add(key);
     });
+    // Arrivals the study's benchmark client cannot produce are refused here, before any server is launched.
+    const arrivalIssue = (w: Workload, path: (string | number)[]) => {
+      const refusal = arrivalRefusal(w, study.clientVersion);
+      if (refusal !== undefined) ctx.addIssue({ code: 'custom', path: ['workloads', ...path, w.rampUp ? 'rampUp' : 'burstiness'], message: refusal });
+    };
+    arrivalIssue(study.workloads.primary, ['primary']);
+    study.workloads.generalisation.forEach((w, i) => arrivalIssue(w, ['generalisation', i]));
     // A translation names something of this study, so a renamed id cannot leave a translation of nothing behind.
     const named = {
       stages: new Set(study.stages.map((s) => s.id)),

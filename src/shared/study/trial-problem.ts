@@ -11,7 +11,22 @@ import { ENGINE_IDS } from '../engines/types';
 const EngineId = z.enum(ENGINE_IDS);
 const Count = z.number().int().min(0);
 
-export const REFUSAL_CODES = ['knobs-unsupported', 'extra-args-refused', 'tp-over-gpus', 'host-too-small', 'fp8-block-scaling-sm', 'weights-too-large', 'request-too-long'] as const;
+export const REFUSAL_CODES = [
+  'knobs-unsupported',
+  'extra-args-refused',
+  'tp-over-gpus',
+  'host-too-small',
+  'heads-indivisible',
+  'pp-over-layers',
+  'experts-indivisible',
+  'ep-indivisible',
+  'dcp-indivisible',
+  'dp-attention-indivisible',
+  'ep-dense-model',
+  'fp8-block-scaling-sm',
+  'weights-too-large',
+  'request-too-long',
+] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 /**
  * Codes kept only so older projects still read and word: the pre-flight no longer gives them (a trial now takes as
@@ -28,9 +43,27 @@ export const RefusalSchema = z.discriminatedUnion('code', [
   z.object({ code: z.literal('tp-over-gpus'), tp: Count, gpusPerTrial: Count }),
   /** No host has as many GPUs as a trial takes (`gpusPerTrial`: the trial's own count). */
   z.object({ code: z.literal('host-too-small'), gpusPerTrial: Count, most: Count }),
+  // Parallel layouts the engine refuses at start-up (layout-checks.ts has each engine's own condition).
+  /** The attention heads do not divide over the tensor-parallel size attention is split across (`tp`). */
+  z.object({ code: z.literal('heads-indivisible'), engine: EngineId, version: z.string(), model: z.string(), heads: Count, tp: Count }),
+  /** More pipeline stages than the model has layers. */
+  z.object({ code: z.literal('pp-over-layers'), engine: EngineId, version: z.string(), model: z.string(), layers: Count, pp: Count }),
+  /** The routed experts do not divide over the expert-parallel size. */
+  z.object({ code: z.literal('experts-indivisible'), engine: EngineId, version: z.string(), model: z.string(), experts: Count, ep: Count }),
+  /** The expert-parallel size does not divide the tensor-parallel group it is cut from. */
+  z.object({ code: z.literal('ep-indivisible'), engine: EngineId, version: z.string(), tp: Count, ep: Count }),
+  /** The decode-context-parallel size does not divide the tensor-parallel size. */
+  z.object({ code: z.literal('dcp-indivisible'), engine: EngineId, version: z.string(), tp: Count, dcp: Count }),
+  /** DP attention with a data-parallel size that does not divide the tensor-parallel size. */
+  z.object({ code: z.literal('dp-attention-indivisible'), engine: EngineId, version: z.string(), tp: Count, dp: Count }),
+  /** Expert parallelism asked of a model without experts. */
+  z.object({ code: z.literal('ep-dense-model'), engine: EngineId, version: z.string(), model: z.string() }),
   /** TensorRT-LLM's FP8 block-scaling GEMM needs sm 8.9+; `gpus` are the distinct GPUs found, with their compute capability. */
   z.object({ code: z.literal('fp8-block-scaling-sm'), model: z.string(), gpus: z.array(z.object({ name: z.string(), computeCapability: z.string() })) }),
-  /** Sizes in bytes; `gpus`: the distinct GPUs, their memory and the share of it the engine lets weights take. */
+  /**
+   * Sizes in bytes; `gpus`: the distinct GPUs, their memory and the share of it the engine lets weights take.
+   * `bytesPerParam` is the average over all parameters (MXFP4 checkpoints keep all but the experts in BF16).
+   */
   z.object({
     code: z.literal('weights-too-large'),
     model: z.string(),
@@ -39,6 +72,8 @@ export const RefusalSchema = z.discriminatedUnion('code', [
     bytesPerParam: z.number(),
     weightsPerGpu: z.number(),
     tp: Count,
+    /** The parallel layout the weights are split by (`parallelLayoutLabel`); absent in older projects: TP alone. */
+    layout: z.string().optional(),
     engine: EngineId,
     version: z.string(),
     gpus: z.array(z.object({ name: z.string(), usable: z.number(), total: z.number() })),

@@ -1,3 +1,4 @@
+import { arrivalFields, type Arrival, type ArrivalFields } from '../../../shared/bench/arrival';
 import { WORKLOAD_PRESETS, describeWorkload, type Workload, type WorkloadInput } from '../../../shared/bench/workload';
 import { ENGINE_ADAPTERS, validateExtraArgs } from '../../../shared/engines/adapters';
 import { splitArgs } from '../../../shared/engines/argv-text';
@@ -5,7 +6,7 @@ import type { EngineId } from '../../../shared/engines/types';
 import { ConfigPatchSchema, StudyDefinitionSchema, type ConfigPatch, type StudyDefinition, type StudyDefinitionInput } from '../../../shared/study/study';
 import { translationsStillTrue } from '../../../shared/study/study-text';
 import { say, type Messages } from '../i18n';
-import { boxGpuCount, sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
+import { SCENARIO_PRESETS, boxGpuCount, sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
 import { at, locateSchemaPath, workloadAt, workloadLabel, type Located, type WorkloadField } from './issue-location';
 import { issueLine, issueMessage } from './issue-text';
 
@@ -84,7 +85,7 @@ class Builder {
 function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: WorkloadField) => Located): WorkloadInput {
   const numPrompts = b.num(locate('numPrompts'), w.numPrompts, true);
   const maxConcurrency = b.num(locate('maxConcurrency'), w.maxConcurrency, false);
-  const requestRate = b.num(locate('requestRate'), w.requestRate, false);
+  const arrival = buildArrival(b, w, locate);
   const seed = b.num(locate('seed'), w.seed, false);
   const outputLen = b.num(locate('outputLen'), w.outputLen, w.kind === 'random');
   const dataset =
@@ -98,7 +99,7 @@ function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: WorkloadFie
     dataset,
     numPrompts: numPrompts as number,
     ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
-    ...(requestRate !== undefined ? { requestRate } : {}),
+    ...arrival,
     ...(seed !== undefined ? { seed } : {}),
     backend: 'openai-chat',
   };
@@ -108,6 +109,39 @@ function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: WorkloadFie
   const label = w.label.trim() || (preset && sameJson(presetRest, workload) ? presetLabel : numPrompts !== undefined ? labelOf(workload) : undefined);
   const { id, ...rest } = workload;
   return { id, ...(label ? { label } : {}), ...rest };
+}
+
+/** The arrival kind's own fields, each checked; a missing one is an issue and the kind falls back to a burst. */
+function buildArrival(b: Builder, w: WorkloadDraft, locate: (field: WorkloadField) => Located): ArrivalFields {
+  const rate = () => b.num(locate('requestRate'), w.requestRate, true);
+  let arrival: Arrival | undefined;
+  switch (w.arrival) {
+    case 'burst':
+      arrival = { kind: 'burst' };
+      break;
+    case 'poisson':
+    case 'constant': {
+      const r = rate();
+      arrival = r === undefined ? undefined : { kind: w.arrival, rate: r };
+      break;
+    }
+    case 'gamma': {
+      const r = rate();
+      const burstiness = b.num(locate('burstiness'), w.burstiness, true);
+      arrival = r === undefined || burstiness === undefined ? undefined : { kind: 'gamma', rate: r, burstiness };
+      break;
+    }
+    case 'ramp': {
+      const startRps = b.num(locate('rampStart'), w.rampStart, true);
+      const endRps = b.num(locate('rampEnd'), w.rampEnd, true);
+      // `inf` is the client's own word for constant gaps (Python's float('inf')).
+      const burstiness = /^\+?inf(inity)?$/i.test(w.burstiness.trim()) ? ('inf' as const) : b.num(locate('burstiness'), w.burstiness, false);
+      arrival =
+        startRps === undefined || endRps === undefined ? undefined : { kind: 'ramp', strategy: w.rampStrategy, startRps, endRps, ...(burstiness !== undefined ? { burstiness } : {}) };
+      break;
+    }
+  }
+  return arrivalFields(arrival ?? { kind: 'burst' });
 }
 
 /** "Random 128 in / 4 out, 50 prompts, unbounded concurrency, seed 42": the presets' style for a changed one. */
@@ -127,7 +161,7 @@ export interface Assembled {
 export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean, messages: Messages): Assembled {
   const b = new Builder(messages);
   const engines = d.engines.filter((e) => e.enabled);
-  const generalisationPresets = WORKLOAD_PRESETS.filter((p) => d.generalisationPresets.includes(p.id));
+  const generalisationPresets = SCENARIO_PRESETS.filter((p) => d.generalisationPresets.includes(p.id));
 
   const slos = d.slos.map((s, i) => {
     const value = b.num(at('goal', `slos.${i}.value`, say(messages, 'wizard.field.sloValue', { n: i + 1 })), s.value, true);

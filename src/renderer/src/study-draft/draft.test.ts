@@ -3,7 +3,7 @@ import latencyExampleText from '../../../../examples/qwen3-8b-latency-h100.serve
 import throughputExampleText from '../../../../examples/qwen3-32b-throughput-a100.servelab?raw';
 import { WORKLOAD_PRESETS } from '../../../shared/bench/workload';
 import { StudyDefinitionSchema } from '../../../shared/study/study';
-import { currentMessages } from '../i18n';
+import { currentMessages, setLocale } from '../i18n';
 import { assemble } from './assemble';
 import {
   draftFromDefinition,
@@ -208,5 +208,82 @@ describe('wizard model', () => {
     expect(plainMessage('Too small: expected number to be >0', currentMessages())).toBe('must be above 0');
     expect(plainMessage('Invalid input: expected int, received number', currentMessages())).toBe('must be a whole number');
     expect(plainMessage('is required', currentMessages())).toBe('is required');
+  });
+
+  it('assembles each arrival kind, ticks the constant-rate sweep, and reads them back', () => {
+    const base = withFreshStages(
+      draftFor({
+        name: 'rates',
+        modelId: 'Qwen/Qwen3-8B',
+        hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
+        engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm' })),
+        clientVersion: '0.11.1',
+      }),
+    );
+    const row = (id: string, over: object) => ({ ...workloadDraft(undefined), id, numPrompts: '50', ...over });
+    const draft: WizardDraft = {
+      ...base,
+      primary: row('constant', { arrival: 'constant', requestRate: '8' }),
+      generalisationPresets: ['sharegpt-rate1', 'sharegpt-rate16'],
+      generalisationCustom: [
+        row('gamma', { arrival: 'gamma', requestRate: '4', burstiness: '100' }),
+        row('ramp', { arrival: 'ramp', rampStrategy: 'exponential', rampStart: '1', rampEnd: '16' }),
+        row('ramp-const', { arrival: 'ramp', rampStart: '2', rampEnd: '8', burstiness: 'inf' }),
+        row('poisson', { arrival: 'poisson', requestRate: '2.5' }),
+        // A rate typed before switching to "all at once" is not sent.
+        row('burst', { arrival: 'burst', requestRate: '3' }),
+      ],
+    };
+    const made = assemble(draft, isDemo, currentMessages());
+    expect(made.issues).toEqual([]);
+    const arrivals = (w: { requestRate?: number; burstiness?: number | 'inf'; rampUp?: object }) => [w.requestRate, w.burstiness, w.rampUp];
+    expect(arrivals(made.parsed!.workloads.primary)).toEqual([8, 'inf', undefined]);
+    expect(made.parsed!.workloads.generalisation.map((w) => [w.id, ...arrivals(w)])).toEqual([
+      ['sharegpt-rate1', 1, 'inf', undefined],
+      ['sharegpt-rate16', 16, 'inf', undefined],
+      ['gamma', 4, 100, undefined],
+      ['ramp', undefined, undefined, { strategy: 'exponential', startRps: 1, endRps: 16 }],
+      ['ramp-const', undefined, 'inf', { strategy: 'linear', startRps: 2, endRps: 8 }],
+      ['poisson', 2.5, undefined, undefined],
+      ['burst', undefined, undefined, undefined],
+    ]);
+    expect(made.parsed!.workloads.primary.label).toBe('ShareGPT, 50 prompts, unbounded concurrency, constant 8 req/s');
+    const back = draftFromDefinition(made.parsed!);
+    expect(back.generalisationPresets).toEqual(['sharegpt-rate1', 'sharegpt-rate16']);
+    expect(back.generalisationCustom.map((w) => w.arrival)).toEqual(['gamma', 'ramp', 'ramp', 'poisson', 'burst']);
+    expect(assemble(back, isDemo, currentMessages()).parsed).toEqual(made.parsed);
+  });
+
+  it('refuses a constant rate on benchmark client 0.11.0 on the arrival field, in the reader’s language', () => {
+    const draft = withFreshStages(
+      draftFor({
+        name: 'rates',
+        modelId: 'Qwen/Qwen3-8B',
+        hosts: [{ hostId: 'demo-lab', gpus: ['0'], allGpus: ['0'] }],
+        engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm' })),
+        clientVersion: '0.11.0',
+        primary: { ...workloadDraft(undefined), id: 'c8', arrival: 'constant', requestRate: '8' },
+        generalisationCustom: [{ ...workloadDraft(undefined), id: 'r', arrival: 'ramp', rampStart: '8', rampEnd: '2' }],
+      }),
+    );
+    expect(assemble(draft, isDemo, currentMessages()).issues).toEqual([
+      {
+        step: 'workloads',
+        field: 'custom.0.rampEnd',
+        message: 'Scenario 1 ramp end rate must be at least the start rate (the client refuses a ramp down)',
+      },
+      {
+        step: 'workloads',
+        field: 'primary.burstiness',
+        message:
+          'Primary workload burstiness cannot be constant with benchmark client 0.11.0, which would send every request at once: choose client 0.11.1 or later (step 7), or Gamma arrivals with a high burstiness',
+      },
+    ]);
+    setLocale('tr');
+    try {
+      expect(assemble(draft, isDemo, currentMessages()).issues.map((i) => i.message)[1]).toMatch(/benchmark istemcisinin 0\.11\.0 sürümüyle sabit olamaz.*0\.11\.1/);
+    } finally {
+      setLocale('en');
+    }
   });
 });

@@ -1,4 +1,5 @@
-import { WORKLOAD_PRESETS, type Workload, type WorkloadInput } from '../../../shared/bench/workload';
+import { arrivalOf, type ArrivalFields, type ArrivalKind, type RampStrategy } from '../../../shared/bench/arrival';
+import { CONSTANT_RATE_SWEEP, WORKLOAD_PRESETS, type Workload, type WorkloadInput } from '../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../shared/engines/adapters';
 import { ENGINE_IDS, type EngineId } from '../../../shared/engines/types';
 import { metricSpec, type MetricKey } from '../../../shared/results/metrics';
@@ -120,8 +121,37 @@ export interface WorkloadDraft {
   outputLen: string;
   numPrompts: string;
   maxConcurrency: string;
+  /** How the requests arrive (src/shared/bench/arrival.ts); each kind reads only its own fields below. */
+  arrival: ArrivalKind;
   requestRate: string;
+  /** A number, or `inf` (a ramp's constant gaps); blank: the client's 1 (Poisson). */
+  burstiness: string;
+  rampStrategy: RampStrategy;
+  rampStart: string;
+  rampEnd: string;
   seed: string;
+}
+
+/** The scenarios the wizard offers ticked or not: the reference studies' workloads, then the constant-rate sweep. */
+export const SCENARIO_PRESETS: readonly Workload[] = [...WORKLOAD_PRESETS, ...CONSTANT_RATE_SWEEP];
+
+type ArrivalDraft = Pick<WorkloadDraft, 'arrival' | 'requestRate' | 'burstiness' | 'rampStrategy' | 'rampStart' | 'rampEnd'>;
+
+/** A workload's arrival fields as the wizard's text fields hold them. */
+function arrivalDraftOf(w: ArrivalFields | undefined): ArrivalDraft {
+  const a = arrivalOf(w ?? {});
+  const none = { requestRate: '', burstiness: '', rampStrategy: 'linear' as const, rampStart: '', rampEnd: '' };
+  switch (a.kind) {
+    case 'burst':
+      return { ...none, arrival: 'burst' };
+    case 'poisson':
+    case 'constant':
+      return { ...none, arrival: a.kind, requestRate: String(a.rate) };
+    case 'gamma':
+      return { ...none, arrival: 'gamma', requestRate: String(a.rate), burstiness: String(a.burstiness) };
+    case 'ramp':
+      return { ...none, arrival: 'ramp', burstiness: a.burstiness === undefined ? '' : String(a.burstiness), rampStrategy: a.strategy, rampStart: String(a.startRps), rampEnd: String(a.endRps) };
+  }
 }
 
 export interface WizardDraft {
@@ -184,7 +214,7 @@ export function workloadDraft(preset: Workload | undefined): WorkloadDraft {
     outputLen: d && d.outputLen !== undefined ? String(d.outputLen) : '',
     numPrompts: preset ? String(preset.numPrompts) : '100',
     maxConcurrency: preset?.maxConcurrency !== undefined ? String(preset.maxConcurrency) : '',
-    requestRate: preset?.requestRate !== undefined ? String(preset.requestRate) : '',
+    ...arrivalDraftOf(preset),
     seed: preset?.seed !== undefined ? String(preset.seed) : '',
   };
 }
@@ -247,7 +277,7 @@ function workloadDraftOf(w: WorkloadInput): WorkloadDraft {
     outputLen: text(d.outputLen),
     numPrompts: String(w.numPrompts),
     maxConcurrency: text(w.maxConcurrency),
-    requestRate: text(w.requestRate),
+    ...arrivalDraftOf(w),
     seed: text(w.seed),
   };
 }
@@ -274,12 +304,12 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
       extraArgs: extraArgs && extraArgs.length > 0 ? joinArgs(extraArgs) : '',
     };
   });
-  // Presets are listed first and in their own order when assembled: only such a leading run can be ticked.
+  // Presets are listed first and in their own order (SCENARIO_PRESETS) when assembled: only such a leading run can be ticked.
   const generalisation = study.workloads.generalisation;
   let presetIndex = -1;
   let ticked = 0;
   for (const w of generalisation) {
-    const index = WORKLOAD_PRESETS.findIndex((p) => sameJson(p, w));
+    const index = SCENARIO_PRESETS.findIndex((p) => sameJson(p, w));
     if (index <= presetIndex) break;
     presetIndex = index;
     ticked += 1;

@@ -16,7 +16,22 @@ export interface Located {
 
 export const at = (step: WizardStep, field: string, label: string): Located => ({ step, field, label });
 
-export type WorkloadField = 'id' | 'label' | 'kind' | 'path' | 'numPrompts' | 'maxConcurrency' | 'requestRate' | 'seed' | 'inputLen' | 'outputLen';
+export type WorkloadField =
+  | 'id'
+  | 'label'
+  | 'kind'
+  | 'path'
+  | 'numPrompts'
+  | 'maxConcurrency'
+  | 'arrival'
+  | 'requestRate'
+  | 'burstiness'
+  | 'rampStrategy'
+  | 'rampStart'
+  | 'rampEnd'
+  | 'seed'
+  | 'inputLen'
+  | 'outputLen';
 
 const WORKLOAD_FIELD_LABELS: Record<WorkloadField, PlainMessageKey> = {
   id: 'wizard.field.workload.id',
@@ -25,7 +40,12 @@ const WORKLOAD_FIELD_LABELS: Record<WorkloadField, PlainMessageKey> = {
   path: 'wizard.field.workload.path',
   numPrompts: 'wizard.field.workload.numPrompts',
   maxConcurrency: 'wizard.field.workload.maxConcurrency',
+  arrival: 'wizard.field.workload.arrival',
   requestRate: 'wizard.field.workload.requestRate',
+  burstiness: 'wizard.field.workload.burstiness',
+  rampStrategy: 'wizard.field.workload.rampStrategy',
+  rampStart: 'wizard.field.workload.rampStart',
+  rampEnd: 'wizard.field.workload.rampEnd',
   seed: 'wizard.field.workload.seed',
   inputLen: 'wizard.field.workload.inputLen',
   outputLen: 'wizard.field.workload.outputLen',
@@ -44,8 +64,11 @@ export function workloadAt(prefix: string, label: string, messages: Messages): (
   return (field) => at('workloads', `${prefix}.${field}`, workloadLabel(label, field, messages));
 }
 
+/** A ramp's schema fields as the wizard's (`rampUp.startRps` → `rampStart`); the ramp as a whole is the arrival choice. */
+const RAMP_FIELDS: Readonly<Record<string, WorkloadField>> = { strategy: 'rampStrategy', startRps: 'rampStart', endRps: 'rampEnd' };
+
 function locateWorkload(rest: PropertyKey[], prefix: string, label: string, messages: Messages): Located {
-  const field = String(rest[0] === 'dataset' ? (rest[1] ?? 'kind') : (rest[0] ?? 'id'));
+  const field = String(rest[0] === 'dataset' ? (rest[1] ?? 'kind') : rest[0] === 'rampUp' ? (RAMP_FIELDS[String(rest[1])] ?? 'arrival') : (rest[0] ?? 'id'));
   return at('workloads', `${prefix}.${field}`, workloadLabel(label, field, messages));
 }
 

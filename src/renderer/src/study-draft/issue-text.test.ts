@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import arrivalSource from '../../../shared/bench/arrival.ts?raw';
 import workloadSource from '../../../shared/bench/workload.ts?raw';
 import serverConfigSource from '../../../shared/engines/server-config.ts?raw';
 import studySource from '../../../shared/study/study.ts?raw';
@@ -80,7 +81,7 @@ describe('wizard messages', () => {
   });
 
   it('translates every fixed message the shared schemas give, and those with values in them', () => {
-    const fixed = [...new Set([studySource, workloadSource, serverConfigSource].flatMap((source) => [...source.matchAll(/'((?:is|must|may|needs|has|holds) [^']*)'/g)].map((m) => m[1]!)))];
+    const fixed = [...new Set([studySource, workloadSource, arrivalSource, serverConfigSource].flatMap((source) => [...source.matchAll(/'((?:is|must|may|needs|has|holds) [^']*)'/g)].map((m) => m[1]!)))];
     expect(fixed.length).toBeGreaterThan(20);
     const english = fixed.map((message) => plainMessage(message, currentMessages()));
     setLocale('tr');

@@ -47,6 +47,10 @@ const FIXED: Readonly<Record<string, PlainMessageKey>> = {
   'needs at least one candidate': 'wizard.issue.needsCandidate',
   'is required with the basis "gpu-budget": the GPUs the replicas share': 'wizard.issue.budgetRequired',
   'is read only with the basis "gpu-budget"': 'wizard.issue.budgetUnused',
+  'must be left out of a ramped workload (the ramp sets the rate)': 'wizard.issue.rateWithRamp',
+  'must be at least the start rate (the client refuses a ramp down)': 'wizard.issue.rampDown',
+  'must be a whole number (the client reads it with int())': 'wizard.issue.wholeRps',
+  'must be a number above 0 or "inf"': 'wizard.issue.burstiness',
 };
 
 const SECRET_REFERENCE = '{"secretRef": …}';
@@ -54,6 +58,9 @@ const SECRET_REFERENCE = '{"secretRef": …}';
 /** The schemas' messages with a value in them, and zod's generic wording as text (when only the text is left). */
 const PATTERNS: readonly [RegExp, (m: RegExpExecArray, messages: Messages) => string][] = [
   // The schemas' own.
+  // src/shared/bench/arrival.ts arrivalRefusal: what the study's benchmark client version cannot send.
+  [/^vllm bench serve (\S+) cannot send at a constant rate: --burstiness inf works from (\S+) on/, (m, messages) => say(messages, 'wizard.issue.constantRateClient', { version: m[1]!, since: m[2]! })],
+  [/^vllm bench serve (\S+) has no .*: a ramped arrival needs benchmark client (\S+) or later\.$/, (m, messages) => say(messages, 'wizard.issue.rampClient', { version: m[1]!, since: m[2]! })],
   [/^must be at most (\S+)$/, (m, messages) => say(messages, 'wizard.issue.atMost', { max: m[1]! })],
   [/^must be below (\S+)$/, (m, messages) => say(messages, 'wizard.issue.below', { max: m[1]! })],
   [/^must be at least (\S+)$/, (m, messages) => say(messages, 'wizard.issue.atLeast', { min: m[1]! })],

@@ -75,8 +75,12 @@ export function readBenchCommand(text: string, clientVersion: string): BenchComm
     return n;
   };
 
+  // Python's float() reads inf, +inf, infinity in any case: the client's `inf` rate and constant-gap burstiness.
+  const isInf = (v: string | undefined) => v !== undefined && /^\+?inf(inity)?$/i.test(v.trim());
+
   const known = new Set([
     '--model', '--backend', '--dataset-name', '--dataset-path', '--num-prompts', '--max-concurrency', '--request-rate', '--burstiness', '--seed',
+    '--ramp-up-strategy', '--ramp-up-start-rps', '--ramp-up-end-rps',
     '--ignore-eos', '--random-input-len', '--random-output-len', '--random-range-ratio', '--random-prefix-len', '--sharegpt-output-len', '--custom-output-len',
   ]);
   for (const name of values.keys()) {
@@ -104,8 +108,10 @@ export function readBenchCommand(text: string, clientVersion: string): BenchComm
   const backend = str('--backend') ?? 'openai';
   if (!(BENCH_BACKENDS as readonly string[]).includes(backend)) problems.push(`--backend ${backend} is not one Servelab measures with (${BENCH_BACKENDS.join(', ')})`);
   const maxConcurrency = num('--max-concurrency');
-  const requestRate = str('--request-rate') === 'inf' ? undefined : num('--request-rate');
-  const burstiness = num('--burstiness');
+  const requestRate = isInf(str('--request-rate')) ? undefined : num('--request-rate');
+  const burstiness = isInf(str('--burstiness')) ? ('inf' as const) : num('--burstiness');
+  const rampStrategy = str('--ramp-up-strategy');
+  const rampUp = rampStrategy !== undefined ? { strategy: rampStrategy, startRps: num('--ramp-up-start-rps'), endRps: num('--ramp-up-end-rps') } : undefined;
   const seed = num('--seed');
   const model = str('--model');
   if (!dataset) return { ...(model ? { model } : {}), problems };
@@ -115,6 +121,7 @@ export function readBenchCommand(text: string, clientVersion: string): BenchComm
     ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
     ...(requestRate !== undefined ? { requestRate } : {}),
     ...(burstiness !== undefined ? { burstiness } : {}),
+    ...(rampUp !== undefined ? { rampUp } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.get('--ignore-eos') === true ? { ignoreEos: true } : {}),
     backend: ((BENCH_BACKENDS as readonly string[]).includes(backend) ? backend : 'openai-chat') as BenchBackend,
@@ -124,5 +131,6 @@ export function readBenchCommand(text: string, clientVersion: string): BenchComm
     problems.push(...checked.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
     return { ...(model ? { model } : {}), problems };
   }
-  return { workload, ...(model ? { model } : {}), problems };
+  const { id: _id, ...read } = checked.data;
+  return { workload: read, ...(model ? { model } : {}), problems };
 }

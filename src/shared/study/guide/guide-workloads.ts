@@ -1,3 +1,4 @@
+import { arrivalOf, type Arrival } from '../../bench/arrival';
 import { describeWorkload, type Workload } from '../../bench/workload';
 import type { TextBlock } from '../../results/parse-bench-text';
 
@@ -14,7 +15,23 @@ export function workloadIdOf(w: WorkloadShape): string {
   const d = w.dataset;
   const data = d.kind === 'random' ? `random-${d.inputLen}-${d.outputLen}` : d.kind === 'sharegpt' ? 'sharegpt' : 'custom';
   const load = w.maxConcurrency !== undefined ? `c${w.maxConcurrency}` : 'unbounded';
-  return `${data}-${w.numPrompts}-${load}`;
+  return `${data}-${w.numPrompts}-${load}${arrivalIdPart(arrivalOf(w))}`;
+}
+
+/** How a rate sweep's workloads differ in their ids: `-r8` (Poisson), `-r8-b0.5`, `-r8-const`, `-ramp1-16-linear`. */
+function arrivalIdPart(a: Arrival): string {
+  switch (a.kind) {
+    case 'burst':
+      return '';
+    case 'poisson':
+      return `-r${a.rate}`;
+    case 'gamma':
+      return `-r${a.rate}-b${a.burstiness}`;
+    case 'constant':
+      return `-r${a.rate}-const`;
+    case 'ramp':
+      return `-ramp${a.startRps}-${a.endRps}-${a.strategy}`;
+  }
 }
 
 export function withIdentity(w: WorkloadShape): Workload {
@@ -26,6 +43,8 @@ interface BlockFacts {
   requests: number | undefined;
   maxConcurrency: number | undefined;
   inputPerRequest: number | undefined;
+  /** "Request rate configured (RPS)", printed (two decimals) whenever the rate was not inf; undefined when not printed. */
+  requestRate: number | undefined;
 }
 
 export function blockFacts(block: TextBlock): BlockFacts {
@@ -36,6 +55,7 @@ export function blockFacts(block: TextBlock): BlockFacts {
     requests: completed !== undefined ? completed + failed : undefined,
     maxConcurrency: typeof m.max_concurrency === 'number' ? m.max_concurrency : undefined,
     inputPerRequest: completed && typeof m.total_input_tokens === 'number' ? m.total_input_tokens / completed : undefined,
+    requestRate: typeof m.request_rate === 'number' ? m.request_rate : undefined,
   };
 }
 
@@ -52,6 +72,8 @@ export function blockMatches(block: TextBlock, w: WorkloadShape, anyPrompts = fa
   const facts = blockFacts(block);
   if (!anyPrompts && facts.requests !== w.numPrompts) return false;
   if (facts.maxConcurrency !== w.maxConcurrency) return false;
+  // A block that prints its configured rate ran at that rate (a ramp prints none: its --request-rate stays inf).
+  if (facts.requestRate !== undefined && (w.requestRate === undefined || Math.abs(facts.requestRate - w.requestRate) > 0.005)) return false;
   return inputMatches(w, facts);
 }
 

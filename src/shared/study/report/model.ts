@@ -2,6 +2,7 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
+import { arrivalOf, gapCv, type Arrival } from '../../bench/arrival';
 import type { Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
 import { metricOf, metricSpec } from '../../results/metrics';
@@ -768,7 +769,28 @@ export function describeWorkload(w: Workload, tx: ReportText): string {
         : tx.t('workload.custom', { path: w.dataset.path });
   const load = w.maxConcurrency !== undefined ? tx.t('workload.concurrency', { n: tx.integer(w.maxConcurrency) }) : tx.t('workload.unbounded');
   const prompts = tx.integer(w.numPrompts);
-  return w.requestRate !== undefined ? tx.t('workload.describeRate', { data, prompts, load, rate: tx.number(w.requestRate) }) : tx.t('workload.describe', { data, prompts, load });
+  const arrival = describeArrivalIn(arrivalOf(w), tx);
+  return arrival === null ? tx.t('workload.describe', { data, prompts, load }) : tx.t('workload.describeArrival', { data, prompts, load, arrival });
+}
+
+/** How the client spaced the requests, in the report's language; null when it sent them all at once. */
+function describeArrivalIn(a: Arrival, tx: ReportText): string | null {
+  const num = (value: number) => (Number.isInteger(value) ? tx.integer(value) : tx.number(value));
+  switch (a.kind) {
+    case 'burst':
+      return null;
+    case 'poisson':
+      return tx.t('arrival.poisson', { rate: num(a.rate) });
+    case 'gamma':
+      return tx.t('arrival.gamma', { rate: num(a.rate), burstiness: num(a.burstiness), cv: tx.fixed(gapCv(a.burstiness), 2) });
+    case 'constant':
+      return tx.t('arrival.constant', { rate: num(a.rate) });
+    case 'ramp': {
+      const ramp = { strategy: tx.t(`arrival.strategy.${a.strategy}`), start: tx.integer(a.startRps), end: tx.integer(a.endRps) };
+      if (a.burstiness === undefined) return tx.t('arrival.ramp', ramp);
+      return a.burstiness === 'inf' ? tx.t('arrival.rampConstant', ramp) : tx.t('arrival.rampBurstiness', { ...ramp, burstiness: num(a.burstiness) });
+    }
+  }
 }
 
 /**

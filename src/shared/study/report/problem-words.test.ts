@@ -6,7 +6,8 @@ import { preflight, preflightRefusal } from '../preflight';
 import { StudyDefinitionSchema, type StudyDefinition, type StudyDefinitionInput } from '../study';
 import { FAILURE_CODES, REFUSAL_CODES, STORED_ONLY_REFUSALS, type FailureCode, type Refusal, type RefusalCode, type RunFailure } from '../trial-problem';
 import en from './messages/en';
-import { failureWords, refusalWords, trialProblemWords } from './problem-words';
+import type { NvlinkWarning } from '../layout-checks';
+import { failureWords, nvlinkWarningWords, refusalWords, trialProblemWords } from './problem-words';
 import { reportText } from './text';
 
 const A100: PlanContext = { gpus: [0, 1].map((i) => ({ hostId: 'lab', index: String(i), name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' })) };
@@ -53,6 +54,28 @@ const CASES: Record<Exclude<RefusalCode, 'tp-over-gpus'>, Case> = {
     study: study({ gpusPerTrial: 4 }),
     tr: ['tek makinede 4 GPU', 'makinede 2 GPU var'],
   },
+  'heads-indivisible': { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-14B', tensorParallelSize: 3 }, tr: ['Qwen/Qwen3-14B modelinin 40 dikkat başlığı', '3 boyutlu', 'vLLM 0.11.0'] },
+  'pp-over-layers': { engine: 'sglang', version: '0.5.5.post1', config: { model: 'Qwen/Qwen3-0.6B', pipelineParallelSize: 32 }, tr: ['28 katmanını 32 boru hattı', 'SGLang 0.5.5.post1'] },
+  'experts-indivisible': {
+    engine: 'sglang',
+    version: '0.5.5.post1',
+    config: { model: 'zai-org/GLM-4.5-Air', tensorParallelSize: 6, expertParallelSize: 6 },
+    tr: ['zai-org/GLM-4.5-Air modelinin 128 uzmanını', '6, 128 sayısını'],
+  },
+  'ep-indivisible': { engine: 'trtllm', version: '1.2.0rc1', config: { model: 'Qwen/Qwen3-30B-A3B', tensorParallelSize: 4, expertParallelSize: 8 }, tr: ['8 boyutlu uzman paralel', '4 GPU’luk', 'TensorRT-LLM 1.2.0rc1'] },
+  'dcp-indivisible': { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-32B', tensorParallelSize: 4, decodeContextParallelSize: 3 }, tr: ['tensör paralel boyutu 4', 'paralel boyutu 3 ile'] },
+  'dp-attention-indivisible': {
+    engine: 'sglang',
+    version: '0.5.5.post1',
+    config: { model: 'Qwen/Qwen3-30B-A3B', tensorParallelSize: 4, dataParallelSize: 3, dpAttention: true },
+    tr: ['tensör paralel boyutu 4', 'veri paralel boyutu 3'],
+  },
+  'ep-dense-model': {
+    engine: 'vllm',
+    version: '0.11.0',
+    config: { model: 'Qwen/Qwen3-32B', tensorParallelSize: 2, expertParallelSize: 2 },
+    tr: ['Qwen/Qwen3-32B modelinde uzman yok', 'vLLM 0.11.0', '"Number of experts in the model must be greater than 0 when expert parallelism is enabled."'],
+  },
   'fp8-block-scaling-sm': {
     engine: 'trtllm',
     version: '1.2.0rc1',
@@ -95,6 +118,16 @@ function englishParts(key: keyof typeof en): string[] {
 const english = reportText('en');
 const turkish = reportText('tr');
 
+describe('pre-flight warning words', () => {
+  it('words the NVLink warning in both languages with its facts', () => {
+    const w: NvlinkWarning = { code: 'tp-without-nvlink', tp: 4, hosts: ['lab'] };
+    expect(nvlinkWarningWords(w, english)).toBe(
+      "no host (lab) has 4 of the study's GPUs all linked by NVLink: the engine runs tensor parallel size 4 over PCIe, but every layer's all-reduce crosses it, which slows each step",
+    );
+    expect(nvlinkWarningWords(w, turkish)).toContain('hiçbir makinede (lab) çalışmanın GPU’larından 4 tanesi birbirine NVLink ile bağlı değil');
+  });
+});
+
 describe('refusal words', () => {
   it('words a stored tp-over-gpus refusal of an older project in both languages', () => {
     const stored: Refusal = { code: 'tp-over-gpus', tp: 2, gpusPerTrial: 1 };
@@ -119,7 +152,7 @@ describe('refusal words', () => {
 
   it('states sizes in English as before the codes: gigabytes with one decimal, the usable share of each GPU', () => {
     const words = refusalWords(refusalOf(CASES['weights-too-large']), english);
-    expect(words).toContain('take 141.1 GB per GPU at TP 1, more than vLLM 0.11.0 can use on NVIDIA A100-SXM4-80GB (77.3 GB of 85.9 GB)');
+    expect(words).toContain('take 141.1 GB per GPU at TP1, more than vLLM 0.11.0 can use on NVIDIA A100-SXM4-80GB (77.3 GB of 85.9 GB)');
   });
 });
 

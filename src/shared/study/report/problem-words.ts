@@ -1,6 +1,8 @@
 import { getAdapter } from '../../engines/adapters';
+import type { EngineId } from '../../engines/types';
 import type { Trial } from '../study';
 import type { Refusal, RunFailure, ServerDeath } from '../trial-problem';
+import type { NvlinkWarning } from '../layout-checks';
 import { reportText, type ReportText } from './text';
 
 /**
@@ -11,6 +13,7 @@ import { reportText, type ReportText } from './text';
 
 const gigabytes = (bytes: number, tx: ReportText) => tx.t('problem.gigabytes', { value: tx.fixed(bytes / 1e9, 1) });
 const distinct = (items: string[]) => [...new Set(items)];
+const engineName = (r: { engine: EngineId; version: string }) => `${getAdapter(r.engine).displayName} ${r.version}`;
 
 export function refusalWords(r: Refusal, tx: ReportText): string {
   switch (r.code) {
@@ -25,6 +28,20 @@ export function refusalWords(r: Refusal, tx: ReportText): string {
       return tx.t('refusal.tp-over-gpus', { tp: tx.integer(r.tp), gpus: tx.integer(r.gpusPerTrial) });
     case 'host-too-small':
       return tx.t('refusal.host-too-small', { gpus: tx.integer(r.gpusPerTrial), most: tx.integer(r.most) });
+    case 'heads-indivisible':
+      return tx.t('refusal.heads-indivisible', { engine: engineName(r), model: r.model, heads: tx.integer(r.heads), tp: tx.integer(r.tp) });
+    case 'pp-over-layers':
+      return tx.t('refusal.pp-over-layers', { engine: engineName(r), model: r.model, layers: tx.integer(r.layers), pp: tx.integer(r.pp) });
+    case 'experts-indivisible':
+      return tx.t('refusal.experts-indivisible', { engine: engineName(r), model: r.model, experts: tx.integer(r.experts), ep: tx.integer(r.ep) });
+    case 'ep-indivisible':
+      return tx.t('refusal.ep-indivisible', { engine: engineName(r), tp: tx.integer(r.tp), ep: tx.integer(r.ep) });
+    case 'dcp-indivisible':
+      return tx.t('refusal.dcp-indivisible', { engine: engineName(r), tp: tx.integer(r.tp), dcp: tx.integer(r.dcp) });
+    case 'dp-attention-indivisible':
+      return tx.t('refusal.dp-attention-indivisible', { engine: engineName(r), tp: tx.integer(r.tp), dp: tx.integer(r.dp) });
+    case 'ep-dense-model':
+      return tx.t('refusal.ep-dense-model', { engine: engineName(r), model: r.model });
     case 'fp8-block-scaling-sm':
       return tx.t('refusal.fp8-block-scaling-sm', {
         model: r.model,
@@ -37,7 +54,7 @@ export function refusalWords(r: Refusal, tx: ReportText): string {
         precision: r.precision,
         bytes: tx.number(r.bytesPerParam),
         size: gigabytes(r.weightsPerGpu, tx),
-        tp: tx.integer(r.tp),
+        layout: r.layout ?? `TP${r.tp}`,
         engine: `${getAdapter(r.engine).displayName} ${r.version}`,
         gpus: distinct(r.gpus.map((g) => tx.t('refusal.gpuMemory', { name: g.name, usable: gigabytes(g.usable, tx), total: gigabytes(g.total, tx) }))).join(', '),
       });
@@ -50,6 +67,11 @@ export function refusalWords(r: Refusal, tx: ReportText): string {
         model: r.model,
       });
   }
+}
+
+/** A pre-flight warning (the trial still runs) in the reader's language. */
+export function nvlinkWarningWords(w: NvlinkWarning, tx: ReportText): string {
+  return tx.t('warning.tp-without-nvlink', { tp: tx.integer(w.tp), hosts: w.hosts.join(', ') });
 }
 
 /** What killed a server: the log's class and the line that says so, or that the process ended. */

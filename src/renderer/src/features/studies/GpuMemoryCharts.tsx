@@ -3,12 +3,12 @@ import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import { formattingLocale, t } from '../../i18n';
 import type { OpenStudy } from '../../store';
 import { EChart, type ChartTheme } from '../../components/EChart';
-import { gpuChartsOf, gpuMemoryOption, type GpuChartTexts, type GpuSlotChart } from './gpu-chart';
+import { gpuChartsOf, gpuMemoryOption, type GpuChartTexts, type GpuHostChart } from './gpu-chart';
 import { formatClock } from './study-format';
 
 const NO_SAMPLES: GpuMemorySample[] = [];
 
-function SlotChart({ chart, title, samples }: { chart: GpuSlotChart; title: string; samples: GpuMemorySample[] }) {
+function HostChart({ chart, title, samples }: { chart: GpuHostChart; title: string; samples: GpuMemorySample[] }) {
   const texts = useMemo<GpuChartTexts>(() => {
     const numbers = new Intl.NumberFormat(formattingLocale(), { maximumFractionDigits: 0 });
     return {
@@ -25,7 +25,7 @@ function SlotChart({ chart, title, samples }: { chart: GpuSlotChart; title: stri
   return <EChart title={title} option={option} height={240} />;
 }
 
-/** GPU memory over time, one chart per GPU slot the study used (MiB used per GPU, the total dashed). */
+/** GPU memory over time, one chart per host the study used (MiB used per GPU, the total dashed). */
 export function GpuMemoryCharts({ study, hostLabel }: { study: OpenStudy; hostLabel: (hostId: string) => string }) {
   const charts = useMemo(() => gpuChartsOf(study.project.state, study.gpuSamples), [study.project.state, study.gpuSamples]);
   const shown = charts.filter((chart) => (study.gpuSamples[chart.hostId]?.length ?? 0) > 0);
@@ -37,10 +37,10 @@ export function GpuMemoryCharts({ study, hostLabel }: { study: OpenStudy; hostLa
       ) : (
         <div className="study-gpu-charts">
           {shown.map((chart) => (
-            <SlotChart
+            <HostChart
               key={chart.key}
               chart={chart}
-              title={t('studies.gpu.chartTitle', { slot: t('studies.timeline.slot', { host: hostLabel(chart.hostId), gpus: chart.gpus.join(', ') }) })}
+              title={t('studies.gpu.chartTitle', { gpus: t('studies.timeline.gpus', { host: hostLabel(chart.hostId), gpus: chart.gpus.join(', ') }) })}
               samples={study.gpuSamples[chart.hostId] ?? NO_SAMPLES}
             />
           ))}

@@ -4,10 +4,11 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
-import { engineName, formatDuration, stageLabel } from './study-format';
+import { trialGpuCount } from '../../../../shared/study/study';
+import { engineName, formatDuration, layoutText, stageLabel } from './study-format';
 import { trialProblemText } from './study-words';
 
-/** What the study would run first, with the planner's verdicts and the GPU-time estimate. */
+/** What the study would run first, with the planner's verdicts, each server's GPUs and the time estimates. */
 export function PlanPanel({ study }: { study: OpenStudy }) {
   const loadStudyPlan = useAppStore((s) => s.loadStudyPlan);
   const hosts = useAppStore((s) => s.hosts);
@@ -68,6 +69,18 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
           <dt>{t('studies.plan.gpuTime')}</dt>
           <dd>{formatDuration(estimate.gpuSeconds)}</dd>
         </div>
+        {estimate.wallSeconds !== undefined && (
+          <div>
+            <dt>{t('studies.plan.wallTime')}</dt>
+            <dd>{formatDuration(estimate.wallSeconds)}</dd>
+          </div>
+        )}
+        {estimate.peakGpus !== undefined && (
+          <div>
+            <dt>{t('studies.plan.peakGpus')}</dt>
+            <dd>{estimate.peakGpus}</dd>
+          </div>
+        )}
       </dl>
       <section className="study-section" aria-label={t('studies.plan.gpus')}>
         <h3 className="section-title">{t('studies.plan.gpus')}</h3>
@@ -95,6 +108,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                 <th scope="col">{t('studies.col.trial')}</th>
                 <th scope="col">{t('studies.col.engine')}</th>
                 <th scope="col">{t('studies.col.workload')}</th>
+                <th scope="col">{t('studies.col.layout')}</th>
                 <th scope="col" className="num">
                   {t('studies.col.estimate')}
                 </th>
@@ -110,6 +124,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                     {engineName(trial.engine)} {trial.version}
                   </td>
                   <td className="mono">{trial.workloadId}</td>
+                  <td className="nowrap">{layoutText(trial.config, trialGpuCount(project.study, trial))}</td>
                   <td className="num">{estimate.perTrialSeconds[trial.id] !== undefined ? formatDuration(estimate.perTrialSeconds[trial.id]!) : '—'}</td>
                   <td>
                     {trial.status === 'rejected' ? (

@@ -140,7 +140,7 @@ describe('RunMonitor trial logs', () => {
   it('selects a trial from its bar on the timeline, a focusable button', async () => {
     const fake = api(file({}));
     await renderMonitor(fake, { live: true });
-    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU slot' });
+    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU' });
     const bar = within(timeline).getByRole('button', { name: 'Show the logs of vLLM 0.11.0' });
     expect(bar.getAttribute('aria-pressed')).toBe('false');
     expect(within(timeline).getByRole('button', { name: 'Show the logs of SGLang 0.5.3.post3' }).getAttribute('aria-pressed')).toBe('true');
@@ -156,6 +156,24 @@ describe('RunMonitor trial logs', () => {
     expect(benchPane().textContent).toContain('Serving Benchmark Result');
   });
 
+  it('draws one row per GPU and each server’s bar across the rows of all its GPUs, labelled with its layout', async () => {
+    const tp = (n: number) => ({ model: 'Qwen/Qwen3-8B', extraArgs: [], env: {}, tensorParallelSize: n });
+    const big = trial({ id: 'grid/tp8/c4/r1', label: 'TP8', status: 'done', config: tp(8), gpuCount: 8, hostId: 'demo-lab', gpus: ['0', '1', '2', '3', '4', '5', '6', '7'], serverId: 's8', startedAt: at(0), finishedAt: at(30) });
+    const four = trial({ id: 'grid/tp4/c4/r1', label: 'TP4', status: 'running', config: tp(4), gpuCount: 4, hostId: 'demo-lab', gpus: ['0', '1', '2', '3'], serverId: 's4', startedAt: at(31) });
+    const two = trial({ id: 'grid/tp2/c4/r1', label: 'TP2', status: 'done', config: tp(2), gpuCount: 2, hostId: 'demo-lab', gpus: ['4', '5'], serverId: 's2', startedAt: at(31), finishedAt: at(50) });
+    await renderMonitor(api(file({ trials: [big, four, two] })), { live: true });
+    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU' });
+    const lanes = within(within(timeline).getByRole('list', { name: 'GPUs' })).getAllByRole('listitem');
+    expect(lanes.map((lane) => lane.textContent)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7'].map((g) => `demo-lab · GPU ${g}`));
+    const bar = (name: string) => within(timeline).getByRole('listitem', { name });
+    // Eight rows: the TP8 bar covers them all, TP4 the top half, TP2 the two rows of GPUs 4 and 5.
+    expect(bar('TP8: Done · TP8 · 8 GPUs').style).toMatchObject({ top: '0%', height: '100%' });
+    expect(bar('TP4: Running · TP4 · 4 GPUs').style).toMatchObject({ top: '0%', height: '50%' });
+    expect(bar('TP2: Done · TP2 · 2 GPUs').style).toMatchObject({ top: '50%', height: '25%' });
+    expect(bar('TP2: Done · TP2 · 2 GPUs').textContent).toBe('TP2 · 2 GPUs');
+    expect(within(timeline).getByRole('button', { name: 'Show the logs of TP4' }).getAttribute('aria-pressed')).toBe('true');
+  });
+
   it('shows the logs of the last trial of a finished study opened from disk', async () => {
     const fake = api(file({ status: 'done', trials: [VLLM, { ...SGLANG, status: 'done', startedAt: at(-10), finishedAt: at(30) }] }));
     await renderMonitor(fake, { live: false });
@@ -165,7 +183,7 @@ describe('RunMonitor trial logs', () => {
 });
 
 describe('RunMonitor GPU memory', () => {
-  it('charts the samples of earlier runs and those streaming in, one chart per slot', async () => {
+  it('charts the samples of earlier runs and those streaming in, one chart per host', async () => {
     const stored = [{ hostId: 'demo-lab', at: at(0), gpus: [{ index: 0, usedMiB: 0, totalMiB: 81559 }] }];
     const fake = api(file({}), stored);
     await renderMonitor(fake, { live: true });

@@ -39,42 +39,54 @@ interface Selection {
 }
 
 function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline } & Selection) {
+  const rows = timeline.lanes.length;
   return (
     <figure className="study-timeline" aria-label={t('studies.timeline.label')}>
       <div className="study-timeline-scale" aria-hidden="true">
         <span>{formatClock(new Date(timeline.startMs).toISOString())}</span>
         <span>{formatClock(new Date(timeline.endMs).toISOString())}</span>
       </div>
-      <ul className="study-timeline-rows">
-        {timeline.rows.map((row) => (
-          <li key={row.key} className="study-timeline-row">
-            <span className="study-timeline-slot">{row.label}</span>
-            <ul className="study-timeline-track" aria-label={row.label}>
-              {row.bars.map(({ trial, left, width }) => {
-                const text = t('studies.timeline.bar', { label: trial.label, status: t(`studies.trial.${trial.status}`) });
-                const selected = trial.id === selectedId;
-                return (
-                  <li
-                    key={trial.id}
-                    className={`study-bar is-${trial.status}${selected ? ' is-selected' : ''}`}
-                    style={{ left: `${left}%`, width: `${width}%` }}
-                    title={`${text}${trial.startedAt ? ` · ${formatClock(trial.startedAt)}` : ''}${trial.finishedAt ? `–${formatClock(trial.finishedAt)}` : ''}`}
-                    aria-label={text}
-                  >
-                    <button
-                      type="button"
-                      className="study-bar-select"
-                      aria-label={t('studies.timeline.select', { label: trial.label })}
-                      aria-pressed={selected}
-                      onClick={() => onSelect(trial.id)}
-                    />
-                  </li>
-                );
-              })}
-            </ul>
-          </li>
-        ))}
-      </ul>
+      <div className="study-timeline-body" style={{ ['--timeline-rows' as string]: rows }}>
+        <ul className="study-timeline-lanes" aria-label={t('studies.timeline.lanes')}>
+          {timeline.lanes.map((lane) => (
+            <li key={lane.key} className="study-timeline-lane">
+              {lane.label}
+            </li>
+          ))}
+        </ul>
+        <ul className="study-timeline-track" aria-label={t('studies.timeline.bars')}>
+          {timeline.lanes.map((lane, i) => (
+            <li key={lane.key} className="study-timeline-stripe" style={{ top: `${(i / rows) * 100}%`, height: `${100 / rows}%` }} aria-hidden="true" />
+          ))}
+          {timeline.bars.map(({ trial, left, width, lane, lanes, primary, layout }) => {
+            const text = t('studies.timeline.bar', { label: trial.label, status: t(`studies.trial.${trial.status}`), layout });
+            const selected = trial.id === selectedId;
+            const where = { left: `${left}%`, width: `${width}%`, top: `${(lane / rows) * 100}%`, height: `${(lanes / rows) * 100}%` };
+            const className = `study-bar is-${trial.status}${selected ? ' is-selected' : ''}`;
+            if (!primary) return <li key={`${trial.id}@${lane}`} className={className} style={where} aria-hidden="true" />;
+            return (
+              <li
+                key={trial.id}
+                className={className}
+                style={where}
+                title={`${text}${trial.startedAt ? ` · ${formatClock(trial.startedAt)}` : ''}${trial.finishedAt ? `–${formatClock(trial.finishedAt)}` : ''}`}
+                aria-label={text}
+              >
+                <span className="study-bar-text" aria-hidden="true">
+                  {layout}
+                </span>
+                <button
+                  type="button"
+                  className="study-bar-select"
+                  aria-label={t('studies.timeline.select', { label: trial.label })}
+                  aria-pressed={selected}
+                  onClick={() => onSelect(trial.id)}
+                />
+              </li>
+            );
+          })}
+        </ul>
+      </div>
       <figcaption className="study-legend">
         {(['running', 'done', 'failed', 'cancelled'] as const).map((status) => (
           <span key={status} className="study-legend-item">
@@ -107,8 +119,8 @@ function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boole
 }
 
 /**
- * Progress, the current phase, the timeline per GPU slot, the trials by stage, the selected trial's server log and
- * benchmark output (the newest running trial unless one is chosen), GPU memory per slot and the study's log.
+ * Progress, the current phase, the timeline per GPU, the trials by stage, the selected trial's server log and
+ * benchmark output (the newest running trial unless one is chosen), GPU memory per host and the study's log.
  */
 export function RunMonitor({ study }: { study: OpenStudy }) {
   const hosts = useAppStore((s) => s.hosts);

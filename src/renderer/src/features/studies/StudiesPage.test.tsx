@@ -55,11 +55,11 @@ function studiesApi(file: ProjectFile = project()): FakeApi {
     'studies:fromExample': () => project(),
     'studies:plan': () => ({
       trials: [
-        trial({ id: 'engine/vllm', label: 'vLLM 0.11.0' }),
-        trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3' }),
+        trial({ id: 'engine/vllm', label: 'vLLM 0.11.0', gpuCount: 1 }),
+        trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3', config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {}, tensorParallelSize: 2 }, gpuCount: 2 }),
         trial({ id: 'engine/trtllm', label: 'TensorRT-LLM 1.2.0rc1', engine: 'trtllm', version: '1.2.0rc1', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for block-scaled FP8' }),
       ],
-      estimate: { trials: 3, rejected: 1, launches: 2, expectedRepeats: 0, gpuSeconds: 150, perTrialSeconds: { 'engine/vllm': 75, 'engine/sglang': 75 } },
+      estimate: { trials: 3, rejected: 1, launches: 2, expectedRepeats: 0, gpuSeconds: 150, perTrialSeconds: { 'engine/vllm': 75, 'engine/sglang': 75 }, wallSeconds: 95, peakGpus: 3 },
       gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }],
     }),
     'studies:run': () => ({ started: true }),
@@ -117,6 +117,11 @@ describe('Studies page', () => {
     const table = screen.getByRole('table', { name: 'Planned trials' });
     expect(within(table).getAllByRole('row')).toHaveLength(4);
     expect(within(table).getByText('needs sm ≥ 8.9 for block-scaled FP8')).toBeTruthy();
+    // Each trial's server: its layout and the GPUs it takes.
+    expect(within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[4]?.textContent)).toEqual(['Layout', 'TP1 · 1 GPU', 'TP2 · 2 GPUs', 'TP1 · 1 GPU']);
+    // The wall-clock estimate: the servers side by side on the study's GPUs.
+    expect(screen.getByText('Wall-clock time (estimate)').nextElementSibling?.textContent).toBe('1 min 35 s');
+    expect(screen.getByText('Most GPUs at once').nextElementSibling?.textContent).toBe('3');
     expect(screen.getByText(/NVIDIA H100 80GB HBM3/)).toBeTruthy();
   });
 
@@ -168,9 +173,10 @@ describe('Studies page', () => {
     expect(screen.getByTestId('study-progress').textContent).toBe('1 of 2 trials finished');
     expect(screen.getByRole('progressbar', { name: 'Trials finished' }).getAttribute('aria-valuenow')).toBe('1');
     expect(screen.getByRole('status', { name: 'Current phase' }).textContent).toBe('Measuring SGLang 0.5.3.post3 on ShareGPT c4');
-    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU slot' });
-    const track = within(timeline).getByRole('list', { name: 'demo-lab · GPU 0' });
-    expect(within(track).getAllByRole('listitem').map((bar) => bar.getAttribute('aria-label'))).toEqual(['vLLM 0.11.0: Done', 'SGLang 0.5.3.post3: Running']);
+    const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU' });
+    expect(within(within(timeline).getByRole('list', { name: 'GPUs' })).getAllByRole('listitem').map((lane) => lane.textContent)).toEqual(['demo-lab · GPU 0']);
+    const bars = within(timeline).getByRole('list', { name: 'Trials' });
+    expect(within(bars).getAllByRole('listitem').map((bar) => bar.getAttribute('aria-label'))).toEqual(['vLLM 0.11.0: Done · TP1 · 1 GPU', 'SGLang 0.5.3.post3: Running · TP1 · 1 GPU']);
     await waitFor(() => expect(screen.getByRole('log', { name: 'Study log lines' }).textContent).toContain('server ready'));
 
     act(() => {

@@ -28,7 +28,7 @@ type Option = {
 };
 
 describe('gpuMemoryOption', () => {
-  it('draws one line per GPU of the slot, MiB over time, the total dashed and as the axis top', () => {
+  it('draws one line per GPU shown, MiB over time, the total dashed and as the axis top', () => {
     const samples = [sample('box', 0, [0, 0, 500]), sample('box', 2, [40000, 38000, 500]), sample('box', 4, [73864, 70000, 500])];
     const option = gpuMemoryOption(THEME, TEXTS, samples, [0, 1]) as Option;
     expect(option.series.map((s) => s.name)).toEqual(['GPU 0', 'GPU 1', 'Total memory']);
@@ -61,12 +61,11 @@ describe('gpuMemoryOption', () => {
 
 describe('gpuChartsOf', () => {
   const trial = (id: string, hostId: string | undefined, gpus: string[] | undefined) => ({ id, status: 'done', ...(hostId ? { hostId } : {}), ...(gpus ? { gpus } : {}) }) as unknown as Trial;
-  it('gives one chart per slot trials ran on, and one per host that has samples but no slot yet', () => {
-    const state = { status: 'running', decisions: [], trials: [trial('a', 'box', ['0', '1']), trial('b', 'box', ['0', '1']), trial('c', 'box', ['2']), trial('d', undefined, undefined)] } as StudyState;
-    const charts = gpuChartsOf(state, { box: [sample('box', 0, [1, 2, 3])], other: [sample('other', 0, [1, 2])], idle: [] });
+  it('gives one chart per host with the GPUs trials of any size ran on, and one per host that has samples but no trial yet', () => {
+    const state = { status: 'running', decisions: [], trials: [trial('a', 'box', ['0', '1', '2', '3']), trial('b', 'box', ['4', '5']), trial('c', 'box', ['0', '1']), trial('d', undefined, undefined)] } as StudyState;
+    const charts = gpuChartsOf(state, { box: [sample('box', 0, [1, 2, 3, 4, 5, 6, 7, 8])], other: [sample('other', 0, [1, 2])], idle: [] });
     expect(charts).toEqual([
-      { key: 'box|0,1', hostId: 'box', gpus: [0, 1] },
-      { key: 'box|2', hostId: 'box', gpus: [2] },
+      { key: 'box', hostId: 'box', gpus: [0, 1, 2, 3, 4, 5] },
       { key: 'other', hostId: 'other', gpus: [0, 1] },
     ]);
   });

@@ -1,4 +1,4 @@
-// The run monitor's GPU memory chart: one chart per GPU slot, one line per GPU of the slot (MiB used over time) and
+// The run monitor's GPU memory chart: one chart per host, one line per GPU the study used there (MiB used over time) and
 // the GPUs' total memory as a dashed line that is also the axis's top. Pure: texts and formats come from the caller.
 import type { EChartsCoreOption } from 'echarts/core';
 import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
@@ -18,30 +18,34 @@ export interface GpuChartTexts {
   mib: (value: number) => string;
 }
 
-/** A chart's worth of GPUs: the GPUs a trial ran on (a slot), or a host's GPUs before any trial has a slot. */
-export interface GpuSlotChart {
+/** A chart's worth of GPUs: those of one host the study's servers ran on, or all its GPUs before any server ran. */
+export interface GpuHostChart {
   key: string;
   hostId: string;
   gpus: number[];
 }
 
-/** The slots trials ran on, host by host; hosts with samples but no slot yet get one chart of all their GPUs. */
-export function gpuChartsOf(state: StudyState, samples: Record<string, GpuMemorySample[]>): GpuSlotChart[] {
-  const charts = new Map<string, GpuSlotChart>();
+/**
+ * One chart per host: the GPUs trials ran on there (servers of different sizes share a host, so a chart per server
+ * would repeat GPUs), or every sampled GPU of a host no trial has run on yet.
+ */
+export function gpuChartsOf(state: StudyState, samples: Record<string, GpuMemorySample[]>): GpuHostChart[] {
+  const used = new Map<string, Set<number>>();
   for (const trial of state.trials) {
-    if (!trial.hostId || !trial.gpus || trial.gpus.length === 0) continue;
+    if (!trial.hostId || !trial.gpus) continue;
     const gpus = trial.gpus.map(Number).filter((n) => Number.isInteger(n));
     if (gpus.length === 0) continue;
-    const key = `${trial.hostId}|${gpus.join(',')}`;
-    if (!charts.has(key)) charts.set(key, { key, hostId: trial.hostId, gpus });
+    const set = used.get(trial.hostId) ?? new Set<number>();
+    for (const g of gpus) set.add(g);
+    used.set(trial.hostId, set);
   }
-  const slotted = new Set([...charts.values()].map((c) => c.hostId));
   for (const [hostId, list] of Object.entries(samples)) {
-    if (slotted.has(hostId) || list.length === 0) continue;
-    const gpus = [...new Set(list.flatMap((s) => s.gpus.map((g) => g.index)))].sort((a, b) => a - b);
-    charts.set(hostId, { key: hostId, hostId, gpus });
+    if (used.has(hostId) || list.length === 0) continue;
+    used.set(hostId, new Set(list.flatMap((s) => s.gpus.map((g) => g.index))));
   }
-  return [...charts.values()].sort((a, b) => a.key.localeCompare(b.key));
+  return [...used]
+    .map(([hostId, gpus]) => ({ key: hostId, hostId, gpus: [...gpus].sort((a, b) => a - b) }))
+    .sort((a, b) => a.key.localeCompare(b.key));
 }
 
 function escapeHtml(text: string): string {
@@ -54,7 +58,7 @@ interface AxisParam {
   value: [number, number];
 }
 
-/** The option for one slot's chart from its host's samples. */
+/** The option for one host's chart from its samples. */
 export function gpuMemoryOption(theme: ChartTheme, texts: GpuChartTexts, samples: readonly GpuMemorySample[], gpus: readonly number[]): EChartsCoreOption {
   const points = (index: number) =>
     samples.flatMap((s) => {

@@ -1,4 +1,5 @@
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
+import { parallelLayoutLabel } from '../../../../shared/engines/parallelism';
 import type { EngineId } from '../../../../shared/engines/types';
 import { ENGINE_STAGE_ID, GENERALISATION_STAGE_ID, GRID_STAGE_ID } from '../../../../shared/study/planner';
 import type { ProjectFile, StageDecision, StudyState, Trial } from '../../../../shared/study/study';
@@ -110,50 +111,101 @@ export function groupByStage(project: ProjectFile): StageGroup[] {
   return [...groups.values()];
 }
 
+/** "TP4×DP2 · 8 GPUs": a server's parallel layout and the GPUs it holds. */
+export function layoutText(config: Trial['config'], gpus: number): string {
+  const layout = parallelLayoutLabel(config);
+  return gpus === 1 ? t('studies.layout.one', { layout }) : t('studies.layout.many', { layout, n: gpus });
+}
+
+/** One row of the timeline: one GPU of a host (or a whole host, for trials stored without their GPUs). */
+export interface TimelineLane {
+  key: string;
+  label: string;
+}
+
 export interface TimelineBar {
   trial: Trial;
   /** Percent of the timeline's width. */
   left: number;
   width: number;
-}
-
-export interface TimelineRow {
-  key: string;
-  label: string;
-  bars: TimelineBar[];
+  /** The first lane it covers and how many: a server's bar spans the rows of all its GPUs. */
+  lane: number;
+  lanes: number;
+  /**
+   * GPUs apart from each other (not neighbouring rows) get a piece each; the first piece is the trial's (its
+   * label and button), the others only show where else it runs.
+   */
+  primary: boolean;
+  /** "TP4 · 4 GPUs". */
+  layout: string;
 }
 
 export interface Timeline {
-  rows: TimelineRow[];
+  lanes: TimelineLane[];
+  bars: TimelineBar[];
   startMs: number;
   endMs: number;
 }
 
-/** Trials that ran, one row per GPU slot (host and GPUs), bars from start to finish (or to now while running). */
+const laneKey = (hostId: string, gpu: string | null) => `${hostId}|${gpu ?? ''}`;
+
+/**
+ * Trials that ran, one row per GPU of each host, each trial a bar across the rows of the GPUs its server held. The
+ * trials of one server run one after another on it: the first from the launch, each next one from where the one
+ * before it finished, to its own finish (or to now while running).
+ */
 export function timelineOf(state: StudyState, hostLabel: (hostId: string) => string, now: number): Timeline | null {
   const placed = state.trials.filter((trial) => trial.startedAt && trial.hostId);
   if (placed.length === 0) return null;
   const startOf = (trial: Trial) => Date.parse(trial.startedAt!);
   const endOf = (trial: Trial) => (trial.finishedAt ? Date.parse(trial.finishedAt) : trial.status === 'running' ? now : startOf(trial));
-  const startMs = Math.min(...placed.map(startOf));
-  const endMs = Math.max(startMs + 1000, ...placed.map(endOf));
-  const span = endMs - startMs;
-  const rows = new Map<string, TimelineRow>();
-  for (const trial of placed) {
-    const gpus = trial.gpus ?? [];
-    const key = `${trial.hostId}|${gpus.join(',')}`;
-    let row = rows.get(key);
-    if (!row) {
-      const label = gpus.length > 0 ? t('studies.timeline.slot', { host: hostLabel(trial.hostId!), gpus: gpus.join(', ') }) : hostLabel(trial.hostId!);
-      row = { key, label, bars: [] };
-      rows.set(key, row);
+  const spans = new Map<Trial, { start: number; end: number }>();
+  const byServer = new Map<string, Trial[]>();
+  for (const trial of placed) byServer.set(trial.serverId ?? trial.id, [...(byServer.get(trial.serverId ?? trial.id) ?? []), trial]);
+  for (const trials of byServer.values()) {
+    let previous: number | null = null;
+    for (const trial of [...trials].sort((a, b) => endOf(a) - endOf(b))) {
+      const start: number = previous === null ? startOf(trial) : Math.max(startOf(trial), previous);
+      const end = Math.max(start, endOf(trial));
+      spans.set(trial, { start, end });
+      previous = end;
     }
-    const left = ((startOf(trial) - startMs) / span) * 100;
-    // A trial that finished in the same instant it started still shows as a sliver.
-    const width = Math.max(0.6, ((endOf(trial) - startOf(trial)) / span) * 100);
-    row.bars.push({ trial, left, width: Math.min(width, 100 - left) });
   }
-  return { rows: [...rows.values()].sort((a, b) => a.label.localeCompare(b.label)), startMs, endMs };
+  const startMs = Math.min(...[...spans.values()].map((s) => s.start));
+  const endMs = Math.max(startMs + 1000, ...[...spans.values()].map((s) => s.end));
+  const span = endMs - startMs;
+
+  const gpusOf = (trial: Trial): Array<string | null> => (trial.gpus && trial.gpus.length > 0 ? trial.gpus : [null]);
+  const lanes = new Map<string, { hostId: string; gpu: string | null; label: string }>();
+  for (const trial of placed) {
+    for (const gpu of gpusOf(trial)) {
+      const host = hostLabel(trial.hostId!);
+      lanes.set(laneKey(trial.hostId!, gpu), { hostId: trial.hostId!, gpu, label: gpu === null ? host : t('studies.timeline.gpu', { host, gpu }) });
+    }
+  }
+  const ordered = [...lanes.entries()].sort(([, a], [, b]) => hostLabel(a.hostId).localeCompare(hostLabel(b.hostId)) || Number(a.gpu ?? -1) - Number(b.gpu ?? -1));
+  const laneAt = new Map(ordered.map(([key], i) => [key, i]));
+
+  const bars: TimelineBar[] = [];
+  for (const trial of placed) {
+    const { start, end } = spans.get(trial)!;
+    const left = ((start - startMs) / span) * 100;
+    // A trial that finished in the same instant it started still shows as a sliver.
+    const width = Math.min(Math.max(0.6, ((end - start) / span) * 100), 100 - left);
+    const layout = layoutText(trial.config, trial.gpuCount ?? trial.gpus?.length ?? 1);
+    const rows = gpusOf(trial)
+      .map((gpu) => laneAt.get(laneKey(trial.hostId!, gpu))!)
+      .sort((a, b) => a - b);
+    let first = true;
+    for (let i = 0; i < rows.length; ) {
+      let n = 1;
+      while (i + n < rows.length && rows[i + n] === rows[i]! + n) n++;
+      bars.push({ trial, left, width, lane: rows[i]!, lanes: n, primary: first, layout });
+      first = false;
+      i += n;
+    }
+  }
+  return { lanes: ordered.map(([key, lane]) => ({ key, label: lane.label })), bars, startMs, endMs };
 }
 
 /** The file name a report is saved or downloaded under: the project's name with the format's extension. */

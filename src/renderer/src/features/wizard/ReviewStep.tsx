@@ -10,6 +10,7 @@ import type { PlanView } from '../../store';
 import type { WizardIssue } from '../../study-draft/assemble';
 import { WIZARD_STEPS, type WizardStep } from '../../study-draft/draft';
 import { trialProblemText } from '../studies/study-words';
+import { layoutText } from '../studies/study-format';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {
@@ -90,7 +91,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
   );
 }
 
-function PlanPanel({ plan, currentJson, hostLabel }: { plan: PlanView; currentJson: string | null; hostLabel: (id: string) => string }) {
+function PlanPanel({ plan, currentJson, hostLabel, gpusPerTrial }: { plan: PlanView; currentJson: string | null; hostLabel: (id: string) => string; gpusPerTrial: number }) {
   if (plan.status === 'idle') return null;
   if (plan.status === 'saving' || plan.status === 'planning') {
     return (
@@ -116,6 +117,8 @@ function PlanPanel({ plan, currentJson, hostLabel }: { plan: PlanView; currentJs
     );
   }
   const { estimate, trials, gpus } = plan.plan;
+  // Each server's layout and GPUs once, as it will be placed: "TP1 · 1 GPU; TP8 · 8 GPUs".
+  const layouts = [...new Set(trials.filter((trial) => trial.status !== 'rejected').map((trial) => layoutText(trial.config, trial.gpuCount ?? gpusPerTrial)))];
   const rejections = new Map<string, { label: string; engine: string; reason: string }>();
   for (const trial of trials) {
     if (trial.status !== 'rejected') continue;
@@ -140,12 +143,25 @@ function PlanPanel({ plan, currentJson, hostLabel }: { plan: PlanView; currentJs
           <dt>{t('wizard.review.gpuTime')}</dt>
           <dd data-testid="plan-gpu-time">{formatGpuTime(estimate.gpuSeconds)}</dd>
         </div>
+        {estimate.wallSeconds !== undefined && (
+          <div>
+            <dt>{t('wizard.review.wallTime')}</dt>
+            <dd data-testid="plan-wall-time">{formatGpuTime(estimate.wallSeconds)}</dd>
+          </div>
+        )}
+        {estimate.peakGpus !== undefined && (
+          <div>
+            <dt>{t('wizard.review.peakGpus')}</dt>
+            <dd data-testid="plan-peak-gpus">{estimate.peakGpus}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('wizard.review.rejected')}</dt>
           <dd data-testid="plan-rejected">{estimate.rejected}</dd>
         </div>
       </dl>
       <p className="field-hint">{t('wizard.review.planNote')}</p>
+      {layouts.length > 0 && <p className="field-hint">{t('wizard.review.layouts', { layouts: layouts.join('; ') })}</p>}
       {gpus.length > 0 && (
         <p className="field-hint">{t('wizard.review.planGpus', { gpus: gpus.map((g) => `${hostLabel(g.hostId)} GPU ${g.index} · ${g.name}${g.computeCapability ? ` (sm ${g.computeCapability})` : ''}`).join('; ') })}</p>
       )}
@@ -255,7 +271,7 @@ export function ReviewStep({
           {editing ? t('wizard.review.saveAndOpen') : t('wizard.review.create')}
         </button>
       </div>
-      <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} />
+      <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} gpusPerTrial={definition.gpusPerTrial ?? 1} />
     </div>
   );
 }

@@ -38,7 +38,7 @@ const PLAN: CallOutput<'studies:plan'> = {
     rejectedTrial({ rejectReason: 'FP8 block-scaled GEMMs need sm 8.9 or newer; the A100 is sm 8.0' }),
     rejectedTrial({ id: 'engine/trtllm/sharegpt-c4/r2', repeat: 2, rejectReason: 'FP8 block-scaled GEMMs need sm 8.9 or newer; the A100 is sm 8.0' }),
   ],
-  estimate: { trials: 3, rejected: 2, launches: 1, expectedRepeats: 0, gpuSeconds: 3900, perTrialSeconds: {} },
+  estimate: { trials: 3, rejected: 2, launches: 1, expectedRepeats: 0, gpuSeconds: 3900, perTrialSeconds: {}, wallSeconds: 1800, peakGpus: 1 },
   gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' }],
 };
 
@@ -147,9 +147,9 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     type('Simulated GPU count', '9');
     expect(descriptionOf(screen.getByLabelText('Simulated GPU count'))).toBe('Simulated GPU count must be at most 8');
     type('Simulated GPU count', '2');
-    type('GPUs per trial', '4');
-    expect(descriptionOf(screen.getByLabelText('GPUs per trial'))).toBe('GPUs per trial is more than any chosen host offers (2)');
-    type('GPUs per trial', '2');
+    type('Fewest GPUs per trial', '4');
+    expect(descriptionOf(screen.getByLabelText('Fewest GPUs per trial'))).toBe('Fewest GPUs per trial is more than any chosen host offers (2)');
+    type('Fewest GPUs per trial', '2');
     await next();
 
     // Goal: an SLO needs its value, the margin its range.
@@ -425,6 +425,10 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(textOf(within(plan).getByTestId('plan-launches'))).toContain('1');
     expect(textOf(within(plan).getByTestId('plan-gpu-time'))).toContain('1 h 05 min');
     expect(textOf(within(plan).getByTestId('plan-rejected'))).toContain('2');
+    expect(textOf(within(plan).getByTestId('plan-wall-time'))).toContain('30 min');
+    expect(textOf(within(plan).getByTestId('plan-peak-gpus'))).toContain('1');
+    // The servers that will run, by layout; the refused ones start nothing.
+    expect(within(plan).getByText('Servers: TP1 · 1 GPU')).toBeTruthy();
     // The GPUs are named by their host's label, not its id.
     expect(within(plan).getByText('GPUs: Demo lab GPU 0 · NVIDIA A100-SXM4-80GB (sm 8.0)')).toBeTruthy();
     const rejections = within(plan).getByRole('list', { name: 'Pre-flight rejections' });

@@ -3,7 +3,7 @@ import { ExtraArgsField } from '../../components/ExtraArgsField';
 import { SelectField } from '../../components/SelectField';
 import { Checkbox } from '../../components/Checkbox';
 import { t } from '../../i18n';
-import { WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
+import { CONSTANT_RATE_SWEEP, WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import type { EngineId } from '../../../../shared/engines/types';
 import type { Host } from '../../../../shared/model/host';
@@ -26,9 +26,12 @@ import {
   type WizardDraft,
   type WorkloadDraft,
 } from '../../study-draft/draft';
+import { ArrivalFields } from './ArrivalFields';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
 import { GoalBasis } from './GoalBasis';
+import { LayoutCandidateRow } from './LayoutCandidateRow';
+import { isLayoutStage, layoutCandidate, layoutFieldsOf, layoutStage } from '../../study-draft/layout-draft';
 
 export interface StepProps {
   draft: WizardDraft;
@@ -534,8 +537,20 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
               <p className="field-hint">
                 {stage.engines ? t('wizard.stages.engines', { engines: stage.engines.map((x) => ENGINE_ADAPTERS[x].displayName).join(', ') }) : t('wizard.stages.allEngines')}
               </p>
+              {isLayoutStage(stage) && <p className="field-hint">{t('wizard.stages.layoutHint')}</p>}
               <ul className="wizard-candidates">
-                {stage.candidates.map((c, j) => (
+                {stage.candidates.map((c, j) =>
+                  isLayoutStage(stage) ? (
+                    <LayoutCandidateRow
+                      key={c.key}
+                      draft={draft}
+                      candidate={c}
+                      prefix={`stages.${i}.candidates.${j}`}
+                      error={error}
+                      onChange={(next, field) => setStage(i, { ...stage, candidates: replaceAt(stage.candidates, j, next) }, field)}
+                      onRemove={() => setStage(i, { ...stage, candidates: stage.candidates.filter((_, k) => k !== j) })}
+                    />
+                  ) : (
                   <CandidateRow
                     key={c.key}
                     candidate={c}
@@ -545,17 +560,24 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
                     onChange={(next, field) => setStage(i, { ...stage, candidates: replaceAt(stage.candidates, j, next) }, field)}
                     onRemove={() => setStage(i, { ...stage, candidates: stage.candidates.filter((_, k) => k !== j) })}
                   />
-                ))}
+                  ),
+                )}
               </ul>
               {error(`stages.${i}.candidates`) && <p className="field-error">{error(`stages.${i}.candidates`)}</p>}
               <div>
-                <button
-                  type="button"
-                  className="btn btn-secondary btn-small"
-                  onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, { key: rowKey(), id: `c${stage.candidates.length + 1}`, label: t('wizard.stages.newCandidate'), config: '{}', variant: '' }] })}
-                >
-                  {t('wizard.stages.addCandidate', { label: stage.label })}
-                </button>
+                {isLayoutStage(stage) ? (
+                  <button type="button" className="btn btn-secondary btn-small" onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, nextLayout(stage)] })}>
+                    {t('wizard.stages.addLayout', { label: stage.label })}
+                  </button>
+                ) : (
+                  <button
+                    type="button"
+                    className="btn btn-secondary btn-small"
+                    onClick={() => setStage(i, { ...stage, candidates: [...stage.candidates, { key: rowKey(), id: `c${stage.candidates.length + 1}`, label: t('wizard.stages.newCandidate'), config: '{}', variant: '' }] })}
+                  >
+                    {t('wizard.stages.addCandidate', { label: stage.label })}
+                  </button>
+                )}
               </div>
             </section>
           </li>
@@ -577,9 +599,19 @@ export function StagesStep({ draft, change, error, onReset }: StepProps & { onRe
         >
           {t('wizard.stages.addStage')}
         </button>
+        <button type="button" className="btn btn-secondary btn-small" onClick={() => edit((d) => ({ ...d, stages: [...d.stages, layoutStage(t('wizard.stages.layoutStage'), d.stages)] }))}>
+          {t('wizard.stages.addLayoutStage')}
+        </button>
       </div>
     </div>
   );
+}
+
+/** The next layout to offer: twice the largest tensor-parallel size so far, a new candidate id. */
+function nextLayout(stage: StageDraft): CandidateDraft {
+  const tps = stage.candidates.map((c) => Number(layoutFieldsOf(c)?.sizes.tensorParallelSize || 1));
+  const next = layoutCandidate(Math.min(64, 2 * Math.max(1, ...tps)));
+  return stage.candidates.some((c) => c.id === next.id) ? { ...next, id: `${next.id}-${stage.candidates.length + 1}` } : next;
 }
 
 function CandidateRow({
@@ -684,14 +716,7 @@ function WorkloadFields({ w, prefix, error, onChange }: { w: WorkloadDraft; pref
         onValueChange={(value) => set('maxConcurrency', value)}
         error={error(`${prefix}.maxConcurrency`)}
       />
-      <TextField
-        label={t('wizard.workload.rate')}
-        labelNote={t('wizard.workload.blankAllAtOnce')}
-        inputMode="decimal"
-        value={w.requestRate}
-        onValueChange={(value) => set('requestRate', value)}
-        error={error(`${prefix}.requestRate`)}
-      />
+      <ArrivalFields w={w} prefix={prefix} error={error} onChange={onChange} />
       <TextField label={t('wizard.workload.seed')} labelNote={t('wizard.optional')} inputMode="numeric" value={w.seed} onValueChange={(value) => set('seed', value)} error={error(`${prefix}.seed`)} />
     </div>
   );
@@ -732,6 +757,22 @@ export function WorkloadsStep({ draft, change, error }: StepProps) {
             />
           ))}
         </div>
+        <fieldset className="wizard-fieldset">
+          <legend className="field-label">{t('wizard.workload.sweep')}</legend>
+          <p className="field-hint">{t('wizard.workload.sweepHint')}</p>
+          <div className="wizard-preset-list">
+            {CONSTANT_RATE_SWEEP.map((p) => (
+              <Checkbox
+                key={p.id}
+                label={t('wizard.workload.sweepRate', { rate: p.requestRate ?? 0 })}
+                checked={draft.generalisationPresets.includes(p.id)}
+                onChange={(on) =>
+                  change('generalisation', (d) => ({ ...d, generalisationPresets: on ? [...d.generalisationPresets, p.id] : d.generalisationPresets.filter((x) => x !== p.id) }))
+                }
+              />
+            ))}
+          </div>
+        </fieldset>
         {draft.generalisationCustom.map((w, i) => (
           <fieldset key={w.key} className="wizard-row-card">
             <legend className="wizard-row-legend">{t('wizard.workload.customLegend', { n: i + 1 })}</legend>

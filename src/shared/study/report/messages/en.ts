@@ -120,7 +120,16 @@ const en = {
   'workload.concurrency': 'concurrency {n}',
   'workload.unbounded': 'unbounded concurrency',
   'workload.describe': '{data}, {prompts} prompts, {load}',
-  'workload.describeRate': '{data}, {prompts} prompts, {load}, {rate} req/s',
+  'workload.describeArrival': '{data}, {prompts} prompts, {load}, {arrival}',
+  // How the benchmark client spaced the requests (src/shared/bench/arrival.ts)
+  'arrival.poisson': 'Poisson arrivals at {rate} req/s',
+  'arrival.gamma': 'Gamma arrivals at {rate} req/s, burstiness {burstiness} (gaps vary with a CV of {cv})',
+  'arrival.constant': 'constant {rate} req/s',
+  'arrival.ramp': 'rate ramped {strategy} from {start} to {end} req/s',
+  'arrival.rampBurstiness': 'rate ramped {strategy} from {start} to {end} req/s, burstiness {burstiness}',
+  'arrival.rampConstant': 'rate ramped {strategy} from {start} to {end} req/s, constant gaps',
+  'arrival.strategy.linear': 'linearly',
+  'arrival.strategy.exponential': 'exponentially',
 
   // Notes and caveats
   'heading.notes': 'Notes and caveats',
@@ -356,14 +365,24 @@ const en = {
   'refusal.extra-args-refused': '{engine} would refuse the extra arguments: {issues}',
   'refusal.tp-over-gpus': 'tensor parallel size {tp} needs {tp} GPUs per server, but the study gives each trial {gpus}',
   'refusal.host-too-small': 'each trial needs {gpus} GPUs on one host, and the most any host offers is {most}',
+  'refusal.heads-indivisible': '{model} has {heads} attention heads, which {engine} cannot split evenly over an attention tensor-parallel size of {tp} (it needs {heads} divisible by {tp})',
+  'refusal.pp-over-layers': '{engine} cannot split the {layers} layers of {model} into {pp} pipeline stages: each stage needs at least one layer',
+  'refusal.experts-indivisible': '{engine} spreads the {experts} experts of {model} evenly over the expert-parallel size, and {ep} does not divide {experts}',
+  'refusal.ep-indivisible': '{engine} cuts expert-parallel groups of {ep} out of the tensor-parallel group of {tp} GPUs, so {ep} must divide {tp}',
+  'refusal.dcp-indivisible': '{engine} runs decode context parallelism inside the tensor-parallel group: tensor parallel size {tp} must be divisible by decode context parallel size {dcp}',
+  'refusal.dp-attention-indivisible': '{engine} runs DP attention inside the tensor-parallel group: tensor parallel size {tp} must be divisible by data parallel size {dp}',
+  'refusal.ep-dense-model':
+    '{model} has no experts, and {engine} refuses expert parallelism on it ("Number of experts in the model must be greater than 0 when expert parallelism is enabled.")',
   'refusal.fp8-block-scaling-sm':
     'TensorRT-LLM cannot run the block-scaled FP8 checkpoint {model} on {gpus}: its FP8 block scaling GEMM needs sm 8.9 or newer (it fails with "Unsupported SM version for FP8 block scaling GEMM")',
   'refusal.gpuSm': '{name} (sm {sm})',
   'refusal.weights-too-large':
-    'the weights of {model} ({params}B parameters, {precision} at {bytes} bytes each) take {size} per GPU at TP {tp}, more than {engine} can use on {gpus}',
+    'the weights of {model} ({params}B parameters, {precision} at {bytes} bytes each) take {size} per GPU at {layout}, more than {engine} can use on {gpus}',
   'refusal.gpuMemory': '{name} ({usable} of {total})',
   'refusal.request-too-long.configured': 'workload {workload} sends requests of up to {longest} tokens (prompt + output), more than the configured maximum model length of {maxLen}',
   'refusal.request-too-long.model': "workload {workload} sends requests of up to {longest} tokens (prompt + output), more than {model}'s context length of {maxLen}",
+  'warning.tp-without-nvlink':
+    "no host ({hosts}) has {tp} of the study's GPUs all linked by NVLink: the engine runs tensor parallel size {tp} over PCIe, but every layer's all-reduce crosses it, which slows each step",
   'failure.launch-refused': 'launch refused: {detail}',
   'failure.not-ready': 'server did not become ready: {cause}',
   'failure.died-before-workload': 'the server died before this workload: {cause}',

@@ -118,7 +118,15 @@ const tr = {
   'workload.concurrency': 'eşzamanlılık {n}',
   'workload.unbounded': 'sınırsız eşzamanlılık',
   'workload.describe': '{data}, {prompts} prompt, {load}',
-  'workload.describeRate': '{data}, {prompts} prompt, {load}, saniyede {rate} istek',
+  'workload.describeArrival': '{data}, {prompts} prompt, {load}, {arrival}',
+  'arrival.poisson': 'Poisson gelişli, saniyede {rate} istek',
+  'arrival.gamma': 'Gamma gelişli, saniyede {rate} istek, ani yoğunluk {burstiness} (aralıkların değişim katsayısı {cv})',
+  'arrival.constant': 'sabit hızda saniyede {rate} istek',
+  'arrival.ramp': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı',
+  'arrival.rampBurstiness': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı, ani yoğunluk {burstiness}',
+  'arrival.rampConstant': 'hız saniyede {start} istekten {end} isteğe {strategy} artırıldı, aralıklar sabit',
+  'arrival.strategy.linear': 'doğrusal olarak',
+  'arrival.strategy.exponential': 'üstel olarak',
 
   'heading.notes': 'Notlar ve uyarılar',
   'note.simulatedDemo':
@@ -346,14 +354,24 @@ const tr = {
   'refusal.extra-args-refused': '{engine} ek argümanları reddeder: {issues}',
   'refusal.tp-over-gpus': 'tensör paralel boyutu {tp}, sunucu başına {tp} GPU ister; çalışma her denemeye {gpus} GPU veriyor',
   'refusal.host-too-small': 'her deneme tek makinede {gpus} GPU ister; en çok GPU’su olan makinede {most} GPU var',
+  'refusal.heads-indivisible': '{model} modelinin {heads} dikkat başlığı var; {engine} bunları {tp} boyutlu dikkat tensör paralelliğine eşit bölemez ({heads}, {tp} ile tam bölünmeli)',
+  'refusal.pp-over-layers': '{engine}, {model} modelinin {layers} katmanını {pp} boru hattı aşamasına bölemez: her aşamaya en az bir katman gerekir',
+  'refusal.experts-indivisible': '{engine}, {model} modelinin {experts} uzmanını uzman paralel boyutuna eşit dağıtır; {ep}, {experts} sayısını tam bölmüyor',
+  'refusal.ep-indivisible': '{engine}, {ep} boyutlu uzman paralel gruplarını {tp} GPU’luk tensör paralel grubunun içinden ayırır; bu yüzden {ep}, {tp} sayısını tam bölmeli',
+  'refusal.dcp-indivisible': '{engine} kod çözme bağlam paralelliğini tensör paralel grubunun içinde çalıştırır: tensör paralel boyutu {tp}, kod çözme bağlam paralel boyutu {dcp} ile tam bölünmeli',
+  'refusal.dp-attention-indivisible': '{engine} DP dikkatini tensör paralel grubunun içinde çalıştırır: tensör paralel boyutu {tp}, veri paralel boyutu {dp} ile tam bölünmeli',
+  'refusal.ep-dense-model':
+    '{model} modelinde uzman yok; {engine} bu modelde uzman paralelliğini reddeder ("Number of experts in the model must be greater than 0 when expert parallelism is enabled.")',
   'refusal.fp8-block-scaling-sm':
     'TensorRT-LLM, blok ölçekli FP8 checkpoint {model} modelini şu GPU’larda çalıştıramaz: {gpus}. FP8 blok ölçekleme GEMM’i sm 8.9 ya da daha yenisini ister ("Unsupported SM version for FP8 block scaling GEMM" hatasıyla durur)',
   'refusal.gpuSm': '{name} (sm {sm})',
   'refusal.weights-too-large':
-    '{model} ağırlıkları ({params} milyar parametre, {precision}, parametre başına {bytes} bayt) TP {tp} ile GPU başına {size} tutar; {engine} şu GPU’larda bundan azını kullanabilir: {gpus}',
+    '{model} ağırlıkları ({params} milyar parametre, {precision}, parametre başına {bytes} bayt) {layout} ile GPU başına {size} tutar; {engine} şu GPU’larda bundan azını kullanabilir: {gpus}',
   'refusal.gpuMemory': '{name} ({total} belleğin {usable} kadarı)',
   'refusal.request-too-long.configured': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); yapılandırılan en büyük model uzunluğu ise {maxLen}',
   'refusal.request-too-long.model': 'iş yükü {workload} en çok {longest} tokenlik istekler gönderir (girdi + çıktı); {model} modelinin bağlam uzunluğu ise {maxLen}',
+  'warning.tp-without-nvlink':
+    "hiçbir makinede ({hosts}) çalışmanın GPU’larından {tp} tanesi birbirine NVLink ile bağlı değil: motor tensör paralel boyutu {tp} ile PCIe üzerinden çalışır, ama her katmanın all-reduce işlemi PCIe’den geçer ve her adım yavaşlar",
   'failure.launch-refused': 'başlatma reddedildi: {detail}',
   'failure.not-ready': 'sunucu hazır hâle gelmedi: {cause}',
   'failure.died-before-workload': 'sunucu bu iş yükünden önce kapandı: {cause}',

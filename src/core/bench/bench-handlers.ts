@@ -58,7 +58,7 @@ export function benchHandlers(deps: BenchHandlerDeps): BenchCalls {
       return deps.results.list();
     },
 
-    'results:import': async ({ files }) => {
+    'results:import': async ({ files, gpuCount }) => {
       const errors: string[] = [];
       const warnings: string[] = [];
       const entries = [];
@@ -68,7 +68,13 @@ export function benchHandlers(deps: BenchHandlerDeps): BenchCalls {
         warnings.push(...outcome.warnings.map(formatProblem));
         for (const result of outcome.records) {
           const where = result.source ? `${result.source.file}#${result.source.index + 1}` : file.name;
-          entries.push({ kind: 'imported' as const, status: 'ok' as const, title: result.provenance?.model ? `${where} · ${result.provenance.model}` : where, result });
+          entries.push({
+            kind: 'imported' as const,
+            status: 'ok' as const,
+            title: result.provenance?.model ? `${where} · ${result.provenance.model}` : where,
+            result,
+            ...(gpuCount !== undefined ? { gpuCount } : {}),
+          });
         }
       }
       const added = entries.length > 0 ? await deps.results.add(entries) : [];

@@ -582,7 +582,7 @@ class StudyRun {
       const measured = await prepared.run();
       if (this.cancelled) return;
       const now = new Date().toISOString();
-      const result = { ...measured, id: newResultId(), addedAt: now };
+      const result = { ...measured, id: newResultId(), addedAt: now, gpuCount: trialGpuCount(this.study, trial) };
       this.deps.onResult?.(result);
       const metrics = result.result.metrics;
       const lost = typeof metrics.completed === 'number' ? workload.numPrompts - metrics.completed : 0;

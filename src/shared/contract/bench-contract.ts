@@ -33,6 +33,11 @@ export const BENCH_CALLS = {
         .array(z.object({ name: z.string().min(1, 'is required').max(1000), text: z.string().max(MAX_IMPORT_FILE_CHARS, 'is larger than 64 MiB') }))
         .min(1, 'must name at least one file')
         .max(10_000),
+      /**
+       * The GPUs the measured server held, when the user knows it: a result file does not say, and without it the
+       * imported results have no per-GPU throughputs.
+       */
+      gpuCount: z.number().int().min(1).max(512).optional(),
     }),
     output: z.object({ added: z.array(ResultEntrySchema), errors: z.array(z.string()), warnings: z.array(z.string()) }),
   },

@@ -16,6 +16,11 @@ export interface MetricSpec {
   readonly better: Better | null;
   /** Decimals a number is shown with: counts are whole. */
   readonly decimals: number;
+  /**
+   * A per-GPU metric is never stored: it is this metric of the run divided by the GPUs its server held, known only
+   * where the GPU count is (a study's trial, or an import the user sized).
+   */
+  readonly perGpuOf?: PerGpuBase;
 }
 
 /** The latency metrics as vLLM's result block names them. */
@@ -26,6 +31,14 @@ const count = (name: string, unit: string) => ({ name, unit, better: null, decim
 const setting = (name: string, unit: string) => ({ name, unit, better: null, decimals: 2 }) as const satisfies Spec;
 const rate = (name: string, unit: string) => ({ name, unit, better: 'higher', decimals: 2 }) as const satisfies Spec;
 const latency = (name: string, unit = 'ms') => ({ name, unit, better: 'lower', decimals: 2 }) as const satisfies Spec;
+const perGpu = <B extends PerGpuBase>(perGpuOf: B, name: string, unit: string) => ({ name, unit, better: 'higher', decimals: 2, perGpuOf }) as const satisfies Spec;
+
+/** The throughputs that also have a per-GPU metric, so configurations of different sizes compare on the same hardware. */
+export const PER_GPU_BASES = ['total_token_throughput', 'output_throughput', 'request_throughput'] as const;
+export type PerGpuBase = (typeof PER_GPU_BASES)[number];
+/** `total_token_throughput_per_gpu`: a per-GPU metric's key is its throughput's with `_per_gpu`. */
+export type PerGpuMetricKey = `${PerGpuBase}_per_gpu`;
+export const PER_GPU_METRIC_KEYS = PER_GPU_BASES.map((base) => `${base}_per_gpu` as const) as readonly PerGpuMetricKey[];
 
 const STATS = { mean: 'Mean', median: 'Median', std: 'Std' } as const;
 const statSpecs = Object.fromEntries(
@@ -54,10 +67,13 @@ export const METRIC_CATALOGUE = {
   spec_decode_draft_tokens: count('Draft tokens', 'tokens'),
   spec_decode_accepted_tokens: count('Accepted tokens', 'tokens'),
   mean_latency_s: latency('Mean latency', 's'),
-} as const satisfies Record<BenchMetricKey, Spec>;
+  total_token_throughput_per_gpu: perGpu('total_token_throughput', 'Total token throughput per GPU', 'tok/s/GPU'),
+  output_throughput_per_gpu: perGpu('output_throughput', 'Output token throughput per GPU', 'tok/s/GPU'),
+  request_throughput_per_gpu: perGpu('request_throughput', 'Request throughput per GPU', 'req/s/GPU'),
+} as const satisfies Record<BenchMetricKey | PerGpuMetricKey, Spec>;
 
-/** A key the catalogue knows: a fixed metric or a latency percentile. */
-export type MetricKey = BenchMetricKey | `p${number}_${LatencyMetric}_ms`;
+/** A key the catalogue knows: a fixed metric, a per-GPU one or a latency percentile. */
+export type MetricKey = BenchMetricKey | PerGpuMetricKey | `p${number}_${LatencyMetric}_ms`;
 
 const FIXED: ReadonlyMap<string, MetricSpec> = new Map(Object.entries(METRIC_CATALOGUE).map(([key, spec]) => [key, { key, ...spec }]));
 
@@ -81,6 +97,12 @@ export type MetricValues = Readonly<Record<string, number | null | undefined>>;
 /** A trial (its result entry, when it has one) or a library entry (its benchmark result itself). */
 type Holding<R> = { readonly result?: { readonly result: R } | undefined } | { readonly result: R };
 
+/**
+ * What may say how many GPUs the measured server held: a trial (`gpuCount`), a result entry (`gpuCount`: set for a
+ * study's run, and for an import only when the user gave it), or a trial holding such an entry.
+ */
+type Sized = { readonly gpuCount?: number | undefined };
+
 /** The benchmark result a trial or a library entry holds. */
 function heldResult<R extends object>(source: Holding<R>): R | undefined {
   const held = source.result;
@@ -89,21 +111,45 @@ function heldResult<R extends object>(source: Holding<R>): R | undefined {
 }
 
 /** Whatever holds measured metrics. */
-export type MetricSource = Holding<{ readonly metrics: MetricValues }>;
+export type MetricSource = Holding<Measured> & Sized;
+type Measured = { readonly metrics: MetricValues };
 
 function metricsOf(source: MetricSource): MetricValues | undefined {
-  return heldResult(source)?.metrics;
+  return heldResult<Measured>(source)?.metrics;
+}
+
+/**
+ * The GPUs the measured server held: the source's own count, else that of the entry it holds, else `fallbackGpus`
+ * (a trial of a project written before trials had their own count: `trialGpuCount`); null when nobody says.
+ */
+export function gpuCountOf(source: Sized & { readonly result?: unknown }, fallbackGpus?: number): number | null {
+  if (typeof source.gpuCount === 'number' && source.gpuCount > 0) return source.gpuCount;
+  const held = source.result as { gpuCount?: unknown } | undefined;
+  if (held !== undefined && held !== null && typeof held === 'object' && typeof held.gpuCount === 'number' && held.gpuCount > 0) return held.gpuCount;
+  return fallbackGpus !== undefined && fallbackGpus > 0 ? fallbackGpus : null;
 }
 
 const isDerived = (key: string) => (DERIVED_METRIC_KEYS as readonly string[]).includes(key);
 
+/** The throughput a per-GPU key divides, or undefined for any other key. */
+export function perGpuBaseOf(key: string): PerGpuBase | undefined {
+  return FIXED.get(key)?.perGpuOf;
+}
+
 /**
  * A metric of a trial or a result; null when it was not measured. A derived metric an older result lacks is derived
- * as new results get it (`withDerivedMetrics`): `mean_latency_s` from mean E2EL.
+ * as new results get it (`withDerivedMetrics`): `mean_latency_s` from mean E2EL. A per-GPU metric is its throughput
+ * over the GPUs the server held (`gpuCountOf`), null where that count is not known.
  */
-export function metricOf(source: MetricSource, key: string): number | null {
+export function metricOf(source: MetricSource, key: string, fallbackGpus?: number): number | null {
   const metrics = metricsOf(source);
   if (!metrics) return null;
+  const base = perGpuBaseOf(key);
+  if (base !== undefined) {
+    const value = metricOf(source, base);
+    const gpus = gpuCountOf(source, fallbackGpus);
+    return value === null || gpus === null ? null : value / gpus;
+  }
   const value = metrics[key];
   if (typeof value === 'number') return value;
   if (!isDerived(key)) return null;
@@ -111,22 +157,35 @@ export function metricOf(source: MetricSource, key: string): number | null {
   return typeof derived === 'number' ? derived : null;
 }
 
-/** Every metric of a trial or a result as `metricOf` reads each: the measured ones, and the derived ones an older result lacks. */
-export function metricValuesOf(source: MetricSource): MetricValues {
+/**
+ * Every metric of a trial or a result as `metricOf` reads each: the measured ones, the derived ones an older result
+ * lacks, and the per-GPU throughputs where the GPU count is known.
+ */
+export function metricValuesOf(source: MetricSource, fallbackGpus?: number): MetricValues {
   const metrics = metricsOf(source) ?? {};
-  if (DERIVED_METRIC_KEYS.every((key) => typeof metrics[key] === 'number')) return metrics;
   const out: Record<string, number | null | undefined> = { ...metrics };
-  for (const key of DERIVED_METRIC_KEYS) {
-    const value = metricOf(source, key);
+  for (const key of [...DERIVED_METRIC_KEYS, ...PER_GPU_METRIC_KEYS]) {
+    if (typeof out[key] === 'number') continue;
+    const value = metricOf(source, key, fallbackGpus);
     if (value !== null) out[key] = value;
   }
   return out;
 }
 
 /** Whatever may carry within-run intervals (`BenchResult.intervals`). */
-type IntervalSource = Holding<{ readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined }>;
+type IntervalSource = Holding<WithIntervals> & Sized;
+type WithIntervals = { readonly intervals?: { readonly values: Readonly<Record<string, { low: number; high: number }>> } | undefined };
 
-/** The within-run confidence interval of a metric of a trial or a result; null when it has none. */
-export function metricInterval(source: IntervalSource, key: string): { low: number; high: number } | null {
-  return heldResult(source)?.intervals?.values[key] ?? null;
+/**
+ * The within-run confidence interval of a metric of a trial or a result; null when it has none. A per-GPU metric's is
+ * its throughput's over the same GPU count (a constant: the interval scales with it).
+ */
+export function metricInterval(source: IntervalSource, key: string, fallbackGpus?: number): { low: number; high: number } | null {
+  const base = perGpuBaseOf(key);
+  if (base !== undefined) {
+    const interval = metricInterval(source, base);
+    const gpus = gpuCountOf(source, fallbackGpus);
+    return interval === null || gpus === null ? null : { low: interval.low / gpus, high: interval.high / gpus };
+  }
+  return heldResult<WithIntervals>(source)?.intervals?.values[key] ?? null;
 }

@@ -20,6 +20,11 @@ export const ResultEntrySchema = z.object({
   /** The tail of the client's console output (measured runs), to read why it failed. */
   logTail: z.string().max(64 * 1024).optional(),
   result: BenchResultSchema,
+  /**
+   * GPUs the measured server held, for the per-GPU metrics: a study's run records its trial's count; an imported file
+   * says nothing of it, so an import has one only when the user gave it. Absent: per-GPU metrics are unknown.
+   */
+  gpuCount: z.number().int().min(1).max(512).optional(),
 });
 export type ResultEntry = z.infer<typeof ResultEntrySchema>;
 

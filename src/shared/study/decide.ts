@@ -13,7 +13,8 @@ import {
 } from './planner';
 import { metricOf } from '../results/metrics';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
-import { objectiveOf, type DecisionBasis, type Recommendation, type StageDecision, type StudyDefinition, type Trial, type UnmeasuredCandidate } from './study';
+import { overBudget, studyObjective, trialObjective, trialReplicas } from './objective';
+import { objectiveOf, trialGpuCount, type DecisionBasis, type Recommendation, type StageDecision, type StudyDefinition, type Trial, type UnmeasuredCandidate } from './study';
 import { compareRuns, formatChange, gainOf, pooledRunNoise, stageOutcome, type Change } from './verdict';
 
 /**
@@ -43,7 +44,7 @@ export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; 
   if (!trial.result || trial.result.status === 'failed') return { ok: false, violations: ['no measured result'] };
   const violations: string[] = [];
   for (const slo of study.goal.slos) {
-    const value = metricOf(trial, slo.metric);
+    const value = metricOf(trial, slo.metric, study.gpusPerTrial);
     if (value === null) {
       violations.push(`${slo.metric} was not measured`);
       continue;
@@ -54,14 +55,16 @@ export function meetsSlos(study: StudyDefinition, trial: Trial): { ok: boolean; 
   return { ok: violations.length === 0, violations };
 }
 
-/** The objective's values of the done, SLO-meeting primary-workload trials of one server config. */
+/**
+ * The objective's values of the done, SLO-meeting primary-workload trials of one server config, on the goal's basis
+ * (`objective.ts`: per server, per GPU, or times its replicas on the GPU budget; none for a config over the budget).
+ */
 export function objectiveSamples(study: StudyDefinition, trials: readonly Trial[], serverKey: string): number[] {
-  const { metric } = objectiveOf(study.goal.kind);
   const samples: number[] = [];
   for (const trial of trials) {
     if (trial.serverKey !== serverKey || trial.workloadId !== study.workloads.primary.id || trial.status !== 'done') continue;
     if (!meetsSlos(study, trial).ok) continue;
-    const value = metricOf(trial, metric);
+    const value = trialObjective(study, trial);
     if (value !== null) samples.push(value);
   }
   return samples;
@@ -123,12 +126,22 @@ interface Outcome {
   serverKey: string;
   trials: Trial[];
   objective: number | null;
+  /** GPUs its server holds (null before it was planned). */
+  gpus: number | null;
+}
+
+/** An outcome as the reason names it: on a GPU budget, with its replicas ("2 × TP4"). */
+function shown(study: StudyDefinition, o: Outcome): string {
+  const replicas = o.trials[0] ? trialReplicas(study, o.trials[0]) : null;
+  return replicas !== null && replicas > 0 ? `${replicas} × ${o.label}` : o.label;
 }
 
 /** Why an outcome has no objective: rejected, failed, missed its SLOs or not run; null when it has one. */
 function unmeasuredOf(study: StudyDefinition, outcome: Outcome): UnmeasuredCandidate | null {
   if (outcome.objective !== null) return null;
   const label = outcome.label;
+  const budget = study.goal.gpuBudget;
+  if (outcome.gpus !== null && budget !== undefined && overBudget(study, outcome.gpus)) return { label, why: 'over-budget', gpus: outcome.gpus, budget };
   const primary = outcome.trials.filter((t) => t.workloadId === study.workloads.primary.id);
   const rejected = primary.find((t) => t.status === 'rejected');
   if (rejected) return { label, why: 'rejected', ...(rejected.rejectReason !== undefined ? { detail: rejected.rejectReason } : {}), ...(rejected.refusal ? { refusal: rejected.refusal } : {}) };
@@ -140,7 +153,8 @@ function unmeasuredOf(study: StudyDefinition, outcome: Outcome): UnmeasuredCandi
   return { label, why: 'no-result' };
 }
 
-function whyNoObjective(u: UnmeasuredCandidate): string {
+/** Why a candidate has no objective, in English (a decision's reason, a failed study's message). */
+export function whyNoObjective(u: UnmeasuredCandidate): string {
   switch (u.why) {
     case 'rejected':
       return `${u.label} rejected: ${u.detail ?? 'by the pre-flight check'}`;
@@ -150,6 +164,8 @@ function whyNoObjective(u: UnmeasuredCandidate): string {
       return `${u.label} missed the SLOs (${u.detail ?? ''})`;
     case 'no-result':
       return `${u.label} has no result`;
+    case 'over-budget':
+      return `${u.label} needs ${u.gpus ?? '?'} GPUs, more than the budget of ${u.budget ?? '?'}`;
   }
 }
 
@@ -157,7 +173,8 @@ function groupOutcomes(study: StudyDefinition, trials: readonly Trial[], order: 
   return order.map((entry) => {
     const own = trials.filter((t) => t.candidateId === entry.candidateId);
     const serverKey = entry.serverKey ?? own[0]?.serverKey ?? '';
-    return { candidateId: entry.candidateId, label: own[0]?.label ?? entry.label, serverKey, trials: own, objective: objectiveValue(study, own, serverKey) };
+    const gpus = own[0] ? trialGpuCount(study, own[0]) : null;
+    return { candidateId: entry.candidateId, label: own[0]?.label ?? entry.label, serverKey, trials: own, objective: objectiveValue(study, own, serverKey), gpus };
   });
 }
 
@@ -272,7 +289,7 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
   const winner = bestOutcome(study, outcomes);
   const winnerIndex = winner ? outcomes.indexOf(winner) : 0;
   const best = toBest(winnerIndex);
-  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+  const { label: metricLabel, unit } = studyObjective(study.goal);
 
   let reason: string;
   let basis: DecisionBasis;
@@ -287,11 +304,11 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
     };
     const others = outcomes
       .filter((o) => o !== winner && o.objective !== null)
-      .map((o) => `${o.label} ${formatObjective(study, o.objective as number)}`);
-    reason = `${winner.label} is best: ${formatObjective(study, winner.objective as number)} ${unit} ${metricLabel}`;
+      .map((o) => `${shown(study, o)} ${formatObjective(study, o.objective as number)}`);
+    reason = `${shown(study, winner)} is best: ${formatObjective(study, winner.objective as number)} ${unit} ${metricLabel}`;
     if (others.length > 0) reason += ` (${others.join(', ')})`;
     if (winnerIndex !== 0 && baseline.objective !== null) {
-      reason += `; ${signedPct(baseline.objective, winner.objective as number)} ${metricLabel} vs the baseline ${outcomes[0]?.label}`;
+      reason += `; ${signedPct(baseline.objective, winner.objective as number)} ${metricLabel} vs the baseline ${outcomes[0] ? shown(study, outcomes[0]) : ''}`;
     } else if (winnerIndex === 0) {
       reason += '; it is also the baseline';
     }
@@ -319,7 +336,7 @@ export function decideEngineStage(study: StudyDefinition, trials: Trial[], opts:
       if (!settled) repeat = repeatsOf(study, trials, [{ serverKey: winner.serverKey, reference: false }, { serverKey: runnerUp.serverKey, reference: false }]);
       const verdict = !settled ? 'inconclusive' : cmp.gain.high <= margin ? 'no-difference' : 'kept';
       const words = verdict === 'inconclusive' ? `inconclusive after ${Math.max(cmp.runs.candidate, cmp.runs.reference)} repeats, the faster on average is taken` : verdict === 'no-difference' ? 'no difference beyond the margin' : 'better';
-      decision.reason += `; ${formatChange(cmp.change)} ${metricLabel} vs ${runnerUp.label} (${runsText(cmp.runs)}), ${words}`;
+      decision.reason += `; ${formatChange(cmp.change)} ${metricLabel} vs ${shown(study, runnerUp)} (${runsText(cmp.runs)}), ${words}`;
       Object.assign(decision, { compared: winner.candidateId, verdict, change: cmp.change, runs: cmp.runs });
       if (basis.kind === 'engine') basis.reference = runnerUp.label;
     }
@@ -357,7 +374,7 @@ export function decideStage(
 
   const outcomes = groupOutcomes(study, stageTrials, stage.candidates.map((c) => ({ candidateId: c.id, label: c.label })));
   const top = bestOutcome(study, outcomes);
-  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+  const { label: metricLabel, unit } = studyObjective(study.goal);
   const margin = study.goal.marginPct;
   const incumbent = describeBest(best);
   const bestName = `the best so far (${incumbent})`;
@@ -376,7 +393,7 @@ export function decideStage(
     };
   };
   if (best.objective === null) {
-    return replaced(`${top.label}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`, {
+    return replaced(`${shown(study, top)}: ${formatObjective(study, topValue)} ${unit} where the best so far had no valid result, kept${notes(study, outcomes)}`, {
       compared: top.candidateId,
       basis: { kind: 'first-valid' },
     });
@@ -387,8 +404,8 @@ export function decideStage(
     const gain = improvementPct(study, best.objective, topValue);
     const change = `${signedPct(best.objective, topValue)} ${metricLabel}`;
     const singleRun = { compared: top.candidateId, basis: { kind: 'single-run' as const, incumbent, marginPct: margin, changePct: ((topValue - best.objective) / best.objective) * 100, value: topValue } };
-    if (gain > margin) return replaced(`${top.label}: ${change} (${values}), kept${notes(study, outcomes)}`, singleRun);
-    return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${top.label} (${change})${notes(study, outcomes)}`, { ...singleRun, ...missing });
+    if (gain > margin) return replaced(`${shown(study, top)}: ${change} (${values}), kept${notes(study, outcomes)}`, singleRun);
+    return keep(`no candidate beat ${bestName} by more than ${margin}%: best was ${shown(study, top)} (${change})${notes(study, outcomes)}`, { ...singleRun, ...missing });
   }
 
   const cmp = compareConfigs(study, trials, { serverKey: top.serverKey, like: topTrial }, { serverKey: best.serverKey, like: best, fallback: best.objective }) as Comparison;
@@ -398,7 +415,7 @@ export function decideStage(
   ];
   const repeat = repeatsOf(study, trials, wanted);
   const outcome = stageOutcome(cmp.gain, margin, repeat.length > 0);
-  const stated = `${top.label}: ${formatChange(cmp.change)} ${metricLabel} (${values}; ${runsText(cmp.runs)})`;
+  const stated = `${shown(study, top)}: ${formatChange(cmp.change)} ${metricLabel} (${values}; ${runsText(cmp.runs)})`;
   const facts = { compared: top.candidateId, change: cmp.change, runs: cmp.runs, basis: { kind: 'compared' as const, incumbent, marginPct: margin, value: topValue }, ...missing };
   switch (outcome) {
     case 'kept':
@@ -436,7 +453,7 @@ export function decideGrid(study: StudyDefinition, trials: Trial[]): { decision:
   const baseline = toBest(0);
   const top = bestOutcome(study, outcomes);
   const best = top ? toBest(outcomes.indexOf(top)) : baseline;
-  const { label: metricLabel, unit } = objectiveOf(study.goal.kind);
+  const { label: metricLabel, unit } = studyObjective(study.goal);
   const measured = outcomes.filter((o) => o.objective !== null).length;
 
   let reason: string;
@@ -444,7 +461,7 @@ export function decideGrid(study: StudyDefinition, trials: Trial[]): { decision:
   if (!top) {
     reason = `none of the ${combos.length} configurations produced a result that meets the SLOs`;
   } else {
-    reason = `best of ${measured} measured configurations (of ${combos.length}): ${top.label}, ${formatObjective(study, top.objective as number)} ${unit} ${metricLabel}`;
+    reason = `best of ${measured} measured configurations (of ${combos.length}): ${shown(study, top)}, ${formatObjective(study, top.objective as number)} ${unit} ${metricLabel}`;
     if (baseline.objective !== null && top !== outcomes[0]) {
       reason += `; ${signedPct(baseline.objective, top.objective as number)} ${metricLabel} vs the baseline ${outcomes[0]?.label}`;
     }

@@ -2,7 +2,8 @@ import { metricInterval, metricOf } from '../results/metrics';
 import { meanInterval } from '../stats/mean-interval';
 import { meetsSlos } from './decide';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
-import { objectiveOf, type StudyDefinition, type Trial } from './study';
+import { studyObjective, trialObjective, trialObjectiveInterval } from './objective';
+import type { StudyDefinition, Trial } from './study';
 import { compareRuns, gainOf, pooledRunNoise, scenarioVerdict, type Change, type ScenarioVerdict } from './verdict';
 
 /**
@@ -27,10 +28,29 @@ export function runsOf(trials: readonly Trial[], serverKey: string, workloadId: 
   return trials.filter((t) => t.serverKey === serverKey && t.workloadId === workloadId && t.status === 'done' && t.result !== undefined);
 }
 
-/** The metric of a configuration on a workload, with its interval and run count; null when no run measured it. */
-export function metricStat(trials: readonly Trial[], serverKey: string, workloadId: string, key: string): MetricStat | null {
-  const runs = runsOf(trials, serverKey, workloadId);
-  const measured = runs.map((t) => ({ trial: t, value: metricOf(t, key) })).filter((m): m is { trial: Trial; value: number } => m.value !== null);
+/**
+ * The metric of a configuration on a workload, with its interval and run count; null when no run measured it.
+ * `fallbackGpus`: the GPUs of a trial that does not record its own, for the per-GPU metrics (`gpusPerTrial`).
+ */
+export function metricStat(trials: readonly Trial[], serverKey: string, workloadId: string, key: string, fallbackGpus?: number): MetricStat | null {
+  return statOf(
+    runsOf(trials, serverKey, workloadId),
+    (t) => metricOf(t, key, fallbackGpus),
+    (t) => metricInterval(t, key, fallbackGpus),
+  );
+}
+
+/** The study's objective on its basis (`objective.ts`) for a configuration on a workload, as `metricStat` states a metric. */
+export function objectiveStat(study: StudyDefinition, trials: readonly Trial[], serverKey: string, workloadId: string): MetricStat | null {
+  return statOf(
+    runsOf(trials, serverKey, workloadId),
+    (t) => trialObjective(study, t),
+    (t) => trialObjectiveInterval(study, t),
+  );
+}
+
+function statOf(runs: readonly Trial[], valueOf: (t: Trial) => number | null, intervalOf: (t: Trial) => { low: number; high: number } | null): MetricStat | null {
+  const measured = runs.map((t) => ({ trial: t, value: valueOf(t) })).filter((m): m is { trial: Trial; value: number } => m.value !== null);
   if (measured.length === 0) return null;
   if (measured.length >= 2) {
     const m = meanInterval(
@@ -40,28 +60,28 @@ export function metricStat(trials: readonly Trial[], serverKey: string, workload
     return { value: m.mean, low: m.low, high: m.high, basis: 'runs', runs: measured.length };
   }
   const only = measured[0] as { trial: Trial; value: number };
-  const within = metricInterval(only.trial, key);
+  const within = intervalOf(only.trial);
   return within ? { value: only.value, low: within.low, high: within.high, basis: 'requests', runs: 1 } : { value: only.value, low: null, high: null, basis: null, runs: 1 };
 }
 
 export interface ScenarioComparison {
-  /** The recommendation's change of the objective metric against the baseline's, with its interval. */
+  /** The recommendation's change of the objective (on the study's basis) against the baseline's, with its interval. */
   change: Change;
   verdict: ScenarioVerdict;
   runs: { recommended: number; baseline: number };
 }
 
 /**
- * How the recommendation does against the baseline on one scenario: their objective on that workload compared as
+ * How the recommendation does against the baseline on one scenario: their objective (on the study's basis) on that workload compared as
  * stages compare candidates (the run-to-run spread pooled over the scenario's configurations with repeats, the
  * published CV as the prior), read against the study's margin. Null when either side has no valid run.
  */
 export function scenarioComparison(study: StudyDefinition, trials: readonly Trial[], workloadId: string, baselineKey: string, recommendedKey: string): ScenarioComparison | null {
-  const { metric, better } = objectiveOf(study.goal.kind);
+  const { better } = studyObjective(study.goal);
   const values = (key: string) =>
     runsOf(trials, key, workloadId)
       .filter((t) => meetsSlos(study, t).ok || workloadId !== study.workloads.primary.id)
-      .map((t) => metricOf(t, metric))
+      .map((t) => trialObjective(study, t))
       .filter((v): v is number => v !== null);
   const recommended = values(recommendedKey);
   const baseline = values(baselineKey);

@@ -4,6 +4,7 @@ import { engineCandidateId, serverKeyOf } from './planner';
 import { INTERVAL_LEVEL, priorRunCvPct } from './noise';
 import { runsOf } from './run-stats';
 import { objectiveOf, type ProjectFile, type StudyDefinition, type Trial } from './study';
+import { studyObjective, withGpuCounts } from './objective';
 import { compareRuns, gainOf, geometricMean, pooledRunNoise, stageOutcome, type Change } from './verdict';
 
 /**
@@ -171,7 +172,9 @@ function sameSettings(a: Trial, b: Trial): boolean {
 // Comparing
 
 function diffMetricsOf(study: StudyDefinition): string[] {
-  const keys = [objectiveOf(study.goal.kind).metric, ...study.goal.slos.map((s) => s.metric), ...DIFF_METRICS];
+  // The objective as the study compares it: per GPU on that basis; a GPU budget multiplies both sides by the same
+  // replicas (the same configuration holds the same GPUs), so its change is the measured throughput's.
+  const keys = [studyObjective(study.goal).catalogueKey ?? objectiveOf(study.goal.kind).metric, ...study.goal.slos.map((s) => s.metric), ...DIFF_METRICS];
   return [...new Set(keys)].filter((k) => metricSpec(k)?.better);
 }
 
@@ -204,19 +207,22 @@ function regressionsOf(row: DiffRow): Regression[] {
  */
 export function compareStudies(original: ProjectFile, rerun: ProjectFile): StudyDiff {
   const map = engineIdMap(original.study, rerun.study);
-  const before = groupTrials(original.state.trials, (t) => translateCandidate(t.candidateId, map));
-  const after = groupTrials(rerun.state.trials, (t) => t.candidateId);
+  // Each trial with its GPUs, for per-GPU metrics of trials stored before each had its own count.
+  const originalTrials = withGpuCounts(original.study, original.state.trials);
+  const rerunTrials = withGpuCounts(rerun.study, rerun.state.trials);
+  const before = groupTrials(originalTrials, (t) => translateCandidate(t.candidateId, map));
+  const after = groupTrials(rerunTrials, (t) => t.candidateId);
   const marginPct = rerun.study.goal.marginPct;
   const metrics = diffMetricsOf(rerun.study);
 
   const pairs = [...after.values()].filter((g) => before.has(g.key)).map((g) => ({ after: g, before: before.get(g.key) as Group }));
   // Run-to-run spread per metric, pooled over every configuration of both studies measured more than once.
-  const configurations = [...configurationRuns(original.state.trials), ...configurationRuns(rerun.state.trials)];
+  const configurations = [...configurationRuns(originalTrials), ...configurationRuns(rerunTrials)];
   const noise = new Map(metrics.map((m) => [m, pooledRunNoise(configurations.map((runs) => valuesOf(runs, m)))]));
 
   const rows: DiffRow[] = pairs.map(({ before: b, after: a }) => {
-    const runsA = measuredRuns(a, rerun.state.trials);
-    const runsB = measuredRuns(b, original.state.trials);
+    const runsA = measuredRuns(a, rerunTrials);
+    const runsB = measuredRuns(b, originalTrials);
     const likeA = a.trials[0] as Trial;
     const likeB = b.trials[0] as Trial;
     const concurrency = concurrencyOf(rerun.study, a.workloadId);
@@ -230,7 +236,7 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
       const better = metricSpec(metric)?.better as Better;
       diffs.push({ metric, better, original: geometricMean(vb) as number, rerun: geometricMean(va) as number, change, verdict: verdictOf(change, better, marginPct), runs: { original: vb.length, rerun: va.length } });
     }
-    return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b, original.state.trials), rerun: sideOf(a, rerun.state.trials), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
+    return { key: a.key, stageId: a.stageId, candidateId: a.candidateId, workloadId: a.workloadId, original: sideOf(b, originalTrials), rerun: sideOf(a, rerunTrials), sameConfig: sameSettings(likeA, likeB), metrics: diffs };
   });
 
   const regressions = rows.flatMap(regressionsOf);
@@ -239,7 +245,7 @@ export function compareStudies(original: ProjectFile, rerun: ProjectFile): Study
     metrics,
     rows,
     regressions,
-    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.ownKey, ...sideOf(g, original.state.trials) })),
-    onlyRerun: [...after.values()].filter((g) => !before.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, rerun.state.trials) })),
+    onlyOriginal: [...before.values()].filter((g) => !after.has(g.key)).map((g) => ({ key: g.ownKey, ...sideOf(g, originalTrials) })),
+    onlyRerun: [...after.values()].filter((g) => !before.has(g.key)).map((g) => ({ key: g.key, ...sideOf(g, rerunTrials) })),
   };
 }

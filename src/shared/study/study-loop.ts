@@ -1,4 +1,4 @@
-import { decideEngineStage, decideGrid, decideStage, recommendationOf, type DecisionRule, type RepeatRequest } from './decide';
+import { decideEngineStage, decideGrid, decideStage, recommendationOf, whyNoObjective, type DecisionRule, type RepeatRequest } from './decide';
 import { ENGINE_STAGE_ID, GENERALISATION_STAGE_ID, GRID_STAGE_ID, planEngineStage, planGeneralisation, planGrid, planStage, type BestConfig } from './planner';
 import type { PlanContext } from './plan-context';
 import type { StageDecision, StudyDefinition, StudyState, Trial } from './study';
@@ -48,7 +48,7 @@ export function nextStudyStep(study: StudyDefinition, state: LoopState, ctx: Pla
     if (pending) return pending;
     const decided = decideGrid(study, gridTrials);
     if (!recorded(GRID_STAGE_ID)) return { kind: 'decide', decision: decided.decision };
-    if (decided.best.objective === null) return { kind: 'fail', message: `No configuration completed the primary workload: ${failuresOf(gridTrials)}` };
+    if (decided.best.objective === null) return { kind: 'fail', message: `No configuration completed the primary workload: ${failuresOf(gridTrials, decided.decision)}` };
     baseline = decided.baseline;
     best = decided.best;
   } else {
@@ -61,7 +61,7 @@ export function nextStudyStep(study: StudyDefinition, state: LoopState, ctx: Pla
       if (engine.repeat.length > 0) return { kind: 'plan', stageId: ENGINE_STAGE_ID, trials: repeatTrials(trials, ENGINE_STAGE_ID, engine.repeat, engine.best) };
       return { kind: 'decide', decision: engine.decision };
     }
-    if (engine.best.objective === null) return { kind: 'fail', message: `No engine completed the primary workload: ${failuresOf(engineTrials)}` };
+    if (engine.best.objective === null) return { kind: 'fail', message: `No engine completed the primary workload: ${failuresOf(engineTrials, engine.decision)}` };
     baseline = engine.baseline;
     best = engine.best;
 
@@ -145,8 +145,10 @@ function describePath(best: BestConfig): string {
   return best.path.length > 1 ? `${best.path[0]} + ${best.path.slice(1).join(' + ')}` : (best.path[0] ?? best.engine);
 }
 
-function failuresOf(trials: readonly Trial[]): string {
-  const reasons = new Set(trials.map((t) => t.error ?? t.rejectReason).filter((r): r is string => r !== undefined));
+function failuresOf(trials: readonly Trial[], decision: StageDecision): string {
+  // A configuration that ran but has no place in the goal's GPU budget has no error of its own: the decision says why.
+  const overBudget = (decision.unmeasured ?? []).filter((u) => u.why === 'over-budget').map(whyNoObjective);
+  const reasons = new Set([...trials.map((t) => t.error ?? t.rejectReason).filter((r): r is string => r !== undefined), ...overBudget]);
   return [...reasons].slice(0, 3).join('; ') || 'no trial ran';
 }
 

@@ -96,6 +96,13 @@ export type Slo = z.infer<typeof SloSchema>;
 export const GOALS = ['latency', 'throughput'] as const;
 export type GoalKind = (typeof GOALS)[number];
 
+/**
+ * What a throughput objective is measured on (`objective.ts`): one server as it runs (`server`), each GPU it holds
+ * (`per-gpu`), or a budget of GPUs filled with whole replicas of each configuration (`gpu-budget`).
+ */
+export const OBJECTIVE_BASES = ['server', 'per-gpu', 'gpu-budget'] as const;
+export type ObjectiveBasis = (typeof OBJECTIVE_BASES)[number];
+
 export const GoalSchema = z
   .object({
     /** latency: lowest mean end-to-end latency per request; throughput: highest total token throughput. */
@@ -109,8 +116,29 @@ export const GoalSchema = z
     marginPct: z.number().min(0).max(100).default(defaultMarginPct()),
     /** Measured runs a configuration gets at most in a stage while its comparison stays undecided. */
     repeatBudget: z.number().int().min(1).max(20).default(DEFAULT_REPEAT_BUDGET),
+    /**
+     * What the throughput is compared on; absent: `server`. Written only when it is another, so a study on one server's
+     * numbers stays readable by a Servelab from before bases, and one that would decide otherwise is refused by it.
+     */
+    basis: z.enum(OBJECTIVE_BASES, { error: `must be one of ${OBJECTIVE_BASES.join(', ')}` }).optional(),
+    /** The GPUs the replicas of `gpu-budget` share (the box's GPU count, say). */
+    gpuBudget: z.number().int().min(1).max(512).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((goal, ctx) => {
+    const basis = goal.basis ?? 'server';
+    // A request's latency does not divide by GPUs, and N replicas would each serve 1/N of the load: a workload the
+    // study never measured. Comparing latency at equal hardware is done with a throughput goal and a latency SLO.
+    if (goal.kind === 'latency' && basis !== 'server') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['basis'],
+        message: `"${basis}" applies to a throughput goal only: a latency per request does not divide by GPUs; compare latency on "server", or use a throughput goal with a latency SLO`,
+      });
+    }
+    if (basis === 'gpu-budget' && goal.gpuBudget === undefined) ctx.addIssue({ code: 'custom', path: ['gpuBudget'], message: 'is required with the basis "gpu-budget": the GPUs the replicas share' });
+    if (basis !== 'gpu-budget' && goal.gpuBudget !== undefined) ctx.addIssue({ code: 'custom', path: ['gpuBudget'], message: 'is read only with the basis "gpu-budget"' });
+  });
 export type Goal = z.infer<typeof GoalSchema>;
 
 export const StudyHostSchema = z
@@ -242,6 +270,9 @@ export const StudyDefinitionSchema = z
         }
       });
     });
+    if (study.goal.gpuBudget !== undefined && study.goal.gpuBudget < study.gpusPerTrial) {
+      ctx.addIssue({ code: 'custom', path: ['goal', 'gpuBudget'], message: `is less than gpusPerTrial (${study.gpusPerTrial}): no configuration fits in it` });
+    }
     const engines = new Set<string>();
     study.engines.forEach((e, i) => {
       const key = `${e.engine}@${e.version}/${e.mode}`;
@@ -358,10 +389,13 @@ export const ChangeSchema = z.object({ pct: z.number(), low: z.number(), high: z
 /** What a stage concluded of its best candidate against the best so far (verdict.ts `stageOutcome`). */
 export const STAGE_VERDICTS = ['kept', 'no-difference', 'worse', 'no-gain', 'inconclusive'] as const;
 
-/** Why a candidate has no objective: the pre-flight's reason, the engine's first error line or the missed SLOs. */
+/** Why a candidate has no objective: the pre-flight's reason, the engine's first error line, the missed SLOs or the GPU budget. */
 export const UnmeasuredCandidateSchema = z.object({
   label: z.string(),
-  why: z.enum(['rejected', 'failed', 'missed-slos', 'no-result']),
+  /** `over-budget`: its server needs more GPUs (`gpus`) than the goal's budget (`budget`), so it has no place in it. */
+  why: z.enum(['rejected', 'failed', 'missed-slos', 'no-result', 'over-budget']),
+  gpus: z.number().int().min(1).optional(),
+  budget: z.number().int().min(1).optional(),
   /** The pre-flight's or engine's own text, or the SLO misses ("mean_ttft_ms 412 > 300"), in English when ours. */
   detail: z.string().optional(),
   /** The refusal or failure behind `detail` as facts, for wording it in the reader's language. */

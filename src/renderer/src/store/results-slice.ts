@@ -17,7 +17,8 @@ export interface ResultsSlice {
   selectedResultId: string | null;
   loadResults(): Promise<void>;
   /** Sends the files in as few calls as the link allows and merges the answers; throws the core's ServelabError. */
-  importResultFiles(files: { name: string; text: string }[]): Promise<ImportResultsOutput>;
+  /** `gpuCount`: the GPUs the measured server held, when the user gave it (a result file does not say). */
+  importResultFiles(files: { name: string; text: string }[], gpuCount?: number): Promise<ImportResultsOutput>;
   /** Throws the core's ServelabError when nothing could be removed. */
   removeResults(ids: string[]): Promise<void>;
   selectResult(id: string | null): void;
@@ -94,7 +95,7 @@ export function createResultsSlice(api: ApiClient): StateCreator<AppState, [], [
       }
     },
 
-    async importResultFiles(files) {
+    async importResultFiles(files, gpuCount) {
       const limit = api.kind === 'websocket' ? WS_IMPORT_BATCH_BYTES : Infinity;
       const { batches, tooLarge } = importBatches(files, limit);
       const out: ImportResultsOutput = {
@@ -104,7 +105,7 @@ export function createResultsSlice(api: ApiClient): StateCreator<AppState, [], [
       };
       try {
         for (const batch of batches) {
-          const answer = await api.call('results:import', { files: batch });
+          const answer = await api.call('results:import', { files: batch, ...(gpuCount !== undefined ? { gpuCount } : {}) });
           out.added.push(...answer.added);
           out.errors.push(...answer.errors);
           out.warnings.push(...answer.warnings);

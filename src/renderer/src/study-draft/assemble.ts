@@ -6,7 +6,7 @@ import type { EngineId } from '../../../shared/engines/types';
 import { ConfigPatchSchema, StudyDefinitionSchema, type ConfigPatch, type StudyDefinition, type StudyDefinitionInput } from '../../../shared/study/study';
 import { translationsStillTrue } from '../../../shared/study/study-text';
 import { say, type Messages } from '../i18n';
-import { SCENARIO_PRESETS, sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
+import { SCENARIO_PRESETS, boxGpuCount, sameJson, variantOf, type WizardDraft, type WizardStep, type WorkloadDraft } from './draft';
 import { at, locateSchemaPath, workloadAt, workloadLabel, type Located, type WorkloadField } from './issue-location';
 import { issueLine, issueMessage } from './issue-text';
 import { fileRefsConfig, usedFiles } from './draft-files';
@@ -205,6 +205,16 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   if (engines.length > 0 && d.tuned.length === 0 && d.stages.length > 0) {
     // Stages without a tuned engine are still valid; nothing to report.
   }
+  // Only a throughput goal takes a basis (the wizard offers none for latency); an empty budget is the box's GPUs.
+  const basis = d.goal === 'throughput' ? d.basis : 'server';
+  let gpuBudget: number | undefined;
+  if (basis === 'gpu-budget') {
+    const budgetAt = at('goal', 'gpuBudget', say(messages, 'wizard.field.gpuBudget'));
+    const box = boxGpuCount(d, isDemoHost);
+    if (d.gpuBudget.trim() !== '') gpuBudget = b.num(budgetAt, d.gpuBudget, true);
+    else if (box !== null) gpuBudget = box;
+    else b.add(budgetAt, say(messages, 'wizard.issue.budgetNeedsGpus'));
+  }
   const ids = new Map<string, number>();
   [...generalisationPresets.map((p) => p.id), ...d.generalisationCustom.map((w) => w.id.trim())].forEach((id) => ids.set(id, (ids.get(id) ?? 0) + 1));
   d.generalisationCustom.forEach((w, i) => {
@@ -227,6 +237,8 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),
     goal: { kind: d.goal, slos: slos as StudyDefinitionInput['goal']['slos'], marginPct: b.num(at('goal', 'marginPct', say(messages, 'wizard.field.margin')), d.marginPct, true) as number,
       repeatBudget: b.num(at('goal', 'repeatBudget', say(messages, 'wizard.field.repeatBudget')), d.repeatBudget, true) as number,
+      ...(basis !== 'server' ? { basis } : {}),
+      ...(gpuBudget !== undefined ? { gpuBudget } : {}),
     },
     engines: engineChoices,
     stages,

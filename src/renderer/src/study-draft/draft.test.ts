@@ -169,6 +169,40 @@ describe('wizard model', () => {
     expect(draftFromDefinition(wizardMade!).generalisationPresets).toEqual(['random-128-4']);
   });
 
+  it('assembles the goal’s basis: per GPU, or a GPU budget that is the box’s GPUs unless typed, and none for latency', () => {
+    const base = withFreshStages(
+      draftFor({
+        name: 'x',
+        modelId: 'Qwen/Qwen3-8B',
+        hosts: [{ hostId: 'demo-lab', gpus: ['0', '1', '2', '3', '4', '5', '6', '7'], allGpus: ['0', '1', '2', '3', '4', '5', '6', '7'] }],
+        demoCount: '8',
+        goal: 'throughput',
+        engines: initialDraft().engines.map((e) => ({ ...e, enabled: e.engine === 'vllm' })),
+        tuned: ['vllm'],
+      }),
+    );
+    const goalOf = (over: Partial<WizardDraft>) => assemble({ ...base, ...over }, isDemo, currentMessages());
+    expect(goalOf({}).parsed?.goal.basis).toBeUndefined();
+    expect(goalOf({ basis: 'per-gpu' }).parsed?.goal).toMatchObject({ basis: 'per-gpu' });
+    expect(goalOf({ basis: 'per-gpu' }).parsed?.goal.gpuBudget).toBeUndefined();
+    expect(goalOf({ basis: 'gpu-budget' }).parsed?.goal).toMatchObject({ basis: 'gpu-budget', gpuBudget: 8 });
+    expect(goalOf({ basis: 'gpu-budget', gpuBudget: '4' }).parsed?.goal).toMatchObject({ basis: 'gpu-budget', gpuBudget: 4 });
+    // A latency goal has no basis to choose: what the draft kept from a throughput goal is left out.
+    expect(goalOf({ basis: 'gpu-budget', goal: 'latency' }).parsed?.goal).not.toHaveProperty('basis');
+    // A budget below the fewest GPUs a trial takes is the schema's problem, placed on the goal step.
+    expect(goalOf({ basis: 'gpu-budget', gpuBudget: '2', gpusPerTrial: '4' }).issues).toEqual([
+      { step: 'goal', field: 'gpuBudget', message: 'GPU budget is less than gpusPerTrial (4): no configuration fits in it' },
+    ]);
+    // An SSH host whose inventory is not read yet: nobody knows the box's GPUs, so the budget must be typed.
+    expect(goalOf({ basis: 'gpu-budget', hosts: [{ hostId: 'h200', gpus: null, allGpus: null }] }).issues).toEqual([
+      { step: 'goal', field: 'gpuBudget', message: "GPU budget is required: the hosts' GPU count is not known yet" },
+    ]);
+    // And it reads back.
+    const made = goalOf({ basis: 'gpu-budget', gpuBudget: '4' }).parsed!;
+    expect(draftFromDefinition(made)).toMatchObject({ goal: 'throughput', basis: 'gpu-budget', gpuBudget: '4' });
+    expect(assemble(draftFromDefinition(made), isDemo, currentMessages()).parsed).toEqual(made);
+  });
+
   it('says zod’s generic messages the way the schema’s own are said', () => {
     expect(plainMessage('Too big: expected number to be <=8', currentMessages())).toBe('must be at most 8');
     expect(plainMessage('Too small: expected number to be >0', currentMessages())).toBe('must be above 0');

@@ -5,7 +5,7 @@ import { ENGINE_IDS, type EngineId } from '../../../shared/engines/types';
 import { metricSpec, type MetricKey } from '../../../shared/results/metrics';
 import { defaultStages } from '../../../shared/study/defaults';
 import { joinArgs } from '../../../shared/engines/argv-text';
-import { ModelVariantSchema, type ModelVariant, type Stage, type StudyDefinition } from '../../../shared/study/study';
+import { ModelVariantSchema, type ModelVariant, type ObjectiveBasis, type Stage, type StudyDefinition } from '../../../shared/study/study';
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from '../../../shared/study/noise';
 import type { ConfigFile } from '../../../shared/engines/config-files';
 import { splitFileRefs, type FileRefs } from './draft-files';
@@ -39,6 +39,17 @@ export const SLO_METRICS = [
   'output_throughput',
   'total_token_throughput',
 ] as const satisfies readonly MetricKey[];
+
+/**
+ * The GPUs of the study's largest box, as far as the draft knows them: the GPUs ticked on each host (the demo lab's
+ * count when none are listed); null when no host's GPUs are known yet. A GPU budget left empty is this many.
+ */
+export function boxGpuCount(d: Pick<WizardDraft, 'hosts' | 'demoCount'>, isDemoHost: (hostId: string) => boolean): number | null {
+  const counts = d.hosts
+    .map((h) => h.gpus?.length ?? (isDemoHost(h.hostId) ? Number(d.demoCount) : NaN))
+    .filter((n) => Number.isInteger(n) && n > 0);
+  return counts.length === 0 ? null : Math.max(...counts);
+}
 
 /** The bound an SLO on a metric starts with: a floor for what should be high, a ceiling for what should be low. */
 export function defaultSloBound(metric: string): 'max' | 'min' {
@@ -158,6 +169,10 @@ export interface WizardDraft {
   demoGpu: DemoGpu;
   demoCount: string;
   goal: 'latency' | 'throughput';
+  /** What a throughput goal compares on (`objective.ts`); a latency goal is always per server. */
+  basis: ObjectiveBasis;
+  /** The GPUs of the `gpu-budget` basis, as typed; empty: the box's GPU count (`boxGpuCount`). */
+  gpuBudget: string;
   slos: SloDraft[];
   marginPct: string;
   repeatBudget: string;
@@ -226,6 +241,8 @@ export function initialDraft(): WizardDraft {
     demoGpu: 'h100',
     demoCount: '1',
     goal: 'latency',
+    basis: 'server',
+    gpuBudget: '',
     slos: [],
     marginPct: String(defaultMarginPct()),
     repeatBudget: String(DEFAULT_REPEAT_BUDGET),
@@ -326,6 +343,8 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
     demoGpu: demo?.gpu ?? base.demoGpu,
     demoCount: demo ? String(demo.count) : base.demoCount,
     goal: study.goal.kind,
+    basis: study.goal.basis ?? 'server',
+    gpuBudget: text(study.goal.gpuBudget),
     slos: study.goal.slos.map((slo) => ({ key: rowKey(), metric: slo.metric, bound: slo.max !== undefined ? 'max' : 'min', value: text(slo.max ?? slo.min) })),
     marginPct: String(study.goal.marginPct),
     repeatBudget: String(study.goal.repeatBudget),

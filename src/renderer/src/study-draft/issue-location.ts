@@ -106,6 +106,8 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
       }
       if (a === 'marginPct') return at('goal', 'marginPct', say(messages, 'wizard.field.margin'));
       if (a === 'repeatBudget') return at('goal', 'repeatBudget', say(messages, 'wizard.field.repeatBudget'));
+      if (a === 'basis') return at('goal', 'basis', say(messages, 'wizard.field.basis'));
+      if (a === 'gpuBudget') return at('goal', 'gpuBudget', say(messages, 'wizard.field.gpuBudget'));
       return at('goal', 'goal', say(messages, 'wizard.field.goal'));
     case 'engines': {
       const engine = typeof a === 'number' ? engines[a] : undefined;

@@ -97,6 +97,8 @@ describe('wizard messages', () => {
       'is required for eagle3',
       'must be one of vllm, sglang, trtllm',
       'name must be letters, digits and _, not starting with a digit',
+      'is less than gpusPerTrial (4): no configuration fits in it',
+      '"per-gpu" applies to a throughput goal only: a latency per request does not divide by GPUs; compare latency on "server", or use a throughput goal with a latency SLO',
     ];
     expect(withValues.map((message) => plainMessage(message, currentMessages()))).toEqual(withValues);
     setLocale('tr');
@@ -108,6 +110,8 @@ describe('wizard messages', () => {
       'eagle3 için zorunludur',
       'şunlardan biri olmalıdır: vllm, sglang, trtllm',
       'adı geçersiz: harf, rakam ve _ içermeli, rakamla başlamamalıdır',
+      'gpusPerTrial değerinden (4) küçük: hiçbir yapılandırma sığmaz',
+      '"per-gpu" yalnızca verim hedefine uygulanır: istek başına gecikme GPU sayısına bölünmez; gecikmeyi "server" temeliyle karşılaştırın ya da gecikme SLO’su ile verim hedefini seçin',
     ]);
   });
 

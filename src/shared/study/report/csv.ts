@@ -15,6 +15,10 @@ const METRIC_KEYS: readonly MetricKey[] = [
   'output_throughput',
   'max_output_tokens_per_s',
   'request_throughput',
+  // Per GPU: the run's throughputs over the GPUs its server held (the trial's `gpu count`).
+  'total_token_throughput_per_gpu',
+  'output_throughput_per_gpu',
+  'request_throughput_per_gpu',
   'mean_latency_s',
   'mean_e2el_ms',
   'mean_ttft_ms',
@@ -53,18 +57,19 @@ const COLUMNS: { title: string; cell: (row: TrialRow, trial: Trial) => Cell }[] 
   { title: 'warm-up requests', cell: (_r, t) => t.warmup?.requests ?? null },
   { title: 'host', cell: (r) => r.hostId },
   { title: 'gpus', cell: (r) => r.gpus.join(' ') },
+  { title: 'gpu count', cell: (r) => r.gpuCount },
   { title: 'started', cell: (r) => r.startedAt },
   { title: 'finished', cell: (r) => r.finishedAt },
   { title: 'simulated', cell: (r) => r.simulated },
   { title: 'objective vs baseline (%)', cell: (r) => (r.vsBaselinePct === null ? null : Math.round(r.vsBaselinePct * 100) / 100) },
   ...METRICS.flatMap(({ key, unit }) => [
-    { title: `${key} (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? metricOf(t, key) : null) },
+    { title: `${key} (${unit})`, cell: (r: TrialRow, t: Trial) => (t.status === 'done' ? metricOf(t, key, r.gpuCount) : null) },
     // The run's own 95% interval from its requests; empty when the run kept no per-request samples.
     ...(WITHOUT_INTERVAL.has(key)
       ? []
       : [
-          { title: `${key} low (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key)?.low ?? null) : null) },
-          { title: `${key} high (${unit})`, cell: (_r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key)?.high ?? null) : null) },
+          { title: `${key} low (${unit})`, cell: (r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key, r.gpuCount)?.low ?? null) : null) },
+          { title: `${key} high (${unit})`, cell: (r: TrialRow, t: Trial) => (t.status === 'done' ? (metricInterval(t, key, r.gpuCount)?.high ?? null) : null) },
         ]),
   ]),
   { title: 'benchmark command', cell: (r) => r.benchCommand },
@@ -73,13 +78,28 @@ const COLUMNS: { title: string; cell: (row: TrialRow, trial: Trial) => Cell }[] 
 export function renderCsv(project: ProjectFile, inputs: ReportInputs = {}): string {
   const model = buildReportModel(project, 'en', inputs);
   const redact = envRedactor(project);
-  const columns = [...COLUMNS, ...versusColumns(model)];
+  const columns = [...COLUMNS, ...objectiveColumns(model), ...versusColumns(model)];
   const lines = [columns.map((c) => field(c.title))];
   project.state.trials.forEach((trial, i) => {
     const row = model.trials[i] as TrialRow;
     lines.push(columns.map((c) => field(cellText(c.cell(row, trial), redact))));
   });
   return lines.map((cells) => `${cells.join(',')}\r\n`).join('');
+}
+
+/**
+ * The objective each decision read, on the study's basis: its basis, the value (per GPU, or the total of the
+ * replicas on the GPU budget, with the replicas), so a spreadsheet can check a decision without the project file.
+ */
+function objectiveColumns(model: ReportModel): typeof COLUMNS {
+  const { basis, unit, metric } = model.objective;
+  // The CSV's unit is the catalogue's symbol, in every language.
+  const csvUnit = metric === 'mean_latency_s' ? 's' : basis === 'per-gpu' ? metricSpec(`${metric}_per_gpu`)?.unit ?? unit : (metricSpec(metric)?.unit ?? unit);
+  return [
+    { title: 'objective basis', cell: () => (basis === 'gpu-budget' ? `gpu-budget ${model.basis.gpuBudget ?? ''}` : basis) },
+    ...(basis === 'gpu-budget' ? [{ title: 'replicas on the gpu budget', cell: (r: TrialRow) => r.replicas }] : []),
+    { title: `objective (${csvUnit})`, cell: (r: TrialRow) => r.objective },
+  ];
 }
 
 /**
@@ -90,7 +110,7 @@ export function renderCsv(project: ProjectFile, inputs: ReportInputs = {}): stri
  */
 function versusColumns(model: ReportModel): typeof COLUMNS {
   if (!model.versus) return [];
-  const metric = model.objective.metric;
+  const metric = model.objective.catalogueKey ?? model.objective.metric;
   const unit = metricSpec(metric)?.unit ?? '';
   const rows = new Map(model.versus.rows.map((r) => [r.key, r]));
   const of = (t: TrialRow) => rows.get(`${t.stageId}/${t.candidateId}/${t.workloadId}`);

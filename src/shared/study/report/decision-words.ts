@@ -11,24 +11,28 @@ import type { ReportText } from './text';
 
 export interface DecisionContext {
   tx: ReportText;
+  /** The objective on the study's basis ("total token throughput per GPU") and its unit. */
   objective: { label: string; unit: string };
   winnerLabel: string | null;
   /** The winner's gain over the best before the stage, in the objective's direction. */
   gainPct: number | null;
   /** A candidate's label in its stage. */
   labelOf: (candidateId: string) => string;
+  /** A candidate as the decision names it: on a GPU budget with its replicas ("2 × FP8 TP4"); absent: its label. */
+  named?: (candidateId: string) => string;
   /** Hides environment values and credentials in text from the project. */
   redact: (text: string) => string;
 }
 
 export function decisionWords(d: StageDecision, ctx: DecisionContext): string {
   const { tx } = ctx;
+  const winner = d.winner !== null && ctx.winnerLabel !== null ? nameOf(d.winner, ctx.winnerLabel, ctx) : null;
   const kept =
-    ctx.winnerLabel === null
+    winner === null
       ? tx.t('decision.nothingKept')
       : ctx.gainPct !== null
-        ? tx.t('decision.keptGain', { label: ctx.winnerLabel, gain: tx.pct(ctx.gainPct) })
-        : tx.t('decision.kept', { label: ctx.winnerLabel });
+        ? tx.t('decision.keptGain', { label: winner, gain: tx.pct(ctx.gainPct) })
+        : tx.t('decision.kept', { label: winner });
   if (!d.basis) {
     const stored = ctx.redact(d.reason);
     const sentence = `${stored.charAt(0).toUpperCase()}${stored.slice(1)}${/[.!?]$/.test(stored) ? '' : '.'}`;
@@ -38,13 +42,18 @@ export function decisionWords(d: StageDecision, ctx: DecisionContext): string {
   return [kept, ...basisWords(d, d.basis, ctx), ...unmeasured].join(' ');
 }
 
+/** A candidate as the decision names it (`named`), else its label. */
+function nameOf(candidateId: string, label: string, ctx: DecisionContext): string {
+  return ctx.named ? ctx.named(candidateId) : label;
+}
+
 function basisWords(d: StageDecision, basis: DecisionBasis, ctx: DecisionContext): string[] {
   const { tx, objective } = ctx;
   const metric = objective.label;
   const unit = objective.unit;
   const value = (v: number | null) => (v === null ? '–' : tx.number(v));
   const pctOf = (before: number | null, after: number | null) => (before !== null && after !== null && before !== 0 ? tx.pct(((after - before) / before) * 100) : '–');
-  const compared = d.compared !== undefined ? ctx.labelOf(d.compared) : (ctx.winnerLabel ?? '');
+  const compared = d.compared !== undefined ? nameOf(d.compared, ctx.labelOf(d.compared), ctx) : d.winner !== null && ctx.winnerLabel !== null ? nameOf(d.winner, ctx.winnerLabel, ctx) : '';
   const runs = runsWords(d, tx);
   const repeats = tx.integer(d.runs ? Math.max(d.runs.candidate, d.runs.reference) : 1);
   switch (basis.kind) {
@@ -59,7 +68,8 @@ function basisWords(d: StageDecision, basis: DecisionBasis, ctx: DecisionContext
       return [d.stageId === 'engine' ? tx.t('decision.noEngine', { incumbent: basis.incumbent }) : tx.t('decision.noCandidate', { incumbent: basis.incumbent })];
     case 'engine': {
       const label = ctx.winnerLabel ?? compared;
-      const out = [tx.t('decision.engineBest', { label, value: value(d.after), unit, metric })];
+      const shown = d.winner !== null && ctx.winnerLabel !== null ? nameOf(d.winner, ctx.winnerLabel, ctx) : compared;
+      const out = [tx.t('decision.engineBest', { label: shown, value: value(d.after), unit, metric })];
       if (basis.others.length > 0) out.push(tx.t('decision.engineOthers', { others: tx.list(basis.others.map((o) => tx.t('decision.engineOther', { label: o.label, value: tx.number(o.value) }))) }));
       if (label === basis.baseline) out.push(tx.t('decision.engineIsBaseline'));
       else if (d.before !== null) out.push(tx.t('decision.engineVsBaseline', { change: pctOf(d.before, d.after), metric, baseline: basis.baseline }));
@@ -116,7 +126,8 @@ function basisWords(d: StageDecision, basis: DecisionBasis, ctx: DecisionContext
     case 'grid': {
       if (d.winner === null) return [tx.t('decision.gridNone', { total: tx.integer(basis.total) })];
       const label = ctx.winnerLabel ?? compared;
-      const out = [tx.t('decision.gridBest', { measured: tx.integer(basis.measured), total: tx.integer(basis.total), label, value: value(d.after), unit, metric })];
+      const shown = d.winner !== null && ctx.winnerLabel !== null ? nameOf(d.winner, ctx.winnerLabel, ctx) : compared;
+      const out = [tx.t('decision.gridBest', { measured: tx.integer(basis.measured), total: tx.integer(basis.total), label: shown, value: value(d.after), unit, metric })];
       if (d.before !== null && label !== basis.baseline) out.push(tx.t('decision.gridVsBaseline', { change: pctOf(d.before, d.after), metric, baseline: basis.baseline }));
       if (basis.total > basis.measured) out.push(tx.t('decision.gridInvalid', { n: tx.integer(basis.total - basis.measured) }));
       return out;
@@ -144,6 +155,8 @@ function unmeasuredWords(u: UnmeasuredCandidate, ctx: DecisionContext): string {
       return tx.t('decision.unmeasured.missed-slos', { label: u.label, detail: detail ?? '' });
     case 'no-result':
       return tx.t('decision.unmeasured.no-result', { label: u.label });
+    case 'over-budget':
+      return tx.t('decision.unmeasured.over-budget', { label: u.label, gpus: tx.integer(u.gpus ?? 0), budget: tx.integer(u.budget ?? 0) });
   }
 }
 

@@ -10,6 +10,7 @@ import {
   factorText,
   gainText,
   metricCell,
+  recommendationBasis,
   regressionCallout,
   scenarioColumns,
   scenarioValue,
@@ -18,6 +19,7 @@ import {
   trialName,
   trialNotes,
   versusColumns,
+  versusObjective,
   winnerText,
 } from './view';
 
@@ -88,6 +90,7 @@ function htmlOf(m: ReportModel, repeats: number): string {
       body.push(`<p>${tx.markup('rec.env', h, { names: names.join(', ') })}</p>`);
     }
     if (r.path.length > 0) body.push(`<p>${h(tx.t('rec.path', { path: r.path.join(' → ') }))}</p>`);
+    for (const line of recommendationBasis(m)) body.push(`<p>${h(line)}</p>`);
   } else {
     body.push(`<p>${h(m.noRecommendation ?? tx.t('rec.none'))}</p>`);
   }
@@ -142,6 +145,7 @@ function htmlOf(m: ReportModel, repeats: number): string {
   body.push(`<section id="goal"><h2>${h(tx.t('heading.goal'))}</h2><ul>`);
   body.push(`<li>${h(tx.t('goal.objective', { objective: m.goal.objectiveText, workload: m.goal.primaryWorkload }))}</li>`);
   body.push(`<li>${m.goal.slos.length > 0 ? tx.markup('goal.slos', h, { slos: m.goal.slos.map((s) => `<code>${h(s)}</code>`).join('; ') }) : h(tx.t('goal.slosNone'))}</li>`);
+  if (m.basis.text !== null) body.push(`<li>${h(m.basis.text)}</li>`);
   body.push(`<li>${h(tx.t('goal.margin', { margin: tx.percent(m.goal.marginPct) }))}</li>`);
   body.push(`<li>${h(tx.t(`goal.strategy.${m.goal.strategy}`))}</li></ul></section>`);
 
@@ -154,7 +158,8 @@ function htmlOf(m: ReportModel, repeats: number): string {
   );
   body.push(`<li>${m.simulated ? tx.markup('setup.hardwareSimulated', h, hardware) : tx.markup('setup.hardware', h, hardware)}</li>`);
   body.push(`<li>${h(tx.t('setup.engines', { engines: s.engines.join('; ') }))}</li>`);
-  body.push(`<li>${h(tx.plural('setup.client', s.repeats, { client: s.client, gpus: tx.integer(s.gpusPerTrial) }))}</li><li>${h(tx.t('setup.method', { method: s.method }))}</li></ul>`);
+  body.push(`<li>${h(tx.plural('setup.client', s.repeats, { client: s.client, gpus: s.gpusPerServer }))}</li><li>${h(tx.t('setup.basis', { basis: s.basis }))}</li>`);
+  body.push(`<li>${h(tx.t('setup.method', { method: s.method }))}</li></ul>`);
   if (s.benchCommand) body.push(`<p>${h(tx.t('setup.benchCommand'))}</p><pre><code>${h(s.benchCommand)}</code></pre>`);
   body.push(`<table><thead><tr>${th([tx.t('setup.col.workload'), tx.t('setup.col.description'), tx.t('setup.col.dataset'), 'SHA-256'])}</tr></thead><tbody>`);
   for (const d of s.datasets) {
@@ -221,30 +226,31 @@ function stageBody(m: ReportModel, section: StageSection, repeats: number, chart
           series: [{ name: m.objective.label, color: '#0969da' }],
           groups: section.trials.map((t) => ({
             label: trialName(t, section, repeats, tx),
-            bars: [{ series: 0, value: t.objective, missing: statusText(t.status, tx), interval: t.intervals[m.objective.metric] ?? null, ...(t.kept ? { tone: 'kept' as const } : {}) }],
+            bars: [{ series: 0, value: t.objective, missing: statusText(t.status, tx), interval: t.intervals[m.objectiveColumn] ?? null, ...(t.kept ? { tone: 'kept' as const } : {}) }],
           })),
         })}</div>`,
       );
     }
-    const headers = m.metricColumns.map((c) => `<th${c.key === m.objective.metric ? ' class="objective"' : ''}>${h(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }))}</th>`).join('');
+    const headers = m.metricColumns.map((c) => `<th${c.key === m.objectiveColumn ? ' class="objective"' : ''}>${h(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }))}</th>`).join('');
+    const gpusHeader = m.showGpus ? `<th>${h(tx.t('stage.col.gpus'))}</th>` : '';
     out.push(
-      `<table><thead><tr><th>${h(tx.t('stage.col.trial'))}</th><th>${h(tx.t('stage.col.status'))}</th>${headers}<th>${h(tx.t('stage.col.notes'))}</th><th>${h(tx.t('stage.col.command'))}</th></tr></thead><tbody>`,
+      `<table><thead><tr><th>${h(tx.t('stage.col.trial'))}</th><th>${h(tx.t('stage.col.status'))}</th>${gpusHeader}${headers}<th>${h(tx.t('stage.col.notes'))}</th><th>${h(tx.t('stage.col.command'))}</th></tr></thead><tbody>`,
     );
     for (const line of stageRows(section)) {
       if (line.kind === 'published') {
         // A guide's printed numbers under the trial they stand beside, set apart and named published.
         const r = line.row;
-        const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(tx, r.metrics[c.key] ?? null, null))}</td>`).join('');
+        const cells = (m.showGpus ? '<td class="num">–</td>' : '') + m.metricColumns.map((c) => `<td class="num${c.key === m.objectiveColumn ? ' objective' : ''}">${h(metricCell(tx, r.metrics[c.key] ?? null, null))}</td>`).join('');
         const note = r.error !== null ? tx.t('published.failed', { source: r.source, error: r.error }) : tx.t('published.note', { source: r.source });
         out.push(`<tr class="published"><td>${h(tx.t('published.name', { label: r.label }))}</td><td class="status-published">${h(tx.t('published.status'))}</td>${cells}<td>${h(note)}</td><td></td></tr>`);
         continue;
       }
       const t = line.trial;
       const cls = t.kept ? 'kept' : t.status === 'failed' || t.status === 'rejected' ? t.status : '';
-      const cells = m.metricColumns.map((c) => `<td class="num${c.key === m.objective.metric ? ' objective' : ''}">${h(metricCell(tx, t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
+      const cells = (m.showGpus ? `<td class="num">${h(tx.integer(t.gpuCount))}</td>` : '') + m.metricColumns.map((c) => `<td class="num${c.key === m.objectiveColumn ? ' objective' : ''}">${h(metricCell(tx, t.metrics[c.key], t.intervals[c.key]))}</td>`).join('');
       out.push(
         `<tr${cls ? ` class="${cls}"` : ''}><td>${h(trialName(t, section, repeats, tx))}</td><td class="status-${t.status}">${h(statusText(t.status, tx))}</td>${cells}` +
-          `<td>${trialNotes(t, tx).map(h).join('<br>')}</td><td><code>${h(t.command)}</code></td></tr>`,
+          `<td>${trialNotes(t, tx, m.basis.gpuBudget).map(h).join('<br>')}</td><td><code>${h(t.command)}</code></td></tr>`,
       );
     }
     out.push('</tbody></table>');
@@ -288,7 +294,7 @@ function versusBody(m: ReportModel): string {
       );
     }
     out.push('</tbody></table>');
-    out.push(`<p class="muted">${h(versusFootnote(v, m.objective.label, tx))}</p>`);
+    out.push(`<p class="muted">${h(versusFootnote(v, versusObjective(m).label, tx))}</p>`);
   }
   for (const [title, sides] of [
     [tx.t('versus.onlyOriginal'), v.onlyOriginal],

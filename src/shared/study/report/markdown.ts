@@ -8,6 +8,7 @@ import {
   factorText,
   gainText,
   metricCell,
+  recommendationBasis,
   regressionCallout,
   scenarioColumns,
   scenarioValue,
@@ -16,6 +17,7 @@ import {
   trialName,
   trialNotes,
   versusColumns,
+  versusObjective,
   winnerText,
 } from './view';
 
@@ -48,6 +50,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
       p(tx.markup('rec.env', text, { names: names.join(', ') }));
     }
     if (r.path.length > 0) p(text(tx.t('rec.path', { path: r.path.join(' → ') })));
+    for (const line of recommendationBasis(m)) p(text(line));
   } else {
     p(text(m.noRecommendation ?? tx.t('rec.none')));
   }
@@ -85,6 +88,7 @@ function markdownOf(m: ReportModel, repeats: number): string {
     [
       `- ${text(tx.t('goal.objective', { objective: m.goal.objectiveText, workload: m.goal.primaryWorkload }))}`,
       `- ${m.goal.slos.length > 0 ? tx.markup('goal.slos', text, { slos: m.goal.slos.map((slo) => code(slo)).join('; ') }) : text(tx.t('goal.slosNone'))}`,
+      ...(m.basis.text !== null ? [`- ${text(m.basis.text)}`] : []),
       `- ${text(tx.t('goal.margin', { margin: tx.percent(m.goal.marginPct) }))}`,
       `- ${text(tx.t(`goal.strategy.${m.goal.strategy}`))}`,
     ].join('\n'),
@@ -99,7 +103,8 @@ function markdownOf(m: ReportModel, repeats: number): string {
       `- ${s.variants.length > 0 ? tx.markup('setup.modelVariants', text, { model: code(s.model), variants: s.variants.map(text).join('; ') }) : tx.markup('setup.model', text, { model: code(s.model) })}`,
       `- ${m.simulated ? tx.markup('setup.hardwareSimulated', text, hardware) : tx.markup('setup.hardware', text, hardware)}`,
       `- ${text(tx.t('setup.engines', { engines: s.engines.join('; ') }))}`,
-      `- ${text(tx.plural('setup.client', s.repeats, { client: s.client, gpus: tx.integer(s.gpusPerTrial) }))}`,
+      `- ${text(tx.plural('setup.client', s.repeats, { client: s.client, gpus: s.gpusPerServer }))}`,
+      `- ${text(tx.t('setup.basis', { basis: s.basis }))}`,
       `- ${text(tx.t('setup.method', { method: s.method }))}`,
     ].join('\n'),
   );
@@ -139,7 +144,13 @@ function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: Sta
     const metricHeader = (c: ReportModel['metricColumns'][number]) => text(tx.t('stage.metricHeader', { metric: c.title, unit: c.unit }));
     p(
       table(
-        [text(tx.t('stage.col.trial')), text(tx.t('stage.col.status')), ...m.metricColumns.map((c) => (c.key === m.objective.metric ? `**${metricHeader(c)}**` : metricHeader(c))), text(tx.t('stage.col.notes'))],
+        [
+          text(tx.t('stage.col.trial')),
+          text(tx.t('stage.col.status')),
+          ...(m.showGpus ? [text(tx.t('stage.col.gpus'))] : []),
+          ...m.metricColumns.map((c) => (c.key === m.objectiveColumn ? `**${metricHeader(c)}**` : metricHeader(c))),
+          text(tx.t('stage.col.notes')),
+        ],
         stageRows(section).map((line) => {
           if (line.kind === 'published') {
             // A guide's printed numbers, in italics and named published, under the trial they stand beside.
@@ -147,6 +158,7 @@ function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: Sta
             return [
               `*${text(tx.t('published.name', { label: r.label }))}*`,
               `*${text(tx.t('published.status'))}*`,
+              ...(m.showGpus ? ['–'] : []),
               ...m.metricColumns.map((c) => (r.metrics[c.key] === null || r.metrics[c.key] === undefined ? metricCell(tx, null, null) : `*${metricCell(tx, r.metrics[c.key] ?? null, null)}*`)),
               text(r.error !== null ? tx.t('published.failed', { source: r.source, error: r.error }) : tx.t('published.note', { source: r.source })),
             ];
@@ -155,8 +167,9 @@ function stageBody(p: (...lines: string[]) => void, m: ReportModel, section: Sta
           return [
             text(trialName(t, section, repeats, tx)),
             t.status === 'failed' || t.status === 'rejected' ? `**${text(statusText(t.status, tx))}**` : text(statusText(t.status, tx)),
+            ...(m.showGpus ? [tx.integer(t.gpuCount)] : []),
             ...m.metricColumns.map((c) => metricCell(tx, t.metrics[c.key], t.intervals[c.key])),
-            trialNotes(t, tx).map(text).join('; '),
+            trialNotes(t, tx, m.basis.gpuBudget).map(text).join('; '),
           ];
         }),
       ),
@@ -206,7 +219,7 @@ function versusBody(p: (...lines: string[]) => void, m: ReportModel): void {
         }),
       ),
     );
-    p(text(versusFootnote(v, m.objective.label, tx)));
+    p(text(versusFootnote(v, versusObjective(m).label, tx)));
   }
   for (const [title, sides] of [
     [tx.t('versus.onlyOriginal'), v.onlyOriginal],

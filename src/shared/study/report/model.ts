@@ -5,11 +5,12 @@ import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../eng
 import { arrivalOf, gapCv, type Arrival } from '../../bench/arrival';
 import type { Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
-import { metricInterval, metricOf, metricSpec } from '../../results/metrics';
+import { metricOf, metricSpec } from '../../results/metrics';
 import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
-import { metricStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
-import { objectiveOf, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { objectiveStat, scenarioComparison, type MetricStat, type ScenarioComparison } from '../run-stats';
+import { trialGpuCount, type ObjectiveBasis, type ProjectFile, type StageDecision, type Trial, type TrialStatus, type Slo } from '../study';
+import { trialMetric, trialMetricInterval, trialObjective, trialObjectiveInterval, trialReplicas, type StudyObjective } from '../objective';
 import { REFERENCE_CANDIDATE_ID } from '../study-loop';
 import { reportText, type ReportLang, type ReportText } from './text';
 import { decisionWords, verdictWords } from './decision-words';
@@ -17,6 +18,7 @@ import { versusSection, type VersusSection } from './versus';
 import { trialProblemWords } from './problem-words';
 import { publishedSourceText } from '../guide/published';
 import { localizedStudyText, type LocalizedStudyText } from '../study-text';
+import { basisWords, gpuSizes, localObjective, localUnit, trialRoles, withReplicas } from './basis-words';
 
 /**
  * The study report as data: every number, label and verdict the Markdown, HTML and CSV renderers show, computed once
@@ -25,7 +27,8 @@ import { localizedStudyText, type LocalizedStudyText } from '../study-text';
  * what the user wrote (labels, descriptions), model and engine names, commands and engine errors are kept as they are.
  */
 
-export type Objective = ReturnType<typeof objectiveOf>;
+/** The study's objective on its basis, its name and unit in the report's language. */
+export type Objective = StudyObjective;
 
 export interface MetricColumn {
   key: string;
@@ -60,8 +63,13 @@ export interface TrialRow {
   intervals: Record<string, { low: number; high: number } | null>;
   /** Measured runs of this trial's configuration on its workload, in the whole study. */
   runs: number;
+  /** GPUs its server holds. */
+  gpuCount: number;
+  /** Its whole replicas on the goal's GPU budget (0: it does not fit); null when the goal has no budget. */
+  replicas: number | null;
   /** "warm-up: 16 requests, 4.2 s" (or its error) when the trial's server was warmed up before it. */
   warmup: string | null;
+  /** The objective on the study's basis (per GPU, or times its replicas on the budget). */
   objective: number | null;
   /** The objective's change against the baseline configuration on the same workload, in percent of the baseline. */
   vsBaselinePct: number | null;
@@ -183,6 +191,15 @@ export interface ReportModel {
   gpu: string;
   goalPhrase: string;
   objective: Objective;
+  /** The key of `metricColumns` that holds the objective: a catalogue key, or `objective` for the total on a GPU budget. */
+  objectiveColumn: string;
+  /**
+   * What the objective is compared on, said in words where it matters: per GPU, on a GPU budget, or per server when
+   * the configurations hold different GPU counts (null: per server, every configuration the same size).
+   */
+  basis: { kind: ObjectiveBasis; gpuBudget: number | null; text: string | null };
+  /** The stage tables show each trial's GPUs (sizes differ, or the basis is not one server). */
+  showGpus: boolean;
   simulated: boolean;
   /** Where the simulated numbers come from: the demo lab, or the hosts named (null when none is simulated). */
   simulatedSource: SimulatedSource | null;
@@ -201,6 +218,10 @@ export interface ReportModel {
     secretEnv: { name: string; ref: string }[];
     /** Candidate labels kept, stage by stage. */
     path: string[];
+    /** On a GPU budget: "2 × this server on 8 GPUs". */
+    replicas: string | null;
+    /** Compared per server against a baseline of another size: both per GPU, said beside. */
+    perGpu: string | null;
   } | null;
   /** Why there is no recommendation (running, failed…), when there is none. */
   noRecommendation: string | null;
@@ -233,7 +254,10 @@ export interface ReportModel {
     benchCommand: string | null;
     datasets: { workloadId: string; description: string; dataset: string; sha256: string | null }[];
     repeats: number;
-    gpusPerTrial: number;
+    /** The GPUs its servers hold, smallest first ("2, 4 and 8"). */
+    gpusPerServer: string;
+    /** The basis in words (`basis.text`, or "per server"). */
+    basis: string;
     /** How each number was measured and decided: warm-ups, repeats, the interval level. */
     method: string;
   };
@@ -250,44 +274,53 @@ export interface ReportInputs {
 }
 
 /** The metrics the report's tables show (their words are the catalogue's `metric.*`; units the metric catalogue's). */
-type ColumnKey = 'mean_latency_s' | 'total_token_throughput' | 'output_throughput' | 'mean_ttft_ms' | 'p99_ttft_ms' | 'mean_tpot_ms';
+type ColumnKey =
+  | 'mean_latency_s'
+  | 'total_token_throughput'
+  | 'output_throughput'
+  | 'mean_ttft_ms'
+  | 'p99_ttft_ms'
+  | 'mean_tpot_ms'
+  | 'total_token_throughput_per_gpu'
+  | 'output_throughput_per_gpu';
+
+/** The column of the total on a GPU budget: no catalogue metric, the objective itself. */
+const ON_BUDGET = 'objective';
 
 export function engineLabel(engine: EngineId): string {
   return getAdapter(engine).displayName;
 }
 
-/** The objective's metric and direction, with its name and unit in the report's language. */
-function localObjective(goal: ProjectFile['study']['goal']['kind'], tx: ReportText): Objective {
-  const objective = objectiveOf(goal);
-  return { ...objective, label: tx.t(`objective.${objective.metric}`), unit: localUnit(objective.unit, tx) };
-}
-
-/** Units are symbols in every language but the seconds ("sn" in Turkish, as in the app and the warm-up notes). */
-function localUnit(unit: string, tx: ReportText): string {
-  return unit === 's/request' ? tx.t('unit.secondsPerRequest') : unit === 's' ? tx.t('unit.seconds') : unit;
+/** The goal in a phrase for the title and the recommendation: "highest total token throughput per GPU". */
+function goalPhraseOf(objective: Objective, tx: ReportText): string {
+  if (objective.metric === 'mean_latency_s') return tx.t('goal.latency');
+  if (objective.basis === 'per-gpu') return tx.t('goal.throughput.per-gpu');
+  if (objective.basis === 'gpu-budget') return tx.t('goal.throughput.gpu-budget', { budget: tx.integer(objective.gpuBudget ?? 0) });
+  return tx.t('goal.throughput');
 }
 
 export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', inputs: ReportInputs = {}): ReportModel {
   const { study, state } = project;
   const tx = reportText(lang);
   const own = localizedStudyText(study, lang);
-  const objective = localObjective(study.goal.kind, tx);
+  const objective = localObjective(study.goal, tx);
   const redact = envRedactor(project);
+  // The GPUs each configuration holds: where they differ, or the basis is not one server, per-GPU numbers stand beside the raw ones.
+  const sizes = gpuSizes(project);
+  const showGpus = sizes.length > 1 || objective.basis !== 'server';
+  const objectiveColumn = objective.catalogueKey ?? ON_BUDGET;
+  const shownKeys: ColumnKey[] = ['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', ...(showGpus ? (['output_throughput_per_gpu'] as const) : []), 'total_token_throughput', ...(showGpus ? (['total_token_throughput_per_gpu'] as const) : [])];
   const metricColumns: MetricColumn[] = [
-    objective.metric,
-    ...(['mean_ttft_ms', 'p99_ttft_ms', 'mean_tpot_ms', 'output_throughput', 'total_token_throughput'] as const).filter((k) => k !== objective.metric),
-  ].map((key: ColumnKey) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) }));
+    ...(objectiveColumn === ON_BUDGET ? [{ key: ON_BUDGET, title: tx.t('column.onBudget', { budget: tx.integer(objective.gpuBudget ?? 0) }), unit: objective.unit }] : []),
+    ...[objectiveColumn, ...shownKeys.filter((k) => k !== objectiveColumn)]
+      .filter((key): key is ColumnKey => key !== ON_BUDGET)
+      .map((key) => ({ key, title: tx.t(`metric.${key}`), unit: localUnit(metricSpec(key).unit, tx) })),
+  ];
 
-  const baselineKey = state.baselineTrialServerKey ?? defaultBaselineKey(project);
+  const { baselineKey, isBaseline, isRecommended } = trialRoles(project);
   const rec = state.recommendation;
-  const isBaseline = (t: Trial) => (t.stageId === 'generalisation' ? t.candidateId === 'baseline' : baselineKey !== undefined && t.serverKey === baselineKey);
-  const isRecommended = (t: Trial) =>
-    t.stageId === 'generalisation'
-      ? t.candidateId === 'recommended'
-      : rec !== undefined &&
-        (rec.serverKey !== undefined ? t.serverKey === rec.serverKey : t.engine === rec.engine && t.version === rec.version && t.mode === rec.mode && t.command === rec.command);
 
-  const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? metricOf(t, objective.metric) : null);
+  const objectiveValue = (t: Trial): number | null => (t.status === 'done' ? trialObjective(study, t) : null);
   const doneValues = (trials: Trial[]) => trials.map(objectiveValue).filter((v): v is number => v !== null);
   const baselineByWorkload = new Map<string, number | null>();
   const baselineOn = (workloadId: string): number | null => {
@@ -306,8 +339,9 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     const metrics: Record<string, number | null> = {};
     const intervals: Record<string, { low: number; high: number } | null> = {};
     for (const c of metricColumns) {
-      metrics[c.key] = t.status === 'done' ? metricOf(t, c.key) : null;
-      intervals[c.key] = t.status === 'done' ? metricInterval(t, c.key) : null;
+      const onBudget = c.key === ON_BUDGET;
+      metrics[c.key] = t.status !== 'done' ? null : onBudget ? value : trialMetric(study, t, c.key);
+      intervals[c.key] = t.status !== 'done' ? null : onBudget ? trialObjectiveInterval(study, t) : trialMetricInterval(study, t, c.key);
     }
     const problem = trialProblemWords(t, tx);
     return {
@@ -332,6 +366,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       metrics,
       intervals,
       runs: runCounts.get(runKey(t)) ?? 0,
+      gpuCount: trialGpuCount(study, t),
+      replicas: trialReplicas(study, t),
       warmup: t.warmup
         ? t.warmup.error !== undefined
           ? tx.t('trial.warmupFailed', { error: redact(t.warmup.error) })
@@ -369,7 +405,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           label: r.label,
           source: publishedSourceText(r),
           workloadId: r.workloadId ?? null,
-          metrics: Object.fromEntries(metricColumns.map((c) => [c.key, held ? metricOf(held, c.key) : null])),
+          // A guide's printed block does not say how many GPUs its server held: no per-GPU number, nothing on the budget.
+          metrics: Object.fromEntries(metricColumns.map((c) => [c.key, held && c.key !== ON_BUDGET ? metricOf(held, c.key) : null])),
           error: r.error ?? null,
         };
       });
@@ -445,8 +482,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       gainPct: gain,
       factor: gain !== null ? 1 + gain / 100 : null,
       winner,
-      baselineStat: baseKey !== undefined ? metricStat(state.trials, baseKey, w.id, objective.metric) : null,
-      recommendedStat: recKey !== undefined ? metricStat(state.trials, recKey, w.id, objective.metric) : null,
+      baselineStat: baseKey !== undefined ? objectiveStat(study, state.trials, baseKey, w.id) : null,
+      recommendedStat: recKey !== undefined ? objectiveStat(study, state.trials, recKey, w.id) : null,
       comparison,
       regression,
       flag: changePct !== null ? flag : null,
@@ -524,6 +561,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     : null;
   const baselineStatement = baseline ? tx.t('baseline.statement', { baseline: baseline.label }) : tx.t('baseline.statementNone');
 
+  const said = basisWords(project, tx, objective);
   const recommendation = rec
     ? {
         engineLabel: rec.mode === 'docker' ? tx.t('rec.docker', { engine: `${engineLabel(rec.engine)} ${rec.version}` }) : `${engineLabel(rec.engine)} ${rec.version}`,
@@ -539,6 +577,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
           const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
           return trial ? own.composite(trial.label, trial.stageId) : id;
         }),
+        replicas: said.replicas,
+        perGpu: said.perGpu,
       }
     : null;
   const noRecommendation = rec
@@ -555,7 +595,8 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
 
   const notes = buildNotes(project, { simulatedSource, counts, tx });
   const model = study.model.id;
-  const goalPhrase = tx.t(`goal.${study.goal.kind}`);
+  const goalPhrase = goalPhraseOf(objective, tx);
+  const basis = { kind: objective.basis, gpuBudget: objective.gpuBudget, text: said.basis };
   const ran = state.startedAt
     ? state.finishedAt && complete
       ? tx.t('header.ran', { start: tx.date(state.startedAt), end: tx.date(state.finishedAt) })
@@ -571,6 +612,9 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
     gpu,
     goalPhrase,
     objective,
+    objectiveColumn,
+    basis,
+    showGpus,
     simulated,
     simulatedSource,
     status: { study: state.status, complete, text: statusText, counts, total: state.trials.length },
@@ -604,14 +648,15 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
       benchCommand: primaryBench !== undefined ? redact(primaryBench) : null,
       datasets,
       repeats: study.repeats,
-      gpusPerTrial: study.gpusPerTrial,
+      gpusPerServer: tx.list((sizes.length > 0 ? sizes : [study.gpusPerTrial]).map((n) => tx.integer(n))),
+      basis: basis.text ?? tx.t('goal.basis.server'),
       method: methodOf(study, tx),
     },
     notes,
     metricColumns,
     versus: versusSection(project, inputs.original ?? null, {
       tx,
-      objectiveMetric: objective.metric,
+      objectiveMetric: objective.catalogueKey ?? objective.metric,
       stageLabel: (id) => stageLabel(own, id, tx),
       trialLabel: (row) => trialLabel(row, tx, own),
       engineLabel,
@@ -694,12 +739,6 @@ function buildNotes(project: ProjectFile, facts: { simulatedSource: SimulatedSou
   return notes;
 }
 
-function defaultBaselineKey(project: ProjectFile): string | undefined {
-  const first = project.study.engines[0];
-  if (!first) return undefined;
-  return project.state.trials.find((t) => t.stageId === 'engine' && t.engine === first.engine && t.version === first.version && t.mode === first.mode)?.serverKey;
-}
-
 function sloViolations(t: Trial, slos: Slo[], tx: ReportText): string[] {
   const out: string[] = [];
   for (const slo of slos) {
@@ -771,17 +810,21 @@ interface DecisionSpeech {
   own: LocalizedStudyText;
 }
 
-/** A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. */
-function decisionIn(stored: StageDecision, trials: readonly { candidateId: string; label: string }[], { tx, objective, redact, own }: DecisionSpeech) {
+/**
+ * A decision in words: its own (from its facts), the kept candidate's label and gain, and the verdict's. On a GPU
+ * budget a candidate is named with its replicas ("2 × FP8 TP4"), as it was compared.
+ */
+function decisionIn(stored: StageDecision, trials: readonly { candidateId: string; label: string; replicas: number | null }[], { tx, objective, redact, own }: DecisionSpeech) {
   // Unmeasured candidates are stored by their written label; the trials' labels come here already in the language.
   const decision = stored.unmeasured ? { ...stored, unmeasured: stored.unmeasured.map((u) => ({ ...u, label: own.composite(u.label, stored.stageId) })) } : stored;
   const labelOf = (candidateId: string) => trials.find((t) => t.candidateId === candidateId)?.label ?? candidateId;
+  const named = (candidateId: string) => withReplicas(labelOf(candidateId), trials.find((t) => t.candidateId === candidateId)?.replicas ?? null, tx);
   const winnerLabel = decision.winner !== null ? labelOf(decision.winner) : null;
   const gain = decision.winner !== null ? gainPct(decision.before, decision.after, objective.better) : null;
   return {
-    winnerLabel,
+    winnerLabel: decision.winner !== null ? named(decision.winner) : null,
     gainPct: gain,
-    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, redact }),
+    words: decisionWords(decision, { tx, objective, winnerLabel, gainPct: gain, labelOf, named, redact }),
     verdict: verdictWords(decision, tx),
   };
 }
@@ -793,8 +836,10 @@ function decisionIn(stored: StageDecision, trials: readonly { candidateId: strin
 export function stageDecisionText(project: ProjectFile, decision: StageDecision, lang: ReportLang): { words: string; verdict: string | null } {
   const tx = reportText(lang);
   const own = localizedStudyText(project.study, lang);
-  const trials = project.state.trials.filter((t) => t.stageId === decision.stageId).map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own) }));
-  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal.kind, tx), redact: envRedactor(project), own });
+  const trials = project.state.trials
+    .filter((t) => t.stageId === decision.stageId)
+    .map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own), replicas: trialReplicas(project.study, t) }));
+  const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal, tx), redact: envRedactor(project), own });
   return { words, verdict };
 }
 

@@ -1,6 +1,7 @@
 import { metricOf } from '../../results/metrics';
 import { INTERVAL_LEVEL } from '../noise';
 import { runsOf } from '../run-stats';
+import { withGpuCounts } from '../objective';
 import { compareStudies, type DiffRow, type DiffSide, type DiffVerdict, type Regression } from '../study-diff';
 import type { ProjectFile, RerunOf } from '../study';
 import { geometricMean, type Change } from '../verdict';
@@ -180,7 +181,7 @@ export function versusSection(project: ProjectFile, original: ProjectFile | null
  * label (as `compareStudies` named the side), counting a repeat wherever it ran (`runsOf`), as the comparison does.
  */
 function measuredValue(project: ProjectFile, side: { stageId: string; workloadId: string; label: string }, metric: string): number | null {
-  const trials = project.state.trials;
+  const trials = withGpuCounts(project.study, project.state.trials);
   const keys = new Set(trials.filter((t) => t.stageId === side.stageId && t.workloadId === side.workloadId && t.label === side.label).map((t) => t.serverKey));
   return geometricMean([...keys].flatMap((k) => runsOf(trials, k, side.workloadId)).flatMap((t) => metricOf(t, metric) ?? []));
 }

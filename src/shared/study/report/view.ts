@@ -16,15 +16,25 @@ export function statusText(status: TrialRow['status'], tx: ReportText): string {
   return status === 'running' ? tx.t('status.trialRunning') : tx.t(`status.${status}`);
 }
 
-/** What a reader must know about one trial besides its numbers: why it failed, kept, SLO misses. */
-export function trialNotes(row: TrialRow, tx: ReportText): string[] {
+/** What a reader must know about one trial besides its numbers: why it failed, kept, its replicas on the budget, SLO misses. */
+export function trialNotes(row: TrialRow, tx: ReportText, gpuBudget: number | null = null): string[] {
   const notes: string[] = [];
   if (row.kept) notes.push(tx.t('trial.kept'));
+  if (gpuBudget !== null && row.replicas !== null) {
+    const budget = tx.integer(gpuBudget);
+    notes.push(row.replicas > 0 ? tx.plural('trial.replicas', row.replicas, { budget }) : tx.t('trial.overBudget', { budget }));
+  }
   if (row.warmup !== null) notes.push(row.warmup);
   if (row.runs > 1) notes.push(tx.t('trial.runs', { n: tx.integer(row.runs) }));
   if (row.problem !== null) notes.push(row.status === 'rejected' ? tx.t('trial.refused', { problem: row.problem }) : row.status === 'failed' ? tx.t('trial.error', { problem: row.problem }) : row.problem);
   notes.push(...row.sloViolations);
   return notes;
+}
+
+/** The recommendation's basis and, where it matters, its replicas and per-GPU numbers, each a sentence. */
+export function recommendationBasis(model: ReportModel): string[] {
+  const r = model.recommendation;
+  return [r?.replicas ?? null, model.basis.text, r?.perGpu ?? null].filter((line): line is string => line !== null);
 }
 
 /** A number, with its interval when it has one: "1.84 [1.80, 1.88]". */
@@ -55,16 +65,24 @@ export function scenarioColumns(model: ReportModel): string[] {
   ];
 }
 
+/**
+ * The objective as the comparison with the original states it: on a GPU budget, the measured throughput per server
+ * (the same configuration has the same replicas in both studies, so the change is the same); else the objective.
+ */
+export function versusObjective(model: ReportModel): { label: string; unit: string } {
+  return model.objective.basis === 'gpu-budget' ? { label: model.text.t('objective.total_token_throughput'), unit: model.objective.unit } : model.objective;
+}
+
 /** The "versus the original" table's column titles, in the objective's unit. */
 export function versusColumns(model: ReportModel): string[] {
   const tx = model.text;
-  const unit = model.objective.unit;
+  const { unit, label } = versusObjective(model);
   return [
     tx.t('versus.col.configuration'),
     tx.t('versus.col.workload'),
     tx.t('versus.col.original', { unit }),
     tx.t('versus.col.rerun', { unit }),
-    tx.t('versus.col.change', { metric: model.objective.label }),
+    tx.t('versus.col.change', { metric: label }),
     tx.t('versus.col.verdict'),
     tx.t('versus.col.notes'),
   ];

@@ -31,11 +31,17 @@ function compared(key: string): MetricInfo | undefined {
   return spec?.better ? { key, title: spec.name, unit: spec.unit, better: spec.better } : undefined;
 }
 
-/** The metrics a comparison shows, in this order: throughputs first, then each latency's mean, median and percentiles. */
+/**
+ * The metrics a comparison shows, in this order: throughputs first (per server, then per GPU where the columns know
+ * their GPUs), then each latency's mean, median and percentiles.
+ */
 const COMPARE_KEYS: readonly MetricKey[] = [
   'total_token_throughput',
   'output_throughput',
   'request_throughput',
+  'total_token_throughput_per_gpu',
+  'output_throughput_per_gpu',
+  'request_throughput_per_gpu',
   'mean_latency_s',
   ...LATENCIES.flatMap((m) => STATS.map((stat) => `${stat}_${m}_ms` as const)),
 ];

@@ -109,8 +109,13 @@ describe('Results page', () => {
     expect(within(measured).getByText('Simulated')).toBeTruthy();
     const imported = screen.getByRole('button', { name: `Show details of ${IMPORTED.title}` }).closest('tr')!;
     expect(within(imported).queryByText('Simulated')).toBeNull();
-    // No engine, model, GPU, E2EL or latency in a printed block.
-    expect(within(imported).getAllByText('—')).toHaveLength(5);
+    // No engine, model, GPU, E2EL or latency in a printed block, and no throughput per GPU: nobody said its GPU count.
+    expect(within(imported).getAllByText('—')).toHaveLength(6);
+    const sized = { ...MEASURED, gpuCount: 2 };
+    cleanup();
+    await renderPage(makeApi([sized]));
+    const row = screen.getByRole('button', { name: `Show details of ${MEASURED.title}` }).closest('tr')!;
+    expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toContain('400.25');
   });
 
   it('sorts by any column on header click, both ways, with entries lacking the number last', async () => {
@@ -256,6 +261,20 @@ describe('Results page', () => {
         { name: 'b.jsonl', text: '{"completed": 1}\n{' },
       ],
     });
+  });
+
+  it('sends the GPU count the user typed with the files, and refuses one that is not a whole number of GPUs', async () => {
+    const api = makeApi([]);
+    api.handle('results:import', () => ({ added: [], errors: [], warnings: [] }));
+    await renderPage(api);
+    fireEvent.change(screen.getByLabelText('GPUs per server'), { target: { value: '2.5' } });
+    expect(screen.getByText('Type a whole number of GPUs from 1 to 512, or leave it empty.')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Import files…' }) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.change(screen.getByLabelText('GPUs per server'), { target: { value: '8' } });
+    await act(async () => {
+      fireEvent.change(screen.getByLabelText('Result files to import'), { target: { files: [new File(['block a'], 'a.txt')] } });
+    });
+    await waitFor(() => expect(api.calls.find((c) => c.name === 'results:import')?.input).toEqual({ files: [{ name: 'a.txt', text: 'block a' }], gpuCount: 8 }));
   });
 
   it('imports a dropped folder, walking it to every file', async () => {

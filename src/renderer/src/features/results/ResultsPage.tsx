@@ -135,6 +135,9 @@ export function ResultsPage() {
   const [report, setReport] = useState<ImportReport | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  // The GPUs the imported runs' server held, as typed: a result file does not say, and per-GPU numbers need it.
+  const [importGpus, setImportGpus] = useState('');
+  const gpuCount = importGpus.trim() === '' ? undefined : /^\d+$/.test(importGpus.trim()) && Number(importGpus) >= 1 && Number(importGpus) <= 512 ? Number(importGpus) : null;
   const dragDepth = useRef(0);
   const inputRef = useRef<HTMLInputElement>(null);
   const tableId = useId();
@@ -165,6 +168,7 @@ export function ResultsPage() {
 
   async function importFiles(files: NamedFile[], problems: string[] = []) {
     if (files.length === 0 && problems.length === 0) return;
+    if (gpuCount === null) return;
     setImporting(true);
     setImportError(null);
     try {
@@ -174,7 +178,7 @@ export function ResultsPage() {
         setReport({ added: 0, files: 0, errors, warnings: [] });
         return;
       }
-      const answer = await importResultFiles(read.files);
+      const answer = await importResultFiles(read.files, gpuCount);
       const sources = new Set(answer.added.map((e) => e.result.source?.file ?? e.id));
       setReport({ added: answer.added.length, files: sources.size, errors: [...errors, ...answer.errors], warnings: answer.warnings });
     } catch (e) {
@@ -230,7 +234,16 @@ export function ResultsPage() {
             <Icon name="trash" size={14} />
             {t('results.removeSelected', { count: checkedIds.length })}
           </button>
-          <button type="button" className="btn btn-primary" disabled={importing} onClick={() => inputRef.current?.click()}>
+          <TextField
+            className="results-import-gpus"
+            label={t('results.import.gpus')}
+            hint={t('results.import.gpusHint')}
+            inputMode="numeric"
+            value={importGpus}
+            onValueChange={setImportGpus}
+            error={gpuCount === null ? t('results.import.gpusInvalid') : undefined}
+          />
+          <button type="button" className="btn btn-primary" disabled={importing || gpuCount === null} onClick={() => inputRef.current?.click()}>
             {importing ? <Spinner /> : <Icon name="download" size={14} />}
             {importing ? t('results.import.busy') : t('results.import.button')}
           </button>

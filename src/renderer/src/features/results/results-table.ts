@@ -39,6 +39,7 @@ export type ColumnId =
   | 'duration'
   | 'output_throughput'
   | 'total_token_throughput'
+  | 'total_token_throughput_per_gpu'
   | 'mean_ttft_ms'
   | 'mean_tpot_ms'
   | 'mean_e2el_ms'
@@ -72,6 +73,8 @@ export const COLUMNS: readonly Column[] = [
   metricColumn('duration', 'results.col.duration'),
   metricColumn('output_throughput', 'results.col.outputThroughput'),
   metricColumn('total_token_throughput', 'results.col.totalThroughput'),
+  // Known where the entry has its GPU count: a study's run, or an import the user sized.
+  metricColumn('total_token_throughput_per_gpu', 'results.col.totalThroughputPerGpu'),
   metricColumn('mean_ttft_ms', 'results.col.meanTtft'),
   metricColumn('mean_tpot_ms', 'results.col.meanTpot'),
   metricColumn('mean_e2el_ms', 'results.col.meanE2el'),

@@ -5,13 +5,16 @@ import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
-import { decisionText } from './study-words';
+import { decisionText, recommendationBasis } from './study-words';
 import { useAppStore } from '../../store';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
 export function RecommendationCard({ project, onCompare }: { project: ProjectFile; /** Shows a preset comparison in the Results tab. */ onCompare?: (kind: PresetComparison) => void }) {
   const [copied, setCopied] = useState(false);
   const { recommendation, decisions, status } = project.state;
+  const locale = useAppStore((st) => st.locale);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- worded in the UI's language, which `locale` follows
+  const basis = useMemo(() => recommendationBasis(project), [project, locale]);
   const canCompare = useMemo(
     () => ({ topTwo: presetComparison('topTwo', project.study, project.state).length === 2, baseline: presetComparison('baseline', project.study, project.state).length === 2 }),
     [project],
@@ -53,6 +56,18 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
               <dt>{t('studies.rec.model')}</dt>
               <dd className="mono">{recommendation.config.model}</dd>
             </div>
+            {basis.length > 0 && (
+              <div className="study-facts-wide">
+                <dt>{t('studies.rec.basis')}</dt>
+                <dd data-testid="recommendation-basis">
+                  {basis.map((line) => (
+                    <p key={line} className="study-basis-line">
+                      {line}
+                    </p>
+                  ))}
+                </dd>
+              </div>
+            )}
             <div className="study-facts-wide">
               <dt>{t('studies.rec.path')}</dt>
               <dd>

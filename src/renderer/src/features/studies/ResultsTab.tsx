@@ -3,7 +3,8 @@ import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
 import { metricStat, runsOf } from '../../../../shared/study/run-stats';
-import { objectiveOf, TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
+import { TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
+import { studyObjective, withGpuCounts } from '../../../../shared/study/objective';
 import { publishedFor, unplacedReferences } from '../../../../shared/study/guide/published';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { TextField } from '../../components/Field';
@@ -29,7 +30,18 @@ const OVERSCAN = 8;
 /** What is drawn before the scroll box has a size (first paint, tests). */
 const FALLBACK_VIEWPORT = 560;
 
-type SortKey = 'label' | 'engine' | 'workloadId' | 'repeat' | 'status' | 'mean_ttft_ms' | 'mean_tpot_ms' | 'total_token_throughput' | 'mean_latency_s';
+type SortKey =
+  | 'label'
+  | 'engine'
+  | 'workloadId'
+  | 'repeat'
+  | 'status'
+  | 'gpuCount'
+  | 'mean_ttft_ms'
+  | 'mean_tpot_ms'
+  | 'total_token_throughput'
+  | 'total_token_throughput_per_gpu'
+  | 'mean_latency_s';
 
 interface TrialColumnDef {
   key: SortKey;
@@ -43,9 +55,12 @@ const COLUMNS: readonly TrialColumnDef[] = [
   { key: 'workloadId', label: 'compare.study.col.workload' },
   { key: 'repeat', label: 'compare.study.col.repeat', metric: true },
   { key: 'status', label: 'compare.study.col.status' },
+  { key: 'gpuCount', label: 'compare.study.col.gpus', metric: true },
   { key: 'mean_ttft_ms', label: 'compare.study.col.meanTtft', metric: true },
   { key: 'mean_tpot_ms', label: 'compare.study.col.meanTpot', metric: true },
   { key: 'total_token_throughput', label: 'compare.study.col.throughput', metric: true },
+  // Configurations of different parallel sizes compare fairly per GPU (the trial's GPUs, from its layout).
+  { key: 'total_token_throughput_per_gpu', label: 'compare.study.col.throughputPerGpu', metric: true },
   { key: 'mean_latency_s', label: 'compare.study.col.latency', metric: true },
 ];
 
@@ -60,6 +75,8 @@ function sortValue(trial: Trial, key: SortKey): string | number | null {
       return trial[key];
     case 'repeat':
       return trial.repeat;
+    case 'gpuCount':
+      return trial.gpuCount ?? null;
     default:
       return metricOf(trial, key);
   }
@@ -109,9 +126,9 @@ type Line =
   /** A guide's published result, right under the trial of the same candidate and workload (or in a group of its own). */
   | { kind: 'published'; reference: ReferenceTrial };
 
-const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
+const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 56px 130px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
 
-const ROW_METRICS = ['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'mean_latency_s'] as const;
+const ROW_METRICS = ['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'total_token_throughput_per_gpu', 'mean_latency_s'] as const;
 
 /** A trial's own number, and under it the interval of its configuration's numbers on that workload. */
 function MetricCell({ trial, trials, metric }: { trial: Trial; trials: readonly Trial[]; metric: string }) {
@@ -171,6 +188,9 @@ function TrialRow({
           {t(`compare.study.status.${trial.status}`)}
         </Badge>
       </div>
+      <div role="cell" className="num">
+        {trial.gpuCount ?? ''}
+      </div>
       {ROW_METRICS.map((key) => (
         <MetricCell key={key} trial={trial} trials={trials} metric={key} />
       ))}
@@ -214,6 +234,8 @@ function PublishedRow({ reference, rowIndex, top }: { reference: ReferenceTrial;
       <div role="cell">
         <Badge tone={reference.status === 'failed' ? 'danger' : 'neutral'}>{t('compare.study.published.status')}</Badge>
       </div>
+      {/* A guide's printed block does not say how many GPUs its server held: no count, no per-GPU number. */}
+      <div role="cell" className="num" />
       {ROW_METRICS.map((key) => (
         <div key={key} role="cell" className="num trials-metric">
           <span>{formatMetric(key, held ? metricOf(held, key) : null)}</span>
@@ -249,8 +271,12 @@ export function visibleRange(scrollTop: number, viewport: number, count: number)
   return { first, last };
 }
 
-function throughputLine(value: number): string {
-  return t('compare.chart.throughputLine', { value: formatMetric('total_token_throughput', value) });
+type ThroughputKey = 'total_token_throughput' | 'total_token_throughput_per_gpu';
+
+function throughputLine(key: ThroughputKey, value: number): string {
+  return key === 'total_token_throughput'
+    ? t('compare.chart.throughputLine', { value: formatMetric(key, value) })
+    : t('compare.chart.throughputLinePerGpu', { value: formatMetric(key, value) });
 }
 
 function latencyLine(latencyName: string, latencyKey: string, value: number): string {
@@ -264,17 +290,20 @@ function spreadLine(latencyKey: string, p: { latencyLow?: number; latencyHigh?: 
   return [[interval, t('compare.runCount', { count: p.runs })].filter(Boolean).join(' · ')];
 }
 
-function StudyCharts({ project }: { project: ProjectFile }) {
+function StudyCharts({ project, trials }: { project: ProjectFile; /** The study's trials, each with its GPU count. */ trials: readonly Trial[] }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
+  // A study compared per GPU or on a GPU budget opens its charts per GPU: the axis the decisions read.
+  const [throughputKey, setThroughputKey] = useState<ThroughputKey>(() => (studyObjective(study.goal).basis === 'server' ? 'total_token_throughput' : 'total_token_throughput_per_gpu'));
   const latencyName = t('metric.mean', { latency: latencyKey === 'mean_ttft_ms' ? 'TTFT' : 'TPOT' });
   const workloads = useMemo(() => [study.workloads.primary, ...study.workloads.generalisation], [study.workloads]);
-  const curves = useMemo(() => concurrencyCurves(state.trials, workloads, latencyKey), [state.trials, workloads, latencyKey]);
-  const points = useMemo(() => configPoints(state.trials, study.workloads.primary.id, latencyKey), [state.trials, study.workloads.primary.id, latencyKey]);
+  const curves = useMemo(() => concurrencyCurves(trials, workloads, latencyKey, throughputKey), [trials, workloads, latencyKey, throughputKey]);
+  const points = useMemo(() => configPoints(trials, study.workloads.primary.id, latencyKey, throughputKey), [trials, study.workloads.primary.id, latencyKey, throughputKey]);
   const front = useMemo(() => paretoFront(points), [points]);
   const rec = state.recommendation;
-  const recommendedKey = rec?.serverKey ?? state.trials.find((tr) => rec && tr.stageId !== 'generalisation' && tr.engine === rec.engine && tr.command === rec.command)?.serverKey;
+  const recommendedKey = rec?.serverKey ?? trials.find((tr) => rec && tr.stageId !== 'generalisation' && tr.engine === rec.engine && tr.command === rec.command)?.serverKey;
 
+  const xName = throughputKey === 'total_token_throughput' ? t('compare.chart.throughputAxis') : t('compare.chart.throughputAxisPerGpu');
   const yName = `${latencyName} (ms)`;
   const curveTitle = t('compare.chart.curve', { latency: latencyName });
   const paretoTitle = t('compare.chart.pareto', { latency: latencyName });
@@ -283,27 +312,27 @@ function StudyCharts({ project }: { project: ProjectFile }) {
     (theme: ChartTheme) =>
       curveOption(
         theme,
-        { title: curveTitle, xName: t('compare.chart.throughputAxis'), yName },
+        { title: curveTitle, xName, yName },
         curves,
         (count) => t('compare.chart.concurrency', { count }),
         (c: ConcurrencyCurve, i: number) => {
           const p = c.points[i]!;
-          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(p.throughput), latencyLine(latencyName, latencyKey, p.latency), ...spreadLine(latencyKey, p)];
+          return [c.label, t('compare.chart.concurrencyLine', { count: p.concurrency }), throughputLine(throughputKey, p.throughput), latencyLine(latencyName, latencyKey, p.latency), ...spreadLine(latencyKey, p)];
         },
       ),
-    [curves, curveTitle, yName, latencyKey, latencyName],
+    [curves, curveTitle, xName, yName, latencyKey, latencyName, throughputKey],
   );
   const pareto = useCallback(
     (theme: ChartTheme) =>
       paretoOption(
         theme,
-        { title: paretoTitle, xName: t('compare.chart.throughputAxis'), yName, configs: t('compare.chart.configs'), front: t('compare.chart.front'), recommended: t('compare.chart.recommended') },
+        { title: paretoTitle, xName, yName, configs: t('compare.chart.configs'), front: t('compare.chart.front'), recommended: t('compare.chart.recommended') },
         points,
         front,
         recommendedKey,
-        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(p.x), latencyLine(latencyName, latencyKey, p.y), ...spreadLine(latencyKey, p)],
+        (p: ConfigPoint) => [p.label, ...(p.id === recommendedKey ? [t('compare.chart.recommended')] : []), throughputLine(throughputKey, p.x), latencyLine(latencyName, latencyKey, p.y), ...spreadLine(latencyKey, p)],
       ),
-    [points, front, recommendedKey, paretoTitle, yName, latencyKey, latencyName],
+    [points, front, recommendedKey, paretoTitle, xName, yName, latencyKey, latencyName, throughputKey],
   );
 
   return (
@@ -317,6 +346,15 @@ function StudyCharts({ project }: { project: ProjectFile }) {
           { value: 'mean_tpot_ms', label: t('metric.mean', { latency: 'TPOT' }) },
         ]}
         onValueChange={(v) => setLatencyKey(v as 'mean_ttft_ms' | 'mean_tpot_ms')}
+      />
+      <SelectField
+        label={t('compare.chart.throughputSelect')}
+        value={throughputKey}
+        options={[
+          { value: 'total_token_throughput', label: t('compare.chart.perServer') },
+          { value: 'total_token_throughput_per_gpu', label: t('compare.chart.perGpu') },
+        ]}
+        onValueChange={(v) => setThroughputKey(v as ThroughputKey)}
       />
       <div className="compare-charts">
         {curves.length > 0 ? <EChart title={curveTitle} option={curve} /> : <p className="muted">{t('compare.chart.noCurve')}</p>}
@@ -335,6 +373,8 @@ const PRESETS = [
 /** Every trial of a study grouped by stage, filterable and sortable; selected trials open side by side in a comparison. */
 export function ResultsTab(props: { project: ProjectFile; /** Opens with this preset comparison shown. */ initialComparison?: PresetComparison }): JSX.Element {
   const { study, state } = props.project;
+  // Each trial with its GPU count (a project stored before trials had their own: the study's), for the per-GPU numbers.
+  const allTrials = useMemo(() => withGpuCounts(study, state.trials), [study, state.trials]);
   const topTwo = useMemo(() => presetComparison('topTwo', study, state), [study, state]);
   const withBaseline = useMemo(() => presetComparison('baseline', study, state), [study, state]);
   const initial = props.initialComparison === 'topTwo' ? topTwo : props.initialComparison === 'baseline' ? withBaseline : [];
@@ -355,24 +395,24 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const rec = state.recommendation;
   const isRecommended = (tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command);
 
-  const engines = useMemo(() => [...new Set(state.trials.map((tr) => tr.engine))], [state.trials]);
-  const workloads = useMemo(() => [...new Set(state.trials.map((tr) => tr.workloadId))], [state.trials]);
+  const engines = useMemo(() => [...new Set(allTrials.map((tr) => tr.engine))], [allTrials]);
+  const workloads = useMemo(() => [...new Set(allTrials.map((tr) => tr.workloadId))], [allTrials]);
   // Each configuration's trials on each workload, grouped once: rows read their repeats from here, not from a scan
   // of every trial per cell.
   const byConfig = useMemo(() => {
     const groups = new Map<string, Trial[]>();
-    for (const tr of state.trials) {
+    for (const tr of allTrials) {
       const key = `${tr.serverKey}\n${tr.workloadId}`;
       const group = groups.get(key);
       if (group) group.push(tr);
       else groups.set(key, [tr]);
     }
     return groups;
-  }, [state.trials]);
+  }, [allTrials]);
 
   const lines = useMemo<Line[]>(() => {
     const needle = foldForSearch(filter.text.trim());
-    const shown = state.trials.filter((tr) => {
+    const shown = allTrials.filter((tr) => {
       if (filter.status !== 'all' && tr.status !== filter.status) return false;
       if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
       if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
@@ -392,10 +432,10 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
       const trials = sortTrials(group.trials, order);
       return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label), trials }, ...trials.flatMap((trial): Line[] => [{ kind: 'trial', trial }, ...beside(trial)])];
     });
-    const rest = unplacedReferences(state.trials, state.references).filter((r) => !needle || [r.label, r.stageId, r.candidateId, r.workloadId].some((x) => !!x && foldForSearch(x).includes(needle)));
+    const rest = unplacedReferences(allTrials, state.references).filter((r) => !needle || [r.label, r.stageId, r.candidateId, r.workloadId].some((x) => !!x && foldForSearch(x).includes(needle)));
     if (rest.length === 0 || filter.status !== 'all') return staged;
     return [...staged, { kind: 'group', stageId: 'published', label: t('compare.study.published.group'), trials: [] }, ...rest.map((reference): Line => ({ kind: 'published', reference }))];
-  }, [state.trials, state.references, study.stages, filter, order]);
+  }, [allTrials, state.references, study.stages, filter, order]);
   const shownCount = lines.filter((l) => l.kind === 'trial').length;
 
   useEffect(() => {
@@ -444,10 +484,10 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   }
 
   // Checks of trials a re-plan removed no longer count; the comparison keeps the study's order.
-  const selected = state.trials.filter((tr) => checked.has(tr.id));
+  const selected = allTrials.filter((tr) => checked.has(tr.id));
   // In the order they were chosen (the top two: best first), so the columns read left to right.
-  const compared = useMemo(() => (comparing ? comparing.map((id) => state.trials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, state.trials]);
-  const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, state.trials)), compared, state.references), [compared, state.trials, state.references]);
+  const compared = useMemo(() => (comparing ? comparing.map((id) => allTrials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, allTrials]);
+  const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, allTrials)), compared, state.references), [compared, allTrials, state.references]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
   function comparePreset(configs: readonly RankedConfig[]) {
@@ -462,10 +502,10 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   }, [comparing]);
 
   const filterOptions = (values: string[], label: (v: string) => string) => [{ value: 'all', label: t('compare.study.filter.all') }, ...values.map((v) => ({ value: v, label: label(v) }))];
-  const objective = objectiveOf(study.goal.kind);
+  const objective = studyObjective(study.goal);
 
   return (
-    <div className="study-results" data-objective={objective.metric}>
+    <div className="study-results" data-objective={objective.catalogueKey ?? objective.metric} data-basis={objective.basis}>
       <div className="results-filters">
         <TextField className="grow" label={t('compare.study.filter.text')} value={filter.text} placeholder={t('compare.study.filter.textPlaceholder')} onValueChange={(text) => setFilter((f) => ({ ...f, text }))} type="search" />
         <SelectField
@@ -477,7 +517,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
         <SelectField label={t('compare.study.filter.engine')} value={filter.engine} options={filterOptions(engines, (e) => getAdapter(e as Trial['engine']).displayName)} onValueChange={(engine) => setFilter((f) => ({ ...f, engine }))} />
         <SelectField label={t('compare.study.filter.workload')} value={filter.workload} options={filterOptions(workloads, (w) => w)} onValueChange={(workload) => setFilter((f) => ({ ...f, workload }))} />
         <p className="results-shown muted" aria-live="polite">
-          {t('compare.study.shown', { shown: shownCount, total: state.trials.length })}
+          {t('compare.study.shown', { shown: shownCount, total: allTrials.length })}
         </p>
         <div className="study-results-actions">
           <button type="button" className="btn btn-ghost btn-small" disabled={selected.length === 0} onClick={() => setChecked(new Set())}>
@@ -512,7 +552,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
         </div>
       </div>
 
-      {state.trials.length === 0 && (state.references ?? []).length === 0 ? (
+      {allTrials.length === 0 && (state.references ?? []).length === 0 ? (
         <p className="muted">{t('compare.study.empty')}</p>
       ) : (
         <div role="table" className="trials-table" aria-label={t('compare.study.tableLabel')} aria-rowcount={lines.length + 1}>
@@ -567,7 +607,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
         </div>
       )}
 
-      <StudyCharts project={props.project} />
+      <StudyCharts project={props.project} trials={allTrials} />
     </div>
   );
 }

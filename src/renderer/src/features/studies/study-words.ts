@@ -1,4 +1,5 @@
 import { stageDecisionText } from '../../../../shared/study/report/model';
+import { recommendationBasisText } from '../../../../shared/study/report/basis-words';
 import { refusalWords, trialProblemWords } from '../../../../shared/study/report/problem-words';
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
 import type { ProjectFile, StageDecision, Trial } from '../../../../shared/study/study';
@@ -36,6 +37,11 @@ export function refusalText(refusal: Refusal): string {
 /** A stage's decision, and its verdict with the change's interval when it has one. */
 export function decisionText(project: ProjectFile, decision: StageDecision): { words: string; verdict: string | null } {
   return stageDecisionText(project, decision, uiText().lang);
+}
+
+/** What the recommendation was compared on (per GPU, its replicas on the GPU budget, per GPU beside per server), each a sentence. */
+export function recommendationBasis(project: ProjectFile): string[] {
+  return recommendationBasisText(project, uiText().lang);
 }
 
 /** The study's name, description and labels in the app's language (its translations), as the report shows them. */

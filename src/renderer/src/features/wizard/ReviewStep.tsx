@@ -48,6 +48,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
       t('wizard.step.goal'),
       [
         objective.better === 'lower' ? t('wizard.review.objectiveLatency', { unit: objective.unit }) : t('wizard.review.objectiveThroughput', { unit: objective.unit }),
+        ...(d.goal.basis === 'per-gpu' ? [t('wizard.review.basisPerGpu')] : d.goal.basis === 'gpu-budget' ? [t('wizard.review.basisBudget', { n: d.goal.gpuBudget ?? '?' })] : []),
         ...(d.goal.slos ?? []).map((s) => (s.max !== undefined ? `${s.metric} ≤ ${s.max}` : `${s.metric} ≥ ${String(s.min)}`)),
         t('wizard.review.margin', { pct: d.goal.marginPct ?? 1 }),
       ],

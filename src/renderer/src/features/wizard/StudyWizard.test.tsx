@@ -233,6 +233,27 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     expect(valueOf(screen.getByLabelText('Workload'))).toBe('sharegpt-1000-unbounded');
   });
 
+  it('offers a throughput goal per GPU or on a GPU budget, the budget the box’s GPUs unless typed, and says why latency has none', async () => {
+    renderWizard();
+    await modelStep();
+    await screen.findByRole('checkbox', { name: 'Demo lab' });
+    tick('Demo lab');
+    type('Simulated GPU count', '8');
+    await next();
+    expect(screen.getByText(/A latency goal compares each server as it runs/)).toBeTruthy();
+    expect(screen.queryByRole('radio', { name: /Per GPU/ })).toBeNull();
+    fireEvent.click(screen.getByRole('radio', { name: /Highest throughput/ }));
+    expect(isChecked(screen.getByRole('radio', { name: /Per server/ }))).toBe(true);
+    fireEvent.click(screen.getByRole('radio', { name: /On a GPU budget/ }));
+    expect(descriptionOf(field('GPU budget'))).toBe("Empty: the box's GPUs (8).");
+    expect(isDisabled(nextButton())).toBe(false);
+    type('GPU budget', 'eight');
+    expect(descriptionOf(field('GPU budget'))).toBe('GPU budget must be a number');
+    expect(isDisabled(nextButton())).toBe(true);
+    type('GPU budget', '4');
+    expect(isDisabled(nextButton())).toBe(false);
+  });
+
   it('moves on with Enter and asks before Escape discards what was entered', async () => {
     const { onCancel } = renderWizard();
     const model = screen.getByLabelText('Model');

@@ -9,6 +9,7 @@ import { EnginesStep, GoalStep, HardwareStep, ModelStep, StagesStep, StrategySte
 import { ReviewStep } from './ReviewStep';
 import {
   WIZARD_STEPS,
+  boxGpuCount,
   demoGpuName,
   slugOf,
   suggestedName,
@@ -267,7 +268,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
           <div className="wizard-step-content">
             {step === 'model' && <ModelStep {...stepProps} fromCommand={fromCommand} onFromCommand={setFromCommand} />}
             {step === 'hardware' && <HardwareStep {...stepProps} hosts={hosts} inventories={inventories} />}
-            {step === 'goal' && <GoalStep {...stepProps} />}
+            {step === 'goal' && <GoalStep {...stepProps} boxGpus={boxGpuCount(draft, isDemoHost)} />}
             {step === 'engines' && <EnginesStep {...stepProps} installed={installed} hostLabel={hostLabel} />}
             {step === 'stages' && (
               <StagesStep {...stepProps} onReset={() => setDraft((d) => withFreshStages({ ...d, stagesEdited: false, stagesSource: '' }))} />

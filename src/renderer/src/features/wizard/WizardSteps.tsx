@@ -32,6 +32,7 @@ import { StartFromCommand, type FromCommandState } from './StartFromCommand';
 import { ConfigFilesField } from './ConfigFilesField';
 import { attachFile, detachFile } from '../../study-draft/draft-files';
 import { CONFIG_FILE_FIELDS, type ConfigFile, type ConfigFileField } from '../../../../shared/engines/config-files';
+import { GoalBasis } from './GoalBasis';
 import { LayoutCandidateRow } from './LayoutCandidateRow';
 import { isLayoutStage, layoutCandidate, layoutFieldsOf, layoutStage } from '../../study-draft/layout-draft';
 
@@ -290,7 +291,7 @@ function GpuChecks({
 
 // ---------- 3. Goal ----------
 
-export function GoalStep({ draft, change, error }: StepProps) {
+export function GoalStep({ draft, change, error, boxGpus }: StepProps & { boxGpus: number | null }) {
   return (
     <div className="form form-compact">
       <WizardRadioGroup
@@ -309,6 +310,7 @@ export function GoalStep({ draft, change, error }: StepProps) {
           })
         }
       />
+      <GoalBasis draft={draft} change={change} error={error} boxGpus={boxGpus} />
       <section className="wizard-subsection" aria-labelledby="wizard-slos-title">
         <h3 id="wizard-slos-title" className="section-title">
           {t('wizard.slo.title')}

@@ -171,6 +171,7 @@ const studies = {
   'studies.rec.docker': 'Docker',
   'studies.rec.model': 'Model',
   'studies.rec.path': 'Candidates kept',
+  'studies.rec.basis': 'Compared',
   'studies.rec.decisions': 'Stage decisions',
   'studies.rec.compareHint': 'Side by side in the Results tab, with every metric’s change against the second column.',
   'studies.report.language': 'Report language',

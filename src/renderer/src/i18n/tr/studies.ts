@@ -179,6 +179,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.rec.docker': 'Docker',
   'studies.rec.model': 'Model',
   'studies.rec.path': 'Korunan adaylar',
+  'studies.rec.basis': 'Karşılaştırma',
   'studies.rec.decisions': 'Aşama kararları',
   'studies.rec.compareHint': 'Sonuçlar sekmesinde yan yana; her metriğin ikinci sütuna göre değişimiyle.',
   'studies.report.language': 'Rapor dili',

@@ -40,4 +40,5 @@ export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<ReportMessageKey> = new Set<Rep
   'refusal.knob',
   'refusal.gpuSm',
   'failure.cause',
+  'basis.sizes.one',
 ]);

@@ -23,6 +23,11 @@ export const EXAMPLES = {
     gpu: 'a100',
     recommended: 'trtllm-serve Qwen/Qwen3-32B --max_seq_len=40960 --enable_chunked_prefill',
   },
+  moe: {
+    file: 'gpt-oss-120b-moe-h100x8.servelab',
+    gpu: 'h100',
+    recommended: 'vllm serve openai/gpt-oss-120b --tensor-parallel-size 2 --max-model-len 32768 --async-scheduling',
+  },
 } as const;
 
 export type Example = (typeof EXAMPLES)[keyof typeof EXAMPLES];

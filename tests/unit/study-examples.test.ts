@@ -145,3 +145,48 @@ describe('examples/qwen3-32b-throughput-a100.servelab (Study B)', () => {
     expect(preflight(study, trial('meta-llama/Llama-3.1-70B-Instruct'), A100)).toMatch(/141\.1 GB per GPU at TP1, more than .* GB/);
   });
 });
+
+describe('examples/gpt-oss-120b-moe-h100x8.servelab (a mixture-of-experts model on eight GPUs)', () => {
+  const study = load('gpt-oss-120b-moe-h100x8.servelab');
+  const H100x8: PlanContext = { gpus: Array.from({ length: 8 }, (_, i) => ({ ...(H100.gpus[0] as PlanContext['gpus'][number]), index: String(i) })) };
+  const best = (config: object): BestConfig => ({
+    engine: 'vllm',
+    version: '0.11.0',
+    mode: 'env',
+    config: parseServerConfig({ model: 'openai/gpt-oss-120b', maxModelLen: 32768, extraArgs: ['--async-scheduling'], ...config }),
+    serverKey: 'k',
+    path: ['vllm-0.11.0', 'on'],
+    objective: null,
+  });
+
+  it('plans each layout on as many GPUs as it needs, with its flags: TP4×PP2 takes eight', () => {
+    const stage = study.stages.findIndex((s) => s.id === 'parallelism');
+    const planned = planStage(study, stage, best({}), H100x8);
+    expect(planned.map((t) => [t.candidateId, t.gpuCount, t.status])).toEqual([
+      ['tp2', 2, 'planned'],
+      ['pp2', 2, 'planned'],
+      ['tp4', 4, 'planned'],
+      ['tp4-ep4', 4, 'planned'],
+      ['tp2-dp2', 4, 'planned'],
+      ['tp4-pp2', 8, 'planned'],
+      ['tp8', 8, 'planned'],
+    ]);
+    expect(planned.find((t) => t.candidateId === 'tp4-pp2')?.command).toBe('vllm serve openai/gpt-oss-120b --tensor-parallel-size 4 --pipeline-parallel-size 2 --max-model-len 32768 --async-scheduling');
+    expect(planned.find((t) => t.candidateId === 'tp4-ep4')?.command).toBe('vllm serve openai/gpt-oss-120b --tensor-parallel-size 4 --enable-expert-parallel --max-model-len 32768 --async-scheduling');
+    // The estimate packs them: less wall time than GPU time, and all eight GPUs busy at once.
+    const estimate = estimatePlan(study, planned, H100x8.gpus);
+    expect(estimate.peakGpus).toBe(8);
+    expect(estimate.wallSeconds as number).toBeLessThan(estimate.gpuSeconds);
+  });
+
+  it('refuses before launch a layout the model cannot take or the box cannot hold, with the reason', () => {
+    const at = (config: object) => preflight(study, { engine: 'vllm', version: '0.11.0', config: best(config).config, workloadId: 'sharegpt-1000-unbounded' }, H100x8);
+    expect(at({ tensorParallelSize: 4, pipelineParallelSize: 2 })).toBeNull();
+    // gpt-oss-120b has 64 attention heads: vLLM cannot split them over 3 ranks.
+    expect(at({ tensorParallelSize: 3 })).toMatch(/64 attention heads.*tensor-parallel size of 3/);
+    // TP8×DP2 needs sixteen GPUs on one host; the box has eight.
+    expect(at({ tensorParallelSize: 8, dataParallelSize: 2 })).toMatch(/16 GPUs.*8/);
+    // Expert parallelism over 3 ranks is not TP×DP, vLLM's only expert-parallel size.
+    expect(at({ tensorParallelSize: 4, expertParallelSize: 3 })).toMatch(/expert/i);
+  });
+});

@@ -104,6 +104,10 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
     const most = Math.max(...perHost.values());
     if (most < needed) return { code: 'host-too-small', gpusPerTrial: needed, most };
   }
+  // On a GPU budget a configuration larger than the budget has no objective: measuring it would only spend GPU time.
+  if (study.goal.basis === 'gpu-budget' && study.goal.gpuBudget !== undefined && needed > study.goal.gpuBudget) {
+    return { code: 'over-gpu-budget', gpus: needed, budget: study.goal.gpuBudget };
+  }
 
   if (engine === 'trtllm' && isBlockScaledFp8(study, config.model)) {
     const known = gpus.filter((g) => smOf(g) !== null);

@@ -146,9 +146,11 @@ function describePath(best: BestConfig): string {
 }
 
 function failuresOf(trials: readonly Trial[], decision: StageDecision): string {
-  // A configuration that ran but has no place in the goal's GPU budget has no error of its own: the decision says why.
+  // A configuration with no place in the goal's GPU budget is said once, as the decision says it (the pre-flight's
+  // refusal of it says the same).
   const overBudget = (decision.unmeasured ?? []).filter((u) => u.why === 'over-budget').map(whyNoObjective);
-  const reasons = new Set([...trials.map((t) => t.error ?? t.rejectReason).filter((r): r is string => r !== undefined), ...overBudget]);
+  const own = trials.filter((t) => t.refusal?.code !== 'over-gpu-budget').map((t) => t.error ?? t.rejectReason);
+  const reasons = new Set([...own.filter((r): r is string => r !== undefined), ...overBudget]);
   return [...reasons].slice(0, 3).join('; ') || 'no trial ran';
 }
 

@@ -16,6 +16,7 @@ export const REFUSAL_CODES = [
   'extra-args-refused',
   'tp-over-gpus',
   'host-too-small',
+  'over-gpu-budget',
   'heads-indivisible',
   'pp-over-layers',
   'experts-indivisible',
@@ -43,6 +44,8 @@ export const RefusalSchema = z.discriminatedUnion('code', [
   z.object({ code: z.literal('tp-over-gpus'), tp: Count, gpusPerTrial: Count }),
   /** No host has as many GPUs as a trial takes (`gpusPerTrial`: the trial's own count). */
   z.object({ code: z.literal('host-too-small'), gpusPerTrial: Count, most: Count }),
+  /** The study compares on a budget of GPUs, and this configuration needs more than the budget: it has no place in it. */
+  z.object({ code: z.literal('over-gpu-budget'), gpus: Count, budget: Count }),
   // Parallel layouts the engine refuses at start-up (layout-checks.ts has each engine's own condition).
   /** The attention heads do not divide over the tensor-parallel size attention is split across (`tp`). */
   z.object({ code: z.literal('heads-indivisible'), engine: EngineId, version: z.string(), model: z.string(), heads: Count, tp: Count }),

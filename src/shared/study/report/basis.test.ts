@@ -122,10 +122,12 @@ describe('a report on a GPU budget (Qwen3-235B-A22B on 8 × H100, published numb
   it('says why a configuration over the budget is not compared, in both languages', () => {
     const small = runAsPublished(gptOssStudy({ basis: 'gpu-budget', gpuBudget: 2 }), GPT_OSS_TPS);
     expect(renderMarkdown(small, 'en')).toContain('TP4 needs 4 GPUs, more than the budget of 2: it has no place in it.');
-    expect(renderMarkdown(small, 'en')).toContain('| TP4 | done | 4 | – |');
-    expect(renderMarkdown(small, 'en')).toContain('needs more than the budget of 2 GPUs');
+    // Refused before launch: a server that has no place in the budget is not run at all.
+    expect(renderMarkdown(small, 'en')).toMatch(/\| TP4 \| \*\*rejected before launch\*\* \| 4 \|/);
+    expect(renderMarkdown(small, 'en')).toContain("this configuration needs 4 GPUs, more than the study's budget of 2");
+    expect(renderMarkdown(small, 'en')).not.toContain('needs more than the budget of 2 GPUs;');
     expect(renderMarkdown(small, 'tr')).toContain('TP4 4 GPU gerektiriyor, bu 2 GPU bütçesinden fazla: bütçeye sığmıyor.');
-    expect(renderHtml(small, 'tr')).toContain('2 GPU bütçesinden fazlasını gerektiriyor');
+    expect(renderHtml(small, 'tr')).toContain('çalışmanın 2 GPU’luk bütçesinden fazla');
   });
 });
 

@@ -54,6 +54,14 @@ const CASES: Record<Exclude<RefusalCode, 'tp-over-gpus'>, Case> = {
     study: study({ gpusPerTrial: 4 }),
     tr: ['tek makinede 4 GPU', 'makinede 2 GPU var'],
   },
+  'over-gpu-budget': {
+    engine: 'vllm',
+    version: '0.11.0',
+    config: { model: 'Qwen/Qwen3-32B', tensorParallelSize: 4 },
+    study: study({ goal: { kind: 'throughput', basis: 'gpu-budget', gpuBudget: 2 } }),
+    ctx: { gpus: Array.from({ length: 4 }, (_, i) => ({ hostId: 'lab', index: String(i), name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' })) },
+    tr: ['4 GPU ister', '2 GPU’luk bütçesinden fazla'],
+  },
   'heads-indivisible': { engine: 'vllm', version: '0.11.0', config: { model: 'Qwen/Qwen3-14B', tensorParallelSize: 3 }, tr: ['Qwen/Qwen3-14B modelinin 40 dikkat başlığı', '3 boyutlu', 'vLLM 0.11.0'] },
   'pp-over-layers': { engine: 'sglang', version: '0.5.5.post1', config: { model: 'Qwen/Qwen3-0.6B', pipelineParallelSize: 32 }, tr: ['28 katmanını 32 boru hattı', 'SGLang 0.5.5.post1'] },
   'experts-indivisible': {

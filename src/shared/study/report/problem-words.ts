@@ -28,6 +28,8 @@ export function refusalWords(r: Refusal, tx: ReportText): string {
       return tx.t('refusal.tp-over-gpus', { tp: tx.integer(r.tp), gpus: tx.integer(r.gpusPerTrial) });
     case 'host-too-small':
       return tx.t('refusal.host-too-small', { gpus: tx.integer(r.gpusPerTrial), most: tx.integer(r.most) });
+    case 'over-gpu-budget':
+      return tx.t('refusal.over-gpu-budget', { gpus: tx.integer(r.gpus), budget: tx.integer(r.budget) });
     case 'heads-indivisible':
       return tx.t('refusal.heads-indivisible', { engine: engineName(r), model: r.model, heads: tx.integer(r.heads), tp: tx.integer(r.tp) });
     case 'pp-over-layers':

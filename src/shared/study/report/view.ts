@@ -22,7 +22,9 @@ export function trialNotes(row: TrialRow, tx: ReportText, gpuBudget: number | nu
   if (row.kept) notes.push(tx.t('trial.kept'));
   if (gpuBudget !== null && row.replicas !== null) {
     const budget = tx.integer(gpuBudget);
-    notes.push(row.replicas > 0 ? tx.plural('trial.replicas', row.replicas, { budget }) : tx.t('trial.overBudget', { budget }));
+    // A trial refused for the budget says so in its refusal.
+    if (row.replicas > 0) notes.push(tx.plural('trial.replicas', row.replicas, { budget }));
+    else if (row.status !== 'rejected') notes.push(tx.t('trial.overBudget', { budget }));
   }
   if (row.warmup !== null) notes.push(row.warmup);
   if (row.runs > 1) notes.push(tx.t('trial.runs', { n: tx.integer(row.runs) }));

@@ -365,6 +365,7 @@ const en = {
   'refusal.extra-args-refused': '{engine} would refuse the extra arguments: {issues}',
   'refusal.tp-over-gpus': 'tensor parallel size {tp} needs {tp} GPUs per server, but the study gives each trial {gpus}',
   'refusal.host-too-small': 'each trial needs {gpus} GPUs on one host, and the most any host offers is {most}',
+  'refusal.over-gpu-budget': 'this configuration needs {gpus} GPUs, more than the study\'s budget of {budget}: it has no place in the comparison, so it is not run',
   'refusal.heads-indivisible': '{model} has {heads} attention heads, which {engine} cannot split evenly over an attention tensor-parallel size of {tp} (it needs {heads} divisible by {tp})',
   'refusal.pp-over-layers': '{engine} cannot split the {layers} layers of {model} into {pp} pipeline stages: each stage needs at least one layer',
   'refusal.experts-indivisible': '{engine} spreads the {experts} experts of {model} evenly over the expert-parallel size, and {ep} does not divide {experts}',

@@ -354,6 +354,7 @@ const tr = {
   'refusal.extra-args-refused': '{engine} ek argümanları reddeder: {issues}',
   'refusal.tp-over-gpus': 'tensör paralel boyutu {tp}, sunucu başına {tp} GPU ister; çalışma her denemeye {gpus} GPU veriyor',
   'refusal.host-too-small': 'her deneme tek makinede {gpus} GPU ister; en çok GPU’su olan makinede {most} GPU var',
+  'refusal.over-gpu-budget': 'bu yapılandırma {gpus} GPU ister, çalışmanın {budget} GPU’luk bütçesinden fazla: karşılaştırmada yeri olmadığı için çalıştırılmaz',
   'refusal.heads-indivisible': '{model} modelinin {heads} dikkat başlığı var; {engine} bunları {tp} boyutlu dikkat tensör paralelliğine eşit bölemez ({heads}, {tp} ile tam bölünmeli)',
   'refusal.pp-over-layers': '{engine}, {model} modelinin {layers} katmanını {pp} boru hattı aşamasına bölemez: her aşamaya en az bir katman gerekir',
   'refusal.experts-indivisible': '{engine}, {model} modelinin {experts} uzmanını uzman paralel boyutuna eşit dağıtır; {ep}, {experts} sayısını tam bölmüyor',

@@ -53,18 +53,28 @@ describe('StudyProject', () => {
   it('refuses a project from a newer version, naming it', async () => {
     const path = join(dir, 'd.servelab');
     await writeFile(path, JSON.stringify({ schemaVersion: 7, study: {}, state: {} }));
-    await expect(StudyProject.open(path)).rejects.toThrow(/newer Servelab \(schemaVersion 7\); this version reads up to 2/);
+    await expect(StudyProject.open(path)).rejects.toThrow(/newer Servelab \(schemaVersion 7\); this version reads up to 3/);
   });
 
-  it('reads a version-1 project as version 2 (no published references), keeping the old file as .v1.bak', async () => {
+  it('reads a version-1 project as the current version (no published references), keeping the old file as .v1.bak', async () => {
     const path = join(dir, 'v1.servelab');
     const v1 = `${JSON.stringify({ schemaVersion: 1, study: ProjectFileSchema.shape.study.parse(study), state: { status: 'draft', trials: [], decisions: [] } }, null, 1)}\n`;
     await writeFile(path, v1);
     const opened = await StudyProject.open(path);
-    expect(opened.file.schemaVersion).toBe(2);
+    expect(opened.file.schemaVersion).toBe(3);
     expect(opened.file.state.references).toBeUndefined();
     expect(await readFile(`${path}.v1.bak`, 'utf8')).toBe(v1);
-    expect(JSON.parse(await readFile(path, 'utf8')).schemaVersion).toBe(2);
+    expect(JSON.parse(await readFile(path, 'utf8')).schemaVersion).toBe(3);
+  });
+
+  it('reads a version-2 project unchanged as version 3, keeping the old file as .v2.bak', async () => {
+    const path = join(dir, 'v2.servelab');
+    const parsed = ProjectFileSchema.shape.study.parse(study);
+    const v2 = `${JSON.stringify({ schemaVersion: 2, study: parsed, state: { status: 'draft', trials: [], decisions: [] } }, null, 1)}\n`;
+    await writeFile(path, v2);
+    const opened = await StudyProject.open(path);
+    expect(opened.file).toEqual({ schemaVersion: 3, study: parsed, state: { status: 'draft', trials: [], decisions: [] } });
+    expect(await readFile(`${path}.v2.bak`, 'utf8')).toBe(v2);
   });
 
   it('keeps published references and the guide reading, and refuses one that is not labelled published, naming the field', async () => {

@@ -551,11 +551,17 @@ export type StudyState = z.infer<typeof StudyStateSchema>;
  * 2: the state may hold published reference results. An older Servelab would drop them on its next save, so it must
  * refuse the file instead (it reads up to 1); a version-1 file reads as version 2 with no references.
  */
-export const PROJECT_SCHEMA_VERSION = 2;
+/**
+ * 3: configurations may hold parallel layouts (pipeline, data and expert parallelism…), files (`study.files`) and a
+ * goal basis; a version-2 file reads unchanged, and an older Servelab refuses a version-3 file as newer instead of
+ * calling its new fields damaged.
+ */
+export const PROJECT_SCHEMA_VERSION = 3;
 
 /** `PROJECT_MIGRATIONS[v]` turns a version-v project file into version v+1 (see `readVersionedFile`). */
 export const PROJECT_MIGRATIONS: Readonly<Record<number, (doc: unknown) => unknown>> = {
   1: (doc) => ({ ...(doc as Record<string, unknown>), schemaVersion: 2 }),
+  2: (doc) => ({ ...(doc as Record<string, unknown>), schemaVersion: 3 }),
 };
 
 export const ProjectFileSchema = z.object({

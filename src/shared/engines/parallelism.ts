@@ -1,6 +1,17 @@
 import type { ServerConfig } from './server-config';
 import type { EngineId } from './types';
 
+/** The settings of a server's parallel layout, in the order editors show them. */
+export const PARALLEL_LAYOUT_KNOBS = [
+  'tensorParallelSize',
+  'pipelineParallelSize',
+  'dataParallelSize',
+  'expertParallelSize',
+  'dpAttention',
+  'decodeContextParallelSize',
+  'moeAllToAllBackend',
+] as const satisfies readonly (keyof ServerConfig)[];
+
 /**
  * How many GPUs one server takes, from its parallel layout, as each engine lays its ranks out.
  *

@@ -1,4 +1,5 @@
 import type { ServerConfig } from './server-config';
+import { PARALLEL_LAYOUT_KNOBS } from './parallelism';
 import type { ConfigFileField, FileRef } from './config-files';
 
 export const ENGINE_IDS = ['vllm', 'sglang', 'trtllm'] as const;
@@ -43,13 +44,7 @@ export const KNOB_NAMES = [
   'servedModelName',
   'host',
   'port',
-  'tensorParallelSize',
-  'pipelineParallelSize',
-  'dataParallelSize',
-  'expertParallelSize',
-  'dpAttention',
-  'decodeContextParallelSize',
-  'moeAllToAllBackend',
+  ...PARALLEL_LAYOUT_KNOBS,
   'maxModelLen',
   'gpuMemoryFraction',
   'quantization',

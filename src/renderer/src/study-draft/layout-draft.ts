@@ -1,5 +1,5 @@
 import { ENGINE_ADAPTERS } from '../../../shared/engines/adapters';
-import { parallelLayoutLabel, serverGpuCount } from '../../../shared/engines/parallelism';
+import { PARALLEL_LAYOUT_KNOBS, parallelLayoutLabel, serverGpuCount } from '../../../shared/engines/parallelism';
 import { parseServerConfig } from '../../../shared/engines/server-config';
 import type { EngineId } from '../../../shared/engines/types';
 import { layoutRefusal } from '../../../shared/study/layout-checks';
@@ -14,15 +14,7 @@ import { rowKey, type CandidateDraft, type StageDraft, type WizardDraft } from '
  */
 
 /** The settings a layout candidate may hold, in the order the editor shows them. */
-export const LAYOUT_KNOBS = [
-  'tensorParallelSize',
-  'pipelineParallelSize',
-  'dataParallelSize',
-  'expertParallelSize',
-  'dpAttention',
-  'decodeContextParallelSize',
-  'moeAllToAllBackend',
-] as const satisfies readonly (keyof ConfigPatch)[];
+export const LAYOUT_KNOBS = PARALLEL_LAYOUT_KNOBS satisfies readonly (keyof ConfigPatch)[];
 export type LayoutKnob = (typeof LAYOUT_KNOBS)[number];
 export type SizeKnob = Exclude<LayoutKnob, 'dpAttention' | 'moeAllToAllBackend'>;
 

@@ -15,7 +15,7 @@ describe('the latency example study on the demo lab', () => {
 
   it('lists the examples shipped with the app', async () => {
     const examples = (await lab.core.call('studies:examples', {})) as { name: string; path: string }[];
-    expect(examples.map((e) => e.path.split('/').at(-1)).sort()).toEqual([EXAMPLES.throughput.file, EXAMPLES.latency.file].sort());
+    expect(examples.map((e) => e.path.split('/').at(-1)).sort()).toEqual(Object.values(EXAMPLES).map((e) => e.file).sort());
   });
 
   it('Study A (Qwen3-8B latency, H100): SGLang FP8 + EAGLE3, the report and CSV', async () => {

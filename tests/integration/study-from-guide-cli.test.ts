@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../helpers/repo';
 import { runBuiltCli } from '../helpers/cli';
 import { StudyProject } from '../../src/core/study/project-store';
+import { PROJECT_SCHEMA_VERSION } from '../../src/shared/study/study';
 
 let dir: string;
 const guide = (name: string) => join(repoRoot, 'tests', 'fixtures', 'guides', name);
@@ -34,9 +35,9 @@ describe('servelab study from-guide', () => {
     expect(run.stdout).toContain(`published results: ${blockCount('qwen3-32b-a100-throughput.tr.txt')} result blocks, 2 failed launches`);
     expect(run.stdout).toMatch(/line 262: the guide is wrong: this command serves Qwen\/Qwen3-14B, not the page's model Qwen\/Qwen3-32B/);
 
-    // The file is a project the app opens: version 2, its references labelled published with the guide as source.
+    // The file is a project the app opens: the current version, its references labelled published with the guide as source.
     const project = await StudyProject.open(join(dir, 'throughput.servelab'));
-    expect(project.file.schemaVersion).toBe(2);
+    expect(project.file.schemaVersion).toBe(PROJECT_SCHEMA_VERSION);
     expect(project.file.study.goal.kind).toBe('throughput');
     expect(project.file.state.references?.every((r) => r.kind === 'published' && r.source.file === 'qwen3-32b-a100-throughput.tr.txt')).toBe(true);
     expect(project.file.state.guide?.problems.some((p) => p.line === 262 && p.kind === 'wrong')).toBe(true);

@@ -22,6 +22,9 @@ describe('the mixture-of-experts example study on the demo lab', () => {
     const path = join(scratchDir.dir, 'moe-demo.servelab');
     await lab.core.call('studies:fromExample', { path, example: EXAMPLES.moe.file });
     const state = await runThroughCore(lab.core, lab.events, path);
+    const decided = state.decisions.map((d) => `${d.stageId}: ${d.reason}`).join('\n');
+    const measured = state.trials.map((t) => `${t.id} ${t.status} ${t.gpus?.join(',') ?? ''} ${t.startedAt ?? ''}–${t.finishedAt ?? ''} ${t.error ?? ''}`).join('\n');
+    expect(state.recommendation?.command, `${decided}\n${measured}`).toBe(EXAMPLES.moe.recommended);
     await checkOutcome(lab.core, path, state, EXAMPLES.moe, scratchDir.dir);
 
     const layouts = state.trials.filter((t) => t.stageId === 'parallelism');

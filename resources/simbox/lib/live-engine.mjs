@@ -14,8 +14,12 @@ import { createEngine } from './engine-core.mjs';
 const HOLD_GRACE_MS = 25;
 /** Wall milliseconds an idle engine waits for unannounced requests arriving with the first one. */
 const COALESCE_MS = 3;
-/** Wall milliseconds to wait for the next request of an announced wave (hundreds of connections open at once). */
-const WAVE_GRACE_MS = 250;
+/**
+ * Wall milliseconds to wait for the next request of an announced wave (hundreds of connections open at once). Long
+ * enough for a client slowed by a loaded machine (several simulated servers and their clients on a few cores): a wave
+ * released early starts with part of its requests and stamps the rest later, which a real GPU never sees.
+ */
+const WAVE_GRACE_MS = 2000;
 
 export class LiveEngine {
   constructor(profile, { timeScale, seed, noiseSeed, onStep } = {}) {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, StudyDefinitionSchema } from '../../shared/study/study';
-import { runRun } from './run';
+import { runRun, trialDetail } from './run';
+import { GPT_OSS_TPS, gptOssStudy, runAsPublished } from '../../../tests/helpers/parallel-studies';
 
 describe('servelab run of a project from elsewhere (L5)', () => {
   it('refuses without a terminal, naming what it runs and the flag that accepts it', async () => {
@@ -24,5 +25,23 @@ describe('servelab run of a project from elsewhere (L5)', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('  - vllm 0.11.0: env NCCL_DEBUG="INFO"\n');
     expect(stderr).toContain('run again with --trust to accept them');
+  });
+});
+
+describe("a trial's progress line", () => {
+  // GPT-OSS-120B's published TP2 run (tests/helpers/parallel-studies.ts): 16042.19 tok/s on two GPUs.
+  const tp2 = (goal: object) => {
+    const project = runAsPublished(gptOssStudy(goal), GPT_OSS_TPS);
+    const study = project.study;
+    return { study, trial: project.state.trials.find((t) => t.candidateId === 'tp2' && t.status === 'done')! };
+  };
+
+  it('says the measured number and its GPUs, and the number the decision compares off the server basis', () => {
+    const server = tp2({});
+    expect(trialDetail(server.study, server.trial)).toBe(' total token throughput 16042.2 tok/s on 2 GPUs');
+    const budget = tp2({ basis: 'gpu-budget', gpuBudget: 8 });
+    expect(trialDetail(budget.study, budget.trial)).toBe(' total token throughput 16042.2 tok/s on 2 GPUs; total token throughput on 8 GPUs 64168.8 tok/s');
+    const perGpu = tp2({ basis: 'per-gpu' });
+    expect(trialDetail(perGpu.study, perGpu.trial)).toMatch(/^ total token throughput 16042\.2 tok\/s on 2 GPUs; total token throughput per GPU 8021\.1 /);
   });
 });

@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline/promises';
 import type { CliIo } from '../cli-io';
 import { parseSinglePositional, UsageError } from '../command-line';
 import { ServelabError } from '../../shared/contract';
-import { objectiveOf, type Trial } from '../../shared/study/study';
+import { objectiveOf, trialGpuCount, type StudyDefinition, type Trial } from '../../shared/study/study';
+import { studyObjective, trialObjective } from '../../shared/study/objective';
 import { createCore } from '../../core/create-core';
 import { resolveSimboxBinDir } from '../../core/box/simbox-path';
 import { defaultDataDir } from '../../core/util/paths';
@@ -101,7 +102,6 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     process.once('SIGTERM', onSignal);
   }
   const study = project.file.study;
-  const objective = objectiveOf(study.goal.kind);
   const counted = new Map<string, Trial['status']>();
   const print = (event: StudyEvent) => {
     switch (event.kind) {
@@ -116,15 +116,7 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
         if (counted.get(t.id) === t.status) break;
         counted.set(t.id, t.status);
         if (quiet || t.status === 'planned') break;
-        const value = t.result?.result.metrics[objective.metric];
-        const detail =
-          t.status === 'done' && typeof value === 'number'
-            ? ` ${objective.label} ${value.toFixed(objective.metric === 'mean_latency_s' ? 3 : 1)} ${objective.unit}`
-            : t.status === 'failed' || t.status === 'rejected'
-              ? ` — ${t.rejectReason ?? t.error ?? ''}`
-              : t.hostId
-                ? ` on ${t.hostId} GPU ${t.gpus?.join(',') ?? ''}`
-                : '';
+        const detail = trialDetail(study, t);
         const done = [...counted.values()].filter((s) => s === 'done' || s === 'failed' || s === 'rejected').length;
         io.stderr(`[${String(done).padStart(3)}/${String(counted.size).padEnd(3)}] ${t.status.padEnd(8)} ${t.id}${detail}\n`);
         break;
@@ -152,4 +144,22 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     await core.close();
     await runLock.release();
   }
+}
+
+/**
+ * What a trial's progress line says after its id: its objective's measured number (and its GPUs when several), the
+ * number the decision compares when the study compares per GPU or on a budget, or why it did not run, or where it runs.
+ */
+export function trialDetail(study: StudyDefinition, t: Trial): string {
+  const objective = objectiveOf(study.goal.kind);
+  const based = studyObjective(study.goal);
+  const value = t.result?.result.metrics[objective.metric];
+  const digits = objective.metric === 'mean_latency_s' ? 3 : 1;
+  if (t.status === 'done' && typeof value === 'number') {
+    const gpus = trialGpuCount(study, t);
+    const onBasis = based.basis !== 'server' ? trialObjective(study, t) : null;
+    return ` ${objective.label} ${value.toFixed(digits)} ${objective.unit}${gpus > 1 ? ` on ${gpus} GPUs` : ''}${onBasis !== null ? `; ${based.label} ${onBasis.toFixed(digits)} ${based.unit}` : ''}`;
+  }
+  if (t.status === 'failed' || t.status === 'rejected') return ` — ${t.rejectReason ?? t.error ?? ''}`;
+  return t.hostId ? ` on ${t.hostId} GPU ${t.gpus?.join(',') ?? ''}` : '';
 }

@@ -41,6 +41,8 @@ interface ProjectTrial {
   workloadId: string;
   repeat: number;
   status: string;
+  /** GPUs its server held. */
+  gpuCount?: number;
   result?: { result: { metrics: Record<string, number | null> } };
 }
 interface ProjectOnDisk {
@@ -96,7 +98,10 @@ function parseDelta(text: string): { delta: number; pct: number | null } {
  * The result key of a comparison row, from its title ("Mean TTFT (ms)" → mean_ttft_ms), and whether less or more of
  * it is better: the test's own reading, not the product's catalogue.
  */
-function metricOfRow(title: string): { key: string; better: 'lower' | 'higher' } {
+function metricOfRow(title: string): { key: string; better: 'lower' | 'higher'; perGpu?: true } {
+  // "Total token throughput per GPU (tok/s/GPU)": the throughput divided by the GPUs the trial's server held.
+  const perGpu = /^(.+) per GPU \((.+)\/GPU\)$/.exec(title);
+  if (perGpu) return { ...metricOfRow(`${perGpu[1]} (${perGpu[2]})`), perGpu: true };
   const throughputs: Record<string, string> = {
     'Total token throughput (tok/s)': 'total_token_throughput',
     'Output token throughput (tok/s)': 'output_throughput',
@@ -373,8 +378,12 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
         const deltaBox = otherCell.locator('.compare-delta');
         const { delta, pct } = parseDelta((await deltaBox.locator('.compare-delta-number').textContent()) ?? '');
         // The values are the measured ones of the project file, to the 0.01 shown…
-        const baseValue = vllmTrial.result!.result.metrics[metric.key];
-        const otherValue = sglangTrial.result!.result.metrics[metric.key];
+        const valueOf = (trial: ProjectTrial) => {
+          const value = trial.result!.result.metrics[metric.key];
+          return metric.perGpu && typeof value === 'number' ? value / (trial.gpuCount ?? 1) : value;
+        };
+        const baseValue = valueOf(vllmTrial);
+        const otherValue = valueOf(sglangTrial);
         expect(typeof baseValue, `${metric.key} of ${vllmTrial.id}`).toBe('number');
         expect(typeof otherValue, `${metric.key} of ${sglangTrial.id}`).toBe('number');
         expectNear(shownBase, baseValue!, 0.0051, `${title}, baseline`);
@@ -424,7 +433,8 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
         expect(row[column('host')]).toBe(project.study.hosts[0]!.hostId);
         for (const title of header!) {
           const unit = /^([a-z0-9_.]+) \((tok\/s|req\/s|ms|s|requests)\)$/.exec(title);
-          if (!unit || unit[1] === 'mean_latency_s') continue;
+          // mean_latency_s and the objective (on this latency study, the same number) are derived, not stored.
+          if (!unit || unit[1] === 'mean_latency_s' || unit[1] === 'objective') continue;
           const value = trial.result!.result.metrics[unit[1]!];
           expect(row[column(title)], `${trial.label}: ${title}`).toBe(typeof value === 'number' ? String(value) : '');
         }

@@ -174,7 +174,7 @@ describe('examples/gpt-oss-120b-moe-h100x8.servelab (a mixture-of-experts model 
     expect(planned.find((t) => t.candidateId === 'tp4-pp2')?.command).toBe('vllm serve openai/gpt-oss-120b --tensor-parallel-size 4 --pipeline-parallel-size 2 --max-model-len 32768 --async-scheduling');
     expect(planned.find((t) => t.candidateId === 'tp4-ep4')?.command).toBe('vllm serve openai/gpt-oss-120b --tensor-parallel-size 4 --enable-expert-parallel --max-model-len 32768 --async-scheduling');
     // The estimate packs them: less wall time than GPU time, and all eight GPUs busy at once.
-    const estimate = estimatePlan(study, planned, H100x8.gpus);
+    const estimate = estimatePlan(study, planned, H100x8);
     expect(estimate.peakGpus).toBe(8);
     expect(estimate.wallSeconds as number).toBeLessThan(estimate.gpuSeconds);
   });

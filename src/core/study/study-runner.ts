@@ -25,8 +25,7 @@ import { removeAbandonedTemps } from '../util/atomic-write';
 import { newResultId } from '../results/results-library';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import { GpuAllocator } from './gpu-allocator';
-import { hostsOf, type GpuSet, type HostGpus } from '../../shared/study/gpu-placement';
-import { nvlinkConnected } from '../../shared/model/gpu-topology';
+import { placementHosts, type GpuSet } from '../../shared/study/gpu-placement';
 import type { GpuTopology } from '../../shared/model/inventory';
 import { launchOrder } from '../../shared/study/schedule-simulation';
 import { TrialLogFiles } from './trial-log-files';
@@ -78,24 +77,11 @@ export async function studyHardware(study: StudyDefinition, deps: Pick<StudyRunn
   return { gpus, ...(Object.keys(topology).length > 0 ? { topology } : {}) };
 }
 
-/** The GPUs a study may use, host by host (`studyHardware` without the links). */
-export async function studyGpus(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<GpuFacts[]> {
-  return (await studyHardware(study, deps)).gpus;
-}
-
-/** The hosts' GPUs for placement: a host with a link matrix counts a set as well connected when NVLink joins it. */
-export function placementHosts(ctx: PlanContext): HostGpus[] {
-  return hostsOf(ctx.gpus).map((host) => {
-    const links = ctx.topology?.[host.hostId];
-    return links ? { ...host, connected: (set: readonly string[]) => nvlinkConnected(links, set) } : host;
-  });
-}
-
 /** What the study runs first — the engine stage, or the whole grid — with pre-flight verdicts and an estimate. */
 export async function previewPlan(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<{ trials: Trial[]; estimate: PlanEstimate; gpus: GpuFacts[] }> {
   const ctx = await studyHardware(study, deps);
   const trials = study.strategy === 'grid' ? planGrid(study, ctx) : planEngineStage(study, ctx);
-  return { trials, estimate: estimatePlan(study, trials, ctx.gpus), gpus: ctx.gpus };
+  return { trials, estimate: estimatePlan(study, trials, ctx), gpus: ctx.gpus };
 }
 
 export interface StudyRunnerDeps {

@@ -1,7 +1,8 @@
 // Where a server's GPUs go: which set of free GPUs on one host a request of N GPUs gets, and in what order waiting
 // requests are served. Pure and synchronous, so the run's allocator (`src/core/study/gpu-allocator.ts`) and the plan's
 // wall-clock estimate (`schedule-simulation.ts`) place servers by the same rule.
-import type { GpuFacts } from './plan-context';
+import { nvlinkConnected } from '../model/gpu-topology';
+import type { GpuFacts, PlanContext } from './plan-context';
 
 /** A set of GPUs on one host that one server holds by itself. */
 export interface GpuSet {
@@ -27,6 +28,17 @@ export function hostsOf(gpus: readonly GpuFacts[]): HostGpus[] {
   const byHost = new Map<string, string[]>();
   for (const g of gpus) byHost.set(g.hostId, [...(byHost.get(g.hostId) ?? []), g.index]);
   return [...byHost].map(([hostId, list]) => ({ hostId, gpus: [...new Set(list)].sort(byIndex) }));
+}
+
+/**
+ * The hosts' GPUs as the run and the plan's estimate place servers on them: a host whose link matrix is known counts a
+ * set as well connected when NVLink joins every pair of it.
+ */
+export function placementHosts(ctx: PlanContext): HostGpus[] {
+  return hostsOf(ctx.gpus).map((host) => {
+    const links = ctx.topology?.[host.hostId];
+    return links ? { ...host, connected: (set: readonly string[]) => nvlinkConnected(links, set) } : host;
+  });
 }
 
 function byIndex(a: string, b: string): number {

@@ -237,8 +237,8 @@ describe('estimatePlan', () => {
     });
     const trials = planGrid(tp, { gpus: h100s(8) });
     expect(trials.map((t) => t.gpuCount)).toEqual([1, 2, 4, 8]);
-    const sideBySide = estimatePlan(tp, trials, h100s(8));
-    const oneAtATime = estimatePlan({ ...tp, parallelism: 1 }, trials, h100s(8));
+    const sideBySide = estimatePlan(tp, trials, { gpus: h100s(8) });
+    const oneAtATime = estimatePlan({ ...tp, parallelism: 1 }, trials, { gpus: h100s(8) });
     expect(sideBySide.peakGpus).toBe(8);
     expect(sideBySide.wallSeconds).toBeGreaterThan(0);
     expect(sideBySide.wallSeconds).toBeLessThan(oneAtATime.wallSeconds!);
@@ -246,7 +246,7 @@ describe('estimatePlan', () => {
     expect(estimatePlan(tp, trials).wallSeconds).toBeUndefined();
     // On one GPU, one 1-GPU server at a time: the wall-clock time is the GPU time, repeats included.
     const s = study({ model: { id: 'Qwen/Qwen3-8B-FP8', variants: [] }, stages: [] });
-    const single = estimatePlan(s, planEngineStage(s, H100), H100.gpus);
+    const single = estimatePlan(s, planEngineStage(s, H100), H100);
     expect(single.expectedRepeats).toBeGreaterThan(0);
     expect(single.peakGpus).toBe(1);
     expect(Math.abs(single.wallSeconds! - single.gpuSeconds)).toBeLessThanOrEqual(2);

@@ -8,8 +8,8 @@ import { launchCommandOf } from './command-display';
 import { BYTES_PER_PARAM, knownModel, preflightRefusal, weightPrecisionOf } from './preflight';
 import { refusalRecord } from './report/problem-words';
 import { configGpuCount, trialGpuCount, type Candidate, type ConfigPatch, type EngineChoice, type StudyDefinition, type Trial } from './study';
-import type { GpuFacts, PlanContext } from './plan-context';
-import { hostsOf } from './gpu-placement';
+import type { PlanContext } from './plan-context';
+import { placementHosts } from './gpu-placement';
 import { simulateSchedule, type ScheduledServer } from './schedule-simulation';
 import { warmupRequests } from '../bench/warmup';
 import { priorRunCvPct } from './noise';
@@ -391,7 +391,7 @@ function expectedRunsPerConfig(study: StudyDefinition, trial: Trial, workload: W
  * A rough duration of the plan on the study's GPU type, to show before anything runs; never a measurement. With the
  * study's GPUs it also says how long the plan takes on them, servers side by side as the runner places them.
  */
-export function estimatePlan(study: StudyDefinition, trials: Trial[], gpus?: readonly GpuFacts[]): PlanEstimate {
+export function estimatePlan(study: StudyDefinition, trials: Trial[], hardware?: PlanContext): PlanEstimate {
   const workloads = new Map([study.workloads.primary, ...study.workloads.generalisation].map((w) => [w.id, w]));
   const perTrialSeconds: Record<string, number> = {};
   const launches = new Map<string, number>();
@@ -451,7 +451,7 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[], gpus?: rea
     expectedRepeats,
     gpuSeconds: Math.round(benchTotal + warmupTotal + launchTotal + repeatTotal),
     perTrialSeconds,
-    ...(gpus && gpus.length > 0 ? wallClock(study, gpus, [...servers.values()], [...comparisons.values()]) : {}),
+    ...(hardware && hardware.gpus.length > 0 ? wallClock(study, hardware, [...servers.values()], [...comparisons.values()]) : {}),
   };
 }
 
@@ -462,11 +462,11 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[], gpus?: rea
  */
 function wallClock(
   study: StudyDefinition,
-  gpus: readonly GpuFacts[],
+  hardware: PlanContext,
   servers: ScheduledServer[],
   comparisons: Array<{ seconds: number; launch: number; warmup: number; runs: number; gpus: number }>,
 ): { wallSeconds: number; peakGpus: number } {
-  const hosts = hostsOf(gpus);
+  const hosts = placementHosts(hardware);
   const first = simulateSchedule(hosts, servers, study.parallelism);
   let wallSeconds = first.wallSeconds;
   let peakGpus = first.peakGpus;

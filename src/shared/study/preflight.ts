@@ -10,6 +10,8 @@ import { refusalRecord } from './report/problem-words';
 import { parallelLayoutLabel } from '../engines/parallelism';
 import { knownModel, weightBytes, weightsPerGpu, type WeightPrecision } from './model-facts';
 import { layoutRefusal } from './layout-checks';
+import { overBudget } from './objective';
+import { hostsOf } from './gpu-placement';
 
 /**
  * Checks that need no GPU time: what the engine version cannot express, what the GPU cannot run, what cannot fit,
@@ -99,14 +101,12 @@ export function preflightRefusal(study: StudyDefinition, trial: Pick<Trial, 'eng
   const needed = configGpuCount(study, engine, config);
   const gpus = ctx.gpus;
   if (gpus.length > 0) {
-    const perHost = new Map<string, number>();
-    for (const g of gpus) perHost.set(g.hostId, (perHost.get(g.hostId) ?? 0) + 1);
-    const most = Math.max(...perHost.values());
+    const most = Math.max(...hostsOf(gpus).map((h) => h.gpus.length));
     if (most < needed) return { code: 'host-too-small', gpusPerTrial: needed, most };
   }
   // On a GPU budget a configuration larger than the budget has no objective: measuring it would only spend GPU time.
-  if (study.goal.basis === 'gpu-budget' && study.goal.gpuBudget !== undefined && needed > study.goal.gpuBudget) {
-    return { code: 'over-gpu-budget', gpus: needed, budget: study.goal.gpuBudget };
+  if (overBudget(study, needed)) {
+    return { code: 'over-gpu-budget', gpus: needed, budget: study.goal.gpuBudget ?? 0 };
   }
 
   if (engine === 'trtllm' && isBlockScaledFp8(study, config.model)) {

@@ -394,12 +394,12 @@ function expectedRunsPerConfig(study: StudyDefinition, trial: Trial, workload: W
 export function estimatePlan(study: StudyDefinition, trials: Trial[], hardware?: PlanContext): PlanEstimate {
   const workloads = new Map([study.workloads.primary, ...study.workloads.generalisation].map((w) => [w.id, w]));
   const perTrialSeconds: Record<string, number> = {};
-  const launches = new Map<string, number>();
   /** Per server: its GPUs and its seconds end to end (launch, warm-ups, benchmarks), for the schedule. */
   const servers = new Map<string, ScheduledServer>();
   let rejected = 0;
   let benchTotal = 0;
   let warmupTotal = 0;
+  let launchTotal = 0;
   const warmed = new Set<string>();
   /** Per greedy stage: the slowest run and the most runs per configuration its comparison may need. */
   const comparisons = new Map<string, { seconds: number; launch: number; warmup: number; runs: number; gpus: number }>();
@@ -415,15 +415,19 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[], hardware?:
     perTrialSeconds[trial.id] = seconds;
     benchTotal += seconds * gpus;
     const warmup = (seconds * warmupRequests(workload)) / workload.numPrompts;
-    const server = servers.get(trial.serverKey) ?? { key: trial.serverKey, gpus, seconds: launchSeconds(study, trial) };
+    let server = servers.get(trial.serverKey);
+    if (!server) {
+      // Each distinct configuration launches once, holding its GPUs while it starts.
+      server = { key: trial.serverKey, gpus, seconds: launchSeconds(study, trial) };
+      servers.set(trial.serverKey, server);
+      launchTotal += server.seconds * gpus;
+    }
     server.seconds += seconds;
-    servers.set(trial.serverKey, server);
     if (!warmed.has(`${trial.serverKey}\n${workload.id}`)) {
       warmed.add(`${trial.serverKey}\n${workload.id}`);
       warmupTotal += warmup * gpus;
       server.seconds += warmup;
     }
-    if (!launches.has(trial.serverKey)) launches.set(trial.serverKey, launchSeconds(study, trial) * gpus);
     if (trial.stageId !== GRID_STAGE_ID && trial.stageId !== GENERALISATION_STAGE_ID && workload.id === study.workloads.primary.id) {
       const c = comparisons.get(trial.stageId) ?? { seconds: 0, launch: 0, warmup: 0, runs: 1, gpus: 1 };
       comparisons.set(trial.stageId, {
@@ -443,11 +447,10 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[], hardware?:
     expectedRepeats += extra;
     repeatTotal += extra * (c.seconds + c.launch + c.warmup) * c.gpus;
   }
-  const launchTotal = [...launches.values()].reduce((a, b) => a + b, 0);
   return {
     trials: trials.length,
     rejected,
-    launches: launches.size,
+    launches: servers.size,
     expectedRepeats,
     gpuSeconds: Math.round(benchTotal + warmupTotal + launchTotal + repeatTotal),
     perTrialSeconds,

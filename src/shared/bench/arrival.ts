@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ServelabError } from '../contract/errors';
 import { flagTableAt, tableVersions } from '../engines/flag-tables';
+import { flagSpecOf } from '../engines/flag-syntax';
 import { compareVersions, isVersion } from '../engines/version';
 
 /**
@@ -126,7 +127,7 @@ const RAMP_FLAGS = ['--ramp-up-strategy', '--ramp-up-start-rps', '--ramp-up-end-
 export function benchHasFlag(version: string, flag: string): boolean {
   const oldest = tableVersions('vllm-bench')[0] as string;
   if (!isVersion(version) || compareVersions(version, oldest) < 0) return false;
-  return flagTableAt('vllm-bench', version).flags.some((f) => f.names.includes(flag));
+  return flagSpecOf(flagTableAt('vllm-bench', version), flag) !== undefined;
 }
 
 /** Why the client at `clientVersion` cannot produce this workload's arrivals, in English; undefined when it can. */

@@ -1,5 +1,6 @@
 import { ServelabError } from '../contract/errors';
 import { flagTableAt } from '../engines/flag-tables';
+import { flagSpecOf } from '../engines/flag-syntax';
 import { assertArrivalSupported } from './arrival';
 import { BACKEND_ENDPOINT, type Workload } from './workload';
 
@@ -35,7 +36,7 @@ export function buildBenchServeArgv(workload: Workload, target: BenchTarget, cli
   assertArrivalSupported(workload, clientVersion);
   const table = flagTableAt('vllm-bench', clientVersion);
   const flag = (name: string): string => {
-    if (!table.flags.some((f) => f.names.includes(name))) throw new ServelabError('BAD_INPUT', `vllm bench serve ${clientVersion} has no ${name}.`);
+    if (flagSpecOf(table, name) === undefined) throw new ServelabError('BAD_INPUT', `vllm bench serve ${clientVersion} has no ${name}.`);
     return name;
   };
   const argv = ['vllm', 'bench', 'serve'];

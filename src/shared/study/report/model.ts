@@ -570,13 +570,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
         secretEnv: Object.entries(rec.config.env)
           .filter((entry): entry is [string, { secretRef: string }] => typeof entry[1] !== 'string')
           .map(([name, value]) => ({ name, ref: value.secretRef })),
-        path: rec.path.map((id) => {
-          // The stage that kept this candidate names it best; any trial of it will do otherwise.
-          const stageId = state.decisions.find((d) => d.winner === id)?.stageId;
-          const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
-          const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
-          return trial ? own.composite(trial.label, trial.stageId) : id;
-        }),
+        path: keptCandidateLabels(project, own),
         replicas: said.replicas,
         perGpu: said.perGpu,
       }
@@ -841,6 +835,28 @@ export function stageDecisionText(project: ProjectFile, decision: StageDecision,
     .map((t) => ({ candidateId: t.candidateId, label: trialLabel(t, tx, own), replicas: trialReplicas(project.study, t) }));
   const { words, verdict } = decisionIn(decision, trials, { tx, objective: localObjective(project.study.goal, tx), redact: envRedactor(project), own });
   return { words, verdict };
+}
+
+/**
+ * The candidates the recommendation kept, stage by stage, in the study's own words (its labels, translated by `own`):
+ * the engine as "SGLang 0.5.3.post3", then each stage's kept candidate as the study labels it. An id the study no
+ * longer names stays as it is.
+ */
+export function keptCandidateLabels(project: ProjectFile, own: LocalizedStudyText): string[] {
+  const { study, state } = project;
+  return (state.recommendation?.path ?? []).map((id, i) => {
+    // The stage that kept this candidate names it best; any trial of it will do otherwise.
+    const stageId = state.decisions.find((d) => d.winner === id)?.stageId ?? study.stages.find((s) => s.candidates.some((c) => c.id === id))?.id;
+    const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
+    const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
+    if (trial) return own.composite(trial.label, trial.stageId);
+    // A grid's trials are of whole combinations: the stage's definition names the candidate.
+    const written = stageId === undefined ? undefined : own.candidate(stageId, id);
+    if (written !== undefined) return written;
+    // The engine comes first: `<engine>-<version>`, with `-docker` when the same version also runs as an environment.
+    const engine = i === 0 ? study.engines.find((e) => id === `${e.engine}-${e.version}` || id === `${e.engine}-${e.version}-docker`) : undefined;
+    return engine ? `${engineLabel(engine.engine)} ${engine.version}` : id;
+  });
 }
 
 function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText, own: LocalizedStudyText): string {

@@ -2,6 +2,7 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
+import { homeRelativeBoxPaths } from '../../box-paths';
 import { arrivalOf, gapCv, type Arrival } from '../../bench/arrival';
 import type { Workload } from '../../bench/workload';
 import { DEMO_LAB_HOST_ID } from '../../model/host';
@@ -515,7 +516,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
   const datasets = workloads.map((w) => {
     const prov = state.trials.find((t) => t.workloadId === w.id && t.result?.result.provenance?.dataset)?.result?.result.provenance?.dataset;
     const dataset =
-      prov?.path ??
+      (prov?.path !== undefined ? homeRelativeBoxPaths(prov.path) : undefined) ??
       prov?.name ??
       (w.dataset.kind === 'random'
         ? tx.t('setup.randomSeed', { seed: w.seed !== undefined ? String(w.seed) : tx.t('setup.seedNotSet') })
@@ -899,6 +900,7 @@ function mostCommon(values: (string | undefined)[]): string | undefined {
  * printed string becomes `$NAME` too; short ones ("1", "0") are left elsewhere since they are not secrets and
  * replacing them would break commands. Credentials in extra args (M2: the value after `--hf-token`, `--api-key`, a
  * token-shaped word), which a project written before they were refused can hold, become `<redacted>` wherever found.
+ * Paths into the box's `~/.servelab` are written from `~` (box-paths.ts), whatever the home of the box that ran it.
  */
 export function envRedactor(project: ProjectFile): (text: string) => string {
   const envOnly = envValueRedactor(project);
@@ -918,10 +920,11 @@ export function envRedactor(project: ProjectFile): (text: string) => string {
     }
   }
   const values = [...secrets].sort((a, b) => b.length - a.length);
+  // Box text names box paths from the box's home (~/.servelab/…), as the reader will type them on their own box.
   return (text) => {
     let out = envOnly(text);
     for (const value of values) out = out.split(value).join(REDACTED);
-    return redactCredentialText(out);
+    return homeRelativeBoxPaths(redactCredentialText(out));
   };
 }
 

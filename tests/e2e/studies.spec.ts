@@ -4,7 +4,7 @@ import { expectAccessibleInBothThemes } from './a11y';
 import { expect, screenshotBothThemes, test } from './fixtures';
 
 const EXAMPLE_NAME = 'Qwen3-8B, lowest latency on one H100';
-// METHOD.md's Study A ends on SGLang with the FP8 checkpoint and EAGLE3 speculative decoding; the stages whose gain is
+// The reference latency study (Study A) ends on SGLang with the FP8 checkpoint and EAGLE3 speculative decoding; the stages whose gain is
 // within the margin (CUDA graph size, attention backend) may or may not be kept from one run to the next.
 const RECOMMENDED = /^python3 -m sglang\.launch_server --model-path Qwen\/Qwen3-8B-FP8 (?:--[a-z-]+ \S+ )*--speculative-algorithm EAGLE3 /;
 

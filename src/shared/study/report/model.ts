@@ -898,7 +898,7 @@ function mostCommon(values: (string | undefined)[]): string | undefined {
  * Environment values may be credentials, so the report shows names only. Commands can carry a value as a
  * `NAME=value` assignment (or `-e NAME=value`); it becomes `NAME=$NAME`. A long value found anywhere else in a
  * printed string becomes `$NAME` too; short ones ("1", "0") are left elsewhere since they are not secrets and
- * replacing them would break commands. Credentials in extra args (M2: the value after `--hf-token`, `--api-key`, a
+ * replacing them would break commands. Credentials in extra args (the value after `--hf-token`, `--api-key`, a
  * token-shaped word), which a project written before they were refused can hold, become `<redacted>` wherever found.
  * Paths into the box's `~/.servelab` are written from `~` (box-paths.ts), whatever the home of the box that ran it.
  */

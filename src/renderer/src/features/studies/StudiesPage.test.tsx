@@ -125,7 +125,7 @@ describe('Studies page', () => {
     expect(screen.getByText(/NVIDIA H100 80GB HBM3/)).toBeTruthy();
   });
 
-  it('asks before the first run of a project from elsewhere, naming what it runs, and runs once accepted (L5)', async () => {
+  it('asks before the first run of a project from elsewhere, naming what it runs, and runs once accepted', async () => {
     const api = studiesApi();
     const hash = 'b'.repeat(64);
     api.handle('studies:trustCheck', () => ({ trusted: false, runs: ['vllm 0.11.0: env NCCL_DEBUG=INFO'], hash }));

@@ -8,6 +8,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ArrivalError, arrivalSchedule, rampUpArgsError, rpsChangeEvents } from './arrivals.mjs';
+import { endWithBox } from './box-watch.mjs';
 import { resolveModel, versionCompare } from './catalog.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
 import { parseVllmBench, UsageError } from './engine-args.mjs';
@@ -347,6 +348,10 @@ export function saveResultJson(args, result, { date, backend, tokenizerId }) {
 
 /** `vllm bench serve`; `argv` has been through FlexibleArgumentParser's rewriting (engine-args.mjs). */
 export async function benchServeMain(argv, { version }) {
+  endWithBox((dir) => {
+    process.stderr.write(`simbox: ${dir} is gone; this simulated benchmark client ends with its box.\n`);
+    process.exit(143);
+  });
   let parsed;
   try {
     parsed = parseVllmBench(argv, version);

@@ -15,6 +15,7 @@ import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './te
 import { loadConfig, MARKER_LINE, memoryInUse, nextLaunch, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
 import { hash32 } from './rng.mjs';
 import { hasHfToken } from './hf-token.mjs';
+import { endWithBox } from './box-watch.mjs';
 import { floatRepr } from './pyfmt.mjs';
 import { versionCompare } from './version.mjs';
 
@@ -116,6 +117,11 @@ export async function runServer(spec) {
     process.exit(code);
   };
   const engineLabel = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' }[spec.engine];
+  // Its box removed, the server ends at once: nothing of the box is left to write its records into.
+  endWithBox((dir) => {
+    process.stderr.write(`simbox: ${dir} is gone; this simulated server ends with its box.\n`);
+    process.exit(143);
+  });
 
   log.warn('simbox', `${MARKER_LINE}. This ${engineLabel} ${spec.version} server is simulated; its timings come from a performance model (time scale ${scale}).`);
 

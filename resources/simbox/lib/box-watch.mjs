@@ -10,12 +10,13 @@ import { stateDir } from './state.mjs';
 /** How often the folder is looked at: a removed box's processes are gone within this time (and one more look). */
 export const BOX_WATCH_MS = 2_000;
 
+/** The folder's device and inode; null when it does not exist; undefined when it could not be looked at. */
 function identity(dir) {
   try {
     const s = statSync(dir);
     return `${s.dev}:${s.ino}`;
-  } catch {
-    return null;
+  } catch (error) {
+    return error.code === 'ENOENT' || error.code === 'ENOTDIR' ? null : undefined;
   }
 }
 
@@ -27,11 +28,13 @@ function identity(dir) {
  */
 export function endWithBox(onGone, { env = process.env, everyMs = BOX_WATCH_MS } = {}) {
   const candidates = [stateDir(env), env.HOME || homedir()];
-  const dir = candidates.find((d) => identity(d) !== null);
+  const dir = candidates.find((d) => typeof identity(d) === 'string');
   if (dir === undefined) return () => {};
   const id = identity(dir);
   const timer = setInterval(() => {
-    if (identity(dir) === id) return;
+    const now = identity(dir);
+    // Only a folder known to be gone or replaced ends the process; a look that failed otherwise says nothing.
+    if (now === id || now === undefined) return;
     clearInterval(timer);
     onGone(dir);
   }, everyMs);

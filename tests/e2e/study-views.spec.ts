@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Locator } from '@playwright/test';
 import { repoRoot } from '../helpers/repo';
+import { expectAccessibleInBothThemes } from './a11y';
 import { expect, screenshotBothThemes, test } from './fixtures';
 
 // A finished study (the latency study of tests/helpers/study-projects.ts, stored as a fixture) opened in the real
@@ -85,6 +86,7 @@ test('a finished study: the kept candidates by label, side by side; the report a
     expect(await report.textContent()).not.toContain('## ');
     await expect(report.getByText(DESCRIPTION, { exact: false })).toBeVisible();
     await screenshotBothThemes(page, 'study-views-report', { height: 1200 });
+    await expectAccessibleInBothThemes(page, 'Report drawn as a document');
     await page.getByRole('button', { name: 'Show Markdown' }).click();
     await expect(page.getByLabel('Report source (Markdown)')).toContainText('## Recommendation');
   });

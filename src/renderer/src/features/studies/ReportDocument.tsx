@@ -9,7 +9,7 @@ import { parseReportMarkdown, type Block, type Inline } from './report-markdown'
 export const ReportDocument = memo(function ReportDocument({ markdown, label, lang }: { markdown: string; label: string; lang: string }) {
   const blocks = useMemo(() => parseReportMarkdown(markdown), [markdown]);
   return (
-    <article className="study-report-document" aria-label={label} lang={lang} tabIndex={0}>
+    <article className="study-report-document" aria-label={label} lang={lang}>
       {blocks.map(block)}
     </article>
   );
@@ -46,7 +46,8 @@ function block(b: Block, key: number): JSX.Element {
       );
     case 'table':
       return (
-        <div key={key} className="study-report-table">
+        // A wide table scrolls sideways on its own: focusable, so the keyboard can scroll it too.
+        <div key={key} className="study-report-table" tabIndex={0}>
           <table>
             <thead>
               <tr>

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'rea
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
-import { metricStat, runsOf } from '../../../../shared/study/run-stats';
+import { configWorkloadKey, metricStat, runsOf, trialsByConfig } from '../../../../shared/study/run-stats';
 import { TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { studyObjective, withGpuCounts } from '../../../../shared/study/objective';
 import { publishedFor, unplacedReferences } from '../../../../shared/study/guide/published';
@@ -399,16 +399,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const workloads = useMemo(() => [...new Set(allTrials.map((tr) => tr.workloadId))], [allTrials]);
   // Each configuration's trials on each workload, grouped once: rows read their repeats from here, not from a scan
   // of every trial per cell.
-  const byConfig = useMemo(() => {
-    const groups = new Map<string, Trial[]>();
-    for (const tr of allTrials) {
-      const key = `${tr.serverKey}\n${tr.workloadId}`;
-      const group = groups.get(key);
-      if (group) group.push(tr);
-      else groups.set(key, [tr]);
-    }
-    return groups;
-  }, [allTrials]);
+  const byConfig = useMemo(() => trialsByConfig(allTrials), [allTrials]);
 
   const lines = useMemo<Line[]>(() => {
     const needle = foldForSearch(filter.text.trim());
@@ -436,7 +427,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
     if (rest.length === 0 || filter.status !== 'all') return staged;
     return [...staged, { kind: 'group', stageId: 'published', label: t('compare.study.published.group'), trials: [] }, ...rest.map((reference): Line => ({ kind: 'published', reference }))];
   }, [allTrials, state.references, study.stages, filter, order]);
-  const shownCount = lines.filter((l) => l.kind === 'trial').length;
+  const shownCount = useMemo(() => lines.filter((l) => l.kind === 'trial').length, [lines]);
 
   useEffect(() => {
     const box = scrollRef.current;
@@ -484,7 +475,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   }
 
   // Checks of trials a re-plan removed no longer count; the comparison keeps the study's order.
-  const selected = allTrials.filter((tr) => checked.has(tr.id));
+  const selected = useMemo(() => allTrials.filter((tr) => checked.has(tr.id)), [allTrials, checked]);
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => allTrials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, allTrials]);
   const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, allTrials)), compared, state.references), [compared, allTrials, state.references]);
@@ -586,7 +577,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
                   <TrialRow
                     key={line.trial.id}
                     trial={line.trial}
-                    trials={byConfig.get(`${line.trial.serverKey}\n${line.trial.workloadId}`) ?? []}
+                    trials={byConfig.get(configWorkloadKey(line.trial.serverKey, line.trial.workloadId)) ?? []}
                     rowIndex={index + 2}
                     top={index * ROW_HEIGHT}
                     checked={checked.has(line.trial.id)}

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { EChartsCoreOption, EChartsType } from 'echarts/core';
+import type * as EchartsModule from './echarts-runtime';
 import { Icon } from './Icon';
 import { Spinner } from './Spinner';
 import { t } from '../i18n';
 
-type EchartsRuntime = typeof import('./echarts-runtime');
+type EchartsRuntime = typeof EchartsModule;
 let runtime: Promise<EchartsRuntime> | null = null;
 
 /** echarts, fetched the first time a chart is shown (a chunk of its own), then kept. */
@@ -163,13 +164,11 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
       shown.current = null;
     };
     // draw reads refs only; the chart is made once per mount.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   useEffect(() => {
     latest.current = { option, mode };
     if (chartRef.current) draw(chartRef.current);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [option, mode]);
 
   function exportPng() {

@@ -183,6 +183,47 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     expect(screen.getByText('Trial 4999')).toBeTruthy();
     expect(screen.queryByText('Trial 0')).toBeNull();
   });
+
+  it('keeps the rows that stay in view on a scroll, and draws again only when the scroll reaches another row', () => {
+    const many = Array.from({ length: 1_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
+    render(<ResultsTab project={project(many)} />);
+    const scroller = document.querySelector('.trials-scroll') as HTMLElement;
+    const rowOf = (id: string) => document.querySelector(`[data-trial-id="${id}"]`);
+    const before = rowOf('kv/t5');
+    const drawn = () => [...document.querySelectorAll('[data-trial-id]')].map((r) => r.getAttribute('data-trial-id'));
+    const first = drawn();
+
+    scroller.scrollTop = ROW_HEIGHT / 2;
+    fireEvent.scroll(scroller);
+    expect(drawn()).toEqual(first);
+
+    scroller.scrollTop = 3 * ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    expect(rowOf('kv/t5')).toBe(before);
+    expect(drawn()).not.toEqual(first);
+    expect(drawn().length).toBe(first.length + 3);
+  });
+
+  it('keeps a trial checked from the keyboard when its row scrolls out of view and back', () => {
+    const many = Array.from({ length: 1_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
+    render(<ResultsTab project={project(many)} />);
+    const scroller = document.querySelector('.trials-scroll') as HTMLElement;
+    const scrollTo = (row: number) => {
+      scroller.scrollTop = row * ROW_HEIGHT;
+      fireEvent.scroll(scroller);
+    };
+    scrollTo(500);
+    const box = screen.getByRole('checkbox', { name: /Trial 500 ·/ });
+    box.focus();
+    // Space on a focused checkbox clicks it.
+    fireEvent.click(box);
+    expect(screen.getByRole('button', { name: /Compare \(1\)/ })).toBeTruthy();
+    scrollTo(0);
+    expect(screen.queryByRole('checkbox', { name: /Trial 500 ·/ })).toBeNull();
+    scrollTo(500);
+    expect((screen.getByRole('checkbox', { name: /Trial 500 ·/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByText('Trial 500').closest('[role="row"]')!.className).toContain('is-checked');
+  });
 });
 
 describe('ResultsTab and the report', () => {

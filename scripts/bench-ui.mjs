@@ -46,6 +46,11 @@ const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
 /** The goals the figures are read against (README, bench paragraph), printed beside them. */
 const GOALS = { tableFirstFrameMs: 300, frameMs: 16.7, chartDrawnMs: 100, chunkBytes: 500_000 };
 const goal = (text, met, target) => `${text}   goal ${target}${met ? '' : ' — not met'}`;
+/**
+ * rAF deltas are whole 60 Hz frames give or take the timer's jitter (16.6–16.8 ms, then 33.3 ms): a p95 of one frame
+ * meets "≤ 16.7 ms", a dropped frame does not.
+ */
+const withinOneFrame = (p95) => p95 < GOALS.frameMs * 1.5;
 
 /**
  * Starts the built `servelab serve` with a throwaway data folder; resolves with its sign-in address and a stop
@@ -172,7 +177,7 @@ export async function runUiBench(root, work) {
       );
       console.log(
         table([
-          ['main-thread frame time p50 / p95 / max', goal(`${ms(ingest.frames.p50)} / ${ms(ingest.frames.p95)} / ${ms(ingest.frames.max)} (${ingest.frames.frames} frames)`, ingest.frames.p95 <= GOALS.frameMs, `p95 ≤ ${GOALS.frameMs} ms`)],
+          ['main-thread frame time p50 / p95 / max', goal(`${ms(ingest.frames.p50)} / ${ms(ingest.frames.p95)} / ${ms(ingest.frames.max)} (${ingest.frames.frames} frames)`, withinOneFrame(ingest.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
           ['long tasks (> 50 ms)', `${ingest.frames.longTasks}, ${ms(ingest.frames.longTaskMs)} in all`],
           ['lines held / dropped', goal(`${ingest.linesHeld.toLocaleString('en')} / ${ingest.lostLines} (evicted by the buffer: ${ingest.droppedByBuffer})`, ingest.lostLines === 0, 'none dropped')],
           ['last line shown is the last line fed', lastOk ? 'yes' : `NO: shown ${JSON.stringify(ingest.lastLinesShown)}, fed “${ingest.lastLineFed}”`],
@@ -186,7 +191,7 @@ export async function runUiBench(root, work) {
     console.log(
       table([
         ['time to first render (commit / first frame)', goal(`${ms(results.commitMs)} / ${ms(results.firstFrameMs)}`, results.firstFrameMs <= GOALS.tableFirstFrameMs, `≤ ${GOALS.tableFirstFrameMs} ms (first frame)`)],
-        ['scroll frame time p50 / p95 / max', goal(`${ms(results.frames.p50)} / ${ms(results.frames.p95)} / ${ms(results.frames.max)} (${results.frames.frames} frames, ${Math.round(results.scrolledPx / results.frames.frames)} px a frame, top to bottom)`, results.frames.p95 <= GOALS.frameMs, `p95 ≤ ${GOALS.frameMs} ms`)],
+        ['scroll frame time p50 / p95 / max', goal(`${ms(results.frames.p50)} / ${ms(results.frames.p95)} / ${ms(results.frames.max)} (${results.frames.frames} frames, ${Math.round(results.scrolledPx / results.frames.frames)} px a frame, top to bottom)`, withinOneFrame(results.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
         ['long tasks while scrolling', `${results.frames.longTasks}, ${ms(results.frames.longTaskMs)} in all`],
         ['row elements in the table', String(results.rowsInDom)],
       ]),

@@ -94,9 +94,18 @@ describe('chart options', () => {
     const small = curveOption(THEME, TEXTS, [curveOf(10)], String, () => []) as Drawn;
     expect(small.animation).toBeUndefined();
     expect(small.series[0]!.label!.show).toBe(true);
-    const large = curveOption(THEME, TEXTS, [curveOf(LARGE_CHART_POINTS + 1)], String, () => []) as Drawn;
+    const large = curveOption(THEME, TEXTS, [curveOf(LARGE_CHART_POINTS + 1)], String, (curve, i) => [curve.label, `c=${curve.points[i]!.concurrency}`]) as Drawn & {
+      series: { type: string; name: string; showSymbol?: boolean }[];
+      tooltip: { formatter: (p: { seriesIndex: number; dataIndex: number }) => string };
+    };
     expect(large.animation).toBe(false);
     expect(large.series[0]!.label!.show).toBe(false);
+    // The line without its symbols, the points after it as one batched scatter of the same name (one legend entry).
+    expect(large.series.map((s) => [s.type, s.name, s.showSymbol, s.large])).toEqual([
+      ['line', 'K', false, undefined],
+      ['scatter', 'K', undefined, true],
+    ]);
+    expect(large.tooltip.formatter({ seriesIndex: 1, dataIndex: 4 })).toBe('K<br/>c=5');
 
     const points = Array.from({ length: LARGE_CHART_POINTS + 1 }, (_, i) => ({ id: `p${i}`, label: `P${i}`, x: i, y: i }));
     const texts = { ...TEXTS, configs: 'C', front: 'F', recommended: 'R' };

@@ -119,7 +119,8 @@ function barOf<P extends { latencyLow?: number; latencyHigh?: number }>(x: (p: P
 /**
  * Above this many points a chart is drawn whole in its first frame: no entry animation (each point animated on its
  * own costs more than the drawing), no label on every point (thousands of overlapping labels cost most of the drawing
- * and cannot be read; the tooltip names the point), and scatter points drawn in one batch.
+ * and cannot be read; the tooltip names the point), and the points drawn as one batched scatter (echarts' `large`)
+ * rather than one shape each.
  */
 export const LARGE_CHART_POINTS = 1000;
 
@@ -130,7 +131,8 @@ export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readon
   return {
     ...option,
     ...(large ? { animation: false } : {}),
-    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex]!, p.dataIndex)) },
+    // A large chart's points are series of their own after the lines: series index n + i is curve i's points.
+    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex % curves.length]!, p.dataIndex)) },
     xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
     yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
     series: [
@@ -139,9 +141,22 @@ export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readon
         name: curve.label,
         data: curve.points.map((p) => [p.throughput, p.latency, p.concurrency]),
         symbolSize: 8,
-        label: { show: !large, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
+        label: { show: true, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
+        // Thousands of points: the line alone, its points drawn in one batch by the series below.
+        ...(large ? { showSymbol: false, silent: true, label: { show: false } } : {}),
       })),
-      // After the lines, so a tooltip's series index still names its curve.
+      ...(large
+        ? curves.map((curve, i) => ({
+            type: 'scatter',
+            name: curve.label,
+            data: curve.points.map((p) => [p.throughput, p.latency]),
+            symbolSize: 8,
+            itemStyle: { color: theme.palette[i % theme.palette.length] },
+            large: true,
+            largeThreshold: 0,
+          }))
+        : []),
+      // After the lines and their points, so a tooltip's series index still names its curve.
       ...curves
         .map((curve, i) => ({ curve, color: theme.palette[i % theme.palette.length], bars: curve.points.flatMap(barOf((p) => p.throughput)) }))
         .filter((c) => c.bars.length > 0)

@@ -114,7 +114,7 @@ export interface EChartProps {
 /**
  * One echarts chart: drawn into its own box, resized with it, redrawn on theme changes, disposed on unmount. echarts
  * is loaded and the chart drawn only when the box comes near the window: charts below a long table cost nothing until
- * the reader scrolls to them. The box keeps its height meanwhile, with a spinner in it.
+ * the reader scrolls to them. The box keeps its height meanwhile, a spinner over it.
  */
 export function EChart({ title, option, height = 320 }: EChartProps) {
   const boxRef = useRef<HTMLDivElement>(null);
@@ -163,7 +163,7 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
       chartRef.current = null;
       shown.current = null;
     };
-    // draw reads refs only; the chart is made once per mount.
+    // Once per mount: draw reads the latest option from refs.
   }, []);
 
   useEffect(() => {

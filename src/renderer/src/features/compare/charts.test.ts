@@ -90,12 +90,11 @@ describe('chart options', () => {
       label: 'K',
       points: Array.from({ length: count }, (_, i) => ({ concurrency: i + 1, workloadId: `c${i + 1}`, throughput: 100 + i, latency: 10 + i })),
     });
-    type Drawn = { animation?: boolean; series: { label?: { show: boolean }; large?: boolean }[] };
+    type Drawn = { animation?: boolean; series: { type: string; name: string; showSymbol?: boolean; label?: { show: boolean }; large?: boolean }[] };
     const small = curveOption(THEME, TEXTS, [curveOf(10)], String, () => []) as Drawn;
     expect(small.animation).toBeUndefined();
     expect(small.series[0]!.label!.show).toBe(true);
     const large = curveOption(THEME, TEXTS, [curveOf(LARGE_CHART_POINTS + 1)], String, (curve, i) => [curve.label, `c=${curve.points[i]!.concurrency}`]) as Drawn & {
-      series: { type: string; name: string; showSymbol?: boolean }[];
       tooltip: { formatter: (p: { seriesIndex: number; dataIndex: number }) => string };
     };
     expect(large.animation).toBe(false);

@@ -3,6 +3,7 @@ import type { EChartsCoreOption, EChartsType } from 'echarts/core';
 import type * as EchartsModule from './echarts-runtime';
 import { Icon } from './Icon';
 import { Spinner } from './Spinner';
+import { whenNearWindow } from './near-window';
 import { t } from '../i18n';
 
 type EchartsRuntime = typeof EchartsModule;
@@ -12,27 +13,6 @@ let runtime: Promise<EchartsRuntime> | null = null;
 export function loadEcharts(): Promise<EchartsRuntime> {
   runtime ??= import('./echarts-runtime');
   return runtime;
-}
-
-/** How far below the window a chart starts drawing, so it is drawn by the time it scrolls in. */
-const DRAW_AHEAD = '200px';
-
-/** Calls `onVisible` once the box is within DRAW_AHEAD of the window (at once where there is no IntersectionObserver). */
-function whenNearWindow(box: Element, onVisible: () => void): () => void {
-  if (typeof IntersectionObserver === 'undefined') {
-    onVisible();
-    return () => {};
-  }
-  const observer = new IntersectionObserver(
-    (entries) => {
-      if (!entries.some((entry) => entry.isIntersecting)) return;
-      observer.disconnect();
-      onVisible();
-    },
-    { rootMargin: DRAW_AHEAD },
-  );
-  observer.observe(box);
-  return () => observer.disconnect();
 }
 
 export type ThemeMode = 'light' | 'dark';

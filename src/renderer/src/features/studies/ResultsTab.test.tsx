@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { buildReportModel } from '../../../../shared/study/report/model';
@@ -316,5 +316,29 @@ describe('ResultsTab charts', () => {
     fireEvent.change(screen.getByLabelText('Latency'), { target: { value: 'mean_tpot_ms' } });
     // no TPOT in the generalisation trials: no curve, and it says why
     expect(screen.getByText(/needs a configuration measured at two or more concurrencies/)).toBeTruthy();
+  });
+
+  it('works the charts out only when their section comes near the window', () => {
+    let reveal = () => {};
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor(private readonly callback: (entries: { isIntersecting: boolean }[]) => void) {}
+        observe() {
+          reveal = () => this.callback([{ isIntersecting: true }]);
+        }
+        disconnect() {}
+      },
+    );
+    try {
+      render(<ResultsTab project={project([BASE, FP8])} />);
+      const section = screen.getByRole('region', { name: 'Study charts' });
+      expect(within(section).queryByRole('figure')).toBeNull();
+      expect(screen.getAllByRole('row').length).toBeGreaterThan(2);
+      act(() => reveal());
+      expect(within(section).getByRole('figure', { name: 'Pareto front: Mean TTFT vs throughput' })).toBeTruthy();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -20,6 +20,7 @@ import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, pare
 import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from '../../components/EChart';
+import { useNearWindow } from '../../components/near-window';
 import '../compare/compare.css';
 import './studies.css';
 import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
@@ -376,7 +377,22 @@ function spreadLine(latencyKey: string, p: { latencyLow?: number; latencyHigh?: 
   return [[interval, t('compare.runCount', { count: p.runs })].filter(Boolean).join(' · ')];
 }
 
+/**
+ * The study's charts under the table. Their data (a pass over every trial) is worked out only when the section comes
+ * near the window: a study of thousands of trials shows its table without waiting for charts below it.
+ */
 function StudyCharts({ project, trials }: { project: ProjectFile; /** The study's trials, each with its GPU count. */ trials: readonly Trial[] }) {
+  const sectionRef = useRef<HTMLElement>(null);
+  const near = useNearWindow(sectionRef);
+  return (
+    <section ref={sectionRef} className="compare-section" aria-label={t('compare.study.charts')}>
+      <h3 className="compare-section-title">{t('compare.study.charts')}</h3>
+      {near ? <StudyChartsBody project={project} trials={trials} /> : <div className="study-charts-placeholder" />}
+    </section>
+  );
+}
+
+function StudyChartsBody({ project, trials }: { project: ProjectFile; trials: readonly Trial[] }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
   // A study compared per GPU or on a GPU budget opens its charts per GPU: the axis the decisions read.
@@ -422,8 +438,7 @@ function StudyCharts({ project, trials }: { project: ProjectFile; /** The study'
   );
 
   return (
-    <section className="compare-section" aria-label={t('compare.study.charts')}>
-      <h3 className="compare-section-title">{t('compare.study.charts')}</h3>
+    <>
       <SelectField
         label={t('compare.chart.latencySelect')}
         value={latencyKey}
@@ -446,7 +461,7 @@ function StudyCharts({ project, trials }: { project: ProjectFile; /** The study'
         {curves.length > 0 ? <EChart title={curveTitle} option={curve} /> : <p className="muted">{t('compare.chart.noCurve')}</p>}
         {points.length > 0 ? <EChart title={paretoTitle} option={pareto} /> : <p className="muted">{t('compare.chart.noPareto')}</p>}
       </div>
-    </section>
+    </>
   );
 }
 

@@ -24,6 +24,9 @@ async function renderAppWith(problems: string[] = [], storage = memoryStorage())
   return { ...(await renderApp(api, storage)), storage };
 }
 
+// A page other than Hosts is imported when first opened; on a busy machine transforming its modules takes seconds.
+const PAGE_LOAD = { timeout: 15_000 };
+
 describe('App', () => {
   it('explains that no core is connected when there is no transport', () => {
     render(<App api={null} />);
@@ -43,7 +46,7 @@ describe('App', () => {
     });
     expect(screen.getByRole('button', { name: 'Studies' }).getAttribute('aria-current')).toBe('page');
     // The pages other than Hosts load on demand.
-    expect(await screen.findByRole('heading', { name: 'Studies', level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Studies', level: 1 }, PAGE_LOAD)).toBeTruthy();
   });
 
   it('opens the Engines page from the navigation', async () => {
@@ -52,7 +55,7 @@ describe('App', () => {
     expect(screen.getByRole('button', { name: 'Engines' }).getAttribute('aria-current')).toBe('page');
     // Fetched when first opened: a loading line in the page's place meanwhile.
     expect(screen.getByText('Loading the page…').getAttribute('role')).toBe('status');
-    expect(await screen.findByRole('heading', { name: 'Engines', level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Engines', level: 1 }, PAGE_LOAD)).toBeTruthy();
     expect(screen.queryByText('Loading the page…')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Hosts' }));
     expect(screen.getByRole('heading', { name: /^Hosts/, level: 1 })).toBeTruthy();
@@ -65,7 +68,7 @@ describe('App', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Results' }));
     });
     expect(screen.getByRole('button', { name: 'Results' }).getAttribute('aria-current')).toBe('page');
-    expect(await screen.findByRole('heading', { name: 'Results', level: 1 })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Results', level: 1 }, PAGE_LOAD)).toBeTruthy();
     expect(await screen.findByText('No results yet')).toBeTruthy();
   });
 

@@ -1,15 +1,16 @@
 // Processes a test run left behind (Linux /proc). A run is marked by SERVELAB_TEST_RUN=<id> in the environment of
 // everything it starts (scripts/test-suite.mjs sets it); a process is the run's when its environment carries that
-// mark, or, where the environment cannot be read or was replaced (an sshd session, a process started by one), when it
-// started after the run did and its command line, working folder, HOME or SERVELAB_SIMBOX_HOME lies in a temporary
-// folder the tests make (`<tmp>/servelab-…`, `<tmp>/simbox-test-…`). Zombies are dead already and not counted; this
+// mark, or, where the environment cannot be read or was replaced (an sshd session, a job it started), when it started
+// after the run did and its command line, working folder, HOME or SERVELAB_SIMBOX_HOME lies in a temporary folder the
+// tests make (`<tmp>/servelab-…`, `<tmp>/simbox-test-…`) that is gone already: a test removes its folder when it ends,
+// and a live folder may be another suite's, running beside this one. Zombies are dead already and not counted; this
 // process and its ancestors (the run itself) never are.
 //
 //   node scripts/leftover-processes.mjs [--wait SECONDS]
 // lists them and exits 1 when some are still there after the wait (default 20 s: a removed box's simulated server
 // takes a few seconds to notice), else 0.
 
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,14 +66,25 @@ function ancestors() {
 export function leftoverProcesses({ runId, since = 0, prefixes = TEST_TEMP_PREFIXES } = {}) {
   const skip = ancestors();
   const found = [];
-  const inTestFolder = (text) => text !== null && prefixes.some((prefix) => text.includes(prefix));
+  // The test folder a text names (`<tmp>/servelab-e2e-AbC123`), when it names one that no longer exists.
+  const goneTestFolder = (text) => {
+    if (text === null) return null;
+    for (const prefix of prefixes) {
+      const at = text.indexOf(prefix);
+      if (at === -1) continue;
+      const folder = /^[^/\s'"]*/.exec(text.slice(at + prefix.length));
+      const root = `${prefix}${folder?.[0] ?? ''}`;
+      if (!existsSync(root)) return root;
+    }
+    return null;
+  };
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     if (skip.has(pid)) continue;
     const stat = statOf(pid);
     if (!stat || stat.state === 'Z' || stat.state === 'X') continue;
-    const command = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean).join(' ');
+    const command = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').filter(Boolean).join(' ').replace(/\s+/g, ' ');
     if (command === '') continue; // A kernel thread.
     const cwd = link(`/proc/${pid}/cwd`);
     const environ = read(`/proc/${pid}/environ`);
@@ -85,8 +97,10 @@ export function leftoverProcesses({ runId, since = 0, prefixes = TEST_TEMP_PREFI
         ['working folder', cwd],
         ['HOME', vars.get('HOME') ?? null],
         ['SERVELAB_SIMBOX_HOME', vars.get('SERVELAB_SIMBOX_HOME') ?? null],
-      ].find(([, text]) => inTestFolder(text));
-      if (where) why = `its ${where[0]} is in a test's temporary folder`;
+      ]
+        .map(([what, text]) => [what, goneTestFolder(text)])
+        .find(([, root]) => root !== null);
+      if (where) why = `its ${where[0]} is in ${where[1]}, a test's temporary folder that is gone`;
     }
     if (why) found.push({ pid, ppid: stat.ppid, why, command: command.length > 300 ? `${command.slice(0, 300)}…` : command, cwd });
   }

@@ -38,23 +38,27 @@ afterAll(async () => {
 });
 
 describe('leftover processes of a test run', () => {
-  it("finds the run's own processes by its mark, and those in a test folder by where they run", async () => {
+  it("finds the run's own processes by its mark, and unmarked ones by the removed test folder they run in", async () => {
     const since = statOf(process.pid)!.startTicks;
+    const lab = await mkdtemp(join(dir, 'lab-'));
     const marked = await started(sleeper({ [RUN_MARK]: RUN }, '/'));
-    const inFolder = await started(sleeper({}, dir));
-    const others = await started(sleeper({ [RUN_MARK]: 'another-run' }, dir));
-    const found = leftoverProcesses({ runId: RUN, since, prefixes: [dir] });
-    const byPid = new Map(found.map((p) => [p.pid, p]));
+    const inFolder = await started(sleeper({}, lab));
+    const others = await started(sleeper({ [RUN_MARK]: 'another-run' }, lab));
+    const pids = (options: { since: number }) => leftoverProcesses({ runId: RUN, prefixes: [join(dir, 'lab-')], ...options });
+    // While the folder is there, an unmarked process in it may be another suite's: not counted.
+    expect(pids({ since }).map((p) => p.pid)).toEqual([marked]);
+    await rm(lab, { recursive: true, force: true });
+    const byPid = new Map(pids({ since }).map((p) => [p.pid, p]));
     expect(byPid.get(marked)?.why).toBe(`started by this run (${RUN_MARK})`);
     expect(byPid.get(marked)?.command).toBe('sleep 60');
-    expect(byPid.get(inFolder)?.why).toBe("its working folder is in a test's temporary folder");
-    expect(byPid.get(inFolder)?.cwd).toBe(dir);
+    expect(byPid.get(inFolder)?.why).toBe(`its working folder is in ${lab}, a test's temporary folder that is gone`);
+    expect(byPid.get(inFolder)?.cwd).toBe(`${lab} (deleted)`);
     // Another run's process is that run's to report; this process (the run itself) is never listed.
     expect(byPid.has(others)).toBe(false);
     expect(byPid.has(process.pid)).toBe(false);
     // A folder match counts only for processes started during the run.
     const later = statOf(inFolder)!.startTicks + 1;
-    expect(leftoverProcesses({ runId: RUN, since: later, prefixes: [dir] }).map((p) => p.pid)).not.toContain(inFolder);
+    expect(pids({ since: later }).map((p) => p.pid)).not.toContain(inFolder);
   });
 
   it('no longer lists a process once it has ended', async () => {

@@ -165,6 +165,9 @@ describe('RunMonitor trial logs', () => {
     const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU' });
     const lanes = within(within(timeline).getByRole('list', { name: 'GPUs' })).getAllByRole('listitem');
     expect(lanes.map((lane) => lane.textContent)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7'].map((g) => `demo-lab · GPU ${g}`));
+    // The GPU is its own part of the row's name, kept whole when a long host name is cut short; the full name is the title.
+    expect(lanes.map((lane) => lane.querySelector('.study-timeline-gpu')?.textContent)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7'].map((g) => ` · GPU ${g}`));
+    expect(lanes[7]!.title).toBe('demo-lab · GPU 7');
     const bar = (name: string) => within(timeline).getByRole('listitem', { name });
     // Eight rows: the TP8 bar covers them all, TP4 the top half, TP2 the two rows of GPUs 4 and 5.
     expect(bar('TP8: Done · TP8 · 8 GPUs').style).toMatchObject({ top: '0%', height: '100%' });

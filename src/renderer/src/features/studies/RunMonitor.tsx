@@ -49,8 +49,10 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
       <div className="study-timeline-body" style={{ ['--timeline-rows' as string]: rows }}>
         <ul className="study-timeline-lanes" aria-label={t('studies.timeline.lanes')}>
           {timeline.lanes.map((lane) => (
-            <li key={lane.key} className="study-timeline-lane">
-              {lane.label}
+            // A long host name is cut short, never the GPU: every row of one host would otherwise read the same.
+            <li key={lane.key} className="study-timeline-lane" title={lane.label}>
+              <span className="study-timeline-host">{lane.host}</span>
+              {lane.gpu !== null && <span className="study-timeline-gpu">{` · ${t('studies.timeline.gpuOnly', { gpu: lane.gpu })}`}</span>}
             </li>
           ))}
         </ul>

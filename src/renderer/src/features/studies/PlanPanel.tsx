@@ -5,7 +5,7 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { trialGpuCount } from '../../../../shared/study/study';
-import { engineName, formatDuration, layoutText, stageLabel } from './study-format';
+import { engineName, formatDuration, layoutText, stageLabel, workloadLabel } from './study-format';
 import { trialProblemText } from './study-words';
 
 /** What the study would run first, with the planner's verdicts, each server's GPUs and the time estimates. */
@@ -123,7 +123,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                   <td className="nowrap">
                     {engineName(trial.engine)} {trial.version}
                   </td>
-                  <td className="mono">{trial.workloadId}</td>
+                  <td>{workloadLabel(project, trial.workloadId)}</td>
                   <td className="nowrap">{layoutText(trial.config, trialGpuCount(project.study, trial))}</td>
                   <td className="num">{estimate.perTrialSeconds[trial.id] !== undefined ? formatDuration(estimate.perTrialSeconds[trial.id]!) : '—'}</td>
                   <td>

@@ -9,7 +9,7 @@ import { useAppStore, type OpenStudy } from '../../store';
 import { GpuMemoryCharts } from './GpuMemoryCharts';
 import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
-import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
+import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, workloadLabel, type Timeline } from './study-format';
 import { DecisionText } from './RecommendationCard';
 import { trialProblemText } from './study-words';
 
@@ -101,7 +101,7 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
   );
 }
 
-function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boolean; onSelect: (trialId: string) => void }) {
+function TrialRow({ trial, workload, selected, onSelect }: { trial: Trial; workload: string; selected: boolean; onSelect: (trialId: string) => void }) {
   const detail = trial.status === 'rejected' || trial.status === 'failed' ? trialProblemText(trial) : null;
   return (
     <li className={`study-trial${selected ? ' is-selected' : ''}`}>
@@ -111,7 +111,7 @@ function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boole
         </Badge>
         <span className="study-trial-label">{trial.label}</span>
         <span className="study-trial-meta muted">
-          {engineName(trial.engine)} {trial.version} · {trial.workloadId}
+          {engineName(trial.engine)} {trial.version} · {workload}
           {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
         </span>
         {detail && <span className="study-trial-detail">{detail}</span>}
@@ -181,7 +181,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 )}
                 <ul className="study-trials">
                   {group.trials.map((trial) => (
-                    <TrialRow key={trial.id} trial={trial} selected={trial.id === selectedId} onSelect={setChosenId} />
+                    <TrialRow key={trial.id} trial={trial} workload={workloadLabel(study.project, trial.workloadId)} selected={trial.id === selectedId} onSelect={setChosenId} />
                   ))}
                 </ul>
               </section>

@@ -119,6 +119,8 @@ describe('Studies page', () => {
     expect(within(table).getByText('needs sm ≥ 8.9 for block-scaled FP8')).toBeTruthy();
     // Each trial's server: its layout and the GPUs it takes.
     expect(within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[4]?.textContent)).toEqual(['Layout', 'TP1 · 1 GPU', 'TP2 · 2 GPUs', 'TP1 · 1 GPU']);
+    // Each trial's workload by the label the study gives it, not its id.
+    expect(within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[3]?.textContent)).toEqual(['Workload', 'ShareGPT c4', 'ShareGPT c4', 'ShareGPT c4']);
     // The wall-clock estimate: the servers side by side on the study's GPUs.
     expect(screen.getByText('Wall-clock time (estimate)').nextElementSibling?.textContent).toBe('1 min 35 s');
     expect(screen.getByText('Most GPUs at once').nextElementSibling?.textContent).toBe('3');

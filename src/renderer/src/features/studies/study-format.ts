@@ -86,6 +86,11 @@ export function stageLabel(project: ProjectFile, stageId: string): string {
   return studyTextOf(project).stage(stageId) ?? stageId;
 }
 
+/** A workload by the label the study gives it, in the app's language; its id only when it has no label. */
+export function workloadLabel(project: ProjectFile, workloadId: string): string {
+  return studyTextOf(project).workload(workloadId) ?? workloadId;
+}
+
 export interface StageGroup {
   stageId: string;
   label: string;

@@ -6,7 +6,7 @@ import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { trialGpuCount } from '../../../../shared/study/study';
 import { engineName, formatDuration, layoutText, stageLabel, workloadLabel } from './study-format';
-import { trialProblemText } from './study-words';
+import { trialLabelsOf, trialProblemText } from './study-words';
 
 /** What the study would run first, with the planner's verdicts, each server's GPUs and the time estimates. */
 export function PlanPanel({ study }: { study: OpenStudy }) {
@@ -19,6 +19,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
   }, [plan.status, loadStudyPlan]);
 
   const hostLabel = (hostId: string) => hosts.find((h) => h.id === hostId)?.label ?? hostId;
+  const labelOf = trialLabelsOf(project);
 
   if (plan.status === 'loading' && !plan.data) {
     return (
@@ -119,7 +120,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
               {trials.map((trial) => (
                 <tr key={trial.id} className={trial.status === 'rejected' ? 'is-rejected' : undefined}>
                   <td>{stageLabel(project, trial.stageId)}</td>
-                  <td>{trial.label}</td>
+                  <td>{labelOf(trial)}</td>
                   <td className="nowrap">
                     {engineName(trial.engine)} {trial.version}
                   </td>

@@ -259,3 +259,23 @@ describe('RunMonitor refusals and failures', () => {
     }
   });
 });
+
+describe('RunMonitor trial names', () => {
+  it('names the trials the planner adds by their role in the app’s language, in the list, on the timeline and over the logs', async () => {
+    const RECOMMENDED = trial({ id: 'generalisation/recommended/c4/r1', label: 'Recommended: SGLang 0.5.3.post3', stageId: 'generalisation', candidateId: 'recommended', engine: 'sglang', status: 'done', hostId: 'demo-lab', gpus: ['0'], serverId: 'srv-c', startedAt: at(80), finishedAt: at(90) });
+    const fake = api(file({ status: 'done', trials: [VLLM, RECOMMENDED] }));
+    const { store } = renderWithStore(<Monitor live={false} />, fake);
+    try {
+      await act(async () => {
+        store.getState().setLocale('tr');
+        syncStoreWithCore(fake, store);
+        await store.getState().openStudyProject(PATH);
+      });
+      expect([...document.querySelectorAll('.study-trial-label')].map((l) => l.textContent)).toEqual(['vLLM 0.11.0', 'Önerilen: SGLang 0.5.3.post3']);
+      expect(screen.getByRole('heading', { name: /Önerilen: SGLang 0\.5\.3\.post3/ })).toBeTruthy();
+      expect(document.body.textContent).not.toContain('Recommended:');
+    } finally {
+      setLocale('en');
+    }
+  });
+});

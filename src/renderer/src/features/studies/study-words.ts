@@ -1,4 +1,4 @@
-import { stageDecisionText } from '../../../../shared/study/report/model';
+import { stageDecisionText, trialLabeller } from '../../../../shared/study/report/model';
 import { recommendationBasisText } from '../../../../shared/study/report/basis-words';
 import { refusalWords, trialProblemWords } from '../../../../shared/study/report/problem-words';
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
@@ -47,4 +47,9 @@ export function recommendationBasis(project: ProjectFile): string[] {
 /** The study's name, description and labels in the app's language (its translations), as the report shows them. */
 export function studyTextOf(project: ProjectFile): LocalizedStudyText {
   return localizedStudyText(project.study, uiText().lang);
+}
+
+/** Names the project's trials in the app's language ("Önerilen: …" for "Recommended: …"), as the report does. */
+export function trialLabelsOf(project: ProjectFile): (trial: Pick<Trial, 'stageId' | 'candidateId' | 'label'>) => string {
+  return trialLabeller(project, uiText().lang);
 }

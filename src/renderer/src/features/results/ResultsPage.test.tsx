@@ -162,7 +162,19 @@ describe('Results page', () => {
     const details = screen.getByRole('complementary', { name: 'Result details' });
     expect(within(details).getByRole('heading', { level: 2 }).textContent).toBe(MEASURED.title);
     const metrics = within(details).getByRole('region', { name: 'Metrics' });
-    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.textContent)).toEqual(Object.keys(MEASURED.result.metrics));
+    // By name and unit, not the key the client stored (that stays in the tooltip); a count has no unit.
+    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.textContent)).toEqual([
+      'Successful requests',
+      'Benchmark duration (s)',
+      'Output token throughput (tok/s)',
+      'Total token throughput (tok/s)',
+      'Mean TTFT (ms)',
+      'P99 TTFT (ms)',
+      'Mean TPOT (ms)',
+      'Mean E2EL (ms)',
+      'Mean latency (s)',
+    ]);
+    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.getAttribute('title'))).toEqual(Object.keys(MEASURED.result.metrics));
     expect(within(metrics).getByText('90.25')).toBeTruthy();
     const provenance = within(details).getByRole('region', { name: 'Provenance' });
     const facts = Object.fromEntries([...provenance.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]));

@@ -1,10 +1,11 @@
 import { TextField } from '../../components/Field';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { describeWorkload, WorkloadSchema } from '../../../../shared/bench/workload';
+import { WorkloadSchema } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
 import { WizardTextArea } from './wizard-fields';
+import { workloadDescription } from '../studies/study-words';
 import type { StepProps } from './WizardSteps';
 import type { PlanView } from '../../store';
 import type { WizardIssue } from '../../study-draft/assemble';
@@ -23,7 +24,7 @@ export function formatGpuTime(seconds: number): string {
 function workloadText(w: unknown): string {
   const parsed = WorkloadSchema.safeParse(w);
   if (!parsed.success) return t('wizard.review.incomplete');
-  return parsed.data.label ?? describeWorkload(parsed.data);
+  return parsed.data.label ?? workloadDescription(parsed.data);
 }
 
 function configText(config: object | undefined): string {

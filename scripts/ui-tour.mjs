@@ -7,6 +7,7 @@
 //   node scripts/ui-tour.mjs [--out DIR] [--lang en,tr] [--scale 0.002]
 //
 // Prints where it wrote the screenshots (default /tmp/ui-tour/<lang>/<name>-<size>-<theme>.png).
+/* global document -- the functions given to page.evaluate run in the page */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -429,6 +429,27 @@ describe('Studies page', () => {
     }
   });
 
+  it('names the examples in the app’s language, from their own translations', async () => {
+    const api = studiesApi();
+    api.handle('studies:examples', () => [
+      { name: STUDY.name, path: EXAMPLE_FILE, description: 'Reference study A on the demo lab.', translations: { tr: { name: 'Örnek A', description: 'Demo laboratuvarında referans çalışma A.' } } },
+    ]);
+    let rendered!: ReturnType<typeof renderWithStore>;
+    await act(async () => {
+      rendered = renderWithStore(<StudiesPage />, api);
+      rendered.store.getState().setLocale('tr');
+      syncStoreWithCore(api, rendered.store);
+    });
+    try {
+      expect(await screen.findByRole('heading', { name: 'Örnek A' })).toBeTruthy();
+      expect(screen.getByText('Demo laboratuvarında referans çalışma A.')).toBeTruthy();
+      expect(screen.getByRole('button', { name: 'Örnekten yeni: Örnek A' })).toBeTruthy();
+      expect(screen.queryByRole('heading', { name: STUDY.name })).toBeNull();
+    } finally {
+      act(() => rendered.store.getState().setLocale('en'));
+    }
+  });
+
   it('opens a project through the desktop dialog', async () => {
     const api = studiesApi();
     api.handle('dialogs:openFile', () => ({ path: PATH }));

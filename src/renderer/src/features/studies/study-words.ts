@@ -45,6 +45,12 @@ export function recommendationBasis(project: ProjectFile): string[] {
   return recommendationBasisText(project, uiText().lang);
 }
 
+/** An example study's name and description in the app's language: its translation, else as written. */
+export function exampleText(example: { name: string; description: string; translations?: Partial<Record<ReportLang, { name?: string; description?: string }>> }): { name: string; description: string } {
+  const text = example.translations?.[uiText().lang];
+  return { name: text?.name ?? example.name, description: text?.description ?? example.description };
+}
+
 /** The study's name, description and labels in the app's language (its translations), as the report shows them. */
 export function studyTextOf(project: ProjectFile): LocalizedStudyText {
   return localizedStudyText(project.study, uiText().lang);

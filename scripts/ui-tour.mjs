@@ -204,7 +204,7 @@ async function walk(page, lang, core, shoot) {
   const m = wordsOf(lang);
   const nav = (key) => page.getByRole('navigation', { name: m('nav.label') }).getByRole('button', { name: m(key) });
   const tab = (key) => page.getByRole('tab', { name: m(key) });
-  const long = { timeout: 240_000 };
+  const long = { timeout: 600_000 }; // a study run on a busy machine
 
   // The sign-in code signs in one tab once; the tab keeps its session across reloads.
   if (page.url() === 'about:blank') await page.goto(core.pageUrl);

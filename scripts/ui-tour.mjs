@@ -7,7 +7,7 @@
 //   node scripts/ui-tour.mjs [--out DIR] [--lang en,tr] [--scale 0.002]
 //
 // Prints where it wrote the screenshots (default /tmp/ui-tour/<lang>/<name>-<size>-<theme>.png).
-/* global document -- the functions given to page.evaluate run in the page */
+/* global document, getComputedStyle -- the functions given to page.evaluate run in the page */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -189,6 +189,35 @@ function shooter(page, dir) {
   return { shoot, written };
 }
 
+/**
+ * Tabs through the page (up to `stops` times) and prints each focused element that shows no focus ring: neither an
+ * outline nor a box shadow while it has focus. Printed, not asserted, like the screenshots.
+ */
+async function checkFocusRings(page, name, stops = 80) {
+  await page.evaluate(() => {
+    document.activeElement?.blur?.();
+    document.querySelector('.content')?.scrollTo(0, 0);
+  });
+  const missing = new Set();
+  const seen = new Set();
+  for (let i = 0; i < stops; i++) {
+    await page.keyboard.press('Tab');
+    const found = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const style = getComputedStyle(el);
+      const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+      const label = el.getAttribute('aria-label') || el.textContent?.trim().slice(0, 40) || el.getAttribute('name') || '';
+      return { id: `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).trim().split(/\s+/).join('.')}` : ''} “${label}”`, ring };
+    });
+    if (!found) continue;
+    if (seen.has(found.id)) break; // around once
+    seen.add(found.id);
+    if (!found.ring) missing.add(found.id);
+  }
+  for (const id of missing) console.log(`  focus without a visible ring on ${name}: ${id}`);
+}
+
 /** Runs a step of the walk; a step that fails is reported and the walk goes on with the next. */
 async function step(label, body) {
   try {
@@ -214,6 +243,7 @@ async function walk(page, lang, core, shoot) {
 
   await step('Hosts and the getting-started guide', async () => {
     await shoot('01-hosts-welcome');
+    if (lang === 'en') await checkFocusRings(page, 'Hosts');
     const card = page.getByRole('article').first();
     await card.getByRole('button', { name: new RegExp(`^${m('host.readInventory')}`) }).click();
     await page.waitForTimeout(4000);
@@ -251,6 +281,7 @@ async function walk(page, lang, core, shoot) {
   await step('Engines', async () => {
     await nav('nav.engines').click();
     await shoot('04-engines');
+    if (lang === 'en') await checkFocusRings(page, 'Engines');
     if (lang !== 'en') return; // installing and launching once is enough; the Turkish walk sees the server running
     const install = page.getByRole('region', { name: m('engines.install.title') });
     await install.getByLabel(m('engines.field.engine'), { exact: true }).selectOption('vllm');
@@ -276,6 +307,7 @@ async function walk(page, lang, core, shoot) {
     if (lang === 'en') await page.getByLabel(m('results.import.input')).setInputFiles(PRINTED_RESULTS);
     await page.getByRole('table', { name: m('results.tableLabel') }).waitFor();
     await shoot('06-results');
+    if (lang === 'en') await checkFocusRings(page, 'Results');
     const boxes = page.getByRole('table', { name: m('results.tableLabel') }).locator('tbody').getByRole('checkbox');
     await boxes.nth(0).check();
     await boxes.nth(1).check();
@@ -291,6 +323,7 @@ async function walk(page, lang, core, shoot) {
     await nav('nav.studies').click();
     await page.getByRole('heading', { level: 1, name: m('studies.title') }).waitFor();
     await shoot('10-studies');
+    if (lang === 'en') await checkFocusRings(page, 'Studies');
     if (lang !== 'en') return;
     await page.getByRole('button', { name: m('studies.examples.useNamed', { name: EXAMPLE_NAME }) }).click();
     await page.getByRole('dialog').waitFor();
@@ -324,6 +357,7 @@ async function walk(page, lang, core, shoot) {
   await step('Study run monitor, done', async () => {
     await tab('studies.tab.run').click();
     await shoot('14-study-run-done');
+    if (lang === 'en') await checkFocusRings(page, 'Run monitor');
     await page.locator('.study-trial').first().click();
     await page.waitForTimeout(1000);
     await shoot('15-study-trial-logs');
@@ -349,6 +383,7 @@ async function walk(page, lang, core, shoot) {
     await shoot('20-wizard-1-model-empty');
     await wizard.getByLabel(m('wizard.model.id'), { exact: true }).fill('Qwen/Qwen3-8B');
     await shoot('21-wizard-1-model');
+    if (lang === 'en') await checkFocusRings(page, 'Wizard');
     await next.click();
     await shoot('22-wizard-2-hardware-empty');
     await wizard.getByRole('checkbox').first().check();

@@ -1,6 +1,7 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { setLocale } from '../../i18n';
 import { syncStoreWithCore } from '../../store';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
@@ -331,5 +332,23 @@ describe('Results page', () => {
     api.handle('results:list', () => [IMPORTED, MEASURED]);
     await act(async () => api.emit('results:changed', {}));
     await waitFor(() => expect(rowTitles()).toEqual([IMPORTED.title, MEASURED.title]));
+  });
+});
+
+describe('Results page in Turkish', () => {
+  it('words the filter choices in the language the page renders in, not the one it was loaded in', async () => {
+    setLocale('tr');
+    try {
+      const rendered = renderWithStore(<ResultsPage />, makeApi());
+      await act(async () => {
+        rendered.store.getState().setLocale('tr');
+        syncStoreWithCore(rendered.api, rendered.store);
+      });
+      const optionsOf = (label: string) => [...(screen.getByLabelText(label) as HTMLSelectElement).options].map((o) => o.textContent);
+      expect(optionsOf('Tür')).toEqual(['Tümü', 'Ölçülen', 'İçe aktarılan']);
+      expect(optionsOf('Durum')[0]).toBe('Tümü');
+    } finally {
+      setLocale('en');
+    }
   });
 });

@@ -193,8 +193,9 @@ function shooter(page, dir) {
  * Tabs through the page (up to `stops` times) and prints each focused element that shows no focus ring: neither an
  * outline nor a box shadow while it has focus. Printed, not asserted, like the screenshots.
  */
-async function checkFocusRings(page, name, stops = 80) {
+async function checkFocusRings(page, name, stops = 150) {
   await page.evaluate(() => {
+    for (const el of document.querySelectorAll('[data-tour-focus]')) el.removeAttribute('data-tour-focus');
     document.activeElement?.blur?.();
     document.querySelector('.content')?.scrollTo(0, 0);
   });
@@ -205,13 +206,16 @@ async function checkFocusRings(page, name, stops = 80) {
     const found = await page.evaluate(() => {
       const el = document.activeElement;
       if (!el || el === document.body) return null;
+      // Around once when an element comes back (marked while the walk is on this page; the next check clears it).
+      const again = el.hasAttribute('data-tour-focus');
+      el.setAttribute('data-tour-focus', '');
       const style = getComputedStyle(el);
       const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
       const label = el.getAttribute('aria-label') || el.textContent?.trim().slice(0, 40) || el.getAttribute('name') || '';
-      return { id: `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).trim().split(/\s+/).join('.')}` : ''} “${label}”`, ring };
+      return { again, id: `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).trim().split(/\s+/).join('.')}` : ''} “${label}”`, ring };
     });
     if (!found) continue;
-    if (seen.has(found.id)) break; // around once
+    if (found.again) break;
     seen.add(found.id);
     if (!found.ring) missing.add(found.id);
   }

@@ -271,9 +271,12 @@ function metricsOfTrial(trial: Trial): MetricValues {
   return metricValuesOf(trial);
 }
 
-/** A trial as a comparison column: label, workload and repeat, so repeats and scenarios of one config stay apart. */
-export function trialColumn(trial: Trial, trials?: readonly Trial[]): CompareColumn {
-  const label = [trial.label, trial.workloadId, trial.repeat > 1 ? `r${trial.repeat}` : null].filter(Boolean).join(' · ');
+/**
+ * A trial as a comparison column: label, workload and repeat, so repeats and scenarios of one config stay apart;
+ * `words` names the trial and its workload (a study's labels in the app's language), else as stored.
+ */
+export function trialColumn(trial: Trial, trials?: readonly Trial[], words?: { label: (trial: Trial) => string; workload: (workloadId: string) => string }): CompareColumn {
+  const label = [words ? words.label(trial) : trial.label, words ? words.workload(trial.workloadId) : trial.workloadId, trial.repeat > 1 ? `r${trial.repeat}` : null].filter(Boolean).join(' · ');
   const metrics = metricsOfTrial(trial);
   const column: CompareColumn = { id: trial.id, label, metrics, config: { engine: trial.engine, version: trial.version, mode: trial.mode, ...trial.config } };
   if (!trials || trial.status !== 'done') return column;

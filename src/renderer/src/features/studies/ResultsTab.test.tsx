@@ -1,11 +1,12 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { buildReportModel } from '../../../../shared/study/report/model';
 import { PROJECT_SCHEMA_VERSION, type ProjectFile, type Trial } from '../../../../shared/study/study';
 import { formatMetric } from '../../components/metric-text';
 import { ROW_HEIGHT, ResultsTab } from './ResultsTab';
 import { makeTrial } from '../../testing/fixtures';
+import { renderWithStore } from '../../testing/render';
 
 // jsdom has no canvas: the charts are stand-ins that show their title; the numbers are what is checked.
 vi.mock('../../components/EChart', () => ({
@@ -150,6 +151,31 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
     expect(within(table).getAllByRole('row').map((r) => r.textContent)).toEqual([expect.stringMatching(/^Trial/), expect.stringMatching(/^KV cache dtype/), expect.stringMatching(/^Too much memory/)]);
     expect(screen.getByText('1 of 4 trials')).toBeTruthy();
+  });
+
+  it('names trials, workloads and stages by the study’s labels, in the app’s language', () => {
+    const labelled = project([BASE, FP8]);
+    labelled.study.workloads.primary.label = 'ShareGPT, 100 prompts, concurrency 4';
+    labelled.study.translations = { tr: { stages: { kv: 'KV önbelleği veri tipi' }, candidates: { 'kv/fp8': 'FP8 KV önbelleği' }, workloads: { 'sharegpt-c4': 'ShareGPT, 100 istem, eşzamanlılık 4' } } };
+    const { store } = renderWithStore(<ResultsTab project={labelled} />);
+    const table = screen.getByRole('table', { name: 'Trials' });
+    expect(within(table).getAllByText('ShareGPT, 100 prompts, concurrency 4')).toHaveLength(2);
+    expect(within(table).queryByText('sharegpt-c4')).toBeNull();
+    // The engine's name and version are whole in the cell's title, whatever its width.
+    expect(within(table).getAllByTitle('vLLM 0.11.0')).toHaveLength(2);
+
+    act(() => store.getState().setLocale('tr'));
+    onTestFinished(() => store.getState().setLocale('en'));
+    // The app draws its pages again in a new language (the shell is keyed by it).
+    cleanup();
+    render(<ResultsTab project={labelled} />);
+    const rows = within(screen.getByRole('table')).getAllByRole('row').map((r) => r.textContent ?? '');
+    expect(rows.some((r) => r.startsWith('KV önbelleği veri tipi'))).toBe(true);
+    expect(rows.some((r) => r.startsWith('FP8 KV önbelleği') && r.includes('ShareGPT, 100 istem, eşzamanlılık 4'))).toBe(true);
+    expect(rows.join('\n')).not.toContain('KV cache dtype');
+    // The search finds a trial by the words it is shown with.
+    fireEvent.change(screen.getByRole('searchbox'), { target: { value: 'önbelleği' } });
+    expect(within(screen.getByRole('table')).getAllByRole('row').filter((r) => r.getAttribute('data-trial-id'))).toHaveLength(1);
   });
 
   it('sorts inside each stage by the chosen column', () => {

@@ -24,7 +24,8 @@ import { useNearWindow } from '../../components/near-window';
 import '../compare/compare.css';
 import './studies.css';
 import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
-import { trialProblemText } from './study-words';
+import { studyTextOf, trialLabelsOf, trialProblemText } from './study-words';
+import type { LocalizedStudyText } from '../../../../shared/study/study-text';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
@@ -119,11 +120,18 @@ function trialNote(trial: Trial): string | null {
   return known ? `${t(`compare.study.errorClass.${verdict.class}`)}: ${words}` : words;
 }
 
-function stageLabel(stageId: string, label: string): string {
+/** A stage group's name in the app's language: the planner's own stages worded, the study's by its translations. */
+function stageLabel(stageId: string, label: string, own: LocalizedStudyText): string {
   if (stageId === ENGINE_STAGE) return t('compare.study.stage.engine');
   if (stageId === 'generalisation') return t('compare.study.stage.generalisation');
   if (stageId === 'grid' && label === stageId) return t('compare.study.stage.grid');
-  return label;
+  return own.stage(stageId) ?? label;
+}
+
+/** How the table names trials and workloads: the study's labels in the app's language, as the plan and run monitor do. */
+interface TrialWords {
+  label: (trial: Trial) => string;
+  workload: (workloadId: string) => string;
 }
 
 type Line =
@@ -132,7 +140,8 @@ type Line =
   /** A guide's published result, right under the trial of the same candidate and workload (or in a group of its own). */
   | { kind: 'published'; reference: ReferenceTrial };
 
-const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 110px minmax(120px, 1fr) 64px 100px 56px 130px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
+// The engine column fits the longest "TensorRT-LLM 1.2.0rc1"; a workload's label is cut short, whole in its title.
+const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 168px minmax(150px, 1.2fr) 64px 100px 56px 130px 130px 130px 130px 130px 56px minmax(200px, 2fr)';
 
 const ROW_METRICS = ['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'total_token_throughput_per_gpu', 'mean_latency_s'] as const;
 
@@ -151,6 +160,8 @@ function MetricCell({ trial, trials, metric }: { trial: Trial; trials: readonly 
 /** Memoized: while the table scrolls, rows that stay in view are not drawn again. */
 const TrialRow = memo(function TrialRow({
   trial,
+  label,
+  workload,
   trials,
   rowIndex,
   top,
@@ -160,6 +171,9 @@ const TrialRow = memo(function TrialRow({
   recommended,
 }: {
   trial: Trial;
+  /** The trial's name and its workload's, in the app's language. */
+  label: string;
+  workload: string;
   /** The study's trials of this trial's configuration on its workload: its repeats give the interval and run count. */
   trials: readonly Trial[];
   rowIndex: number;
@@ -176,18 +190,18 @@ const TrialRow = memo(function TrialRow({
   return (
     <div role="row" aria-rowindex={rowIndex} className={`trials-row${checked ? ' is-checked' : ''}`} style={{ top, height: ROW_HEIGHT, gridTemplateColumns: GRID_TEMPLATE }} data-trial-id={trial.id}>
       <div role="cell" className="trials-check">
-        <input type="checkbox" aria-label={t('compare.study.select', { label: `${trial.label} · ${trial.workloadId} · ${trial.repeat}` })} checked={checked} onChange={(event) => onToggle(trial.id, event.target.checked)} />
+        <input type="checkbox" aria-label={t('compare.study.select', { label: `${label} · ${workload} · ${trial.repeat}` })} checked={checked} onChange={(event) => onToggle(trial.id, event.target.checked)} />
       </div>
-      <div role="cell" className="trials-label" title={trial.label}>
-        <span className="trials-ellipsis">{trial.label}</span>
+      <div role="cell" className="trials-label" title={label}>
+        <span className="trials-ellipsis">{label}</span>
         {baseline && <Badge tone="info">{t('compare.study.baselineBadge')}</Badge>}
         {recommended && <Badge tone="accent">{t('compare.study.recommendedBadge')}</Badge>}
       </div>
-      <div role="cell" className="trials-ellipsis">
+      <div role="cell" className="trials-ellipsis" title={`${getAdapter(trial.engine).displayName} ${trial.version}`}>
         {getAdapter(trial.engine).displayName} {trial.version}
       </div>
-      <div role="cell" className="trials-ellipsis mono">
-        {trial.workloadId}
+      <div role="cell" className={`trials-ellipsis${workload === trial.workloadId ? ' mono' : ''}`} title={workload}>
+        {workload}
       </div>
       <div role="cell" className="num">
         {trial.repeat}
@@ -292,9 +306,11 @@ const TrialLines = memo(function TrialLines({
   onToggleGroup,
   baselineKey,
   isRecommended,
+  words,
   noMatch,
 }: {
   lines: readonly Line[];
+  words: TrialWords;
   /** The study's trials by configuration and workload (`trialsByConfig`). */
   byConfig: ReadonlyMap<string, Trial[]>;
   checked: ReadonlySet<string>;
@@ -340,6 +356,8 @@ const TrialLines = memo(function TrialLines({
             <TrialRow
               key={line.trial.id}
               trial={line.trial}
+              label={words.label(line.trial)}
+              workload={words.workload(line.trial.workloadId)}
               trials={byConfig.get(configWorkloadKey(line.trial.serverKey, line.trial.workloadId)) ?? NO_TRIALS}
               rowIndex={index + 2}
               top={index * ROW_HEIGHT}
@@ -493,6 +511,13 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const rec = state.recommendation;
   const isRecommended = useCallback((tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command), [rec]);
 
+  // Worked out once per project, not per row: the study's translations and the planner's role names.
+  const own = useMemo(() => studyTextOf(props.project), [props.project]);
+  const words = useMemo<TrialWords>(() => {
+    const label = trialLabelsOf(props.project);
+    return { label, workload: (id) => own.workload(id) ?? id };
+  }, [props.project, own]);
+
   const engines = useMemo(() => [...new Set(allTrials.map((tr) => tr.engine))], [allTrials]);
   const workloads = useMemo(() => [...new Set(allTrials.map((tr) => tr.workloadId))], [allTrials]);
   // Each configuration's trials on each workload, grouped once: rows read their repeats from here, not from a scan
@@ -506,7 +531,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
       if (filter.engine !== 'all' && tr.engine !== filter.engine) return false;
       if (filter.workload !== 'all' && tr.workloadId !== filter.workload) return false;
       if (!needle) return true;
-      return [tr.label, tr.candidateId, tr.workloadId, tr.stageId, tr.engine, tr.error, tr.rejectReason, trialProblemText(tr)].some((s) => !!s && foldForSearch(s).includes(needle));
+      return [tr.label, words.label(tr), tr.candidateId, tr.workloadId, words.workload(tr.workloadId), tr.stageId, tr.engine, tr.error, tr.rejectReason, trialProblemText(tr)].some((s) => !!s && foldForSearch(s).includes(needle));
     });
     // Each published result once, under the first trial of its candidate and workload.
     const placed = new Set<string>();
@@ -519,12 +544,12 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
         });
     const staged = groupTrialsByStage(shown, study.stages).flatMap((group): Line[] => {
       const trials = sortTrials(group.trials, order);
-      return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label), trials }, ...trials.flatMap((trial): Line[] => [{ kind: 'trial', trial }, ...beside(trial)])];
+      return [{ kind: 'group', stageId: group.stageId, label: stageLabel(group.stageId, group.label, own), trials }, ...trials.flatMap((trial): Line[] => [{ kind: 'trial', trial }, ...beside(trial)])];
     });
     const rest = unplacedReferences(allTrials, state.references).filter((r) => !needle || [r.label, r.stageId, r.candidateId, r.workloadId].some((x) => !!x && foldForSearch(x).includes(needle)));
     if (rest.length === 0 || filter.status !== 'all') return staged;
     return [...staged, { kind: 'group', stageId: 'published', label: t('compare.study.published.group'), trials: [] }, ...rest.map((reference): Line => ({ kind: 'published', reference }))];
-  }, [allTrials, state.references, study.stages, filter, order]);
+  }, [allTrials, state.references, study.stages, filter, order, words, own]);
   const shownCount = useMemo(() => lines.filter((l) => l.kind === 'trial').length, [lines]);
 
   const toggle = useCallback((id: string, on: boolean) => {
@@ -554,7 +579,8 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   const selected = useMemo(() => allTrials.filter((tr) => checked.has(tr.id)), [allTrials, checked]);
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => allTrials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, allTrials]);
-  const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, allTrials)), compared, state.references), [compared, allTrials, state.references]);
+  // Compared columns name their trials as the rows do.
+  const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, allTrials, words)), compared, state.references), [compared, allTrials, state.references, words]);
   const defaultBaseline = comparingBaseline ?? compared.find((tr) => tr.serverKey === baselineKey)?.id ?? compared[0]?.id;
 
   function comparePreset(configs: readonly RankedConfig[]) {
@@ -582,7 +608,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
           onValueChange={(status) => setFilter((f) => ({ ...f, status: status as TrialFilter['status'] }))}
         />
         <SelectField label={t('compare.study.filter.engine')} value={filter.engine} options={filterOptions(engines, (e) => getAdapter(e as Trial['engine']).displayName)} onValueChange={(engine) => setFilter((f) => ({ ...f, engine }))} />
-        <SelectField label={t('compare.study.filter.workload')} value={filter.workload} options={filterOptions(workloads, (w) => w)} onValueChange={(workload) => setFilter((f) => ({ ...f, workload }))} />
+        <SelectField label={t('compare.study.filter.workload')} value={filter.workload} options={filterOptions(workloads, words.workload)} onValueChange={(workload) => setFilter((f) => ({ ...f, workload }))} />
         <p className="results-shown muted" aria-live="polite">
           {t('compare.study.shown', { shown: shownCount, total: allTrials.length })}
         </p>
@@ -642,7 +668,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
               <div role="columnheader">{t('compare.study.col.note')}</div>
             </div>
           </div>
-          <TrialLines lines={lines} byConfig={byConfig} checked={checked} onToggle={toggle} onToggleGroup={toggleGroup} baselineKey={baselineKey} isRecommended={isRecommended} noMatch={shownCount === 0} />
+          <TrialLines lines={lines} byConfig={byConfig} checked={checked} onToggle={toggle} onToggleGroup={toggleGroup} baselineKey={baselineKey} isRecommended={isRecommended} words={words} noMatch={shownCount === 0} />
         </div>
       )}
 

@@ -4,7 +4,13 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
-import { trialGpuCount } from '../../../../shared/study/study';
+import { trialGpuCount, type Trial } from '../../../../shared/study/study';
+import { studyObjective } from '../../../../shared/study/objective';
+import { metricOf } from '../../../../shared/results/metrics';
+import { formatMetric } from '../../components/metric-text';
+import { metricTitle } from '../compare/compare-format';
+import { metricInfo } from '../compare/compare-model';
+import { TRIAL_TONE } from './RunMonitor';
 import { engineName, formatDuration, layoutText, stageLabel, workloadLabel } from './study-format';
 import { trialLabelsOf, trialProblemText } from './study-words';
 
@@ -46,9 +52,14 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
   }
   if (!plan.data) return null;
   const { trials, estimate, gpus } = plan.data;
+  // Once the study has run, each planned trial shows what came of it: a finished study's plan is history, not a promise.
+  const ran = project.state.status === 'draft' || project.state.trials.length === 0 ? null : new Map(project.state.trials.map((tr) => [tr.id, tr]));
+  const objective = studyObjective(project.study.goal).metric;
+  const objectiveName = metricInfo(objective) ? metricTitle(metricInfo(objective)!) : objective;
   return (
     <div className="study-plan">
       <p className="study-note">{project.study.strategy === 'grid' ? t('studies.plan.noteGrid') : t('studies.plan.noteGreedy')}</p>
+      {ran && <p className="study-note">{t(project.state.status === 'running' ? 'studies.plan.running' : 'studies.plan.ran')}</p>}
       <dl className="study-facts" aria-label={t('studies.plan.summary')}>
         <div>
           <dt>{t('studies.plan.trials')}</dt>
@@ -113,7 +124,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                 <th scope="col" className="num">
                   {t('studies.col.estimate')}
                 </th>
-                <th scope="col">{t('studies.col.verdict')}</th>
+                <th scope="col">{t(ran ? 'studies.col.outcome' : 'studies.col.verdict')}</th>
               </tr>
             </thead>
             <tbody>
@@ -128,7 +139,9 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
                   <td className="nowrap">{layoutText(trial.config, trialGpuCount(project.study, trial))}</td>
                   <td className="num">{estimate.perTrialSeconds[trial.id] !== undefined ? formatDuration(estimate.perTrialSeconds[trial.id]!) : '—'}</td>
                   <td>
-                    {trial.status === 'rejected' ? (
+                    {ran ? (
+                      <Outcome planned={trial} ran={ran.get(trial.id)} objective={objective} objectiveName={objectiveName} />
+                    ) : trial.status === 'rejected' ? (
                       <span className="study-verdict">
                         <Badge tone="danger">{t('studies.trial.rejected')}</Badge>
                         <span className="study-reason">{trialProblemText(trial)}</span>
@@ -144,5 +157,22 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
         </div>
       </section>
     </div>
+  );
+}
+
+/** What came of a planned trial once the study ran: its state, and its objective or why it did not finish. */
+function Outcome({ planned, ran, objective, objectiveName }: { planned: Trial; ran: Trial | undefined; objective: string; objectiveName: string }) {
+  // Refused before launch in the plan, or never reached (the study stopped first, or a later plan replaced it).
+  const trial = ran ?? planned;
+  if (trial.status === 'planned') return <Badge tone="neutral">{t('studies.plan.notRun')}</Badge>;
+  const value = trial.status === 'done' ? metricOf(trial, objective) : null;
+  const detail = trial.status === 'rejected' || trial.status === 'failed' ? trialProblemText(trial) : value !== null ? `${objectiveName}: ${formatMetric(objective, value)}` : null;
+  return (
+    <span className="study-verdict">
+      <Badge tone={TRIAL_TONE[trial.status]} dot>
+        {t(`studies.trial.${trial.status}`)}
+      </Badge>
+      {detail && <span className="study-reason">{detail}</span>}
+    </span>
   );
 }

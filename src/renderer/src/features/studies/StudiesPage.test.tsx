@@ -301,6 +301,29 @@ describe('Studies page', () => {
     expect(writeText).toHaveBeenCalledWith(COMMAND);
   });
 
+  it('shows what came of each planned trial once the study has run, not that it will run', async () => {
+    const result = { id: 'res-enginevllm-00000000', kind: 'measured' as const, status: 'ok' as const, addedAt: at(0), title: 'r', result: { schemaVersion: 1 as const, metrics: { mean_latency_s: 1.68 }, extra: {} } };
+    const done = project({
+      status: 'done',
+      trials: [
+        trial({ id: 'engine/vllm', label: 'vLLM 0.11.0', status: 'done', result }),
+        trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3', status: 'failed', error: 'torch.OutOfMemoryError: CUDA out of memory.' }),
+        trial({ id: 'engine/trtllm', label: 'TensorRT-LLM 1.2.0rc1', engine: 'trtllm', version: '1.2.0rc1', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for block-scaled FP8' }),
+      ],
+    });
+    await renderPage(studiesApi(done));
+    await openFromRecent();
+    fireEvent.click(screen.getByRole('tab', { name: 'Plan' }));
+    const table = await screen.findByRole('table', { name: 'Planned trials' });
+    expect(screen.getByText(/The study has run: each trial planned first shows what came of it/)).toBeTruthy();
+    const outcomes = within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[6]?.textContent);
+    expect(outcomes[0]).toBe('Outcome');
+    expect(outcomes[1]).toMatch(/^Done.*1\.68$/);
+    expect(outcomes[2]).toMatch(/^Failed.*out of memory/i);
+    expect(outcomes[3]).toBe('Rejectedneeds sm ≥ 8.9 for block-scaled FP8');
+    expect(within(table).queryByText('Will run')).toBeNull();
+  });
+
   it("shows the study's description once, with its plan, not above every tab", async () => {
     await renderPage(studiesApi(project({ status: 'done' })));
     await openFromRecent();

@@ -185,6 +185,16 @@ describe('RunMonitor trial logs', () => {
   });
 });
 
+describe('RunMonitor stages', () => {
+  it('counts a trial refused before launch as settled, said apart, so a finished stage does not read as unfinished', async () => {
+    const refused = trial({ id: 'engine/trtllm/c4/r1', label: 'TensorRT-LLM 1.2.0rc1', engine: 'trtllm', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for block-scaled FP8' });
+    const fake = api(file({ status: 'done', trials: [VLLM, { ...SGLANG, status: 'done', finishedAt: at(80) }, refused] }));
+    await renderMonitor(fake, { live: false });
+    const stage = screen.getByRole('region', { name: 'Engine selection' });
+    expect(within(stage).getByText('2 of 2 finished, 1 refused')).toBeTruthy();
+  });
+});
+
 describe('RunMonitor GPU memory', () => {
   it('charts the samples of earlier runs and those streaming in, one chart per host', async () => {
     const stored = [{ hostId: 'demo-lab', at: at(0), gpus: [{ index: 0, usedMiB: 0, totalMiB: 81559 }] }];

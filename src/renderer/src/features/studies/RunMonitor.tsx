@@ -121,6 +121,17 @@ function TrialRow({ trial, label, workload, selected, onSelect }: { trial: Trial
 }
 
 /**
+ * How far a stage got: a trial refused before launch never runs, so it is settled, counted apart ("6 of 6 finished,
+ * 1 refused"), as the study's progress leaves it out.
+ */
+export function stageCountText(trials: readonly Trial[]): string {
+  const refused = trials.filter((tr) => tr.status === 'rejected').length;
+  const finished = trials.filter((tr) => tr.status === 'done' || tr.status === 'failed' || tr.status === 'cancelled').length;
+  const total = trials.length - refused;
+  return refused === 0 ? t('studies.run.stageCount', { finished, total }) : t('studies.run.stageCountRefused', { finished, total, refused });
+}
+
+/**
  * Progress, the current phase, the timeline per GPU, the trials by stage, the selected trial's server log and
  * benchmark output (the newest running trial unless one is chosen), GPU memory per host and the study's log.
  */
@@ -172,7 +183,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
               <section key={group.stageId} className="study-stage" aria-label={group.label}>
                 <header className="study-stage-head">
                   <h4 className="study-stage-title">{group.label}</h4>
-                  <span className="muted">{t('studies.run.stageCount', { finished: group.trials.filter((tr) => tr.status === 'done' || tr.status === 'failed' || tr.status === 'cancelled').length, total: group.trials.length })}</span>
+                  <span className="muted">{stageCountText(group.trials)}</span>
                 </header>
                 {group.decision && (
                   <p className="study-decision">

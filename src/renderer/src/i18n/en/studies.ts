@@ -131,6 +131,7 @@ const studies = {
   'studies.run.trialsTitle': 'Trials by stage',
   'studies.run.noTrials': 'No trial planned yet.',
   'studies.run.stageCount': '{finished} of {total} finished',
+  'studies.run.stageCountRefused': '{finished} of {total} finished, {refused} refused',
   'studies.timeline.title': 'Timeline per GPU',
   'studies.timeline.label': 'Trials over time, one row per GPU',
   'studies.timeline.lanes': 'GPUs',

@@ -139,6 +139,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.run.trialsTitle': 'Aşamalara göre denemeler',
   'studies.run.noTrials': 'Henüz planlanmış deneme yok.',
   'studies.run.stageCount': '{total} denemeden {finished} tanesi tamamlandı',
+  'studies.run.stageCountRefused': '{total} denemeden {finished} tanesi tamamlandı, {refused} tanesi reddedildi',
   'studies.timeline.title': 'GPU başına zaman çizelgesi',
   'studies.timeline.label': 'Zaman içinde denemeler, GPU başına bir satır',
   'studies.timeline.lanes': 'GPU’lar',

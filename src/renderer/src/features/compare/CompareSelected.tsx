@@ -27,7 +27,8 @@ export function CompareSelected({ entries }: { entries: readonly ResultEntry[] }
             </button>
           }
         >
-          <CompareView columns={columns} />
+          {/* The dialog's title names the comparison: no second heading under it. */}
+          <CompareView columns={columns} title={null} />
         </Modal>
       )}
     </>

@@ -133,7 +133,8 @@ export interface CompareViewProps {
   columns: readonly CompareColumn[];
   /** The column the deltas are measured against; the first when absent or not among the columns. */
   defaultBaselineId?: string | undefined;
-  title?: string;
+  /** The heading; null where the container already titles the comparison (a dialog), which names it instead. */
+  title?: string | null;
   /** Shows a close button when given. */
   onClose?: () => void;
 }
@@ -149,11 +150,13 @@ export function CompareView({ columns, defaultBaselineId, title = t('compare.tit
   const labels = useMemo(() => new Map(columns.map((c) => [c.id, c.label])), [columns]);
 
   return (
-    <section className="compare-view" aria-labelledby={headingId}>
+    <section className="compare-view" aria-labelledby={title === null ? undefined : headingId} aria-label={title === null ? t('compare.title') : undefined}>
       <header className="compare-head">
-        <h2 id={headingId} className="compare-title">
-          {title}
-        </h2>
+        {title !== null && (
+          <h2 id={headingId} className="compare-title">
+            {title}
+          </h2>
+        )}
         {columns.length > 0 && (
           <SelectField label={t('compare.baseline')} value={baselineId ?? ''} options={measured.map((c) => ({ value: c.id, label: c.label }))} onValueChange={setBaseline} />
         )}

@@ -58,7 +58,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
       const card = page.getByRole('article', { name: label });
       await expect(card).toBeVisible();
       await expect(card.getByText(`${sshd.user}@${sshd.host}:${sshd.port}`)).toBeVisible();
-      await expect(card.getByText('Connection state: Idle')).toBeVisible();
+      await expect(card.getByText('Connection state: Not connected')).toBeVisible();
       await expect(page.getByRole('status').filter({ hasText: `Added ${label}.` })).toBeVisible();
       await screenshotBothThemes(page, 'host-added');
     });
@@ -89,7 +89,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await dialog.getByRole('button', { name: 'Accept and connect' }).click();
       await expect(page.getByRole('dialog')).toHaveCount(0);
       await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
-      await expect(card.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card.getByText('Connection state: Connected until unused')).toBeVisible();
       await expect(card.getByText('No processes on the GPUs')).toBeVisible();
       await expect(card.getByRole('meter', { name: 'Memory of GPU 0' })).toBeVisible();
       await screenshotBothThemes(page, 'inventory');
@@ -139,7 +139,7 @@ test.describe('Hosts against the real core and a real sshd', () => {
       await replace.click();
       await expect(page.getByRole('dialog')).toHaveCount(0);
       await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
-      await expect(card.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card.getByText('Connection state: Connected until unused')).toBeVisible();
     });
 
     expect(errors, `page errors:\n${errors.join('\n')}\ncore output:\n${core.output()}`).toEqual([]);

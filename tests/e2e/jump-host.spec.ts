@@ -128,7 +128,7 @@ test.describe('Hosts behind a jump host', () => {
 
     await test.step('the inventory of the box behind the jump host shows its GPU', async () => {
       await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
-      await expect(card.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card.getByText('Connection state: Connected until unused')).toBeVisible();
       if (lab.mode === 'netns') await expect(card.getByText('gpu1', { exact: true })).toBeVisible();
     });
 
@@ -155,7 +155,7 @@ test.describe('Hosts behind a jump host', () => {
       await expect(dialog.getByText(gpu2.hostKeyFingerprint, { exact: true })).toBeVisible({ timeout: 30_000 });
       await dialog.getByRole('button', { name: 'Accept and connect', exact: true }).click();
       await expect(card2.getByRole('button', { name: 'Disconnect lab-gpu2', exact: true })).toBeVisible({ timeout: 30_000 });
-      await expect(card2.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card2.getByText('Connection state: Connected', { exact: true })).toBeVisible();
     });
 
     await test.step('a dropped link shows the held box reconnecting with its attempt and countdown, then ready', async () => {
@@ -174,14 +174,15 @@ test.describe('Hosts behind a jump host', () => {
       } finally {
         lab.setJumpLink(true);
       }
-      await expect(card2.getByText('Connection state: Ready')).toBeVisible({ timeout: 60_000 });
+      await expect(card2.getByText('Connection state: Connected', { exact: true })).toBeVisible({ timeout: 60_000 });
       await expect(card2.getByRole('log')).toContainText('Reconnected to');
       await card2.getByRole('button', { name: 'Connection log of lab-gpu2', exact: true }).click();
     });
 
     await test.step('Disconnect lets the second box go', async () => {
       await card2.getByRole('button', { name: 'Disconnect lab-gpu2', exact: true }).click();
-      await expect(card2.getByRole('button', { name: 'Connect lab-gpu2', exact: true })).toBeVisible();
+      // Let go, the connection closes once unused: until then the card offers to keep it, then to connect.
+      await expect(card2.getByRole('button', { name: /^(Keep lab-gpu2 connected|Connect lab-gpu2)$/ })).toBeVisible();
     });
 
     await test.step('edit: rename, override the jump host, then clear the override back to the ssh config', async () => {

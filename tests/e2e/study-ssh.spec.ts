@@ -156,7 +156,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       await page.getByRole('button', { name: 'Add host' }).click();
       const card = page.getByRole('article', { name: HOST_LABEL });
       await expect(card.getByText(`${sshd.user}@${sshd.host}:${sshd.port}`)).toBeVisible();
-      await expect(card.getByText('Connection state: Idle')).toBeVisible();
+      await expect(card.getByText('Connection state: Not connected')).toBeVisible();
     });
 
     await test.step('Hosts: accept its host key and read a simulated H100', async () => {
@@ -167,7 +167,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       await dialog.getByRole('button', { name: 'Accept and connect' }).click();
       await expect(dialog).toBeHidden();
       await expect(card.getByText(GPU_LINE, { exact: true })).toBeVisible({ timeout: 45_000 });
-      await expect(card.getByText('Connection state: Ready')).toBeVisible();
+      await expect(card.getByText('Connection state: Connected until unused')).toBeVisible();
       // The box says it is the simulated one: its numbers are never presented as real.
       await expect(card.getByText('Simulated', { exact: true })).toBeVisible();
       await expect(card.getByText('This box is the simulated GPU box: its numbers are not real measurements.')).toBeVisible();

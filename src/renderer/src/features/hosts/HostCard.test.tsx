@@ -35,7 +35,7 @@ describe('HostCard', () => {
   it('counts down to the next reconnect attempt, then shows the core’s next state', async () => {
     vi.useFakeTimers({ now: new Date('2025-06-01T12:00:00Z') });
     const { api } = await renderCard();
-    expect(badge()).toBe('Connection state: Idle');
+    expect(badge()).toBe('Connection state: Not connected');
     act(() => api.emit('hosts:state', { hostId: HOST.id, state: 'reconnecting', attempt: 2, retryInSeconds: 5, message: 'the connection dropped' }));
     expect(badge()).toBe('Connection state: Reconnecting · attempt 2 in 5 s');
     act(() => vi.advanceTimersByTime(2_000));
@@ -43,7 +43,7 @@ describe('HostCard', () => {
     act(() => vi.advanceTimersByTime(3_000));
     expect(badge()).toBe('Connection state: Reconnecting · attempt 2');
     act(() => api.emit('hosts:state', { hostId: HOST.id, state: 'ready' }));
-    expect(badge()).toBe('Connection state: Ready');
+    expect(badge()).toBe('Connection state: Connected until unused');
   });
 
   it('Connect holds the connection and turns into Disconnect', async () => {
@@ -56,11 +56,16 @@ describe('HostCard', () => {
       fireEvent.click(screen.getByRole('button', { name: 'Connect h200-lab' }));
     });
     expect(api.calls.find((c) => c.name === 'hosts:connect')?.input).toEqual({ hostId: HOST.id });
-    expect(badge()).toBe('Connection state: Ready');
+    expect(badge()).toBe('Connection state: Connected');
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Disconnect h200-lab' }));
     });
     expect(api.calls.find((c) => c.name === 'hosts:disconnect')?.input).toEqual({ hostId: HOST.id });
+    // Let go, the connection stays open until unused: the card says so and offers to keep it.
+    expect(badge()).toBe('Connection state: Connected until unused');
+    expect(screen.getByRole('button', { name: 'Keep h200-lab connected' })).toBeTruthy();
+    act(() => api.emit('hosts:state', { hostId: HOST.id, state: 'idle' }));
+    expect(badge()).toBe('Connection state: Not connected');
     expect(screen.getByRole('button', { name: 'Connect h200-lab' })).toBeTruthy();
   });
 

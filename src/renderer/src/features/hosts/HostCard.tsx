@@ -26,12 +26,16 @@ const BADGE_TONE: Record<HostBadgeState, BadgeTone> = {
   'awaiting-input': 'attention',
 };
 
-/** The state badge; while reconnecting it names the attempt and counts down to it. */
-function StateBadge({ badge, connection }: { badge: HostBadgeState; connection: ReceivedHostState | undefined }) {
+/**
+ * The state badge, in the words the Connect button answers: not connected (Connect), connected and held
+ * (Disconnect), or connected only until unused, as after an inventory read (Keep connected). While reconnecting it
+ * names the attempt and counts down to it.
+ */
+function StateBadge({ badge, held, connection }: { badge: HostBadgeState; held: boolean; connection: ReceivedHostState | undefined }) {
   const reconnecting = badge === 'reconnecting' && connection?.state === 'reconnecting';
   const retryAt = reconnecting && connection.retryInSeconds !== undefined ? connection.receivedAt + connection.retryInSeconds * 1000 : null;
   const secondsLeft = useCountdown(retryAt);
-  let text = t(`host.state.${badge}`);
+  let text = badge === 'ready' && !held ? t('host.state.readyUntilUnused') : t(`host.state.${badge}`);
   if (reconnecting && connection.attempt !== undefined) {
     text =
       secondsLeft !== null && secondsLeft > 0
@@ -107,6 +111,8 @@ export function HostCard({ hostId }: { hostId: string }) {
   const hasInventory = Boolean(view.inventory);
   const readLabel = hasInventory ? t('host.refreshOf', { label: host.label }) : t('host.readInventoryOf', { label: host.label });
   const busy = view.loading || view.holdPending;
+  // Open for an operation (an inventory read), not held: the button keeps it open rather than connects.
+  const keepOpen = !view.held && view.badge === 'ready';
 
   return (
     <article className="card host-card" aria-labelledby={titleId} aria-busy={busy}>
@@ -121,7 +127,7 @@ export function HostCard({ hostId }: { hostId: string }) {
                 {t('host.simulated')}
               </Badge>
             )}
-            <StateBadge badge={view.badge} connection={view.connection} />
+            <StateBadge badge={view.badge} held={view.held} connection={view.connection} />
           </div>
           <p className="host-address">{isDemo ? t('host.demoTarget') : <span className="mono">{hostTarget(host)}</span>}</p>
           {!isDemo && <HostFacts host={host} />}
@@ -130,7 +136,7 @@ export function HostCard({ hostId }: { hostId: string }) {
           <button
             type="button"
             className={`btn ${view.held ? 'btn-secondary' : 'btn-ghost btn-outline'}`}
-            aria-label={view.held ? t('host.disconnectOf', { label: host.label }) : t('host.connectOf', { label: host.label })}
+            aria-label={view.held ? t('host.disconnectOf', { label: host.label }) : keepOpen ? t('host.keepConnectedOf', { label: host.label }) : t('host.connectOf', { label: host.label })}
             aria-disabled={view.holdPending || undefined}
             onClick={() => {
               if (view.holdPending) return;
@@ -138,7 +144,7 @@ export function HostCard({ hostId }: { hostId: string }) {
             }}
           >
             {view.holdPending ? <Spinner /> : <Icon name={view.held ? 'power' : 'plug'} size={14} />}
-            {view.held ? t('host.disconnect') : t('host.connect')}
+            {view.held ? t('host.disconnect') : keepOpen ? t('host.keepConnected') : t('host.connect')}
           </button>
           <button
             type="button"

@@ -34,7 +34,7 @@ describe('Hosts page', () => {
     await renderPage(createFakeApi({ 'hosts:list': () => [HOST] }));
     const card = screen.getByRole('article', { name: 'h200-lab' });
     expect(within(card).getByText('ml@gpu-1.lab:22')).toBeTruthy();
-    expect(within(card).getByText('Idle')).toBeTruthy();
+    expect(within(card).getByText('Not connected')).toBeTruthy();
     expect(within(card).getByRole('button', { name: 'Read inventory of h200-lab' })).toBeTruthy();
   });
 
@@ -154,7 +154,8 @@ describe('Hosts page', () => {
     expect(screen.getByText('Connecting')).toBeTruthy();
     await act(async () => finish(H200_INVENTORY));
     expect(screen.getByText('NVIDIA H200 · 143771 MiB · sm 9.0')).toBeTruthy();
-    expect(screen.getByText('Ready')).toBeTruthy();
+    expect(screen.getByText('Connected until unused')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Keep h200-lab connected' })).toBeTruthy();
   });
 
   it('removes a host only after confirmation', async () => {

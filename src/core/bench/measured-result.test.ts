@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWorkload } from '../../shared/bench/workload';
 import { measuredEntry, type MeasuredRunContext } from './measured-result';
+import { measuredTitle, workloadOfProvenance } from '../../shared/results/measured-title';
 import type { BenchRunOutcome } from './bench-runner';
 
 const context: MeasuredRunContext = {
@@ -49,5 +50,21 @@ describe('measuredEntry', () => {
   it('has no intervals without them', () => {
     const { input_lens: _a, output_lens: _b, ttfts: _c, itls: _d, generated_texts: _e, errors: _f, ...plain } = detailed;
     expect(measuredEntry(outcome(JSON.stringify(plain)), context).result.intervals).toBeUndefined();
+  });
+
+  it('records the workload in its provenance so that the title can be made again from it, in any language', () => {
+    const workloads = [
+      context.workload,
+      parseWorkload({ id: 'c4', dataset: { kind: 'sharegpt' }, numPrompts: 100, maxConcurrency: 4 }),
+      parseWorkload({ id: 'p', dataset: { kind: 'sharegpt' }, numPrompts: 200, requestRate: 8, burstiness: 0.5 }),
+      parseWorkload({ id: 'r', dataset: { kind: 'random', inputLen: 1024, outputLen: 128 }, numPrompts: 50, rampUp: { strategy: 'linear', startRps: 1, endRps: 10 } }),
+    ];
+    for (const workload of workloads) {
+      const ctx = { ...context, workload };
+      const entry = measuredEntry(outcome(JSON.stringify(detailed)), ctx);
+      const recorded = workloadOfProvenance(entry.result.provenance!);
+      expect(recorded, workload.id).not.toBeNull();
+      expect(measuredTitle({ workload: recorded!, engine: 'vllm', version: '0.11.0', model: 'm', host: 'box' }), workload.id).toBe(entry.title);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { BENCH_RESULT_SCHEMA_VERSION, BenchResultSchema, importResults, type BenchResult, type ResultProvenance } from '../../shared/results';
 import type { ResultEntry } from '../../shared/results/result-entry';
-import { describeWorkload, type Workload } from '../../shared/bench/workload';
+import type { Workload } from '../../shared/bench/workload';
+import { measuredTitle } from '../../shared/results/measured-title';
 import type { EngineId } from '../../shared/engines';
 import type { BenchRunOutcome } from './bench-runner';
 
@@ -32,7 +33,7 @@ const LOG_TAIL_CHARS = 16 * 1024;
  */
 export function measuredEntry(outcome: BenchRunOutcome, ctx: MeasuredRunContext): Omit<ResultEntry, 'id' | 'addedAt'> {
   const provenance = provenanceOf(outcome, ctx);
-  const title = `${describeWorkload(ctx.workload)} · ${ctx.server.engine} ${ctx.server.version} · ${ctx.server.model} on ${ctx.host}`;
+  const title = measuredTitle({ workload: ctx.workload, engine: ctx.server.engine, version: ctx.server.version, model: ctx.server.model, host: ctx.host });
   const logTail = outcome.log.slice(-LOG_TAIL_CHARS);
   let parsed: BenchResult | undefined;
   let parseError: string | undefined;

@@ -5,11 +5,12 @@ import { Modal } from '../../components/Modal';
 import { t } from '../../i18n';
 import { entryColumn } from './compare-model';
 import { CompareView } from './CompareView';
+import { resultTitle } from '../results/result-title';
 
 /** "Compare selected" for the results library: imported and measured entries side by side, in a dialog. */
 export function CompareSelected({ entries }: { entries: readonly ResultEntry[] }) {
   const [open, setOpen] = useState<readonly ResultEntry[] | null>(null);
-  const columns = useMemo(() => (open ?? []).map(entryColumn), [open]);
+  const columns = useMemo(() => (open ?? []).map((entry) => entryColumn(entry, resultTitle(entry))), [open]);
   return (
     <>
       <button type="button" className="btn btn-secondary" disabled={entries.length < 2} onClick={() => setOpen(entries)}>

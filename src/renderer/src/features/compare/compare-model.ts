@@ -311,7 +311,8 @@ export function withPublished(columns: readonly CompareColumn[], trials: readonl
 }
 
 /** A library entry as a comparison column; its config is what its provenance knows (env by name only). */
-export function entryColumn(entry: ResultEntry): CompareColumn {
+/** `label`: the entry's title as the page shows it (the results page words a measured run's title in its language). */
+export function entryColumn(entry: ResultEntry, label: string = entry.title): CompareColumn {
   const p = entry.result.provenance;
   const config: Record<string, unknown> = {
     engine: p?.engine,
@@ -324,7 +325,7 @@ export function entryColumn(entry: ResultEntry): CompareColumn {
     dataset: p?.dataset?.name,
     client: p?.client?.name,
   };
-  return { id: entry.id, label: entry.title, metrics: metricValuesOf(entry), config };
+  return { id: entry.id, label, metrics: metricValuesOf(entry), config };
 }
 
 /** The in-flight cap of a workload id: from the study's workloads, else the `-c<N>` suffix of the preset names. */

@@ -11,6 +11,7 @@ import { formatMetric } from '../../components/metric-text';
 import { metricSpec } from '../../../../shared/results/metrics';
 import { metricTitle } from '../compare/compare-format';
 import { engineLabel, formatDateTime, gpuLabel, shellJoin } from './results-table';
+import { resultTitle } from './result-title';
 
 type Fact = [label: string, value: ReactNode];
 
@@ -147,7 +148,7 @@ export function ResultDetails({ entry, onClose, onRemove }: { entry: ResultEntry
       <header className="result-drawer-header">
         <div className="result-drawer-heading">
           <h2 id={titleId} className="result-drawer-title">
-            {entry.title}
+            {resultTitle(entry)}
           </h2>
           <div className="result-drawer-badges">
             <Badge tone={entry.kind === 'measured' ? 'accent' : 'neutral'}>{t(`results.kind.${entry.kind}`)}</Badge>

@@ -36,6 +36,8 @@ const MEASURED: ResultEntry = {
     },
   },
 };
+// The stored title is the one made from the run's facts: the page words it again from them (the engine by its name).
+const MEASURED_SHOWN = 'ShareGPT, 20 prompts, concurrency 4 · vLLM 0.11.0 · Qwen/Qwen3-8B on Demo lab';
 
 const IMPORTED: ResultEntry = {
   id: 'res-i1-0000000b',
@@ -100,9 +102,9 @@ function header(name: string) {
 describe('Results page', () => {
   it('lists every entry newest first with formatted numbers, "—" for absent ones and a simulated badge', async () => {
     await renderPage(makeApi());
-    expect(rowTitles()).toEqual([IMPORTED.title, MEASURED.title, FAILED.title]);
+    expect(rowTitles()).toEqual([IMPORTED.title, MEASURED_SHOWN, FAILED.title]);
     expect(header('Added').getAttribute('aria-sort')).toBe('descending');
-    const measured = screen.getByRole('button', { name: `Show details of ${MEASURED.title}` }).closest('tr')!;
+    const measured = screen.getByRole('button', { name: `Show details of ${MEASURED_SHOWN}` }).closest('tr')!;
     const cells = within(measured).getAllByRole('cell').map((c) => c.textContent);
     expect(cells).toEqual(
       expect.arrayContaining(['Measured', 'vLLM 0.11.0', 'Qwen/Qwen3-8B', '2 × NVIDIA H100 80GB HBM3', '20', '9.88', '412.35', '800.50', '55.50', '7.10', '1500.00', '1.50']),
@@ -115,7 +117,7 @@ describe('Results page', () => {
     const sized = { ...MEASURED, gpuCount: 2 };
     cleanup();
     await renderPage(makeApi([sized]));
-    const row = screen.getByRole('button', { name: `Show details of ${MEASURED.title}` }).closest('tr')!;
+    const row = screen.getByRole('button', { name: `Show details of ${MEASURED_SHOWN}` }).closest('tr')!;
     expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toContain('400.25');
   });
 
@@ -124,14 +126,14 @@ describe('Results page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Mean TTFT (ms)' }));
     expect(header('Mean TTFT (ms)').getAttribute('aria-sort')).toBe('ascending');
     expect(header('Added').getAttribute('aria-sort')).toBe('none');
-    expect(rowTitles()).toEqual([MEASURED.title, IMPORTED.title, FAILED.title]);
+    expect(rowTitles()).toEqual([MEASURED_SHOWN, IMPORTED.title, FAILED.title]);
     fireEvent.click(screen.getByRole('button', { name: 'Mean TTFT (ms)' }));
     expect(header('Mean TTFT (ms)').getAttribute('aria-sort')).toBe('descending');
-    expect(rowTitles()).toEqual([IMPORTED.title, MEASURED.title, FAILED.title]);
+    expect(rowTitles()).toEqual([IMPORTED.title, MEASURED_SHOWN, FAILED.title]);
     fireEvent.click(screen.getByRole('button', { name: 'Engine' }));
-    expect(rowTitles()).toEqual([FAILED.title, MEASURED.title, IMPORTED.title]);
+    expect(rowTitles()).toEqual([FAILED.title, MEASURED_SHOWN, IMPORTED.title]);
     fireEvent.click(screen.getByRole('button', { name: 'Title' }));
-    expect(rowTitles()).toEqual([IMPORTED.title, FAILED.title, MEASURED.title]);
+    expect(rowTitles()).toEqual([IMPORTED.title, FAILED.title, MEASURED_SHOWN]);
   });
 
   it('filters by text over title, model, engine and host, by kind and by status', async () => {
@@ -140,7 +142,7 @@ describe('Results page', () => {
     fireEvent.change(text, { target: { value: 'qwen3-32b' } });
     expect(rowTitles()).toEqual([FAILED.title]);
     fireEvent.change(text, { target: { value: 'vLLM 0.11' } });
-    expect(rowTitles()).toEqual([MEASURED.title]);
+    expect(rowTitles()).toEqual([MEASURED_SHOWN]);
     fireEvent.change(text, { target: { value: 'gpu1' } });
     expect(rowTitles()).toEqual([FAILED.title]);
     fireEvent.change(text, { target: { value: 'nothing like it' } });
@@ -154,14 +156,14 @@ describe('Results page', () => {
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'failed' } });
     expect(rowTitles()).toEqual([FAILED.title]);
     fireEvent.change(screen.getByLabelText('Status'), { target: { value: 'ok' } });
-    expect(rowTitles()).toEqual([MEASURED.title]);
+    expect(rowTitles()).toEqual([MEASURED_SHOWN]);
   });
 
   it('opens the details of a row: every metric as stored, provenance, commands, env names, source', async () => {
     await renderPage(makeApi());
-    fireEvent.click(screen.getByRole('button', { name: `Show details of ${MEASURED.title}` }));
+    fireEvent.click(screen.getByRole('button', { name: `Show details of ${MEASURED_SHOWN}` }));
     const details = screen.getByRole('complementary', { name: 'Result details' });
-    expect(within(details).getByRole('heading', { level: 2 }).textContent).toBe(MEASURED.title);
+    expect(within(details).getByRole('heading', { level: 2 }).textContent).toBe(MEASURED_SHOWN);
     const metrics = within(details).getByRole('region', { name: 'Metrics' });
     // By name and unit, not the key the client stored (that stays in the tooltip); a count has no unit.
     expect([...metrics.querySelectorAll('dt')].map((dt) => dt.textContent)).toEqual([
@@ -198,7 +200,7 @@ describe('Results page', () => {
     expect(within(details).getByRole('region', { name: 'Server command' }).textContent).toContain("vllm serve Qwen/Qwen3-8B --served-model-name 'my model'");
     const env = within(details).getByRole('region', { name: 'Environment variables (names only)' });
     expect(within(env).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['HF_TOKEN', 'CUDA_VISIBLE_DEVICES']);
-    expect(screen.getByRole('button', { name: `Show details of ${MEASURED.title}` }).closest('tr')!.className).toContain('is-selected');
+    expect(screen.getByRole('button', { name: `Show details of ${MEASURED_SHOWN}` }).closest('tr')!.className).toContain('is-selected');
 
     fireEvent.click(screen.getByRole('button', { name: `Show details of ${IMPORTED.title}` }));
     const imported = screen.getByRole('complementary', { name: 'Result details' });
@@ -236,7 +238,7 @@ describe('Results page', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: 'Remove' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(api.calls.find((c) => c.name === 'results:remove')?.input).toEqual({ ids: [FAILED.id, IMPORTED.id] });
-    expect(rowTitles()).toEqual([MEASURED.title]);
+    expect(rowTitles()).toEqual([MEASURED_SHOWN]);
     expect(screen.getByRole('button', { name: 'Remove selected (0)' }).hasAttribute('disabled')).toBe(true);
   });
 
@@ -331,7 +333,7 @@ describe('Results page', () => {
     expect(rowTitles()).toEqual([IMPORTED.title]);
     api.handle('results:list', () => [IMPORTED, MEASURED]);
     await act(async () => api.emit('results:changed', {}));
-    await waitFor(() => expect(rowTitles()).toEqual([IMPORTED.title, MEASURED.title]));
+    await waitFor(() => expect(rowTitles()).toEqual([IMPORTED.title, MEASURED_SHOWN]));
   });
 });
 

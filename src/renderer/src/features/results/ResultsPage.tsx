@@ -17,6 +17,7 @@ import { COLUMNS, engineLabel, filterEntries, formatDateTime, gpuLabel, sortEntr
 import { droppedFiles, readFilesAsText, type NamedFile } from './read-dropped-files';
 import { ResultDetails } from './ResultDetails';
 import './results.css';
+import { resultTitle } from './result-title';
 
 interface ImportReport {
   added: number;
@@ -360,11 +361,11 @@ export function ResultsPage() {
                     }}
                   >
                     <td className="results-check">
-                      <input type="checkbox" aria-label={t('results.select', { title: entry.title })} checked={checked.has(entry.id)} onChange={(event) => toggle(entry.id, event.target.checked)} />
+                      <input type="checkbox" aria-label={t('results.select', { title: resultTitle(entry) })} checked={checked.has(entry.id)} onChange={(event) => toggle(entry.id, event.target.checked)} />
                     </td>
                     <td className="results-title">
-                      <button type="button" className="link-button" aria-label={t('results.open', { title: entry.title })} onClick={() => selectResult(entry.id)}>
-                        {entry.title}
+                      <button type="button" className="link-button" aria-label={t('results.open', { title: resultTitle(entry) })} onClick={() => selectResult(entry.id)}>
+                        {resultTitle(entry)}
                       </button>
                       {entry.result.provenance?.simulated && (
                         <Badge tone="warning" title={t('results.simulatedTitle')}>

@@ -4,6 +4,7 @@ import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { foldForSearch } from '../../components/search-text';
 import { sortRows, type SortDirection } from '../../components/sort-rows';
 import { formattingLocale, t, type PlainMessageKey } from '../../i18n';
+import { resultTitle } from './result-title';
 
 export function formatDateTime(iso: string): string {
   const date = new Date(iso);
@@ -63,7 +64,7 @@ const metricColumn = (id: Extract<ColumnId, MetricKey>, label: PlainMessageKey):
 });
 
 export const COLUMNS: readonly Column[] = [
-  { id: 'title', label: 'results.col.title', sortValue: (e) => e.title },
+  { id: 'title', label: 'results.col.title', sortValue: (e) => resultTitle(e) },
   { id: 'kind', label: 'results.col.kind', sortValue: (e) => e.kind },
   { id: 'status', label: 'results.col.status', sortValue: (e) => e.status },
   { id: 'engine', label: 'results.col.engine', sortValue: engineLabel },
@@ -105,7 +106,7 @@ export function filterEntries(entries: readonly ResultEntry[], filter: ResultFil
     if (filter.status !== 'all' && e.status !== filter.status) return false;
     if (!needle) return true;
     const p = e.result.provenance;
-    const haystack = foldForSearch([e.title, p?.model, engineLabel(e), p?.engine, p?.host].filter(Boolean).join('\n'));
+    const haystack = foldForSearch([e.title, resultTitle(e), p?.model, engineLabel(e), p?.engine, p?.host].filter(Boolean).join('\n'));
     return haystack.includes(needle);
   });
 }

@@ -43,6 +43,7 @@ const results = {
   'results.col.added': 'Added',
   'results.none': '—',
   'results.gpuOf': '{count} × {model}',
+  'results.measuredTitle': '{workload} · {engine} {version} · {model} on {host}',
   'results.select': 'Select {title}',
   'results.selectAll': 'Select all shown results',
   'results.open': 'Show details of {title}',

@@ -46,6 +46,7 @@ const results: MessagesOf<typeof en> = {
   'results.col.added': 'Eklenme tarihi',
   'results.none': '—',
   'results.gpuOf': '{count} × {model}',
+  'results.measuredTitle': '{workload} · {engine} {version} · {model}, {host} üzerinde',
   'results.select': 'Seç: {title}',
   'results.selectAll': 'Gösterilen tüm sonuçları seç',
   'results.open': 'Ayrıntıları göster: {title}',

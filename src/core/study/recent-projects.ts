@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomic-write';
 
-const RecentSchema = z.object({ path: z.string(), name: z.string(), openedAt: z.string() });
+const RecentSchema = z.object({
+  path: z.string(),
+  name: z.string(),
+  /** The study's name in the languages it is translated into, so the list names it in the app's language. */
+  names: z.record(z.string(), z.string()).optional(),
+  openedAt: z.string(),
+});
 const MAX_RECENT = 20;
 
 /** Recently opened projects (`recent-projects.json` in the data folder), newest first, for the Studies page. */
@@ -19,9 +25,9 @@ export class RecentProjects {
     }
   }
 
-  async touch(path: string, name: string): Promise<void> {
+  async touch(path: string, name: string, names?: Record<string, string>): Promise<void> {
     const rest = (await this.list()).filter((r) => r.path !== path);
-    const next = [{ path, name, openedAt: new Date().toISOString() }, ...rest].slice(0, MAX_RECENT);
+    const next = [{ path, name, ...(names ? { names } : {}), openedAt: new Date().toISOString() }, ...rest].slice(0, MAX_RECENT);
     await writeFileAtomic(this.file, `${JSON.stringify(next, null, 1)}\n`);
   }
 }

@@ -18,6 +18,7 @@ import type { RecentProjects } from './recent-projects';
 import { untrustedMessage, type ProjectTrust } from './project-trust';
 import { openGuideAsStudy } from './guide-file';
 import type { HeldLock } from '../util/lock-file';
+import { translatedNames } from '../../shared/study/study-text';
 
 export interface StudyHandlerDeps {
   events: EventBus;
@@ -69,7 +70,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
 
   async function opened(path: string): Promise<StudyProject> {
     const project = await StudyProject.open(path);
-    await deps.recent.touch(path, project.file.study.name).catch(() => {});
+    await deps.recent.touch(path, project.file.study.name, translatedNames(project.file.study)).catch(() => {});
     return project;
   }
 
@@ -77,7 +78,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
     'studies:create': async ({ path, study }) => {
       const project = await StudyProject.create(path, study);
       await deps.trust.trustWritten(path, project.file.study);
-      await deps.recent.touch(path, study.name).catch(() => {});
+      await deps.recent.touch(path, study.name, translatedNames(study)).catch(() => {});
       return project.file;
     },
 
@@ -108,13 +109,13 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       const file = await saveProjectAs(path, out);
       // The copy runs what the original runs: trusted as far as the original was.
       if ((await deps.trust.check(path, file.study)).trusted) await deps.trust.trustWritten(out, file.study);
-      await deps.recent.touch(out, file.study.name).catch(() => {});
+      await deps.recent.touch(out, file.study.name, translatedNames(file.study)).catch(() => {});
       return file;
     },
 
     'studies:rerun': async ({ path, out, engineVersions, hostId, name }) => {
       const made = await rerunProject(path, out, { engineVersions, ...(hostId !== undefined ? { hostId } : {}), ...(name !== undefined ? { name } : {}) }, deps.trust);
-      await deps.recent.touch(out, made.project.study.name).catch(() => {});
+      await deps.recent.touch(out, made.project.study.name, translatedNames(made.project.study)).catch(() => {});
       return made;
     },
 
@@ -225,14 +226,14 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
       const project = await StudyProject.create(path, read.data.study);
       // The examples ship with the app: the user's copy is theirs.
       await deps.trust.trustWritten(path, project.file.study);
-      await deps.recent.touch(path, read.data.study.name).catch(() => {});
+      await deps.recent.touch(path, read.data.study.name, translatedNames(read.data.study)).catch(() => {});
       return project.file;
     },
 
     'studies:fromGuide': async ({ path, guide, hostId }) => {
       // Not trusted as written: the guide is someone else's, so what it runs beyond the typed knobs is asked first.
       const opened = await openGuideAsStudy(guide, path, hostId ? { hostId } : {});
-      await deps.recent.touch(path, opened.project.study.name).catch(() => {});
+      await deps.recent.touch(path, opened.project.study.name, translatedNames(opened.project.study)).catch(() => {});
       return opened;
     },
 

@@ -169,7 +169,8 @@ export const STUDY_CALLS = {
   },
   'studies:recent': {
     input: z.object({}).strict(),
-    output: z.array(z.object({ path: z.string(), name: z.string(), openedAt: z.string() })),
+    /** `names`: the study's name in each language it is translated into. */
+    output: z.array(z.object({ path: z.string(), name: z.string(), names: z.record(z.string(), z.string()).optional(), openedAt: z.string() })),
   },
   /**
    * A trial's server log (shared by every trial of its server) and benchmark output as written beside the project,

@@ -59,6 +59,12 @@ export function localizedStudyText(study: StudyDefinition, lang: ReportLang): Lo
   };
 }
 
+/** The study's name in each language it is translated into (for lists that name it without reading the file). */
+export function translatedNames(study: Pick<StudyDefinition, 'translations'>): Partial<Record<ReportLang, string>> | undefined {
+  const names = Object.entries(study.translations ?? {}).flatMap(([lang, text]) => (text?.name ? [[lang, text.name] as const] : []));
+  return names.length > 0 ? Object.fromEntries(names) : undefined;
+}
+
 /** The written text a study's translations are of: what `translationsStillTrue` compares. */
 interface WrittenText {
   name: string;

@@ -491,6 +491,28 @@ describe('Studies page', () => {
     }
   });
 
+  it('names recent projects in the app’s language, from their study’s translations, and as written otherwise', async () => {
+    const api = studiesApi();
+    api.handle('studies:recent', () => [
+      { path: PATH, name: STUDY.name, names: { tr: 'Örnek A' }, openedAt: '2026-02-01T09:00:00.000Z' },
+      { path: '/data/studies/mine.servelab', name: 'My own study', openedAt: '2026-02-01T08:00:00.000Z' },
+    ]);
+    let rendered!: ReturnType<typeof renderWithStore>;
+    await act(async () => {
+      rendered = renderWithStore(<StudiesPage />, api);
+      rendered.store.getState().setLocale('tr');
+      syncStoreWithCore(api, rendered.store);
+    });
+    try {
+      const list = await screen.findByRole('list', { name: 'Son projeler' });
+      expect(within(list).getByText('Örnek A')).toBeTruthy();
+      expect(within(list).getByText('My own study')).toBeTruthy();
+      expect(within(list).queryByText(STUDY.name)).toBeNull();
+    } finally {
+      act(() => rendered.store.getState().setLocale('en'));
+    }
+  });
+
   it('opens a project through the desktop dialog', async () => {
     const api = studiesApi();
     api.handle('dialogs:openFile', () => ({ path: PATH }));

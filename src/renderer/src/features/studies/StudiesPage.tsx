@@ -6,7 +6,7 @@ import { t } from '../../i18n';
 import { useAppStore, type StudyExample } from '../../store';
 import { StudyWizard } from '../wizard/StudyWizard';
 import { errorText } from './study-errors';
-import { exampleText } from './study-words';
+import { exampleText, recentName } from './study-words';
 import { useNativeDialog } from './use-native-dialog';
 import { baseName, formatOpenedAt } from './study-format';
 import { defaultProjectPath, PathDialog } from './PathDialog';
@@ -151,11 +151,11 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
                   <button
                     type="button"
                     className="study-recent-item"
-                    aria-label={t('studies.recent.openNamed', { name: item.name })}
+                    aria-label={t('studies.recent.openNamed', { name: recentName(item) })}
                     disabled={busy === `recent:${item.path}`}
                     onClick={() => void attempt(`recent:${item.path}`, () => openStudyProject(item.path))}
                   >
-                    <span className="study-recent-name">{item.name}</span>
+                    <span className="study-recent-name">{recentName(item)}</span>
                     <span className="study-recent-path mono">{item.path}</span>
                     <span className="study-recent-time muted">{t('studies.recent.openedAt', { when: formatOpenedAt(item.openedAt) })}</span>
                   </button>

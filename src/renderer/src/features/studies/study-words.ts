@@ -51,6 +51,11 @@ export function keptCandidates(project: ProjectFile): { id: string; label: strin
   return (project.state.recommendation?.path ?? []).map((id, i) => ({ id, label: labels[i] ?? id }));
 }
 
+/** A recent project's name in the app's language: its study's translation, else as written. */
+export function recentName(item: { name: string; names?: Partial<Record<string, string>> | undefined }): string {
+  return item.names?.[uiText().lang] ?? item.name;
+}
+
 /** An example study's name and description in the app's language: its translation, else as written. */
 export function exampleText(example: { name: string; description: string; translations?: Partial<Record<ReportLang, { name?: string; description?: string }>> }): { name: string; description: string } {
   const text = example.translations?.[uiText().lang];

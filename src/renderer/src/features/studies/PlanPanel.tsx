@@ -55,7 +55,8 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
   // Once the study has run, each planned trial shows what came of it: a finished study's plan is history, not a promise.
   const ran = project.state.status === 'draft' || project.state.trials.length === 0 ? null : new Map(project.state.trials.map((tr) => [tr.id, tr]));
   const objective = studyObjective(project.study.goal).metric;
-  const objectiveName = metricInfo(objective) ? metricTitle(metricInfo(objective)!) : objective;
+  const info = metricInfo(objective);
+  const objectiveName = info ? t('compare.metricWithUnit', { title: metricTitle(info), unit: info.unit }) : objective;
   return (
     <div className="study-plan">
       <p className="study-note">{project.study.strategy === 'grid' ? t('studies.plan.noteGrid') : t('studies.plan.noteGreedy')}</p>

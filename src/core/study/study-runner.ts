@@ -471,6 +471,8 @@ class StudyRun {
     }
     await this.recordPlacedFiles(first.serverKey, placed.hostId, placedFiles);
     launched.serverId = server.serverId;
+    // The host's inventory (the results' provenance) is read while the server starts, not before its first benchmark.
+    void this.inventoryOf(placed.hostId, box);
     for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
     const startedAt = new Date().toISOString();
@@ -524,8 +526,7 @@ class StudyRun {
     const workload = warmupWorkload(this.workloadOf(trial.workloadId));
     const started = Date.now();
     this.benchLog(trial.id, server.serverId, `Warm-up: ${workload.numPrompts} requests at the workload's concurrency; its numbers are discarded\n`);
-    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
-    const inventory = await this.inventories.get(hostId);
+    const inventory = await this.inventoryOf(hostId, box);
     let error: string | undefined;
     try {
       const prepared = await prepareMeasurement(box, {
@@ -554,8 +555,7 @@ class StudyRun {
   private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
     const workload = this.workloadOf(trial.workloadId);
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
-    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
-    const inventory = await this.inventories.get(hostId);
+    const inventory = await this.inventoryOf(hostId, box);
     const runId = newRunId();
     try {
       const prepared = await prepareMeasurement(box, {
@@ -634,6 +634,16 @@ class StudyRun {
       await this.project.journal({ event: 'prefetched', hostId, model });
     }
     return allLocal;
+  }
+
+  /** The host's inventory, read once per run (null when it cannot be read: the results then lack that provenance). */
+  private inventoryOf(hostId: string, box: StudyBox): Promise<ProbeInventory | null> {
+    let inventory = this.inventories.get(hostId);
+    if (!inventory) {
+      inventory = collectInventory(boxCommandRunner(box)).catch(() => null);
+      this.inventories.set(hostId, inventory);
+    }
+    return inventory;
   }
 
   private workloadOf(id: string): Workload {

@@ -13,6 +13,7 @@ import ctypes
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -45,6 +46,9 @@ def main():
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         sys.exit('bench-reaper: prctl(PR_SET_CHILD_SUBREAPER) failed')
     child = subprocess.Popen(command)
+    # Ctrl+C or a stop from the bench goes to the command, which ends its own way (servelab run cancels the study).
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda s, _frame: child.send_signal(s))
     peak = 0
     while True:
         # WNOWAIT: the command stays a zombie, so its own CPU time can still be read.

@@ -13,17 +13,20 @@ export function parseJournal(text) {
 }
 
 /**
- * One pass of the study (the grid, up to its decision): its wall time, each server's launch seconds (`launching` to
+ * One pass of the study (the grid, from its first launch to its decision): its wall time, each server's launch seconds (`launching` to
  * `server-ready`) and each trial's benchmark seconds (its warm-up, then `measuring` to the trial's end), and the ideal
  * wall time: every GPU slot busy launching or benchmarking, nothing else, (Σ benchmark + Σ launch) ÷ slots.
  * `trials` are the project's trials (for the warm-up seconds the state keeps); `stageId` picks the pass.
  */
 export function passFigures(events, trials, { stageId, slots }) {
   const inPass = new Set(trials.filter((t) => t.stageId === stageId).map((t) => t.id));
-  const started = events.find((e) => e.event === 'planned' && e.stageId === stageId);
+  const planned = events.find((e) => e.event === 'planned' && e.stageId === stageId);
   const decided = events.find((e) => e.event === 'decision' && e.stageId === stageId);
-  if (!started || !decided) throw new Error(`the journal has no planned and decided pass "${stageId}"`);
+  if (!planned || !decided) throw new Error(`the journal has no planned and decided pass "${stageId}"`);
   const launches = events.filter((e) => e.event === 'launching' && e.trials.some((id) => inPass.has(id)));
+  // From the pass's first launch: checking the model's weights on each box before it (a download on a fresh box)
+  // is setup, like the engine installs.
+  const started = launches[0] ?? planned;
   const launchSeconds = [];
   const servers = [];
   for (const launch of launches) {

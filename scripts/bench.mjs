@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm run bench`: performance claims measured in one run and printed as ratios, never asserted in tests.
 //
-//   1. Study scheduling: the same 8-trial grid on a simulated box with 8 GPUs and with 1 GPU, through the built
-//      `servelab run`; the 8-GPU box should take about an eighth of the time (every free slot kept busy). The
-//      simulated GPU time dominates (time scale 0.2); what is left is this machine's own work per trial (process
-//      starts, SSH-less shell scripts), which a small machine runs only a few at a time.
+//   1. Study scheduling and the core (scripts/bench-study.mjs): the same 8-trial grid through the built `servelab run`
+//      on the demo lab as 1 GPU, 8 GPUs and two boxes of 4 GPUs, at a time scale where the simulated GPU time
+//      dominates (checked and printed: this machine's CPU per trial beside the trial's wall time). Prints each
+//      figure with its goal: wall time ÷ ideal, the speed-ups, the core's CPU and peak RSS, launches ÷ distinct
+//      server configurations with the journalled reason of every relaunch, and `servelab import` of 1,000 real
+//      result files. `--study-only` runs only this part; `--study-time-scale S` tries another scale.
 //   2. UI (scripts/bench-ui.mjs): the renderer's real components in Chromium — a log pane ingesting 10,000
 //      lines/s for 10 s (frame times, lines lost), a 10,000-trial results table (first render, scroll frames) and
 //      a 2,000-point chart (render time).

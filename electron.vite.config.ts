@@ -35,7 +35,24 @@ export default defineConfig({
     plugins: [react()],
     build: {
       minify: true,
-      rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
+      rolldownOptions: {
+        input: { index: resolve('src/renderer/index.html') },
+        // The pages other than Hosts and echarts are loaded on demand (App.tsx, components/EChart.tsx); the libraries
+        // every page shares are chunks of their own, each under the 500 kB warning, cached apart from the app's code.
+        output: {
+          codeSplitting: {
+            groups: [
+              { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+              { name: 'zod', test: /node_modules[\\/]zod[\\/]/ },
+              { name: 'zrender', test: /node_modules[\\/]zrender[\\/]/ },
+              { name: 'echarts', test: /node_modules[\\/]echarts[\\/]/ },
+              { name: 'messages', test: /src[\\/]renderer[\\/]src[\\/]i18n[\\/]/ },
+              // One chunk per engine's flag table (SGLang's alone is some 340 kB).
+              { name: (id) => /resources[\\/]engine-flags[\\/]([\w-]+)\.json$/.exec(id)?.[1]?.replace(/^/, 'flags-') ?? null },
+            ],
+          },
+        },
+      },
     },
   },
 });

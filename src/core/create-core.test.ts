@@ -14,7 +14,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('createCore with a damaged jobs.json (L6)', () => {
+describe('createCore with a damaged jobs.json', () => {
   it('reports it in app:info, keeps a copy, and boxes still work', async () => {
     const dataDir = join(dir, 'data');
     await mkdir(dataDir, { recursive: true });

@@ -26,7 +26,7 @@ const preloadPath = join(here, '../preload/index.cjs');
 /**
  * The dev server is used only by `npm run dev` (electron-vite sets NODE_ENV=development and ELECTRON_RENDERER_URL),
  * from a checkout, and only on loopback: an ELECTRON_RENDERER_URL inherited anywhere else would make the app load,
- * and grant IPC to, whatever that URL serves (L1). Everything else loads the built files over app://.
+ * and grant IPC to, whatever that URL serves. Everything else loads the built files over app://.
  */
 function devServer(): string | undefined {
   const url = process.env.ELECTRON_RENDERER_URL;
@@ -104,7 +104,7 @@ async function start(): Promise<void> {
   );
 
   createWindow();
-  // A second launch brings this window forward instead of running a second core on the same data (M5).
+  // A second launch brings this window forward instead of running a second core on the same data.
   app.on('second-instance', () => showFirstWindow());
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
@@ -118,7 +118,7 @@ async function start(): Promise<void> {
 }
 
 // One app per user: two would each rewrite hosts.json and jobs.json from their own memory and lose the other's
-// changes, and each would resume the other's studies (M5).
+// changes, and each would resume the other's studies.
 if (!app.requestSingleInstanceLock()) {
   log('Servelab is already running: brought its window forward instead of starting a second one.');
   app.quit();

@@ -409,10 +409,10 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
 
     await test.step('Report: Export CSV downloads one row per trial with the project file’s numbers', async () => {
       await openStudyTab(page, 'Report');
-      await expect(page.getByLabel('Report preview (Markdown)')).toContainText(recommended);
+      await expect(page.getByRole('article', { name: 'Report' })).toContainText(recommended);
       // The simulated numbers are attributed to the box they came from, not to the demo lab.
-      await expect(page.getByLabel('Report preview (Markdown)')).toContainText(`These numbers come from the simulated GPU box on ${HOST_LABEL}: they are simulations`);
-      await expect(page.getByLabel('Report preview (Markdown)')).not.toContainText('demo lab');
+      await expect(page.getByRole('article', { name: 'Report' })).toContainText(`These numbers come from the simulated GPU box on ${HOST_LABEL}: they are simulations`);
+      await expect(page.getByRole('article', { name: 'Report' })).not.toContainText('demo lab');
       await screenshotBothThemes(page, 'ssh-study-report', { height: 1200 });
       const downloading = page.waitForEvent('download');
       await page.getByRole('button', { name: 'Export CSV' }).click();

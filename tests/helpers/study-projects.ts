@@ -1,4 +1,4 @@
-// Project files shaped like the two reference studies (METHOD.md): Study A (Qwen3-8B, lowest latency, H100, with
+// Project files shaped like the two reference studies: Study A (Qwen3-8B, lowest latency, H100, with
 // EAGLE3) and Study B (Qwen3-32B, highest throughput, A100, with a refused FP8 trial, a failed AWQ one and a
 // scenario that regresses by 13.8%). Numbers are the guides' own.
 import type { EngineId } from '../../src/shared/engines/types';

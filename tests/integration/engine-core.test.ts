@@ -100,7 +100,7 @@ describe('engines and servers calls', () => {
     await core.call('servers:stop', { serverId: launched.serverId }).catch(() => {});
   }, 60_000);
 
-  it('servers:stop of a record from before a reboot signals nothing, and servers:onBox lists it as not running (H1)', async () => {
+  it('servers:stop of a record from before a reboot signals nothing, and servers:onBox lists it as not running', async () => {
     // The pgid in the record's job folder now belongs to an unrelated process of the same user.
     const victim = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
     victim.unref();

@@ -168,13 +168,13 @@ describe('docker mode', () => {
       await server.waitReady(30_000);
       expect(log).toContain('Application startup complete.');
       expect(server.record).toMatchObject({ mode: 'docker', container });
-      // Run as the box user, with plain values off the argv too (L2): `--env NAME` copies them from docker's environment.
+      // Run as the box user, with plain values off the argv too: `--env NAME` copies them from docker's environment.
       const uid = (await run(box, 'printf "%s:%s" "$(id -u)" "$(id -g)"')).trim().split('\n').pop() as string;
       expect(server.record.command).toMatch(
         new RegExp(`^VLLM_LOGGING_LEVEL=INFO docker run --rm --name servelab-srv-\\S+ --user ${uid} --gpus '"device=1"' --ipc=host -p 127\\.0\\.0\\.1:\\d+:\\d+ -v \\S+/\\.cache/huggingface:/servelab-hf --env HF_HOME=/servelab-hf --env HOME=/tmp --env USER=servelab --env LOGNAME=servelab -v (\\S+/hf-token):\\1:ro --env HF_TOKEN_PATH=\\1 --env VLLM_LOGGING_LEVEL vllm/vllm-openai:v0\\.11\\.0 --model meta-llama/Llama-3\\.1-8B-Instruct `),
       );
       // The token is no variable of the container (docker keeps those in its config for the docker group): a file
-      // only the box user reads, named by HF_TOKEN_PATH, in the server's folder (L2).
+      // only the box user reads, named by HF_TOKEN_PATH, in the server's folder.
       expect(server.record.command).not.toMatch(/--env HF_TOKEN( |$)/);
       const tokenFile = `$HOME/.servelab/servers/${server.serverId}/hf-token`;
       expect((await run(box, `stat -c %a "${tokenFile}"`)).trim().split('\n').pop()).toBe('600');

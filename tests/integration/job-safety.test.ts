@@ -108,7 +108,7 @@ function kill(pid: number): void {
   }
 }
 
-describe('stop never signals a group that is not the job any more (H1)', () => {
+describe('stop never signals a group that is not the job any more', () => {
   it('leaves alone the group a finished job from an earlier boot names', async () => {
     const victim = await unrelatedProcess();
     try {
@@ -179,7 +179,7 @@ describe('stop never signals a group that is not the job any more (H1)', () => {
   });
 });
 
-describe('the stop report is never falsely clean (M6)', () => {
+describe('the stop report is never falsely clean', () => {
   it('finds and stops a worker that left the process group with setsid', async () => {
     const handle = await box.jobs().start({ command: ['sh', '-c', 'setsid sh -c \'echo $$ > escaped; exec sleep 300\' & exec sleep 300'], cwd: '~' });
     let escaped = 0;
@@ -227,7 +227,7 @@ describe('the stop report is never falsely clean (M6)', () => {
   });
 });
 
-describe('remote folders others can write to (M4)', () => {
+describe('remote folders others can write to', () => {
   it.each(['jobs', 'engines'])('refuses to launch while ~/.servelab/%s is group-writable, and names the fix', async (folder) => {
     const jobs = join(sshd.homeDir, '.servelab', folder);
     await box.run(`mkdir -p -m 700 "$HOME"/.servelab/${folder}\n`, { timeoutSeconds: 30 });
@@ -257,7 +257,7 @@ describe('remote folders others can write to (M4)', () => {
   });
 });
 
-describe('a launch on a full disk (M1)', () => {
+describe('a launch on a full disk', () => {
   it.runIf(process.getuid?.() === 0)('is refused with a clear message and leaves no job running', { timeout: 60_000 }, async () => {
     const root = join(sshd.homeDir, '.servelab');
     const uid = (await stat(sshd.homeDir)).uid;

@@ -100,6 +100,22 @@ describe('a chat template kept in the project, on the demo lab', () => {
     expect(md).not.toContain(join(boxHome(), '.servelab', 'files'));
   });
 
+  it("names the benchmark's dataset and result folder from ~ in the report and the CSV, not the demo lab's local folder", async () => {
+    const project = join(scratch.dir, 'first.servelab');
+    const md = ((await lab.core.call('studies:report', { path: project, format: 'md' })) as { text: string }).text;
+    // The run itself read the dataset at the demo lab's resolved path (the trial's stored provenance says so).
+    const provenance = firstRun.state.trials.find((t) => t.result)?.result?.result.provenance;
+    expect(provenance?.dataset?.path).toBe(join(boxHome(), '.servelab', 'datasets', 'ShareGPT_V3_unfiltered_cleaned_split.json'));
+    expect(md).toMatch(/\n```sh\n~\/\.servelab\/engines\/vllm-0\.11\.0\/bin\/vllm bench serve .*--dataset-path ~\/\.servelab\/datasets\/ShareGPT_V3_unfiltered_cleaned_split\.json .*--result-dir ~\/\.servelab\/bench\//);
+    expect(md).toContain('| `~/.servelab/datasets/ShareGPT_V3_unfiltered_cleaned_split.json` |');
+    const csv = ((await lab.core.call('studies:report', { path: project, format: 'csv' })) as { text: string }).text;
+    const html = ((await lab.core.call('studies:report', { path: project, format: 'html' })) as { text: string }).text;
+    for (const text of [md, csv, html]) {
+      expect(text).not.toContain(boxHome());
+      expect(text).not.toContain(scratch.dir);
+    }
+  });
+
   it('is not uploaded again by a launch of the same file', async () => {
     const again = await run('again', first);
     expect(again.state.status, again.state.message).toBe('done');

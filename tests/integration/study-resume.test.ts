@@ -87,7 +87,7 @@ describe('servelab run, killed and resumed', () => {
     expect(atKill.state.status).toBe('running');
 
     // A record the project's earlier run left before the box rebooted: its pgid now names an unrelated process of
-    // the same user. Resuming must not signal it (H1).
+    // the same user. Resuming must not signal it.
     const victim = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
     victim.unref();
     const victimPid = victim.pid as number;

@@ -1,4 +1,4 @@
-// Two real `servelab run` processes on one data folder (M5): runs of two projects keep every job record of both in
+// Two real `servelab run` processes on one data folder: runs of two projects keep every job record of both in
 // jobs.json, and a second run of the same project refuses, naming the first, instead of stopping its servers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';

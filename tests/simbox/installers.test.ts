@@ -1,4 +1,4 @@
-// The simulated box's Python tooling: venv, pip and uv with the engines' install commands (engines.md §4),
+// The simulated box's Python tooling: venv, pip and uv with the engines' install commands (their install guides),
 // their real failure shapes, version checks, side-by-side versions, and delegation to the real python3.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ describe('python3 -m venv + pip', () => {
     expect(box.run(join(env, 'bin', 'python'), ['-m', 'pip', '--version']).stdout).toMatch(/^pip 24\.0 from .*\/site-packages\/pip \(python 3\.\d+\)\n$/);
   });
 
-  it('installs vllm with the engines.md command, idempotently, and verifies it by importing it', () => {
+  it("installs vllm with its install guide's command, idempotently, and verifies it by importing it", () => {
     const env = join(box.home, 'envs', 'a');
     const pip = join(env, 'bin', 'pip');
     const r = box.run(pip, ['install', 'vllm==0.11.0', '--extra-index-url', 'https://download.pytorch.org/whl/cu128']);
@@ -90,7 +90,7 @@ describe('python3 -m venv + pip', () => {
 });
 
 describe('uv', () => {
-  it('reports a version, creates a venv and installs with `uv pip install --python DIR` (engines.md §4.1)', () => {
+  it('reports a version, creates a venv and installs with `uv pip install --python DIR` (vLLM\'s install guide)', () => {
     expect(box.run('uv', ['--version']).stdout).toMatch(/^uv \d+\.\d+\.\d+ /);
     const env = join(box.home, 'engines', 'vllm-0.11.0');
     const v = box.run('uv', ['venv', '--python', '3.12', env]);

@@ -1,4 +1,4 @@
-// METHOD.md's exact commands (Study A on H100, Study B on A100) are accepted by the simulated CLIs, become ready,
+// The reference studies' exact commands (Study A on H100, Study B on A100) are accepted by the simulated CLIs, become ready,
 // and stop cleanly; the study's benchmark command runs against the recommended SGLang server.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The simulated box's performance model against the two real studies of METHOD.md (pure, no processes).
+// The simulated box's performance model against the two reference studies (pure, no processes).
 import { describe, it, expect } from 'vitest';
 import { GPU_MODELS, resolveModel } from '../../resources/simbox/lib/catalog.mjs';
 import { buildProfile, StartupFailure, type Knobs } from '../../resources/simbox/lib/perf-model.mjs';
@@ -79,7 +79,7 @@ describe('Study A (Qwen3-8B, H100, concurrency 4)', () => {
     const gain = best.totalTokenThroughput / fp8.totalTokenThroughput - 1;
     expect(gain).toBeGreaterThan(0.5);
     expect(gain).toBeLessThan(0.8);
-    // Real engine behaviour (METHOD.md): peak output throughput below the mean, ITL above TPOT.
+    // Real engine behaviour (the reference studies): peak output throughput below the mean, ITL above TPOT.
     expect(best.maxOutputTokensPerS).toBeLessThan(best.outputThroughput);
     expect(best.itl.mean).toBeGreaterThan(best.tpot.mean);
   });

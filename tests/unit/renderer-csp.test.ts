@@ -32,7 +32,7 @@ describe('renderer CSP', () => {
     expect(policy.get('object-src')).toEqual(["'none'"]);
     expect(policy.get('base-uri')).toEqual(["'none'"]);
     expect(meta).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
-    // The desktop app talks to the core over IPC: the page itself allows no WebSocket anywhere (L1).
+    // The desktop app talks to the core over IPC: the page itself allows no WebSocket anywhere.
     expect(policy.get('connect-src')).toEqual(["'self'"]);
   });
 

@@ -1,5 +1,5 @@
-// The example projects: valid project files whose plans carry METHOD.md's exact commands and refuse what the
-// hand-made studies had to learn by failing. Decisions are driven with METHOD.md's own numbers.
+// The example projects: valid project files whose plans carry the reference studies' exact commands and refuse what the
+// hand-made studies had to learn by failing. Decisions are driven with the reference studies' own numbers.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ function load(name: string): StudyDefinition {
   return project.study;
 }
 
-/** Each trial of a candidate measured with METHOD.md's value for it; candidates without one fail. */
+/** Each trial of a candidate measured with the reference study's value for it; candidates without one fail. */
 function measure(study: StudyDefinition, trials: Trial[], values: Record<string, number>): Trial[] {
   const metric = study.goal.kind === 'latency' ? 'mean_latency_s' : 'total_token_throughput';
   return trials.map((t) => {
@@ -38,7 +38,7 @@ function measure(study: StudyDefinition, trials: Trial[], values: Record<string,
 describe('examples/qwen3-8b-latency-h100.servelab (Study A)', () => {
   const study = load('qwen3-8b-latency-h100.servelab');
 
-  it('plans the three engines at their defaults with METHOD.md commands', () => {
+  it("plans the three engines at their defaults with the reference study's commands", () => {
     const trials = planEngineStage(study, H100);
     expect(trials.map((t) => [t.id, t.command, t.status])).toEqual([
       ['engine/vllm-0.11.0/sharegpt-c4/r1', 'vllm serve Qwen/Qwen3-8B', 'planned'],
@@ -49,7 +49,7 @@ describe('examples/qwen3-8b-latency-h100.servelab (Study A)', () => {
     expect(study.workloads.generalisation.map((w) => w.id)).toEqual(['sharegpt-c1', 'sharegpt-c2', 'sharegpt-c8']);
   });
 
-  it("runs greedily on METHOD.md's numbers to METHOD.md's recommendation, every trial planned and buildable", () => {
+  it("runs greedily on the reference study's numbers to its recommendation, every trial planned and buildable", () => {
     const engine = measure(study, planEngineStage(study, H100), { 'vllm-0.11.0': 1.68, 'sglang-0.5.3.post3': 1.61, 'trtllm-1.2.0rc1': 1.74 });
     const first = decideEngineStage(study, engine);
     expect(first.best.engine).toBe('sglang');
@@ -75,7 +75,7 @@ describe('examples/qwen3-8b-latency-h100.servelab (Study A)', () => {
     expect(commands).toContain('python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --cuda-graph-max-bs 8');
     expect(commands).toContain('python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8 --attention-backend triton');
     expect(best.path).toEqual(['sglang-0.5.3.post3', 'fp8', 'tengyunw-s4-k4-t16']);
-    // METHOD.md writes --model, the alias of --model-path.
+    // The reference study writes --model, the alias of --model-path.
     expect(recommendationOf(best).command).toBe(
       'python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B-FP8 --speculative-algorithm EAGLE3 --speculative-draft-model-path Tengyunw/qwen3_8b_eagle3 --speculative-num-steps 4 --speculative-eagle-topk 4 --speculative-num-draft-tokens 16',
     );
@@ -89,7 +89,7 @@ describe('examples/qwen3-8b-latency-h100.servelab (Study A)', () => {
 describe('examples/qwen3-32b-throughput-a100.servelab (Study B)', () => {
   const study = load('qwen3-32b-throughput-a100.servelab');
 
-  it('plans the engines with their METHOD.md settings, all fitting an 80 GB A100', () => {
+  it("plans the engines with the reference study's settings, all fitting an 80 GB A100", () => {
     const trials = planEngineStage(study, A100);
     expect(trials.map((t) => [t.command, t.status])).toEqual([
       ['vllm serve Qwen/Qwen3-32B --max-model-len 32768', 'planned'],

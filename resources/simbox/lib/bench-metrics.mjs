@@ -1,5 +1,5 @@
 // `vllm bench serve`'s metrics and its printed block, reproduced from vllm/benchmarks/serve.py (v0.11.0):
-// calculate_metrics(), the 40/10-column result block and the --save-result JSON fields (engines.md §1.1–1.2).
+// calculate_metrics(), the 40/10-column result block and the --save-result JSON fields (vllm/benchmarks/serve.py at v0.11.0).
 
 import { center, fixed, ljust, pyFloat } from './pyfmt.mjs';
 

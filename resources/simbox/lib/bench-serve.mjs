@@ -8,6 +8,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ArrivalError, arrivalSchedule, rampUpArgsError, rpsChangeEvents } from './arrivals.mjs';
+import { endWithBox } from './box-watch.mjs';
 import { resolveModel, versionCompare } from './catalog.mjs';
 import { calculateMetrics, renderResult } from './bench-metrics.mjs';
 import { parseVllmBench, UsageError } from './engine-args.mjs';
@@ -85,7 +86,7 @@ function pyValueError(message, where = 'vllm/benchmarks/serve.py') {
   return traceback([[`/usr/lib/python3/dist-packages/${where}`, 1, 'main', null]], `ValueError: ${message}`);
 }
 
-/** Requests for `--dataset-name random` (engines.md §6.2, vLLM v0.11 RandomDataset); `logLine` prints the client's INFO lines. */
+/** Requests for `--dataset-name random` (vLLM v0.11 RandomDataset, vllm/benchmarks/datasets.py); `logLine` prints the client's INFO lines. */
 export function randomRequests(args, logLine = log) {
   const rng = makeRng('random-dataset', args.seed);
   const r = args.random_range_ratio;
@@ -105,7 +106,7 @@ export function randomRequests(args, logLine = log) {
   return out;
 }
 
-/** Requests for `--dataset-name sharegpt` (engines.md §6.1, vLLM's ShareGPTDataset). */
+/** Requests for `--dataset-name sharegpt` (vLLM's ShareGPTDataset, vllm/benchmarks/datasets.py). */
 function sharegptRequests(args) {
   if (!args.dataset_path) die(traceback([['/usr/lib/python3/dist-packages/vllm/benchmarks/datasets.py', 114, 'load_data', null]], 'ValueError: dataset_path must be provided for loading data.'));
   if (!existsSync(args.dataset_path)) {
@@ -347,6 +348,10 @@ export function saveResultJson(args, result, { date, backend, tokenizerId }) {
 
 /** `vllm bench serve`; `argv` has been through FlexibleArgumentParser's rewriting (engine-args.mjs). */
 export async function benchServeMain(argv, { version }) {
+  endWithBox((dir) => {
+    process.stderr.write(`simbox: ${dir} is gone; this simulated benchmark client ends with its box.\n`);
+    process.exit(143);
+  });
   let parsed;
   try {
     parsed = parseVllmBench(argv, version);
@@ -380,7 +385,7 @@ export async function benchServeMain(argv, { version }) {
     args.model = first.root;
   }
 
-  // The tokenizer is loaded on the client (engines.md §1.3), so an unknown or gated model fails here.
+  // The tokenizer is loaded on the client (vllm/benchmarks/serve.py), so an unknown or gated model fails here.
   const tokenizerId = args.tokenizer ?? args.model;
   const known = resolveModel(tokenizerId);
   if (!known && !existsSync(tokenizerId)) {
@@ -432,7 +437,7 @@ export async function benchServeMain(argv, { version }) {
   const agent = new (url.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: args.max_concurrency ?? 1024 });
   const ctx = { args, url, backend, agent };
 
-  // Initial test run / ready check (engines.md §1.1): retried every 5 s until the timeout.
+  // Initial test run / ready check (vllm/benchmarks/serve.py): retried every 5 s until the timeout.
   process.stdout.write('Starting initial single prompt test run...\n');
   // Where the main run starts on a simulated server's virtual clock: the end of the test request.
   let virtualStart = null;

@@ -272,7 +272,7 @@ export const PACKAGE_INDEX = {
     wheel: (v) => `sglang-${v}-py3-none-any.whl`,
     sizeMB: 2.9,
     deps: [['torch', '2.8.0'], ['sgl-kernel', '0.3.15'], ['flashinfer_python', '0.4.0'], ['transformers', '4.57.1'], ['fastapi', '0.118.0'], ['uvicorn', '0.37.0'], ['numpy', '2.2.6'], ['orjson', '3.11.3']],
-    // 0.5.5 dropped the `all` extra (engines.md §4.2).
+    // 0.5.5 dropped the `all` extra (SGLang's python/pyproject.toml).
     extras: (v) => (versionCompare(v, '0.5.5') < 0 ? ['all', 'test', 'decord', 'cu130', 'cu130_all', 'blackwell', 'all_aarch64', 'dev'] : ['checkpoint-engine', 'diffusion', 'test', 'dev', 'tracing']),
     module: 'sglang',
     entryPoints: [],

@@ -1,5 +1,5 @@
 // Simulated `docker` of the simbox: off by default (then the box has no docker, or the machine's real one), on with
-// `simbox config --docker on`. It knows the engines' official images (engines.md §4.4): `pull` prints docker's
+// `simbox config --docker on`. It knows the engines' official images: `pull` prints docker's
 // non-terminal progress lines, `run` starts the simulated engine server as a "container" process that nvidia-smi
 // lists, and `ps`, `top`, `stop`, `rm`, `logs`, `images`, `image inspect`, `version` read the containers' and images'
 // state files under the simbox state folder (`containers/`, `images/`).
@@ -17,7 +17,7 @@ const ENTRY = resolve(dirname(fileURLToPath(import.meta.url)), 'container-entry.
 const SERVER_VERSION = '28.5.1';
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-/** The official images (engines.md §4.1–4.3): repository → engine, package on the simulated index, tag → version. */
+/** The official images: repository → engine, package on the simulated index, tag → version. */
 const REPOSITORIES = {
   'vllm/vllm-openai': { engine: 'vllm', pkg: 'vllm', version: (tag) => (tag.startsWith('v') ? tag.slice(1) : null), sizeGB: 9.8, entry: 'args-only' },
   'lmsysorg/sglang': { engine: 'sglang', pkg: 'sglang', version: (tag) => /^v(.+?)(-cu129-(amd64|arm64))?$/.exec(tag)?.[1] ?? null, sizeGB: 13.2, entry: 'command' },

@@ -244,7 +244,7 @@ export function buildProfile(input) {
     throw new StartupFailure('max-model-len', `User-specified max_model_len (${knobs.maxModelLen}) is greater than the derived max_model_len (max_position_embeddings=${model.maxLen} or model_max_length=None in model's config.json).`);
   }
 
-  // How each engine sizes its memory pool (engines.md §1.6, §2.1, §3.1).
+  // How each engine sizes its memory pool (vllm/engine/arg_utils.py, python/sglang/srt/server_args.py, tensorrt_llm/llmapi/llm_args.py).
   let budgetBytes;
   let memFraction;
   if (engine === 'vllm') {

@@ -54,7 +54,7 @@ export function traceback(frames, exceptionLine) {
   return `${lines.join('\n')}\n`;
 }
 
-/** torch's CUDA OOM message (the engines.md §5 prefix, in PyTorch's full wording). */
+/** torch's CUDA OOM message (`torch.OutOfMemoryError: CUDA out of memory.`, in PyTorch's full wording). */
 export function cudaOomMessage({ tryGiB, gpu = 0, totalGiB, freeMiB, inUseGiB }) {
   return (
     `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate ${tryGiB.toFixed(2)} GiB. GPU ${gpu} has a total capacity of ${totalGiB.toFixed(2)} GiB ` +

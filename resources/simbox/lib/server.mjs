@@ -15,6 +15,7 @@ import { chatTemplateTokens, countTokens, messagesText, tokenStream } from './te
 import { loadConfig, MARKER_LINE, memoryInUse, nextLaunch, registerGpuProcess, unregisterGpuProcess, visibleGpus } from './state.mjs';
 import { hash32 } from './rng.mjs';
 import { hasHfToken } from './hf-token.mjs';
+import { endWithBox } from './box-watch.mjs';
 import { floatRepr } from './pyfmt.mjs';
 import { versionCompare } from './version.mjs';
 
@@ -94,7 +95,7 @@ export function engineSeeds(config, spec, launch) {
   return { seed: `${config.seed}:${spec.seed ?? 0}`, noiseSeed: `${config.seed}:launch:${launch}:${spec.seed ?? 0}` };
 }
 
-/** The request SGLang's server sends itself before /health turns 200 (engines.md §2.2), unless --skip-server-warmup. */
+/** The request SGLang's server sends itself before /health turns 200 (python/sglang/srt/entrypoints/http_server.py), unless --skip-server-warmup. */
 export const SGLANG_WARMUP_REQUEST = { promptTokens: 6, maxTokens: 8 };
 
 /**
@@ -116,6 +117,11 @@ export async function runServer(spec) {
     process.exit(code);
   };
   const engineLabel = { vllm: 'vLLM', sglang: 'SGLang', trtllm: 'TensorRT-LLM' }[spec.engine];
+  // Its box removed, the server ends at once: nothing of the box is left to write its records into.
+  endWithBox((dir) => {
+    process.stderr.write(`simbox: ${dir} is gone; this simulated server ends with its box.\n`);
+    process.exit(143);
+  });
 
   log.warn('simbox', `${MARKER_LINE}. This ${engineLabel} ${spec.version} server is simulated; its timings come from a performance model (time scale ${scale}).`);
 
@@ -144,7 +150,7 @@ export async function runServer(spec) {
     process.stdout.write(`[TensorRT-LLM] TensorRT-LLM version: ${spec.version}\n`);
   }
 
-  // vLLM and TensorRT-LLM bind their socket before loading the model (engines.md §1.7, §3.3).
+  // vLLM and TensorRT-LLM bind their socket before loading the model (vllm/entrypoints/launcher.py, tensorrt_llm/serve/openai_server.py).
   let server = null;
   const state = { ready: false, healthy: false, engine: null, profile: null, completed: 0, shuttingDown: false };
   const bindEarly = spec.engine !== 'sglang';
@@ -306,7 +312,7 @@ export async function runServer(spec) {
     log.uvicorn('Application startup complete.');
     log.uvicorn(`Uvicorn running on http://${spec.host}:${spec.port} (Press CTRL+C to quit)`);
     state.ready = true;
-    // /health stays 503 until the warm-up request has gone through (engines.md §2.2).
+    // /health stays 503 until the warm-up request has gone through (python/sglang/srt/entrypoints/http_server.py).
     if (spec.skipWarmup) state.healthy = true;
     else {
       await waitPhase(phases.warmup);

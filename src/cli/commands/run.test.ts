@@ -6,7 +6,7 @@ import { PROJECT_SCHEMA_VERSION, ProjectFileSchema, StudyDefinitionSchema } from
 import { runRun, trialDetail } from './run';
 import { GPT_OSS_TPS, gptOssStudy, runAsPublished } from '../../../tests/helpers/parallel-studies';
 
-describe('servelab run of a project from elsewhere (L5)', () => {
+describe('servelab run of a project from elsewhere', () => {
   it('refuses without a terminal, naming what it runs and the flag that accepts it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'servelab-run-trust-'));
     const study = StudyDefinitionSchema.parse({

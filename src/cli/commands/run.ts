@@ -65,7 +65,7 @@ export async function runRun(args: string[], io: CliIo, opts: RunCommandOptions 
     io.stderr(`servelab run: ${(error as Error).message}\n`);
     return 1;
   }
-  // L5: a shared project is executable configuration; run it only once its settings were accepted here.
+  // A shared project is executable configuration; run it only once its settings were accepted here.
   const trust = new ProjectTrust(dataDir);
   const check = await trust.check(path, project.file.study);
   if (!check.trusted) {

@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 describe('servelab serve --open', () => {
-  it('puts no secret on the opener command line (H2)', async () => {
+  it('puts no secret on the opener command line', async () => {
     const argv = readFileSync(argvFile, 'utf8').trim();
     // The opener gets a page only this user can read, which forwards to the sign-in address.
     const pageUrl = new URL(argv);

@@ -122,7 +122,7 @@ describe('WebSocket host', () => {
     expect(await upgradeStatus(wsUrl, { Origin: `http://127.0.0.1:${host.port}` })).toBe(101);
   });
 
-  it('trades a sign-in code for a session once, and ends that session when the code comes back (H2)', async () => {
+  it('trades a sign-in code for a session once, and ends that session when the code comes back', async () => {
     const link = host.signInUrl();
     const first = await signIn(link);
     expect(first.status).toBe(200);
@@ -147,7 +147,7 @@ describe('WebSocket host', () => {
     expect((await fetch(`${host.origin}/session`)).status).toBe(405);
   });
 
-  it('answers only to its own address: another Host header is refused (L3)', async () => {
+  it('answers only to its own address: another Host header is refused', async () => {
     expect(await statusWithHost(`127.0.0.1:${host.port}`)).toBe(200);
     expect(await statusWithHost(`localhost:${host.port}`)).toBe(200);
     expect(await statusWithHost(`rebound.example:${host.port}`)).toBe(421);
@@ -155,7 +155,7 @@ describe('WebSocket host', () => {
     expect(await upgradeStatus(wsUrl, { Host: `rebound.example:${host.port}` })).toBe(421);
   });
 
-  it('proves it knows the session: hello nonce → HMAC with the proof key the page holds (L3)', async () => {
+  it('proves it knows the session: hello nonce → HMAC with the proof key the page holds', async () => {
     const client = await connect();
     const nonce = 'n'.repeat(32);
     const reply = new Promise<unknown>((resolve) => client.ws.once('message', (data) => resolve(JSON.parse(String(data)))));
@@ -199,7 +199,7 @@ describe('WebSocket host', () => {
     expect((await fetch(`http://127.0.0.1:${host.port}/missing.js`)).status).toBe(404);
   });
 
-  it('closes open sockets with "server stopped" when it shuts down, so pages stop reconnecting (L3)', async () => {
+  it('closes open sockets with "server stopped" when it shuts down, so pages stop reconnecting', async () => {
     const other = await startWsHost(core, {});
     const res = await fetch(`${other.origin}/session`, {
       method: 'POST',

@@ -9,7 +9,7 @@ import { REMOTE_TREE_GUARD } from '../jobs/job-scripts';
 /** Datasets live here on the box, relative to HOME, each next to a `<file>.servelab.json` record of its origin. */
 export const DATASETS_ROOT = '.servelab/datasets';
 export const SHAREGPT_FILE = 'ShareGPT_V3_unfiltered_cleaned_split.json';
-/** The file vLLM's and SGLang's docs fetch (engines.md §6.1); users may point elsewhere. */
+/** The file vLLM's and SGLang's docs fetch (vllm/benchmarks/datasets.py, ShareGPTDataset); users may point elsewhere. */
 export const SHAREGPT_URL = 'https://huggingface.co/datasets/anon8231489123/ShareGPT_Vicuna_unfiltered/resolve/main/ShareGPT_V3_unfiltered_cleaned_split.json';
 
 export type DatasetBox = EngineBox & Pick<BoxTransport, 'upload'>;

@@ -32,7 +32,7 @@ describe('installScript', () => {
     expect(pip).toContain("-c 'import tensorrt_llm; print(tensorrt_llm.__version__)'");
   });
 
-  it('never merges package indexes: a package from a vendor index comes from it alone, in its own step (L7)', () => {
+  it('never merges package indexes: a package from a vendor index comes from it alone, in its own step', () => {
     for (const engine of ['vllm', 'sglang', 'trtllm'] as const) {
       for (const tool of ['uv', 'pip'] as const) {
         const script = installScript('/e', getAdapter(engine).installSpec(getAdapter(engine).defaultVersion), tool);

@@ -35,7 +35,7 @@ export interface LaunchRequest {
   mode?: EngineMode;
   /**
    * The weights are in the box's Hugging Face cache (prefetched): the server runs with HF_HUB_OFFLINE=1 and without
-   * HF_TOKEN, so the token does not live in a long-running process's environment (L4) or a container's config (L2).
+   * HF_TOKEN, so the token does not live in a long-running process's environment or a container's config.
    */
   offline?: boolean;
   /** The files the config names (`chatTemplate`, `optionsFile`), by name: put on the box before the server starts. */

@@ -69,7 +69,7 @@ describe('command file', () => {
     expect(text).not.toContain('hf_secret');
   });
 
-  it('never holds the value of a credential flag (M2)', () => {
+  it('never holds the value of a credential flag', () => {
     const text = commandFileText({ argv: ['vllm', 'serve', 'm', '--api-key', 'sk-0123456789abcdefghijkl', '--hf-token=abc123'], env: {}, secretEnv: {} });
     expect(text).toBe("vllm serve m --api-key '<redacted>' '--hf-token=<redacted>'");
   });
@@ -159,7 +159,7 @@ describe('job scripts under the local sh', () => {
     }
   });
 
-  it('does not run the job when it cannot record its pid, and says why (M1)', async () => {
+  it('does not run the job when it cannot record its pid, and says why', async () => {
     const id = newJobId();
     const dir = join(home, '.servelab/jobs', id);
     const marker = join(home, `ran-${id}`);

@@ -120,7 +120,7 @@ describe('AuthPlan', () => {
     expect(logText()).not.toContain(PASSPHRASE);
   });
 
-  it('says "saved" only when the store saved it, and "this session only" when it kept it in memory (L4)', async () => {
+  it('says "saved" only when the store saved it, and "this session only" when it kept it in memory', async () => {
     for (const [kept, line] of [
       ['saved', 'Saved the passphrase for ~/id_encrypted.'],
       ['session', 'Kept the passphrase for ~/id_encrypted for this session only: no OS keychain is available'],

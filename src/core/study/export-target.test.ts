@@ -28,7 +28,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('studies:export writes only where the user chose or inside the project folder (M3)', () => {
+describe('studies:export writes only where the user chose or inside the project folder', () => {
   it('refuses a path outside the project folder, such as ~/.ssh/authorized_keys, and leaves it untouched', async () => {
     await start();
     const victim = join(dir, 'home', '.ssh', 'authorized_keys');

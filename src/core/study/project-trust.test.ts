@@ -21,7 +21,7 @@ const study = (extra: Partial<StudyDefinitionInput> = {}) =>
     ...extra,
   });
 
-describe('project trust (L5)', () => {
+describe('project trust', () => {
   it('names what a project runs beyond the typed knobs: remote code, env, extra args, dataset files', () => {
     expect(whatItRuns(study())).toEqual([]);
     const s = study({
@@ -70,7 +70,7 @@ describe('project trust (L5)', () => {
   });
 });
 
-describe('studies:run of a project from elsewhere (L5)', () => {
+describe('studies:run of a project from elsewhere', () => {
   it('refuses until the user confirms what it runs, then runs; a project this user saved runs at once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'servelab-trust-run-'));
     const never = new Promise<never>(() => {});

@@ -5,7 +5,7 @@ import type { StudyDefinition } from '../../shared/study/study';
 import { writeFileAtomic } from '../util/atomic-write';
 
 /**
- * A project file is executable configuration (L5): it can turn on `trustRemoteCode` (the model repo's Python runs on
+ * A project file is executable configuration: it can turn on `trustRemoteCode` (the model repo's Python runs on
  * the box), set environment variables and extra engine arguments, and point benchmarks at files on the box. A project
  * opened from elsewhere therefore asks once, naming what it will run, before its first run. "Once" is remembered here,
  * in the data folder (never in the project file, which is what is being trusted): per project realpath, the hash of

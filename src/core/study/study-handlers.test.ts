@@ -31,7 +31,7 @@ const study = StudyDefinitionSchema.parse({
 });
 
 describe('studies:run', () => {
-  it('runs a project once, whatever path (a symlink) names it (M5)', async () => {
+  it('runs a project once, whatever path (a symlink) names it', async () => {
     // A box that never answers keeps the first run in its host setup.
     const runner = (): StudyRunnerDeps => ({ box: () => new Promise(() => {}), isDemo: () => true, hostLabel: (id) => id });
     const handlers = studyHandlers({ events: new EventBus(), runner, examplesDir: null, recent: new RecentProjects(join(dir, 'recent.json')), trust: new ProjectTrust(join(dir, 'data')) });

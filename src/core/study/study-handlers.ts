@@ -24,7 +24,7 @@ export interface StudyHandlerDeps {
   runner: () => StudyRunnerDeps;
   examplesDir: string | null;
   recent: RecentProjects;
-  /** Which project files' remote code, env, extra args and dataset files the user has accepted (L5). */
+  /** Which project files' remote code, env, extra args and dataset files the user has accepted. */
   trust: ProjectTrust;
   /** Where `studies:export` may write besides the project's folder and a file picked in the save dialog. */
   exportsDir?: string;

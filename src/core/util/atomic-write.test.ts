@@ -20,7 +20,7 @@ describe('writeFileAtomic', () => {
     expect(await readdir(dir)).toEqual(['a.json']);
   });
 
-  it('removes its temp file when the write fails, and keeps the old content (L6)', async () => {
+  it('removes its temp file when the write fails, and keeps the old content', async () => {
     await writeFile(join(dir, 'a.json'), 'old');
     // Data the write refuses: the failure comes after the temp file was created.
     await expect(writeFileAtomic(join(dir, 'a.json'), 42 as unknown as string)).rejects.toThrow();

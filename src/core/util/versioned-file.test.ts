@@ -23,7 +23,7 @@ describe('readVersionedFile', () => {
     expect(await readVersionedFile(join(dir, 'missing.json'), spec)).toBeNull();
   });
 
-  it('refuses a file over the size cap with its size, leaving it untouched (L6)', async () => {
+  it('refuses a file over the size cap with its size, leaving it untouched', async () => {
     const path = join(dir, 'f.json');
     const text = JSON.stringify({ schemaVersion: 1, items: Array.from({ length: 200_000 }, () => 'x'.repeat(10)) });
     await writeFile(path, text);

@@ -29,7 +29,7 @@ describe('the app:// protocol (M3, L1)', () => {
     expect(script.headers.get('content-type')).toContain('javascript');
   });
 
-  it('gives the Electron page no WebSocket allowance: it talks to the core over IPC (L1)', () => {
+  it('gives the Electron page no WebSocket allowance: it talks to the core over IPC', () => {
     expect(APP_CSP).toContain("connect-src 'self';");
     expect(APP_CSP).not.toContain('ws:');
     expect(APP_CSP).toContain("frame-ancestors 'none'");

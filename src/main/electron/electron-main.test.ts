@@ -141,7 +141,7 @@ const savedRendererUrl = env.ELECTRON_RENDERER_URL;
 
 beforeAll(async () => {
   state.userData = mkdtempSync(join(tmpdir(), 'servelab-electron-'));
-  // An inherited dev-server URL must not be honoured outside `npm run dev` (L1).
+  // An inherited dev-server URL must not be honoured outside `npm run dev`.
   env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
   await import('../index');
   await vi.waitFor(() => expect(state.windows.length).toBe(1));
@@ -189,12 +189,12 @@ describe('Electron main process', () => {
     expect(other.status).toBe(404);
   });
 
-  it('has no DevTools in a packaged app (L1)', () => {
+  it('has no DevTools in a packaged app', () => {
     const prefs = state.windows[0]!.options.webPreferences as Record<string, unknown>;
     expect(prefs.devTools).toBe(false);
   });
 
-  it('holds the single-instance lock, and a second launch brings the window forward (M5)', () => {
+  it('holds the single-instance lock, and a second launch brings the window forward', () => {
     expect(state.singleInstanceLocks).toBe(1);
     const before = { restored: state.restored, shown: state.shown, focused: state.focusedCalls };
     state.appEvents.get('second-instance')!({}, ['servelab'], '/');
@@ -231,7 +231,7 @@ describe('Electron main process', () => {
     listeners.get('will-attach-webview')!(event('webview'), '');
     expect(prevented).toEqual(['evil', 'file', 'dev', 'webview']);
 
-    // The renderer has no links: nothing is handed to the user's browser, so a page cannot send data out that way (M3).
+    // The renderer has no links: nothing is handed to the user's browser, so a page cannot send data out that way.
     expect(openHandler!({ url: 'https://docs.vllm.ai/' })).toEqual({ action: 'deny' });
     expect(openHandler!({ url: 'https://attacker.example/?d=secret' })).toEqual({ action: 'deny' });
     expect(openHandler!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
@@ -260,7 +260,7 @@ describe('Electron main process', () => {
     }
   });
 
-  it('reports in app:info that saved secrets last for this session only when there is no keychain (L4)', async () => {
+  it('reports in app:info that saved secrets last for this session only when there is no keychain', async () => {
     const info = (await state.handlers.get('app:info')!({ senderFrame: { url: APP_PAGE, parent: null } }, {})) as { data: { problems: string[] } };
     expect(info.data.problems).toEqual([expect.stringMatching(/No OS keychain.*this session only/)]);
   });

@@ -33,7 +33,7 @@ describe('SafeStorageSecretStore', () => {
     expect(warnings.join(' ')).toMatch(/this session only/);
   });
 
-  it('reports "session only" instead of pretending to save when there is no keychain (L4)', async () => {
+  it('reports "session only" instead of pretending to save when there is no keychain', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'servelab-secrets-')), 'secrets.json');
     const store = new SafeStorageSecretStore(keychain('basic_text'), file);
     expect(await store.set('k', 'v')).toBe('session');
@@ -43,7 +43,7 @@ describe('SafeStorageSecretStore', () => {
     expect(await saving.problem()).toBeNull();
   });
 
-  it('never overwrites a damaged secrets.json: it is moved aside, kept byte for byte, and reported (L4)', async () => {
+  it('never overwrites a damaged secrets.json: it is moved aside, kept byte for byte, and reported', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'servelab-secrets-'));
     const file = join(dir, 'secrets.json');
     const damaged = '{"schemaVersion":1,"secrets":{"host-password:a":"Y2lwaGVy", truncated';

@@ -26,7 +26,7 @@ export function mainWindowOptions(preloadPath: string, dark: boolean, devTools: 
       webviewTag: false,
       experimentalFeatures: false,
       spellcheck: false,
-      // Only from a checkout: a packaged app has no DevTools for anyone to open (L1).
+      // Only from a checkout: a packaged app has no DevTools for anyone to open.
       devTools,
       safeDialogs: true,
     },

@@ -1,15 +1,13 @@
-import { useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { ApiClient } from './api/client';
 import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
+import { Spinner } from './components/Spinner';
 import { LanguagePicker } from './components/LanguagePicker';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
-import { EnginesPage } from './features/engines/EnginesPage';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
-import { ResultsPage } from './features/results/ResultsPage';
-import { StudiesPage } from './features/studies/StudiesPage';
 import { CommandsContext } from './features/shell/commands-context';
 import { StatusBar } from './features/shell/StatusBar';
 import { UnsavedChangesDialog } from './features/shell/UnsavedChangesDialog';
@@ -158,6 +156,21 @@ function useWindowTitle(): void {
 
 const PAGES: readonly PageId[] = ['hosts', 'engines', 'studies', 'results'];
 
+// The first page (Hosts) comes with the shell; the others are chunks of their own, fetched when first opened, so
+// the window's first load parses only what it shows.
+const EnginesPage = lazy(() => import('./features/engines/EnginesPage').then((m) => ({ default: m.EnginesPage })));
+const StudiesPage = lazy(() => import('./features/studies/StudiesPage').then((m) => ({ default: m.StudiesPage })));
+const ResultsPage = lazy(() => import('./features/results/ResultsPage').then((m) => ({ default: m.ResultsPage })));
+
+function PageLoading() {
+  return (
+    <p className="page-loading muted" role="status">
+      <Spinner />
+      {t('app.pageLoading')}
+    </p>
+  );
+}
+
 function CurrentPage({ page }: { page: PageId }) {
   switch (page) {
     case 'engines':
@@ -212,7 +225,9 @@ function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> 
               </button>
             </div>
           )}
-          <CurrentPage page={page} />
+          <Suspense fallback={<PageLoading />}>
+            <CurrentPage page={page} />
+          </Suspense>
         </main>
         <StatusBar />
         <PromptDialog />

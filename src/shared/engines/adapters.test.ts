@@ -326,7 +326,7 @@ describe('extraArgsSyntax', () => {
   });
 });
 
-describe('validateExtraArgs refuses flags Servelab writes itself (L5)', () => {
+describe('validateExtraArgs refuses flags Servelab writes itself', () => {
   const refused = (engine: EngineId, version: string, args: string[]) =>
     validateExtraArgs(engine, version, args).issues.filter((i) => i.severity === 'error').map((i) => [i.arg, i.message]);
 
@@ -358,7 +358,7 @@ describe('validateExtraArgs refuses flags Servelab writes itself (L5)', () => {
   });
 });
 
-describe('install specs (engines.md §4)', () => {
+describe("install specs (the engines' install guides)", () => {
   it('pins each engine exactly', () => {
     expect(vllmAdapter.installSpec('0.11.0')).toMatchObject({
       pipSpecs: ['vllm==0.11.0'],
@@ -387,7 +387,7 @@ describe('install specs (engines.md §4)', () => {
   });
 });
 
-describe('readiness (engines.md §1.7, §2.2, §3.3)', () => {
+describe('readiness (the engines\' servers print their own ready line)', () => {
   it('uses /health and each engine’s ready line', () => {
     for (const engine of ENGINE_IDS) {
       const r = ENGINE_ADAPTERS[engine].readiness;

@@ -29,7 +29,7 @@ export interface ExtraArgsCheck {
 /**
  * Checks the free-form argv tail before launch: a name the engine's CLI does not have at `version` is an error
  * ("unknown flag: --x"), so the UI can refuse the launch instead of spending a GPU start on it. Servelab also refuses
- * credentials (M2: `--hf-token …`, `--api-key …`, token-shaped words) and flags it writes itself (L5: `--host`,
+ * credentials (`--hf-token …`, `--api-key …`, token-shaped words) and flags it writes itself (`--host`,
  * `--port`, the model, and every typed knob's flag, with the typed field to use instead).
  */
 export function validateExtraArgs(engine: EngineId, version: string, args: readonly string[]): ExtraArgsCheck {
@@ -52,7 +52,7 @@ const APP_MANAGED: Readonly<Record<EngineId, readonly string[]>> = { vllm: ['--m
 /**
  * The flags the typed config writes at `version` (canonical name → the typed field), and the app-managed ones. The
  * parser keeps the last copy, so one in extra args would silently override the typed value; `--host`/`--port` would
- * also expose the server or make readiness and the stop checks watch the wrong port (L5).
+ * also expose the server or make readiness and the stop checks watch the wrong port.
  */
 export function managedFlags(engine: EngineId, version: string): Map<string, string> {
   const adapter = getAdapter(engine);

@@ -13,7 +13,7 @@ const SK = 'sk-live-0123456789abcdefghijklmnop';
 const errors = (engine: 'vllm' | 'sglang' | 'trtllm', version: string, args: string[]) =>
   validateExtraArgs(engine, version, args).issues.filter((i) => i.severity === 'error').map((i) => i.message);
 
-describe('credential flags (M2)', () => {
+describe('credential flags', () => {
   it('are listed once, from the generated flag tables: every value-taking token/api-key/password flag', () => {
     expect([...CREDENTIAL_FLAGS].sort()).toEqual(['admin-api-key', 'api-key', 'hf-token', 'ssl-keyfile-password']);
   });
@@ -75,7 +75,7 @@ describe('credential flags (M2)', () => {
   });
 });
 
-describe('secret env (L4)', () => {
+describe('secret env', () => {
   it('takes *_KEY, *_AUTH and *_PAT names for credentials', () => {
     for (const name of ['HF_TOKEN', 'OPENAI_KEY', 'WANDB_API_KEY', 'PROXY_AUTH', 'GH_PAT', 'GITHUB_PAT', 'AWS_SECRET_ACCESS_KEY']) expect(isSecretEnvName(name), name).toBe(true);
     for (const name of ['TLLM_LOG_LEVEL', 'CUDA_VISIBLE_DEVICES', 'VLLM_ATTENTION_BACKEND', 'KEYS_PER_SHARD', 'PATH_PREFIX']) expect(isSecretEnvName(name), name).toBe(false);
@@ -90,7 +90,7 @@ describe('secret env (L4)', () => {
   });
 });
 
-describe('loader env (L5)', () => {
+describe('loader env', () => {
   it('refuses the variables that change which code runs, and takes the engine tuning ones', () => {
     for (const name of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'PATH', 'BASH_ENV', 'ENV', 'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME']) {
       expect(refusedEnvName(name), name).toBeDefined();

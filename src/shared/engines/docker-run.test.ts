@@ -79,13 +79,13 @@ describe('buildDockerRun', () => {
     ]);
   });
 
-  it('never puts an env value in argv (L2): plain values too come from the docker CLI\'s environment, by name', () => {
+  it('never puts an env value in argv: plain values too come from the docker CLI\'s environment, by name', () => {
     const argv = buildDockerRun({ engine: 'vllm', version: '0.11.0', serverArgv: ['vllm', 'serve', 'm'], port: 1, hfCacheDir: HF, plainEnv: { NCCL_DEBUG: 'INFO' }, name: 'n' });
     expect(argv.join(' ')).not.toContain('INFO');
     expect(argv).toContain('NCCL_DEBUG');
   });
 
-  it('runs offline once the weights are in the cache: HF_HUB_OFFLINE=1 and no token (L2)', () => {
+  it('runs offline once the weights are in the cache: HF_HUB_OFFLINE=1 and no token', () => {
     const argv = buildDockerRun({ engine: 'vllm', version: '0.11.0', serverArgv: ['vllm', 'serve', 'm'], port: 1, hfCacheDir: HF, envNames: ['HF_TOKEN', 'VLLM_API_KEY'], offline: true, name: 'n' });
     expect(argv).toContain('HF_HUB_OFFLINE=1');
     expect(argv).not.toContain('HF_TOKEN');

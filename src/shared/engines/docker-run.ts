@@ -1,4 +1,4 @@
-// The official images' `docker run` for each engine (engines.md §4.1–4.4): the image, how the server command goes
+// The official images' `docker run` for each engine (as its install guide runs it): the image, how the server command goes
 // into the container, and the shared-memory flags the docs give. Pure data and argv, no shell quoting.
 import { getAdapter } from './adapters';
 import { ENGINE_IDS, type EngineId } from './types';
@@ -6,7 +6,7 @@ import { ENGINE_IDS, type EngineId } from './types';
 export interface DockerEngineSpec {
   /** `args-only`: the image's ENTRYPOINT is the server, so only its arguments follow the image (vLLM). */
   entry: 'args-only' | 'command';
-  /** Flags the engine's docs run its image with, besides the GPUs (engines.md §4.4). */
+  /** Flags the engine's docs run its image with, besides the GPUs. */
   runFlags: readonly string[];
   /** The image's repository, for recognising pulled images (the tag is the version, as `image(version)` writes it). */
   repository: string;

@@ -2,7 +2,8 @@ import type { Readiness, StopPlan } from './types';
 
 /**
  * Ready when the engine prints `readyLine` and its `/health` answers 200: the three engines serve the OpenAI API with
- * uvicorn, and each prints its own line once it really answers (engines.md §1.7, §2.2, §3.3).
+ * uvicorn, and each prints its own line once it really answers (vllm/entrypoints/launcher.py, python/sglang/srt/entrypoints/http_server.py,
+ * tensorrt_llm/serve/openai_server.py).
  */
 export function healthReadiness(readyLine: RegExp, notes: string[]): Readiness {
   return { healthPath: '/health', readyLogPatterns: [readyLine], healthIsReadyWhen: (status) => status === 200, notes };

@@ -9,12 +9,12 @@ import type { EngineId } from './types';
 /** The line a launch of this engine waits for (the adapters' `readiness`). */
 export const READY_LINE: Readonly<Record<EngineId, RegExp>> = {
   // uvicorn's startup event; vLLM hands uvicorn a pre-bound socket, so "Uvicorn running on" is never printed
-  // (vllm/entrypoints/launcher.py serve_http; engines.md §1.7).
+  // (vllm/entrypoints/launcher.py serve_http).
   vllm: /Application startup complete\./,
   // Printed after the warm-up request succeeded (python/sglang/srt/entrypoints/http_server.py _wait_and_warmup).
   // SGLang's own "Application startup complete." comes before the warm-up, when the server does not answer yet.
   sglang: /The server is fired up and ready to roll!/,
-  // trtllm-serve runs uvicorn on its OpenAI server (tensorrt_llm/serve/openai_server.py; engines.md §3.3).
+  // trtllm-serve runs uvicorn on its OpenAI server (tensorrt_llm/serve/openai_server.py).
   trtllm: /Application startup complete\./,
 };
 

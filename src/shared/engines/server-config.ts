@@ -64,7 +64,7 @@ export function isSecretEnvName(name: string): boolean {
  * `LD_LIBRARY_PATH`, `LD_AUDIT`, any `LD_*`), the shell's start-up files and word splitting (`BASH_ENV`, `ENV`, `IFS`),
  * the program search path, and the Python interpreter's start-up and import path (`PYTHONPATH`, `PYTHONHOME`,
  * `PYTHONSTARTUP`, `PYTHONUSERBASE`). A project file is shared configuration: it may tune the engine, not replace its
- * code (L5). The engine's own environment is where extra Python packages belong.
+ * code. The engine's own environment is where extra Python packages belong.
  */
 const LOADER_ENV = new Set(['PATH', 'BASH_ENV', 'ENV', 'IFS', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'HOME', 'PYTHONPATH', 'PYTHONHOME', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONEXECUTABLE', 'PYTHONSAFEPATH', 'PERL5OPT', 'PERL5LIB', 'NODE_OPTIONS', 'GCONV_PATH']);
 
@@ -99,7 +99,7 @@ export const EnvSchema = z.record(z.string(), EnvValueSchema).superRefine((env, 
 });
 
 /**
- * Credentials in argv words (M2): a credential flag given a value (`--hf-token hf_…`, `--api-key=…`), or a word shaped
+ * Credentials in argv words: a credential flag given a value (`--hf-token hf_…`, `--api-key=…`), or a word shaped
  * like a token. A flag is matched by its spellings here; `validateExtraArgs` also resolves abbreviations per engine.
  */
 export function credentialArgIssues(engine: string | undefined, args: readonly string[], canonical: (word: string) => string = (w) => w): { index: number; message: string }[] {

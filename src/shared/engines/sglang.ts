@@ -11,7 +11,7 @@ export const SGLANG_KNOWN_VERSIONS = engineVersions('sglang');
 
 /**
  * SGLang `python3 -m sglang.launch_server --model-path MODEL [flags]` (argparse).
- * Source: sgl-project/sglang python/sglang/srt/server_args.py ServerArgs.add_cli_args, via engines.md §2.1.
+ * Source: sgl-project/sglang python/sglang/srt/server_args.py ServerArgs.add_cli_args.
  */
 export const SGLANG_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'servedModelName', to: { kind: 'option', flag: '--served-model-name' } },
@@ -93,7 +93,7 @@ const SPEC: CommandSpec = {
   fileFlags: FILE_FLAGS,
 };
 
-/** engines.md §4.2 (docs/get_started/install.md, python/pyproject.toml, .github/workflows/release-docker.yml). */
+/** SGLang's install guide (docs/get_started/install.md, python/pyproject.toml, .github/workflows/release-docker.yml). */
 function installSpec(version: string): InstallSpec {
   // 0.5.3.post3 has an `all` extra; 0.5.5 dropped it (pip would only warn that the extra is missing).
   const hasAllExtra = compareVersions(version, '0.5.5') < 0;
@@ -120,7 +120,7 @@ export const sglangAdapter: EngineAdapter = {
   flagTable: (version) => flagTableAt('sglang', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
-  // engines.md §2.2 (python/sglang/srt/entrypoints/http_server.py).
+  // python/sglang/srt/entrypoints/http_server.py.
   readiness: healthReadiness(READY_LINE.sglang, [
     '/health is 503 until warm-up has run; /v1/models and /get_model_info answer earlier, so they are not readiness.',
     '"Uvicorn running on" and "Application startup complete." are printed before warm-up: not readiness either.',

@@ -9,13 +9,13 @@ import { READY_LINE } from './ready-lines';
 /** The releases TensorRT-LLM's flag tables cover (resources/engine-flags/trtllm.json). */
 export const TRTLLM_KNOWN_VERSIONS = engineVersions('trtllm');
 
-// engines.md §3.2 (llm_args.py KvCacheConfig.dtype: "auto", or e.g. fp8 on the PyTorch backend).
+// tensorrt_llm/llmapi/llm_args.py (KvCacheConfig.dtype: "auto", or e.g. fp8 on the PyTorch backend).
 const KV_CACHE_DTYPES = ['auto', 'fp8'];
 
 /**
  * TensorRT-LLM `trtllm-serve MODEL [flags]` (click, underscores in names; `--flag=value`, as the reference studies write it).
- * CLI flags: tensorrt_llm/commands/serve.py (late-2025) and engines.md §3.1. Options without a CLI flag go in the
- * --extra_llm_api_options YAML: tensorrt_llm/llmapi/llm_args.py (engines.md §3.2). That YAML replaces whole
+ * CLI flags: tensorrt_llm/commands/serve.py (late-2025). Options without a CLI flag go in the
+ * --extra_llm_api_options YAML: tensorrt_llm/llmapi/llm_args.py. That YAML replaces whole
  * sections the flags set (llm_utils.update_llm_args_with_extra_dict), hence `yamlTwin` on the memory fraction.
  */
 export const TRTLLM_KNOB_TABLE: readonly KnobRow[] = [
@@ -136,7 +136,7 @@ const SPEC: CommandSpec = {
   fileFlags: FILE_FLAGS,
 };
 
-/** engines.md §4.3. */
+/** TensorRT-LLM's install guide (pip from PyPI, NVIDIA's index for release candidates). */
 function installSpec(version: string): InstallSpec {
   return {
     pipSpecs: [`tensorrt_llm==${version}`],
@@ -167,7 +167,7 @@ export const trtllmAdapter: EngineAdapter = {
   flagTable: (version) => flagTableAt('trtllm', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
-  // engines.md §3.3 (tensorrt_llm/serve/openai_server.py).
+  // tensorrt_llm/serve/openai_server.py.
   readiness: healthReadiness(READY_LINE.trtllm, [
     'The socket is bound first (a busy port fails at once), then the model loads for minutes: probes are refused until uvicorn runs.',
     '--host defaults to localhost: pass --host 0.0.0.0 to probe from outside the box or container.',

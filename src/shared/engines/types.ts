@@ -155,7 +155,7 @@ export interface InstallSpec {
   /** Exact requirement strings for `pip install` / `uv pip install`. */
   pipSpecs: string[];
   /**
-   * Packages that come from a vendor's index and from it alone (L7): installed first, in their own step, with
+   * Packages that come from a vendor's index and from it alone: installed first, in their own step, with
    * `--index-url URL --no-deps`; the main step then takes every other package from the box's one configured index.
    * Indexes are never merged (`--extra-index-url` makes pip take the highest version from any of them, the
    * dependency-confusion pattern).

@@ -8,7 +8,7 @@ import { READY_LINE } from './ready-lines';
 /** The releases vLLM's flag tables cover (resources/engine-flags/vllm.json). */
 export const VLLM_KNOWN_VERSIONS = engineVersions('vllm');
 
-// engines.md §1.6, from vllm/model_executor/layers/quantization/__init__.py @f4e4088c9.
+// From vllm/model_executor/layers/quantization/__init__.py @f4e4088c9.
 const QUANTIZATION = [
   'awq', 'deepspeedfp', 'tpu_int8', 'fp8', 'ptpc_fp8', 'fbgemm_fp8', 'modelopt', 'modelopt_fp4', 'bitblas', 'gguf',
   'gptq_marlin_24', 'gptq_marlin', 'gptq_bitblas', 'awq_marlin', 'gptq', 'compressed-tensors', 'bitsandbytes', 'hqq',
@@ -16,8 +16,8 @@ const QUANTIZATION = [
 ];
 /**
  * vLLM `vllm serve MODEL [flags]` (positional model, argparse with `-` in names).
- * Sources: engines.md §1.6; vllm-project/vllm vllm/engine/arg_utils.py, vllm/config/{cache,scheduler,compilation,speculative}.py,
- * vllm/entrypoints/openai/cli_args.py (near v0.11.0, @f4e4088c9 per engines.md §0).
+ * Sources: vllm-project/vllm vllm/engine/arg_utils.py, vllm/config/{cache,scheduler,compilation,speculative}.py,
+ * vllm/entrypoints/openai/cli_args.py (near v0.11.0, @f4e4088c9).
  */
 export const VLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'servedModelName', to: { kind: 'option', flag: '--served-model-name' } },
@@ -96,7 +96,7 @@ export const VLLM_KNOB_TABLE: readonly KnobRow[] = [
   { knob: 'attentionBackend', until: '0.13.0', to: { kind: 'env', name: 'VLLM_ATTENTION_BACKEND' } },
   { knob: 'attentionBackend', since: '0.13.0', to: { kind: 'option', flag: '--attention-backend' } },
   {
-    // -O<level>: 0 = no compilation, 3 = piecewise torch.compile (the V1 default), engines.md §1.6.
+    // -O<level>: 0 = no compilation, 3 = piecewise torch.compile (the V1 default), vllm/config/compilation.py.
     knob: 'torchCompile',
     until: '0.12.0',
     to: { kind: 'switch', on: ['-O3'], off: ['-O0'] },
@@ -120,7 +120,7 @@ export const VLLM_KNOB_TABLE: readonly KnobRow[] = [
   },
   {
     knob: 'speculative.eagleTopK',
-    to: { kind: 'unsupported', reason: "vLLM's --speculative-config drafts one chain of num_speculative_tokens; it has no top-k key (engines.md §1.6)" },
+    to: { kind: 'unsupported', reason: "vLLM's --speculative-config drafts one chain of num_speculative_tokens; it has no top-k key (vllm/config/speculative.py)" },
   },
   {
     knob: 'speculative.numDraftTokens',
@@ -148,7 +148,7 @@ const SPEC: CommandSpec = {
   fileFlags: FILE_FLAGS,
 };
 
-/** engines.md §4.1 (docs/getting_started/installation/gpu.md, docker/Dockerfile @f4e4088c9). */
+/** vLLM's install guide (docs/getting_started/installation/gpu.md, docker/Dockerfile @f4e4088c9). */
 function installSpec(version: string): InstallSpec {
   return {
     pipSpecs: [`vllm==${version}`],
@@ -177,7 +177,7 @@ export const vllmAdapter: EngineAdapter = {
   flagTable: (version) => flagTableAt('vllm', version),
   installSpec,
   buildArgv: (config, version, options) => buildCommand(SPEC, config, version, options),
-  // engines.md §1.7 (vllm/entrypoints/openai/api_server.py, launcher.py).
+  // vllm/entrypoints/openai/api_server.py, launcher.py.
   readiness: healthReadiness(READY_LINE.vllm, [
     'The port is bound before the model loads, so an open port is not readiness: early probes are refused.',
     '/health answers 503 after the engine died (EngineDeadError); check the process is alive too.',

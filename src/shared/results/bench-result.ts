@@ -1,4 +1,4 @@
-// One normalized record per benchmark run, keyed by vLLM's `--save-result` JSON names (engines.md §1.2), so a
+// One normalized record per benchmark run, keyed by vLLM's `--save-result` JSON names (vllm/benchmarks/serve.py), so a
 // number from any client's text or JSON lands under the name `vllm bench serve` gives it.
 import { z } from 'zod';
 import { ENGINE_IDS } from '../engines/types';

@@ -1,4 +1,4 @@
-// The metric catalogue: every benchmark metric under vLLM's `--save-result` name (engines.md §1.2), with its unit,
+// The metric catalogue: every benchmark metric under vLLM's `--save-result` name (vllm/benchmarks/serve.py), with its unit,
 // which way is better and the decimals the UI shows, and the one way to read a metric off a trial or a result. The
 // report, the CSV, the comparison, the Results page, the study's Results tab and the wizard's SLOs all read it; each
 // keeps only its own choice of metrics and its own words for them.

@@ -17,7 +17,7 @@ const STATS = ['ttft', 'tpot', 'itl', 'e2el'].flatMap((m, i) => {
   ] as const;
 });
 
-/** Every key of vLLM 0.11's --save-result JSON (engines.md §1.2), in its order, detailed fields and a metadata entry included. */
+/** Every key of vLLM 0.11's --save-result JSON (vllm/benchmarks/serve.py), in its order, detailed fields and a metadata entry included. */
 const VLLM_JSON = {
   date: '20251002-141530',
   endpoint_type: 'openai-chat',

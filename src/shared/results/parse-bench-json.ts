@@ -1,5 +1,5 @@
 // vLLM's `--save-result` JSON (one object; JSON Lines with `--append-result`; `vllm bench sweep`'s summary.json, an
-// array of them) and SGLang's `bench_serving` JSONL (engines.md §1.2, §2.3). Python's json writes inf and nan as the
+// array of them) and SGLang's `bench_serving` JSONL (python/sglang/bench_serving.py). Python's json writes inf and nan as the
 // bare tokens Infinity and NaN: accepted here.
 import { SPEC_DECODE_PER_POSITION_KEY, isBenchMetricKey, perPositionAcceptanceKey, type BenchMetrics, type ResultProvenance } from './bench-result';
 import type { BenchClient } from './parse-bench-text';

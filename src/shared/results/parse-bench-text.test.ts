@@ -7,7 +7,7 @@ const row = (label: string, value: string) => `${label.padEnd(40)} ${value.padEn
 const HEADER = '============ Serving Benchmark Result ============';
 const CLOSE = '='.repeat(50);
 
-// SGLang 0.5.x bench_serving (engines.md §2.3): blank line before the header, its own labels.
+// SGLang 0.5.x bench_serving (python/sglang/bench_serving.py): blank line before the header, its own labels.
 const SGLANG_BLOCK = [
   'Warmup completed with 1 sequences. Starting main benchmark run...',
   '',
@@ -45,7 +45,7 @@ const SGLANG_BLOCK = [
   '',
 ].join('\n');
 
-// Labels of later vLLM versions (engines.md §1.1): Failed requests, a configured rate, goodput, lower-case
+// Labels of later vLLM versions (vllm/benchmarks/serve.py): Failed requests, a configured rate, goodput, lower-case
 // "Total token", fractional percentiles, the E2EL section and the speculative decoding section.
 const NEWER_VLLM_BLOCK = [
   HEADER,

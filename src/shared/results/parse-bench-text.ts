@@ -1,5 +1,5 @@
-// The "Serving Benchmark Result" block that `vllm bench serve` and `sglang.bench_serving` print (engines.md §1.1,
-// §2.3, §7): every label of every version, labels padded with trailing spaces or not, any text around the blocks,
+// The "Serving Benchmark Result" block that `vllm bench serve` and `sglang.bench_serving` print (vllm/benchmarks/serve.py,
+// python/sglang/bench_serving.py): every label of every version, labels padded with trailing spaces or not, any text around the blocks,
 // every line behind the same prefix (`# `, `> `, a logger's) or only the header behind one, a writer's note after a
 // value, and a block pasted without its header line.
 import { LATENCY_METRICS, perPositionAcceptanceKey, percentileKey, type BenchMetrics, type LatencyMetric } from './bench-result';

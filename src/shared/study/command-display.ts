@@ -18,7 +18,7 @@ export function shellWord(word: string): string {
   return BOX_FILE_WORD.test(word) ? word : shellQuote(word);
 }
 
-/** `NAME=value … program args`, every word quoted as needed; a credential's value shows as `<redacted>` (M2). */
+/** `NAME=value … program args`, every word quoted as needed; a credential's value shows as `<redacted>`. */
 export function displayCommand(argv: readonly string[], env: Readonly<Record<string, string>> = {}): string {
   const assignments = Object.entries(env).map(([name, value]) => `${name}=${shellWord(value)}`);
   return [...assignments, ...redactCredentialArgs(argv).map(shellWord)].join(' ');

@@ -28,6 +28,26 @@ export function runsOf(trials: readonly Trial[], serverKey: string, workloadId: 
   return trials.filter((t) => t.serverKey === serverKey && t.workloadId === workloadId && t.status === 'done' && t.result !== undefined);
 }
 
+/** The key of one configuration on one workload in `trialsByConfig`. */
+export function configWorkloadKey(serverKey: string, workloadId: string): string {
+  return `${serverKey}\n${workloadId}`;
+}
+
+/**
+ * Every configuration's trials on each workload, in the study's order, grouped in one pass: a view asking `runsOf` or
+ * `metricStat` of many configurations passes its group instead of scanning every trial each time.
+ */
+export function trialsByConfig(trials: readonly Trial[]): Map<string, Trial[]> {
+  const groups = new Map<string, Trial[]>();
+  for (const trial of trials) {
+    const key = configWorkloadKey(trial.serverKey, trial.workloadId);
+    const group = groups.get(key);
+    if (group) group.push(trial);
+    else groups.set(key, [trial]);
+  }
+  return groups;
+}
+
 /**
  * The metric of a configuration on a workload, with its interval and run count; null when no run measured it.
  * `fallbackGpus`: the GPUs of a trial that does not record its own, for the per-GPU metrics (`gpusPerTrial`).

@@ -144,7 +144,7 @@ describe('pickTransport', () => {
     expect(pickTransport({ servelab: bridge, location: { ...NO_LOCATION, search: '?code=abc', host: '127.0.0.1:1' } })?.kind).toBe('ipc');
   });
 
-  it('takes the code out of the address bar, trades it once, keeps the session for the tab and connects with it (H2)', async () => {
+  it('takes the code out of the address bar, trades it once, keeps the session for the tab and connects with it', async () => {
     FakeWebSocket.instances = [];
     const { env, storage, replaced, posted } = browserEnv('?code=c-1');
     const transport = pickTransport(env);
@@ -194,7 +194,7 @@ describe('pickTransport', () => {
   });
 });
 
-describe('the server proves it knows the proof key before the page trusts it (L3)', () => {
+describe('the server proves it knows the proof key before the page trusts it', () => {
   beforeEach(() => {
     FakeWebSocket.instances = [];
   });
@@ -353,7 +353,7 @@ describe('ApiClient over WebSocket', () => {
     await expect(call).rejects.toMatchObject({ code: 'CONNECT_FAILED', message: expect.stringContaining('Could not reach') });
   });
 
-  it('stops reconnecting after the server closed cleanly: stopped, or the session was ended (L3)', async () => {
+  it('stops reconnecting after the server closed cleanly: stopped, or the session was ended', async () => {
     for (const code of [1001, 4401]) {
       FakeWebSocket.instances = [];
       const { api } = open();

@@ -1,14 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
-import * as echarts from 'echarts/core';
 import type { EChartsCoreOption, EChartsType } from 'echarts/core';
-import { BarChart, LineChart, ScatterChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from 'echarts/components';
-import { CanvasRenderer } from 'echarts/renderers';
+import type * as EchartsModule from './echarts-runtime';
 import { Icon } from './Icon';
+import { Spinner } from './Spinner';
+import { whenNearWindow } from './near-window';
 import { t } from '../i18n';
 
-// Only what the comparison draws; the canvas renderer because getDataURL can only make a PNG from a canvas.
-echarts.use([BarChart, LineChart, ScatterChart, GridComponent, LegendComponent, TitleComponent, TooltipComponent, CanvasRenderer]);
+type EchartsRuntime = typeof EchartsModule;
+let runtime: Promise<EchartsRuntime> | null = null;
+
+/** echarts, fetched the first time a chart is shown (a chunk of its own), then kept. */
+export function loadEcharts(): Promise<EchartsRuntime> {
+  runtime ??= import('./echarts-runtime');
+  return runtime;
+}
 
 export type ThemeMode = 'light' | 'dark';
 
@@ -86,28 +91,64 @@ export interface EChartProps {
   height?: number;
 }
 
-/** One echarts chart: drawn into its own box, resized with it, redrawn on theme changes, disposed on unmount. */
+/**
+ * One echarts chart: drawn into its own box, resized with it, redrawn on theme changes, disposed on unmount. echarts
+ * is loaded and the chart drawn only when the box comes near the window: charts below a long table cost nothing until
+ * the reader scrolls to them. The box keeps its height meanwhile, a spinner over it.
+ */
 export function EChart({ title, option, height = 320 }: EChartProps) {
   const boxRef = useRef<HTMLDivElement>(null);
   const chartRef = useRef<EChartsType | null>(null);
   const mode = useThemeMode();
+  const [drawn, setDrawn] = useState(false);
+  // The option and theme the chart holds, and the latest asked for: the first drawing reads the latest.
+  const latest = useRef({ option, mode });
+  const shown = useRef<{ option: EChartProps['option']; mode: ThemeMode } | null>(null);
+
+  const draw = (chart: EChartsType) => {
+    const wanted = latest.current;
+    if (shown.current?.option === wanted.option && shown.current.mode === wanted.mode) return;
+    chart.setOption(wanted.option(readChartTheme(wanted.mode)), { notMerge: true });
+    shown.current = wanted;
+  };
 
   useEffect(() => {
     const box = boxRef.current;
     if (!box) return;
-    const chart = echarts.init(box, undefined, { renderer: 'canvas' });
-    chartRef.current = chart;
-    const observer = new ResizeObserver(() => chart.resize());
-    observer.observe(box);
+    let disposed = false;
+    let observer: ResizeObserver | null = null;
+    void loadEcharts();
+    const stopWatching = whenNearWindow(box, () => {
+      void loadEcharts().then(({ init }) => {
+        if (disposed) return;
+        const chart = init(box, undefined, { renderer: 'canvas' });
+        chartRef.current = chart;
+        draw(chart);
+        // A ResizeObserver reports the size it starts with: redraw only on a change, not a second time at once.
+        let size = { width: box.clientWidth, height: box.clientHeight };
+        observer = new ResizeObserver(() => {
+          if (box.clientWidth === size.width && box.clientHeight === size.height) return;
+          size = { width: box.clientWidth, height: box.clientHeight };
+          chart.resize();
+        });
+        observer.observe(box);
+        setDrawn(true);
+      });
+    });
     return () => {
-      observer.disconnect();
-      chart.dispose();
+      disposed = true;
+      stopWatching();
+      observer?.disconnect();
+      chartRef.current?.dispose();
       chartRef.current = null;
+      shown.current = null;
     };
+    // Once per mount: draw reads the latest option from refs.
   }, []);
 
   useEffect(() => {
-    chartRef.current?.setOption(option(readChartTheme(mode)), { notMerge: true });
+    latest.current = { option, mode };
+    if (chartRef.current) draw(chartRef.current);
   }, [option, mode]);
 
   function exportPng() {
@@ -124,7 +165,14 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
           {t('compare.chart.export')}
         </button>
       </div>
-      <div ref={boxRef} className="compare-chart-canvas" role="img" aria-label={title} style={{ height }} />
+      {/* echarts owns the box's children, so the placeholder lies over it rather than in it. */}
+      <div ref={boxRef} className="compare-chart-canvas" role="img" aria-label={title} aria-busy={!drawn} style={{ height }} />
+      {!drawn && (
+        <span className="compare-chart-loading muted">
+          <Spinner />
+          {t('compare.chart.loading')}
+        </span>
+      )}
     </figure>
   );
 }

@@ -2,6 +2,7 @@ import { getAdapter } from '../../engines/adapters';
 import type { EngineId } from '../../engines/types';
 import type { ServerConfig } from '../../engines/server-config';
 import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../engines/credentials';
+import { homeRelativeBoxPaths } from '../../box-paths';
 import { arrivalOf, gapCv, type Arrival } from '../../bench/arrival';
 import type { Workload } from '../../bench/workload';
 import { demoLabBoxOf } from '../../model/host';
@@ -515,7 +516,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
   const datasets = workloads.map((w) => {
     const prov = state.trials.find((t) => t.workloadId === w.id && t.result?.result.provenance?.dataset)?.result?.result.provenance?.dataset;
     const dataset =
-      prov?.path ??
+      (prov?.path !== undefined ? homeRelativeBoxPaths(prov.path) : undefined) ??
       prov?.name ??
       (w.dataset.kind === 'random'
         ? tx.t('setup.randomSeed', { seed: w.seed !== undefined ? String(w.seed) : tx.t('setup.seedNotSet') })
@@ -570,13 +571,7 @@ export function buildReportModel(project: ProjectFile, lang: ReportLang = 'en', 
         secretEnv: Object.entries(rec.config.env)
           .filter((entry): entry is [string, { secretRef: string }] => typeof entry[1] !== 'string')
           .map(([name, value]) => ({ name, ref: value.secretRef })),
-        path: rec.path.map((id) => {
-          // The stage that kept this candidate names it best; any trial of it will do otherwise.
-          const stageId = state.decisions.find((d) => d.winner === id)?.stageId;
-          const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
-          const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
-          return trial ? own.composite(trial.label, trial.stageId) : id;
-        }),
+        path: keptCandidateLabels(project, own),
         replicas: said.replicas,
         perGpu: said.perGpu,
       }
@@ -844,6 +839,28 @@ export function stageDecisionText(project: ProjectFile, decision: StageDecision,
   return { words, verdict };
 }
 
+/**
+ * The candidates the recommendation kept, stage by stage, in the study's own words (its labels, translated by `own`):
+ * the engine as "SGLang 0.5.3.post3", then each stage's kept candidate as the study labels it. An id the study no
+ * longer names stays as it is.
+ */
+export function keptCandidateLabels(project: ProjectFile, own: LocalizedStudyText): string[] {
+  const { study, state } = project;
+  return (state.recommendation?.path ?? []).map((id, i) => {
+    // The stage that kept this candidate names it best; any trial of it will do otherwise.
+    const stageId = state.decisions.find((d) => d.winner === id)?.stageId ?? study.stages.find((s) => s.candidates.some((c) => c.id === id))?.id;
+    const trials = state.trials.filter((t) => t.stageId !== 'generalisation' && t.candidateId === id);
+    const trial = trials.find((t) => t.stageId === stageId) ?? trials[0];
+    if (trial) return own.composite(trial.label, trial.stageId);
+    // A grid's trials are of whole combinations: the stage's definition names the candidate.
+    const written = stageId === undefined ? undefined : own.candidate(stageId, id);
+    if (written !== undefined) return written;
+    // The engine comes first: `<engine>-<version>`, with `-docker` when the same version also runs as an environment.
+    const engine = i === 0 ? study.engines.find((e) => id === `${e.engine}-${e.version}` || id === `${e.engine}-${e.version}-docker`) : undefined;
+    return engine ? `${engineLabel(engine.engine)} ${engine.version}` : id;
+  });
+}
+
 function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText, own: LocalizedStudyText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
   if (!role) return own.composite(t.label, t.stageId);
@@ -882,8 +899,9 @@ function mostCommon(values: (string | undefined)[]): string | undefined {
  * Environment values may be credentials, so the report shows names only. Commands can carry a value as a
  * `NAME=value` assignment (or `-e NAME=value`); it becomes `NAME=$NAME`. A long value found anywhere else in a
  * printed string becomes `$NAME` too; short ones ("1", "0") are left elsewhere since they are not secrets and
- * replacing them would break commands. Credentials in extra args (M2: the value after `--hf-token`, `--api-key`, a
+ * replacing them would break commands. Credentials in extra args (the value after `--hf-token`, `--api-key`, a
  * token-shaped word), which a project written before they were refused can hold, become `<redacted>` wherever found.
+ * Paths into the box's `~/.servelab` are written from `~` (box-paths.ts), whatever the home of the box that ran it.
  */
 export function envRedactor(project: ProjectFile): (text: string) => string {
   const envOnly = envValueRedactor(project);
@@ -903,10 +921,11 @@ export function envRedactor(project: ProjectFile): (text: string) => string {
     }
   }
   const values = [...secrets].sort((a, b) => b.length - a.length);
+  // Box text names box paths from the box's home (~/.servelab/…), as the reader will type them on their own box.
   return (text) => {
     let out = envOnly(text);
     for (const value of values) out = out.split(value).join(REDACTED);
-    return redactCredentialText(out);
+    return homeRelativeBoxPaths(redactCredentialText(out));
   };
 }
 

@@ -144,6 +144,30 @@ describe('Markdown report', () => {
     expect(renderMarkdown({ ...onSsh, state: { status: 'draft', trials: [], decisions: [] } }, 'tr')).toContain('- Donanım: host-1 üzerindeki GPU’lar;');
   });
 
+  it("names the box's paths from ~ where the run recorded the box's absolute home (a real SSH host)", () => {
+    const project = studyAProject();
+    const home = '/home/ubuntu';
+    const absolute = (text: string) => text.replaceAll('~/.servelab/', `${home}/.servelab/`);
+    project.state.trials = project.state.trials.map((t) => {
+      if (!t.result) return t;
+      const dataset = t.result.result.provenance?.dataset;
+      return {
+        ...t,
+        result: {
+          ...t.result,
+          command: `${home}/.servelab/engines/vllm-0.11.0/bin/${absolute(t.result.command ?? '')} --result-dir ${home}/.servelab/bench/${t.id.replaceAll('/', '-')}`,
+          result: { ...t.result.result, provenance: { ...t.result.result.provenance, ...(dataset ? { dataset: { ...dataset, path: absolute(dataset.path ?? '') } } : {}) } },
+        },
+      };
+    });
+    expect(JSON.stringify(project.state)).toContain(`${home}/.servelab/datasets/`);
+    const md = renderMarkdown(project);
+    expect(md).toContain('~/.servelab/engines/vllm-0.11.0/bin/vllm bench serve --model Qwen/Qwen3-8B');
+    expect(md).toContain('--dataset-path ~/.servelab/datasets/ShareGPT_V3_unfiltered_cleaned_split.json');
+    expect(md).toContain('| `sharegpt-c4` | ShareGPT, 100 prompts, concurrency 4 | `~/.servelab/datasets/ShareGPT_V3_unfiltered_cleaned_split.json` |');
+    for (const text of [md, renderHtml(project), renderCsv(project)]) expect(text).not.toContain(home);
+  });
+
   it('says which search was used for a grid study', () => {
     const project = studyAProject();
     project.study.strategy = 'grid';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { curveOption, errorBarSeries, paretoOption, spreadOption } from './charts';
+import { curveOption, errorBarSeries, LARGE_CHART_POINTS, paretoOption, spreadOption } from './charts';
 import type { ChartTheme } from '../../components/EChart';
 
 const THEME: ChartTheme = { mode: 'light', text: '#111', muted: '#555', border: '#ddd', background: '#fff', better: '#070', worse: '#a00', palette: ['#00f', '#0aa', '#f80'] };
@@ -82,5 +82,35 @@ describe('chart options', () => {
     const points = [{ id: 'a', label: 'A', x: 100, y: 10 }];
     const pareto = paretoOption(THEME, { ...TEXTS, configs: 'C', front: 'F', recommended: 'R' }, points, points, undefined, () => []) as { series: { type: string }[] };
     expect(pareto.series.map((s) => s.type)).not.toContain('custom');
+  });
+
+  it('draws a large chart whole at once: no entry animation, no label on every point, scatter points in one batch', () => {
+    const curveOf = (count: number) => ({
+      serverKey: 'k',
+      label: 'K',
+      points: Array.from({ length: count }, (_, i) => ({ concurrency: i + 1, workloadId: `c${i + 1}`, throughput: 100 + i, latency: 10 + i })),
+    });
+    type Drawn = { animation?: boolean; series: { type: string; name: string; showSymbol?: boolean; label?: { show: boolean }; large?: boolean }[] };
+    const small = curveOption(THEME, TEXTS, [curveOf(10)], String, () => []) as Drawn;
+    expect(small.animation).toBeUndefined();
+    expect(small.series[0]!.label!.show).toBe(true);
+    const large = curveOption(THEME, TEXTS, [curveOf(LARGE_CHART_POINTS + 1)], String, (curve, i) => [curve.label, `c=${curve.points[i]!.concurrency}`]) as Drawn & {
+      tooltip: { formatter: (p: { seriesIndex: number; dataIndex: number }) => string };
+    };
+    expect(large.animation).toBe(false);
+    expect(large.series[0]!.label!.show).toBe(false);
+    // The line without its symbols, the points after it as one batched scatter of the same name (one legend entry).
+    expect(large.series.map((s) => [s.type, s.name, s.showSymbol, s.large])).toEqual([
+      ['line', 'K', false, undefined],
+      ['scatter', 'K', undefined, true],
+    ]);
+    expect(large.tooltip.formatter({ seriesIndex: 1, dataIndex: 4 })).toBe('K<br/>c=5');
+
+    const points = Array.from({ length: LARGE_CHART_POINTS + 1 }, (_, i) => ({ id: `p${i}`, label: `P${i}`, x: i, y: i }));
+    const texts = { ...TEXTS, configs: 'C', front: 'F', recommended: 'R' };
+    const many = paretoOption(THEME, texts, points, [], undefined, () => []) as Drawn;
+    expect([many.animation, many.series[0]!.large]).toEqual([false, true]);
+    const few = paretoOption(THEME, texts, points.slice(0, 10), [], undefined, () => []) as Drawn;
+    expect([few.animation, few.series[0]!.large]).toEqual([undefined, undefined]);
   });
 });

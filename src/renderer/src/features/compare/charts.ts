@@ -116,12 +116,23 @@ function barOf<P extends { latencyLow?: number; latencyHigh?: number }>(x: (p: P
   return (p: P): ErrorBar[] => (p.latencyLow === undefined || p.latencyHigh === undefined ? [] : [[x(p), p.latencyLow, p.latencyHigh]]);
 }
 
-/** Latency against throughput, one line per configuration, each point named by its concurrency. */
+/**
+ * Above this many points a chart is drawn whole in its first frame: no entry animation (each point animated on its
+ * own costs more than the drawing), no label on every point (thousands of overlapping labels cost most of the drawing
+ * and cannot be read; the tooltip names the point), and the points drawn as one batched scatter (echarts' `large`)
+ * rather than one shape each.
+ */
+export const LARGE_CHART_POINTS = 1000;
+
+/** Latency against throughput, one line per configuration, each point named by its concurrency (in its tooltip only, on a large chart). */
 export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readonly ConcurrencyCurve[], pointLabel: (concurrency: number) => string, describe: (curve: ConcurrencyCurve, pointIndex: number) => string[]): EChartsCoreOption {
   const { option, axis } = base(theme, texts);
+  const large = curves.reduce((n, curve) => n + curve.points.length, 0) > LARGE_CHART_POINTS;
   return {
     ...option,
-    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex]!, p.dataIndex)) },
+    ...(large ? { animation: false } : {}),
+    // A large chart's points are series of their own after the lines: series index n + i is curve i's points.
+    tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(curves[p.seriesIndex % curves.length]!, p.dataIndex)) },
     xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
     yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },
     series: [
@@ -131,8 +142,21 @@ export function curveOption(theme: ChartTheme, texts: ChartTexts, curves: readon
         data: curve.points.map((p) => [p.throughput, p.latency, p.concurrency]),
         symbolSize: 8,
         label: { show: true, position: 'top', color: theme.muted, formatter: (p: { value: number[] }) => pointLabel(p.value[2]!) },
+        // Thousands of points: the line alone, its points drawn in one batch by the series below.
+        ...(large ? { showSymbol: false, silent: true, label: { show: false } } : {}),
       })),
-      // After the lines, so a tooltip's series index still names its curve.
+      ...(large
+        ? curves.map((curve, i) => ({
+            type: 'scatter',
+            name: curve.label,
+            data: curve.points.map((p) => [p.throughput, p.latency]),
+            symbolSize: 8,
+            itemStyle: { color: theme.palette[i % theme.palette.length] },
+            large: true,
+            largeThreshold: 0,
+          }))
+        : []),
+      // After the lines and their points, so a tooltip's series index still names its curve.
       ...curves
         .map((curve, i) => ({ curve, color: theme.palette[i % theme.palette.length], bars: curve.points.flatMap(barOf((p) => p.throughput)) }))
         .filter((c) => c.bars.length > 0)
@@ -151,9 +175,10 @@ export function paretoOption(
   describe: (point: ConfigPoint) => string[],
 ): EChartsCoreOption {
   const { option, axis } = base(theme, texts);
+  const large = points.length > LARGE_CHART_POINTS;
   const recommended = points.filter((p) => p.id === recommendedId);
   const series = [
-    { type: 'scatter', name: texts.configs, data: points.map((p) => [p.x, p.y]), symbolSize: 9, itemStyle: { color: theme.palette[0], opacity: 0.75 } },
+    { type: 'scatter', name: texts.configs, data: points.map((p) => [p.x, p.y]), symbolSize: 9, itemStyle: { color: theme.palette[0], opacity: 0.75 }, ...(large ? { large: true, largeThreshold: LARGE_CHART_POINTS } : {}) },
     { type: 'line', name: texts.front, data: front.map((p) => [p.x, p.y]), symbol: 'circle', symbolSize: 6, lineStyle: { color: theme.better, width: 2 }, itemStyle: { color: theme.better } },
     {
       type: 'scatter',
@@ -170,6 +195,7 @@ export function paretoOption(
   const lists = [points, front, recommended];
   return {
     ...option,
+    ...(large ? { animation: false } : {}),
     tooltip: { ...option.tooltip, trigger: 'item', formatter: (p: { seriesIndex: number; dataIndex: number }) => htmlLines(describe(lists[p.seriesIndex]![p.dataIndex]!)) },
     xAxis: { ...axis, type: 'value', name: texts.xName, nameGap: 28, scale: true },
     yAxis: { ...axis, type: 'value', name: texts.yName, nameGap: 52, scale: true },

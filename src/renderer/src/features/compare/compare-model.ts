@@ -2,7 +2,7 @@
 import { parsePercentileKey } from '../../../../shared/results/bench-result';
 import { LATENCY_NAMES, metricSpec, metricValuesOf, type Better, type MetricKey, type MetricValues } from '../../../../shared/results/metrics';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
-import { metricStat, type MetricStat } from '../../../../shared/study/run-stats';
+import { configWorkloadKey, metricStat, trialsByConfig, type MetricStat } from '../../../../shared/study/run-stats';
 import type { PublishedSource, ReferenceTrial, Trial } from '../../../../shared/study/study';
 import { publishedFor } from '../../../../shared/study/guide/published';
 
@@ -344,9 +344,12 @@ export interface CurvePoint {
   runs?: number;
 }
 
-/** The interval and run count of a configuration's latency on a workload, as the error bars draw them. */
-function latencySpread(trials: readonly Trial[], serverKey: string, workloadId: string, latencyKey: string): { latencyLow?: number; latencyHigh?: number; runs?: number } {
-  const stat = metricStat(trials, serverKey, workloadId, latencyKey);
+/**
+ * The interval and run count of a configuration's latency on a workload, as the error bars draw them. `groups`: the
+ * study's trials by configuration and workload (`trialsByConfig`), so each point reads only its own.
+ */
+function latencySpread(groups: ReadonlyMap<string, Trial[]>, serverKey: string, workloadId: string, latencyKey: string): { latencyLow?: number; latencyHigh?: number; runs?: number } {
+  const stat = metricStat(groups.get(configWorkloadKey(serverKey, workloadId)) ?? [], serverKey, workloadId, latencyKey);
   if (!stat) return {};
   return stat.low === null || stat.high === null ? { runs: stat.runs } : { latencyLow: stat.low, latencyHigh: stat.high, runs: stat.runs };
 }
@@ -388,13 +391,14 @@ export function concurrencyCurves(
     sums.latency.push(latency);
   }
   const curves: ConcurrencyCurve[] = [];
+  const groups = trialsByConfig(trials);
   for (const [serverKey, config] of byConfig) {
     const points = [...config.byWorkload].map(([workloadId, sums]) => ({
       workloadId,
       concurrency: concurrencyOf(workloadId, workloads)!,
       throughput: mean(sums.throughput)!,
       latency: mean(sums.latency)!,
-      ...latencySpread(trials, serverKey, workloadId, latencyKey),
+      ...latencySpread(groups, serverKey, workloadId, latencyKey),
     }));
     if (new Set(points.map((p) => p.concurrency)).size < 2) continue;
     curves.push({ serverKey, label: config.label, points: points.sort((a, b) => a.concurrency - b.concurrency) });
@@ -450,5 +454,6 @@ export function configPoints(trials: readonly Trial[], workloadId: string, laten
     sums.x.push(x);
     sums.y.push(y);
   }
-  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)!, ...latencySpread(trials, id, workloadId, latencyKey) }));
+  const groups = trialsByConfig(trials);
+  return [...byConfig].map(([id, s]) => ({ id, label: s.label, x: mean(s.x)!, y: mean(s.y)!, ...latencySpread(groups, id, workloadId, latencyKey) }));
 }

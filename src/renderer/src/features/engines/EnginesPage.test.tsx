@@ -378,7 +378,7 @@ describe('Engines page: prefetch', () => {
     expect(within(panel).getByTestId('prefetch-state').textContent).toBe('Weights not prefetched: the server downloads them when it starts.');
   });
 
-  it('launches a prefetched model offline, without the token (L4)', async () => {
+  it('launches a prefetched model offline, without the token', async () => {
     const api = makeApi([VLLM]);
     api.handle('secrets:list', () => [{ ref: 'hf-token', setAt: '2026-01-04T09:30:00.000Z' }]);
     api.handle('models:prefetch', () => ({ jobId: 'pf-2' }));

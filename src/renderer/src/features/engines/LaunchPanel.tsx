@@ -110,7 +110,7 @@ export function LaunchPanel({ hostId }: { hostId: string }) {
   );
   const mode: EngineMode = modes.includes(form.mode) ? form.mode : (modes[0] ?? 'env');
   const model = form.model.trim();
-  // Weights prefetched for this model: the server reads them from the cache offline and needs no token (L4).
+  // Weights prefetched for this model: the server reads them from the cache offline and needs no token.
   const prefetchJob = useAppStore((s) => (prefetch?.jobId ? s.prefetchJobs[prefetch.jobId] : undefined));
   const weightsCached = mode === 'env' && prefetch?.model === model && prefetchJob?.outcome?.ok === true;
   const passHfToken = form.passHfToken && hfToken !== null && !weightsCached;

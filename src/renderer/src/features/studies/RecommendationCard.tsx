@@ -5,7 +5,7 @@ import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
 import { engineName, stageLabel } from './study-format';
-import { decisionText, recommendationBasis } from './study-words';
+import { decisionText, keptCandidates, recommendationBasis } from './study-words';
 import { useAppStore } from '../../store';
 
 /** The configuration the study recommends: its exact launch command, how it was reached, and every stage's decision. */
@@ -15,6 +15,8 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
   const locale = useAppStore((st) => st.locale);
   // eslint-disable-next-line react-hooks/exhaustive-deps -- worded in the UI's language, which `locale` follows
   const basis = useMemo(() => recommendationBasis(project), [project, locale]);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the labels follow the UI's language (the study's translations)
+  const kept = useMemo(() => keptCandidates(project), [project, locale]);
   const canCompare = useMemo(
     () => ({ topTwo: presetComparison('topTwo', project.study, project.state).length === 2, baseline: presetComparison('baseline', project.study, project.state).length === 2 }),
     [project],
@@ -72,9 +74,9 @@ export function RecommendationCard({ project, onCompare }: { project: ProjectFil
               <dt>{t('studies.rec.path')}</dt>
               <dd>
                 <ol className="study-path" aria-label={t('studies.rec.path')}>
-                  {recommendation.path.map((id, i) => (
-                    <li key={`${i}-${id}`} className="mono">
-                      {id}
+                  {kept.map(({ id, label }, i) => (
+                    <li key={`${i}-${id}`} title={id}>
+                      {label}
                     </li>
                   ))}
                 </ol>

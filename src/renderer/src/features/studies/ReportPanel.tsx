@@ -2,10 +2,12 @@ import { useEffect, useId, useState } from 'react';
 import type { REPORT_FORMATS } from '../../../../shared/contract/study-contract';
 import { REPORT_LANGS, reportLangOf, type ReportLang } from '../../../../shared/study/report/text';
 import { useApi } from '../../api/context';
+import { copyText } from '../../components/clipboard';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { languageName, t } from '../../i18n';
 import { toErrorInfo, useAppStore } from '../../store';
+import { ReportDocument } from './ReportDocument';
 import { isNotSupported } from './study-errors';
 import { reportFileName } from './study-format';
 
@@ -29,7 +31,7 @@ function download(text: string, name: string, format: ReportFormat): void {
 }
 
 /**
- * The report's Markdown as a preview, and exports: the desktop app asks where to save and lets the core write the
+ * The report as it reads (its Markdown drawn as a document), its Markdown source on demand, and exports: the desktop app asks where to save and lets the core write the
  * file; a browser (where there is no native dialog) downloads the text instead. The report is in the UI's language
  * until another is chosen here (a report may be for readers of another language); the CSV is the same in any.
  */
@@ -44,6 +46,9 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<ReportFormat | null>(null);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+  const [showSource, setShowSource] = useState(false);
+  const [copied, setCopied] = useState(false);
+  const sourceId = useId();
 
   useEffect(() => {
     let current = true;
@@ -123,9 +128,24 @@ export function ReportPanel({ path, revision }: { path: string; revision: string
           <Spinner /> {t('studies.report.loading')}
         </p>
       ) : (
-        <pre className="study-report-preview mono-block" tabIndex={0} lang={preview.lang} aria-label={t('studies.report.previewLabel')}>
-          {preview.markdown}
-        </pre>
+        <>
+          <div className="study-report-source-actions">
+            <button type="button" className="btn btn-ghost btn-small" aria-expanded={showSource} aria-controls={sourceId} onClick={() => setShowSource((shown) => !shown)}>
+              <Icon name="chevron" size={13} className={showSource ? 'study-report-source-open' : undefined} />
+              {showSource ? t('studies.report.hideSource') : t('studies.report.showSource')}
+            </button>
+            <button type="button" className="btn btn-ghost btn-small" onClick={() => void copyText(preview.markdown).then((ok) => setCopied(ok))}>
+              <Icon name={copied ? 'check' : 'copy'} size={13} />
+              {copied ? t('engines.copied') : t('studies.report.copySource')}
+            </button>
+          </div>
+          {showSource && (
+            <pre id={sourceId} className="study-report-preview mono-block" tabIndex={0} lang={preview.lang} aria-label={t('studies.report.sourceLabel')}>
+              {preview.markdown}
+            </pre>
+          )}
+          <ReportDocument markdown={preview.markdown} lang={preview.lang} label={t('studies.report.documentLabel')} />
+        </>
       )}
     </div>
   );

@@ -1,4 +1,4 @@
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { buildReportModel } from '../../../../shared/study/report/model';
@@ -183,6 +183,47 @@ describe('ResultsTab', { timeout: 20_000 }, () => {
     expect(screen.getByText('Trial 4999')).toBeTruthy();
     expect(screen.queryByText('Trial 0')).toBeNull();
   });
+
+  it('keeps the rows that stay in view on a scroll, and draws again only when the scroll reaches another row', () => {
+    const many = Array.from({ length: 1_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
+    render(<ResultsTab project={project(many)} />);
+    const scroller = document.querySelector('.trials-scroll') as HTMLElement;
+    const rowOf = (id: string) => document.querySelector(`[data-trial-id="${id}"]`);
+    const before = rowOf('kv/t5');
+    const drawn = () => [...document.querySelectorAll('[data-trial-id]')].map((r) => r.getAttribute('data-trial-id'));
+    const first = drawn();
+
+    scroller.scrollTop = ROW_HEIGHT / 2;
+    fireEvent.scroll(scroller);
+    expect(drawn()).toEqual(first);
+
+    scroller.scrollTop = 3 * ROW_HEIGHT;
+    fireEvent.scroll(scroller);
+    expect(rowOf('kv/t5')).toBe(before);
+    expect(drawn()).not.toEqual(first);
+    expect(drawn().length).toBe(first.length + 3);
+  });
+
+  it('keeps a trial checked from the keyboard when its row scrolls out of view and back', () => {
+    const many = Array.from({ length: 1_000 }, (_, i) => trial(`kv/t${i}`, { stageId: 'kv', label: `Trial ${i}` }));
+    render(<ResultsTab project={project(many)} />);
+    const scroller = document.querySelector('.trials-scroll') as HTMLElement;
+    const scrollTo = (row: number) => {
+      scroller.scrollTop = row * ROW_HEIGHT;
+      fireEvent.scroll(scroller);
+    };
+    scrollTo(500);
+    const box = screen.getByRole('checkbox', { name: /Trial 500 ·/ });
+    box.focus();
+    // Space on a focused checkbox clicks it.
+    fireEvent.click(box);
+    expect(screen.getByRole('button', { name: /Compare \(1\)/ })).toBeTruthy();
+    scrollTo(0);
+    expect(screen.queryByRole('checkbox', { name: /Trial 500 ·/ })).toBeNull();
+    scrollTo(500);
+    expect((screen.getByRole('checkbox', { name: /Trial 500 ·/ }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByText('Trial 500').closest('[role="row"]')!.className).toContain('is-checked');
+  });
 });
 
 describe('ResultsTab and the report', () => {
@@ -275,5 +316,29 @@ describe('ResultsTab charts', () => {
     fireEvent.change(screen.getByLabelText('Latency'), { target: { value: 'mean_tpot_ms' } });
     // no TPOT in the generalisation trials: no curve, and it says why
     expect(screen.getByText(/needs a configuration measured at two or more concurrencies/)).toBeTruthy();
+  });
+
+  it('works the charts out only when their section comes near the window', () => {
+    let reveal = () => {};
+    vi.stubGlobal(
+      'IntersectionObserver',
+      class {
+        constructor(private readonly callback: (entries: { isIntersecting: boolean }[]) => void) {}
+        observe() {
+          reveal = () => this.callback([{ isIntersecting: true }]);
+        }
+        disconnect() {}
+      },
+    );
+    try {
+      render(<ResultsTab project={project([BASE, FP8])} />);
+      const section = screen.getByRole('region', { name: 'Study charts' });
+      expect(within(section).queryByRole('figure')).toBeNull();
+      expect(screen.getAllByRole('row').length).toBeGreaterThan(2);
+      act(() => reveal());
+      expect(within(section).getByRole('figure', { name: 'Pareto front: Mean TTFT vs throughput' })).toBeTruthy();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type JSX } from 'react';
+import { flushSync } from 'react-dom';
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
-import { metricStat, runsOf } from '../../../../shared/study/run-stats';
+import { configWorkloadKey, metricStat, runsOf, trialsByConfig } from '../../../../shared/study/run-stats';
 import { TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { studyObjective, withGpuCounts } from '../../../../shared/study/objective';
 import { publishedFor, unplacedReferences } from '../../../../shared/study/guide/published';
@@ -19,6 +20,7 @@ import { concurrencyCurves, configPoints, ENGINE_STAGE, groupTrialsByStage, pare
 import { CompareView } from '../compare/CompareView';
 import { baselineServerKeyOf, presetComparison, type PresetComparison, type RankedConfig } from '../../../../shared/study/rank';
 import { EChart, type ChartTheme } from '../../components/EChart';
+import { useNearWindow } from '../../components/near-window';
 import '../compare/compare.css';
 import './studies.css';
 import { intervalText, statTitle, warmupNote } from '../../components/stat-text';
@@ -26,7 +28,11 @@ import { trialProblemText } from './study-words';
 
 /** Every row is this tall, so the visible slice of 10,000 trials is arithmetic, not measurement. */
 export const ROW_HEIGHT = 36;
-const OVERSCAN = 8;
+/**
+ * Rows drawn beyond each edge of the scroll box: enough that Tab reaches the next row's checkbox (the browser then
+ * scrolls it in, and the rows follow), few enough that a fast scroll redraws little.
+ */
+const OVERSCAN = 3;
 /** What is drawn before the scroll box has a size (first paint, tests). */
 const FALLBACK_VIEWPORT = 560;
 
@@ -142,14 +148,16 @@ function MetricCell({ trial, trials, metric }: { trial: Trial; trials: readonly 
   );
 }
 
-function TrialRow({
+/** Memoized: while the table scrolls, rows that stay in view are not drawn again. */
+const TrialRow = memo(function TrialRow({
   trial,
   trials,
   rowIndex,
   top,
   checked,
   onToggle,
-  badges,
+  baseline,
+  recommended,
 }: {
   trial: Trial;
   /** The study's trials of this trial's configuration on its workload: its repeats give the interval and run count. */
@@ -158,7 +166,8 @@ function TrialRow({
   top: number;
   checked: boolean;
   onToggle: (id: string, on: boolean) => void;
-  badges: { baseline: boolean; recommended: boolean };
+  baseline: boolean;
+  recommended: boolean;
 }) {
   const note = trialNote(trial);
   const warmup = warmupNote(trial);
@@ -171,8 +180,8 @@ function TrialRow({
       </div>
       <div role="cell" className="trials-label" title={trial.label}>
         <span className="trials-ellipsis">{trial.label}</span>
-        {badges.baseline && <Badge tone="info">{t('compare.study.baselineBadge')}</Badge>}
-        {badges.recommended && <Badge tone="accent">{t('compare.study.recommendedBadge')}</Badge>}
+        {baseline && <Badge tone="info">{t('compare.study.baselineBadge')}</Badge>}
+        {recommended && <Badge tone="accent">{t('compare.study.recommendedBadge')}</Badge>}
       </div>
       <div role="cell" className="trials-ellipsis">
         {getAdapter(trial.engine).displayName} {trial.version}
@@ -203,7 +212,7 @@ function TrialRow({
       </div>
     </div>
   );
-}
+});
 
 /** A published result as a row: the guide's printed numbers, labelled published with their source, never selectable. */
 function PublishedRow({ reference, rowIndex, top }: { reference: ReferenceTrial; rowIndex: number; top: number }) {
@@ -271,6 +280,84 @@ export function visibleRange(scrollTop: number, viewport: number, count: number)
   return { first, last };
 }
 
+/**
+ * The table's rows: only the visible slice of the lines (fixed row height), drawn again as the box scrolls. Its own
+ * component, so a scroll redraws the rows and nothing else of the tab.
+ */
+const TrialLines = memo(function TrialLines({
+  lines,
+  byConfig,
+  checked,
+  onToggle,
+  onToggleGroup,
+  baselineKey,
+  isRecommended,
+  noMatch,
+}: {
+  lines: readonly Line[];
+  /** The study's trials by configuration and workload (`trialsByConfig`). */
+  byConfig: ReadonlyMap<string, Trial[]>;
+  checked: ReadonlySet<string>;
+  onToggle: (id: string, on: boolean) => void;
+  onToggleGroup: (trials: Trial[], on: boolean) => void;
+  baselineKey: string | undefined;
+  isRecommended: (trial: Trial) => boolean;
+  noMatch: boolean;
+}) {
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(FALLBACK_VIEWPORT);
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const box = scrollRef.current;
+    if (!box) return;
+    const measure = () => setViewport(box.clientHeight || FALLBACK_VIEWPORT);
+    measure();
+    // jsdom has no ResizeObserver; the first measurement then stands.
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    return () => observer.disconnect();
+  }, []);
+
+  function onScroll() {
+    // The browser sends one scroll event a frame, before it paints: drawing the rows now, not in a later task, puts
+    // them on screen in the same frame as the scroll. Only a move to another row draws again.
+    const top = Math.floor((scrollRef.current?.scrollTop ?? 0) / ROW_HEIGHT) * ROW_HEIGHT;
+    if (top !== scrollTop) flushSync(() => setScrollTop(top));
+  }
+
+  const { first, last } = visibleRange(scrollTop, viewport, lines.length);
+  return (
+    <div role="rowgroup" ref={scrollRef} className="trials-scroll" onScroll={onScroll}>
+      <div className="trials-spacer" style={{ height: lines.length * ROW_HEIGHT }}>
+        {lines.slice(first, last).map((line, i) => {
+          const index = first + i;
+          if (line.kind === 'published') return <PublishedRow key={`p:${line.reference.id}`} reference={line.reference} rowIndex={index + 2} top={index * ROW_HEIGHT} />;
+          return line.kind === 'group' ? (
+            <GroupRow key={`g:${line.stageId}`} line={line} rowIndex={index + 2} top={index * ROW_HEIGHT} checked={checked} onToggleGroup={onToggleGroup} />
+          ) : (
+            <TrialRow
+              key={line.trial.id}
+              trial={line.trial}
+              trials={byConfig.get(configWorkloadKey(line.trial.serverKey, line.trial.workloadId)) ?? NO_TRIALS}
+              rowIndex={index + 2}
+              top={index * ROW_HEIGHT}
+              checked={checked.has(line.trial.id)}
+              onToggle={onToggle}
+              baseline={baselineKey !== undefined && line.trial.serverKey === baselineKey && line.trial.stageId !== 'generalisation'}
+              recommended={isRecommended(line.trial)}
+            />
+          );
+        })}
+      </div>
+      {noMatch && <p className="muted results-no-match">{t('compare.study.noMatch')}</p>}
+    </div>
+  );
+});
+
+const NO_TRIALS: Trial[] = [];
+
 type ThroughputKey = 'total_token_throughput' | 'total_token_throughput_per_gpu';
 
 function throughputLine(key: ThroughputKey, value: number): string {
@@ -290,7 +377,22 @@ function spreadLine(latencyKey: string, p: { latencyLow?: number; latencyHigh?: 
   return [[interval, t('compare.runCount', { count: p.runs })].filter(Boolean).join(' · ')];
 }
 
+/**
+ * The study's charts under the table. Their data (a pass over every trial) is worked out only when the section comes
+ * near the window: a study of thousands of trials shows its table without waiting for charts below it.
+ */
 function StudyCharts({ project, trials }: { project: ProjectFile; /** The study's trials, each with its GPU count. */ trials: readonly Trial[] }) {
+  const sectionRef = useRef<HTMLElement>(null);
+  const near = useNearWindow(sectionRef);
+  return (
+    <section ref={sectionRef} className="compare-section" aria-label={t('compare.study.charts')}>
+      <h3 className="compare-section-title">{t('compare.study.charts')}</h3>
+      {near ? <StudyChartsBody project={project} trials={trials} /> : <div className="study-charts-placeholder" />}
+    </section>
+  );
+}
+
+function StudyChartsBody({ project, trials }: { project: ProjectFile; trials: readonly Trial[] }) {
   const { study, state } = project;
   const [latencyKey, setLatencyKey] = useState<'mean_ttft_ms' | 'mean_tpot_ms'>('mean_ttft_ms');
   // A study compared per GPU or on a GPU budget opens its charts per GPU: the axis the decisions read.
@@ -336,8 +438,7 @@ function StudyCharts({ project, trials }: { project: ProjectFile; /** The study'
   );
 
   return (
-    <section className="compare-section" aria-label={t('compare.study.charts')}>
-      <h3 className="compare-section-title">{t('compare.study.charts')}</h3>
+    <>
       <SelectField
         label={t('compare.chart.latencySelect')}
         value={latencyKey}
@@ -360,7 +461,7 @@ function StudyCharts({ project, trials }: { project: ProjectFile; /** The study'
         {curves.length > 0 ? <EChart title={curveTitle} option={curve} /> : <p className="muted">{t('compare.chart.noCurve')}</p>}
         {points.length > 0 ? <EChart title={paretoTitle} option={pareto} /> : <p className="muted">{t('compare.chart.noPareto')}</p>}
       </div>
-    </section>
+    </>
   );
 }
 
@@ -386,29 +487,17 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   // A preset comparison measures its first column against its last (the runner-up, or the study's baseline);
   // otherwise the study's baseline is the default.
   const [comparingBaseline, setComparingBaseline] = useState<string | undefined>(() => initialIds?.[1]);
-  const [scrollTop, setScrollTop] = useState(0);
-  const [viewport, setViewport] = useState(FALLBACK_VIEWPORT);
-  const scrollRef = useRef<HTMLDivElement>(null);
   const compareRef = useRef<HTMLDivElement>(null);
 
   const baselineKey = baselineServerKeyOf(study, state);
   const rec = state.recommendation;
-  const isRecommended = (tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command);
+  const isRecommended = useCallback((tr: Trial) => (rec?.serverKey !== undefined ? tr.serverKey === rec.serverKey : rec !== undefined && tr.engine === rec.engine && tr.command === rec.command), [rec]);
 
   const engines = useMemo(() => [...new Set(allTrials.map((tr) => tr.engine))], [allTrials]);
   const workloads = useMemo(() => [...new Set(allTrials.map((tr) => tr.workloadId))], [allTrials]);
   // Each configuration's trials on each workload, grouped once: rows read their repeats from here, not from a scan
   // of every trial per cell.
-  const byConfig = useMemo(() => {
-    const groups = new Map<string, Trial[]>();
-    for (const tr of allTrials) {
-      const key = `${tr.serverKey}\n${tr.workloadId}`;
-      const group = groups.get(key);
-      if (group) group.push(tr);
-      else groups.set(key, [tr]);
-    }
-    return groups;
-  }, [allTrials]);
+  const byConfig = useMemo(() => trialsByConfig(allTrials), [allTrials]);
 
   const lines = useMemo<Line[]>(() => {
     const needle = foldForSearch(filter.text.trim());
@@ -436,29 +525,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
     if (rest.length === 0 || filter.status !== 'all') return staged;
     return [...staged, { kind: 'group', stageId: 'published', label: t('compare.study.published.group'), trials: [] }, ...rest.map((reference): Line => ({ kind: 'published', reference }))];
   }, [allTrials, state.references, study.stages, filter, order]);
-  const shownCount = lines.filter((l) => l.kind === 'trial').length;
-
-  useEffect(() => {
-    const box = scrollRef.current;
-    if (!box) return;
-    const measure = () => setViewport(box.clientHeight || FALLBACK_VIEWPORT);
-    measure();
-    // jsdom has no ResizeObserver; the first measurement then stands.
-    if (typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(measure);
-    observer.observe(box);
-    return () => observer.disconnect();
-  }, []);
-
-  const frame = useRef(0);
-  function onScroll() {
-    // One state update per frame, however fast the wheel turns.
-    cancelAnimationFrame(frame.current);
-    frame.current = requestAnimationFrame(() => setScrollTop(scrollRef.current?.scrollTop ?? 0));
-  }
-  useEffect(() => () => cancelAnimationFrame(frame.current), []);
-
-  const { first, last } = visibleRange(scrollTop, viewport, lines.length);
+  const shownCount = useMemo(() => lines.filter((l) => l.kind === 'trial').length, [lines]);
 
   const toggle = useCallback((id: string, on: boolean) => {
     setChecked((s) => {
@@ -484,7 +551,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
   }
 
   // Checks of trials a re-plan removed no longer count; the comparison keeps the study's order.
-  const selected = allTrials.filter((tr) => checked.has(tr.id));
+  const selected = useMemo(() => allTrials.filter((tr) => checked.has(tr.id)), [allTrials, checked]);
   // In the order they were chosen (the top two: best first), so the columns read left to right.
   const compared = useMemo(() => (comparing ? comparing.map((id) => allTrials.find((tr) => tr.id === id)).filter((tr): tr is Trial => tr !== undefined) : []), [comparing, allTrials]);
   const columns = useMemo(() => withPublished(compared.map((tr) => trialColumn(tr, allTrials)), compared, state.references), [compared, allTrials, state.references]);
@@ -575,29 +642,7 @@ export function ResultsTab(props: { project: ProjectFile; /** Opens with this pr
               <div role="columnheader">{t('compare.study.col.note')}</div>
             </div>
           </div>
-          <div role="rowgroup" ref={scrollRef} className="trials-scroll" onScroll={onScroll}>
-            <div className="trials-spacer" style={{ height: lines.length * ROW_HEIGHT }}>
-              {lines.slice(first, last).map((line, i) => {
-                const index = first + i;
-                if (line.kind === 'published') return <PublishedRow key={`p:${line.reference.id}`} reference={line.reference} rowIndex={index + 2} top={index * ROW_HEIGHT} />;
-                return line.kind === 'group' ? (
-                  <GroupRow key={`g:${line.stageId}`} line={line} rowIndex={index + 2} top={index * ROW_HEIGHT} checked={checked} onToggleGroup={toggleGroup} />
-                ) : (
-                  <TrialRow
-                    key={line.trial.id}
-                    trial={line.trial}
-                    trials={byConfig.get(`${line.trial.serverKey}\n${line.trial.workloadId}`) ?? []}
-                    rowIndex={index + 2}
-                    top={index * ROW_HEIGHT}
-                    checked={checked.has(line.trial.id)}
-                    onToggle={toggle}
-                    badges={{ baseline: baselineKey !== undefined && line.trial.serverKey === baselineKey && line.trial.stageId !== 'generalisation', recommended: isRecommended(line.trial) }}
-                  />
-                );
-              })}
-            </div>
-            {shownCount === 0 && <p className="muted results-no-match">{t('compare.study.noMatch')}</p>}
-          </div>
+          <TrialLines lines={lines} byConfig={byConfig} checked={checked} onToggle={toggle} onToggleGroup={toggleGroup} baselineKey={baselineKey} isRecommended={isRecommended} noMatch={shownCount === 0} />
         </div>
       )}
 

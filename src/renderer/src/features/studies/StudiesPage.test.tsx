@@ -125,7 +125,7 @@ describe('Studies page', () => {
     expect(screen.getByText(/NVIDIA H100 80GB HBM3/)).toBeTruthy();
   });
 
-  it('asks before the first run of a project from elsewhere, naming what it runs, and runs once accepted (L5)', async () => {
+  it('asks before the first run of a project from elsewhere, naming what it runs, and runs once accepted', async () => {
     const api = studiesApi();
     const hash = 'b'.repeat(64);
     api.handle('studies:trustCheck', () => ({ trusted: false, runs: ['vllm 0.11.0: env NCCL_DEBUG=INFO'], hash }));
@@ -274,7 +274,7 @@ describe('Studies page', () => {
   it('shows the recommendation with its command, the kept candidates and the decisions', async () => {
     const done = project({
       status: 'done',
-      recommendation: { engine: 'sglang', version: '0.5.3.post3', mode: 'env', config: { model: 'Qwen/Qwen3-8B-FP8', extraArgs: [], env: {} }, command: COMMAND, path: ['sglang', 'fp8'] },
+      recommendation: { engine: 'sglang', version: '0.5.3.post3', mode: 'env', config: { model: 'Qwen/Qwen3-8B-FP8', extraArgs: [], env: {} }, command: COMMAND, path: ['sglang-0.5.3.post3', 'fp8'] },
       decisions: [{ stageId: 'quantization', winner: 'fp8', reason: 'FP8: −21.2% mean latency, kept', before: 1.2, after: 0.95, decidedAt: at(100) }],
     });
     const api = studiesApi(done);
@@ -283,8 +283,12 @@ describe('Studies page', () => {
     expect(screen.getByRole('tab', { name: 'Recommendation' }).getAttribute('aria-selected')).toBe('true');
     const card = screen.getByRole('region', { name: 'Recommendation' });
     expect(within(card).getByTestId('recommended-command').textContent).toBe(COMMAND);
-    expect(within(card).getByText('SGLang 0.5.3.post3')).toBeTruthy();
-    expect(within(card).getByRole('list', { name: 'Candidates kept' }).textContent).toBe('sglangfp8');
+    // The engine's fact, and the first of the candidates kept.
+    expect(within(card).getAllByText('SGLang 0.5.3.post3')).toHaveLength(2);
+    // The study's own words for what was kept, the id behind each one as its tooltip.
+    const kept = within(within(card).getByRole('list', { name: 'Candidates kept' })).getAllByRole('listitem');
+    expect(kept.map((item) => item.textContent)).toEqual(['SGLang 0.5.3.post3', 'FP8 checkpoint']);
+    expect(kept.map((item) => item.getAttribute('title'))).toEqual(['sglang-0.5.3.post3', 'fp8']);
     // A decision stored without its facts (an older project) is quoted after what was kept.
     expect(within(card).getByText('Kept fp8 (gain +26.3%). FP8: −21.2% mean latency, kept.')).toBeTruthy();
     const writeText = vi.fn(async () => {});
@@ -293,6 +297,20 @@ describe('Studies page', () => {
       fireEvent.click(within(card).getByRole('button', { name: 'Copy the launch command' }));
     });
     expect(writeText).toHaveBeenCalledWith(COMMAND);
+  });
+
+  it("shows the study's description once, with its plan, not above every tab", async () => {
+    await renderPage(studiesApi(project({ status: 'done' })));
+    await openFromRecent();
+    expect(screen.getByRole('tab', { name: 'Recommendation' }).getAttribute('aria-selected')).toBe('true');
+    expect(screen.queryByText(STUDY.description as string)).toBeNull();
+    for (const tab of ['Results', 'Report', 'Run monitor']) {
+      fireEvent.click(screen.getByRole('tab', { name: tab }));
+      expect(screen.queryByText(STUDY.description as string), tab).toBeNull();
+    }
+    fireEvent.click(screen.getByRole('tab', { name: 'Plan' }));
+    expect(within(screen.getByRole('tabpanel')).getAllByText(STUDY.description as string)).toHaveLength(1);
+    expect(screen.getAllByText(STUDY.description as string)).toHaveLength(1);
   });
 
   it('compares the top two configurations from the recommendation, in the Results tab', async () => {
@@ -351,7 +369,7 @@ describe('Studies page', () => {
     await renderPage(api);
     await openFromRecent();
     fireEvent.click(screen.getByRole('tab', { name: 'Report' }));
-    expect((await screen.findByLabelText('Report preview (Markdown)')).textContent).toContain(COMMAND);
+    expect((await screen.findByRole('article', { name: 'Report' })).textContent).toContain(COMMAND);
     const blobs: Blob[] = [];
     const createObjectURL = vi.fn((blob: Blob) => {
       blobs.push(blob);
@@ -403,8 +421,8 @@ describe('Studies page', () => {
       fireEvent.change(choice, { target: { value: 'tr' } });
     });
     await waitFor(() => expect(api.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
-    // The preview says which language it is in, for a screen reader in an English UI.
-    await waitFor(() => expect(screen.getByLabelText('Report preview (Markdown)').getAttribute('lang')).toBe('tr'));
+    // The report says which language it is in, for a screen reader in an English UI.
+    await waitFor(() => expect(screen.getByRole('article', { name: 'Report' }).getAttribute('lang')).toBe('tr'));
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Export Markdown' }));
     });

@@ -178,7 +178,6 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
               {t('studies.rerunOf', { name: rerunOf.name, versions: rerunOf.engines.map((e) => `${engineName(e.engine)} ${e.version}`).join(', ') })}
             </p>
           )}
-          {own.description && <p className="study-description">{own.description}</p>}
         </div>
         <div className="page-actions">
           {editable && (
@@ -251,6 +250,8 @@ export function StudyProjectView({ study }: { study: OpenStudy }) {
         ))}
       </div>
       <div className="study-panel" role="tabpanel" id={`${baseId}-panel-${tab}`} aria-labelledby={`${baseId}-tab-${tab}`}>
+        {/* What the study sets out to do, read with its plan: not repeated above the results it led to. */}
+        {tab === 'plan' && own.description && <p className="study-description study-plan-description">{own.description}</p>}
         {tab === 'plan' && <PlanPanel study={study} />}
         {tab === 'run' && <RunMonitor study={study} />}
         {tab === 'results' && <ResultsTab key={comparison?.seq ?? 0} project={project} {...(comparison ? { initialComparison: comparison.kind } : {})} />}

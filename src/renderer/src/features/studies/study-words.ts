@@ -1,4 +1,4 @@
-import { stageDecisionText } from '../../../../shared/study/report/model';
+import { keptCandidateLabels, stageDecisionText } from '../../../../shared/study/report/model';
 import { recommendationBasisText } from '../../../../shared/study/report/basis-words';
 import { refusalWords, trialProblemWords } from '../../../../shared/study/report/problem-words';
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
@@ -42,6 +42,12 @@ export function decisionText(project: ProjectFile, decision: StageDecision): { w
 /** What the recommendation was compared on (per GPU, its replicas on the GPU budget, per GPU beside per server), each a sentence. */
 export function recommendationBasis(project: ProjectFile): string[] {
   return recommendationBasisText(project, uiText().lang);
+}
+
+/** The recommendation's kept candidates, stage by stage, by the study's labels (as the report lists them), each with its id. */
+export function keptCandidates(project: ProjectFile): { id: string; label: string }[] {
+  const labels = keptCandidateLabels(project, studyTextOf(project));
+  return (project.state.recommendation?.path ?? []).map((id, i) => ({ id, label: labels[i] ?? id }));
 }
 
 /** The study's name, description and labels in the app's language (its translations), as the report shows them. */

@@ -4,6 +4,7 @@ const app = {
   'app.tagline': 'LLM serving lab',
   'app.version': 'v{version}',
   'app.windowTitle.unsaved': '• {title}',
+  'app.pageLoading': 'Loading the page…',
 
   'nav.label': 'Main',
   'nav.hosts': 'Hosts',

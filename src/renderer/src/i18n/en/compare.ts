@@ -40,6 +40,7 @@ const compare = {
   'compare.configDiff.unset': 'not set',
   'compare.configDiff.envNote': 'Environment variables are shown by name only.',
   'compare.charts.title': 'Charts',
+  'compare.chart.loading': 'Drawing the chart…',
   'compare.chart.export': 'Export PNG',
   'compare.chart.exportLabel': 'Export PNG: {title}',
   'compare.chart.metricSelect': 'Metric',

@@ -7,6 +7,7 @@ const app: MessagesOf<typeof en> = {
   'app.tagline': 'LLM servis laboratuvarı',
   'app.version': 'v{version}',
   'app.windowTitle.unsaved': '• {title}',
+  'app.pageLoading': 'Sayfa yükleniyor…',
 
   'nav.label': 'Ana menü',
   'nav.hosts': 'Ana makineler',

@@ -56,19 +56,15 @@ function runStudy(project, dataDir) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'servelab-bench-'));
+// Each part is skipped rather than the process ended early, so the temp folder is always removed below.
 try {
-  if (decisionsOnly) {
-    await runDecisionBench(root, work, decisionRuns);
-    process.exit(0);
-  }
-  await runStudyBench(root, work, scaleFlag >= 0 ? { timeScale: Number(process.argv[scaleFlag + 1]) } : {});
-  if (studyOnly) process.exit(0);
+  if (!decisionsOnly) await runStudyBench(root, work, scaleFlag >= 0 ? { timeScale: Number(process.argv[scaleFlag + 1]) } : {});
 
-  await runUiBench(root, work);
+  if (!decisionsOnly && !studyOnly) await runUiBench(root, work);
 
-  await runDecisionBench(root, work, decisionRuns);
+  if (!studyOnly) await runDecisionBench(root, work, decisionRuns);
 
-  if (process.argv.includes('--examples')) {
+  if (!decisionsOnly && !studyOnly && process.argv.includes('--examples')) {
     console.log('Example studies on the demo lab at the default time scale');
     for (const name of ['qwen3-8b-latency-h100', 'qwen3-32b-throughput-a100']) {
       const project = join(work, `${name}.servelab`);

@@ -72,7 +72,7 @@ test.describe('Benchmarks and the results library against the real core', () => 
       await expect(provenance.locator('dt', { hasText: /^Model$/ }).locator('xpath=following-sibling::dd[1]')).toHaveText('Qwen/Qwen3-8B');
       await expect(details.getByRole('region', { name: 'Client command' })).toContainText('vllm bench serve');
       await expect(details.getByRole('region', { name: 'Server command' })).toContainText('vllm serve Qwen/Qwen3-8B');
-      await expect(details.getByRole('region', { name: 'Metrics' })).toContainText('mean_ttft_ms');
+      await expect(details.getByRole('region', { name: 'Metrics' })).toContainText('Mean TTFT (ms)');
       await screenshotBothThemes(page, 'results-details', { height: 1100 });
       await details.getByRole('button', { name: 'Close details' }).click();
 

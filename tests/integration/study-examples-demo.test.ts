@@ -14,8 +14,11 @@ describe('the latency example study on the demo lab', () => {
   const lab = useDemoLabCore(scratchDir, 'demo-data');
 
   it('lists the examples shipped with the app', async () => {
-    const examples = (await lab.core.call('studies:examples', {})) as { name: string; path: string }[];
+    const examples = (await lab.core.call('studies:examples', {})) as { name: string; path: string; translations?: Record<string, { name?: string }> }[];
     expect(examples.map((e) => e.path.split('/').at(-1)).sort()).toEqual(Object.values(EXAMPLES).map((e) => e.file).sort());
+    // With the name each gives itself in Turkish (its translations), for the list in a Turkish UI.
+    const latency = examples.find((e) => e.path.endsWith(EXAMPLES.latency.file));
+    expect(latency?.translations?.tr?.name).toBe('Qwen3-8B, tek bir H100’de en düşük gecikme');
   });
 
   it('Study A (Qwen3-8B latency, H100): SGLang FP8 + EAGLE3, the report and CSV', async () => {

@@ -114,6 +114,11 @@ describe('AuthPlan', () => {
       'The passphrase was wrong; try again (2 of 3).',
     ]);
     expect(script.requests[0]?.remember).toBe(true);
+    // The same facts, for a front end that words the question in its own language.
+    expect(script.requests.map((r) => r.about)).toEqual([
+      { kind: 'passphrase', key: '~/id_encrypted', login: 'ann@gpu1:22', attempt: 1, tries: 3 },
+      { kind: 'passphrase', key: '~/id_encrypted', login: 'ann@gpu1:22', attempt: 2, tries: 3 },
+    ]);
     expect(waiting).toEqual([true, false, true, false]);
     expect(remembered).toEqual(['passphrase']);
     expect(logText()).toContain('Passphrase was wrong, asking again (2 of 3).');

@@ -439,6 +439,7 @@ export class AuthPlan {
             ? `Enter the passphrase of key ${shown} to log in to ${this.label}.`
             : `The passphrase was wrong; try again (${attemptNo} of ${this.maxTries}).`,
         prompts: [{ text: 'Passphrase:', echo: false }],
+        about: { kind: 'passphrase', key: shown, login: this.label, attempt: attemptNo, tries: this.maxTries },
         ...(this.opts.secrets?.remember ? { remember: true } : {}),
       });
       if (!response) {
@@ -596,6 +597,7 @@ export class AuthPlan {
           ? `The password was wrong; try again${attemptNo > 1 ? ` (${attemptNo} of ${this.maxTries})` : ''}.`
           : `Enter the password of ${target.user} on ${this.label}.`,
         prompts: [{ text: 'Password:', echo: false }],
+        about: { kind: 'password', address: targetAddress(target), user: target.user, login: this.label, attempt: attemptNo, tries: this.maxTries, wrongBefore },
         ...(this.opts.secrets?.remember ? { remember: true } : {}),
       });
       if (!response) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ServelabError } from '../../shared/contract';
+import type { PromptAbout } from '../../shared/model/prompt';
 
 /**
  * Questions the SSH code must ask a person (key passphrases, passwords, keyboard-interactive prompts such as a
@@ -22,6 +23,8 @@ export interface PromptRequest {
   title: string;
   message: string;
   prompts: PromptField[];
+  /** The facts behind `title` and `message`, for a front end that words them in another language. */
+  about?: PromptAbout;
   /** Offer "remember in keychain" for this answer. */
   remember?: boolean;
 }

@@ -206,7 +206,10 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
         const path = join(deps.examplesDir, file);
         try {
           const parsed = ProjectFileSchema.parse(JSON.parse(await readFile(path, 'utf8')));
-          out.push({ name: parsed.study.name, path, description: parsed.study.description ?? '' });
+          const translations = Object.fromEntries(
+            Object.entries(parsed.study.translations ?? {}).map(([lang, text]) => [lang, { ...(text.name ? { name: text.name } : {}), ...(text.description ? { description: text.description } : {}) }]),
+          );
+          out.push({ name: parsed.study.name, path, description: parsed.study.description ?? '', translations });
         } catch {
           // A damaged example is not offered.
         }

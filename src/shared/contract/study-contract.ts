@@ -126,7 +126,15 @@ export const STUDY_CALLS = {
   /** The example studies shipped with the app, and recently opened projects. */
   'studies:examples': {
     input: z.object({}).strict(),
-    output: z.array(z.object({ name: z.string(), path: z.string(), description: z.string() })),
+    /** `translations`: the example's name and description in other languages, from the study's own translations. */
+    output: z.array(
+      z.object({
+        name: z.string(),
+        path: z.string(),
+        description: z.string(),
+        translations: z.partialRecord(z.enum(REPORT_LANGS), z.object({ name: z.string().optional(), description: z.string().optional() })).optional(),
+      }),
+    ),
   },
   /**
    * Opens a tuning guide (Markdown, HTML or text, at most 8 MiB) as a new study at `path` (refuses to overwrite): its

@@ -861,6 +861,13 @@ export function keptCandidateLabels(project: ProjectFile, own: LocalizedStudyTex
   });
 }
 
+/** Names trials as the report does, in `lang`: the study's translations of its labels, and the planner's roles worded. */
+export function trialLabeller(project: ProjectFile, lang: ReportLang): (t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>) => string {
+  const tx = reportText(lang);
+  const own = localizedStudyText(project.study, lang);
+  return (t) => trialLabel(t, tx, own);
+}
+
 function trialLabel(t: Pick<Trial, 'stageId' | 'candidateId' | 'label'>, tx: ReportText, own: LocalizedStudyText): string {
   const role = ROLE_LABELS.find((r) => r.candidateId === t.candidateId && (!('stageId' in r) || r.stageId === t.stageId));
   if (!role) return own.composite(t.label, t.stageId);

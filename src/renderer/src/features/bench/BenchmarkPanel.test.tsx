@@ -1,7 +1,9 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setLocale } from '../../i18n';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
-import { syncStoreWithCore } from '../../store';
+import { ApiProvider } from '../../api/context';
+import { StoreProvider, syncStoreWithCore } from '../../store';
 import { coreError, createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
 import { BenchmarkPanel } from './BenchmarkPanel';
@@ -48,6 +50,34 @@ async function runSharegptC4With20Prompts(api: FakeApi, panel: HTMLElement) {
 }
 
 describe('Benchmark panel', () => {
+  it('names the presets and the workload it will run in Turkish when the app speaks Turkish', async () => {
+    const api = makeApi();
+    const rendered = renderWithStore(<BenchmarkPanel hostId="demo-lab" serverId="srv-1" />, api);
+    try {
+      await act(async () => {
+        rendered.store.getState().setLocale('tr');
+        syncStoreWithCore(api, rendered.store);
+      });
+      // As the shell does on a new language: everything renders afresh.
+      rendered.rerender(
+        <ApiProvider api={api}>
+          <StoreProvider store={rendered.store}>
+            <BenchmarkPanel key="tr" hostId="demo-lab" serverId="srv-1" />
+          </StoreProvider>
+        </ApiProvider>,
+      );
+      const workload = screen.getByLabelText('İş yükü') as HTMLSelectElement;
+      const options = [...workload.options].map((o) => o.textContent);
+      expect(options).toContain('ShareGPT, 100 prompt, eşzamanlılık 4');
+      expect(options).toContain('Rastgele, girdi 128 / çıktı 4, 1000 prompt, sınırsız eşzamanlılık');
+      expect(options.join(' ')).not.toMatch(/prompts|concurrency|Random/);
+      fireEvent.change(workload, { target: { value: 'sharegpt-c4' } });
+      expect(screen.getByText('Çalıştırılacak: ShareGPT, 100 prompt, eşzamanlılık 4')).toBeTruthy();
+    } finally {
+      setLocale('en');
+    }
+  });
+
   it('offers every preset, checks the overrides and sends the workload', async () => {
     const api = makeApi();
     const { panel } = await renderPanel(api);

@@ -1,5 +1,5 @@
 import { useId, useMemo, useState, type FormEvent } from 'react';
-import { describeWorkload, WORKLOAD_PRESETS, WorkloadSchema, type Workload } from '../../../../shared/bench/workload';
+import { WORKLOAD_PRESETS, WorkloadSchema, type Workload } from '../../../../shared/bench/workload';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
 import { Badge } from '../../components/Badge';
 import { TextField } from '../../components/Field';
@@ -11,9 +11,9 @@ import { LogView } from '../../logs/LogView';
 import { toErrorInfo, useAppStore } from '../../store';
 import { SelectField } from '../../components/SelectField';
 import { formatMetric } from '../../components/metric-text';
+import { presetName, workloadDescription } from '../studies/study-words';
 import './bench.css';
 
-const PRESET_OPTIONS = WORKLOAD_PRESETS.map((w) => ({ value: w.id, label: w.label ?? describeWorkload(w) }));
 
 const SUMMARY_METRICS: [key: string, label: PlainMessageKey][] = [
   ['completed', 'bench.metric.completed'],
@@ -166,7 +166,7 @@ export function BenchmarkPanel({ hostId, serverId }: { hostId: string; serverId:
         {t('bench.title')}
       </h3>
       <form className="form" onSubmit={(event) => void submit(event)} noValidate>
-        <SelectField label={t('bench.workload')} value={presetId} options={PRESET_OPTIONS} onValueChange={pickPreset} />
+        <SelectField label={t('bench.workload')} value={presetId} options={WORKLOAD_PRESETS.map((w) => ({ value: w.id, label: presetName(w) }))} onValueChange={pickPreset} />
         <div className="field-row">
           <TextField className="grow" label={t('bench.numPrompts')} value={numPrompts} onValueChange={setNumPrompts} error={plan.errors.numPrompts} inputMode="numeric" />
           <TextField
@@ -180,7 +180,7 @@ export function BenchmarkPanel({ hostId, serverId }: { hostId: string; serverId:
             inputMode="numeric"
           />
         </div>
-        {plan.workload && <p className="field-hint">{t('bench.willRun', { workload: describeWorkload(plan.workload) })}</p>}
+        {plan.workload && <p className="field-hint">{t('bench.willRun', { workload: workloadDescription(plan.workload) })}</p>}
         {error && (
           <p className="form-error" role="alert">
             {error}

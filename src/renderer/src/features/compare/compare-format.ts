@@ -26,6 +26,19 @@ const METRIC_TITLES: Readonly<Partial<Record<MetricKey, PlainMessageKey>>> = {
   mean_latency_s: 'metric.meanLatency',
   spec_decode_acceptance_rate: 'metric.specAcceptanceRate',
   spec_decode_acceptance_length: 'metric.specAcceptanceLength',
+  completed: 'metric.completed',
+  failed: 'metric.failed',
+  max_concurrency: 'metric.maxConcurrency',
+  request_rate: 'metric.requestRate',
+  duration: 'metric.duration',
+  total_input_tokens: 'metric.totalInputTokens',
+  total_output_tokens: 'metric.totalOutputTokens',
+  request_goodput: 'metric.requestGoodput',
+  max_output_tokens_per_s: 'metric.maxOutputTokensPerS',
+  max_concurrent_requests: 'metric.maxConcurrentRequests',
+  spec_decode_num_drafts: 'metric.specDrafts',
+  spec_decode_draft_tokens: 'metric.specDraftTokens',
+  spec_decode_accepted_tokens: 'metric.specAcceptedTokens',
 };
 const STAT_PATTERN = /^(mean|median)_(ttft|tpot|itl|e2el)_ms$/;
 

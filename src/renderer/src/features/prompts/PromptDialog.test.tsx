@@ -1,10 +1,11 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setLocale } from '../../i18n';
 import { syncStoreWithCore } from '../../store';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { makeHost, makePrompt } from '../../testing/fixtures';
 import { renderWithStore } from '../../testing/render';
-import { PromptDialog } from './PromptDialog';
+import { PromptDialog, promptWords } from './PromptDialog';
 
 afterEach(() => {
   cleanup();
@@ -32,6 +33,30 @@ const KBD = makePrompt({
 });
 
 describe('PromptDialog', () => {
+  it('words a passphrase or password question in the app’s language from what the core says it is about', () => {
+    const { store } = setup();
+    try {
+      act(() => {
+        store.getState().setLocale('tr');
+        store.getState().applyPromptRequest(
+          makePrompt({ about: { kind: 'passphrase', key: '~/.ssh/id_ed25519', login: 'ml@gpu-1.lab:22', attempt: 1, tries: 3 } }),
+        );
+      });
+      const dialog = screen.getByRole('dialog', { name: '~/.ssh/id_ed25519 anahtarının parolası' });
+      expect(within(dialog).getByText('ml@gpu-1.lab:22 makinesinde oturum açmak için ~/.ssh/id_ed25519 anahtarının parolasını girin.')).toBeTruthy();
+      expect((within(dialog).getByLabelText('Anahtar parolası:') as HTMLInputElement).type).toBe('password');
+      expect(dialog.textContent).not.toMatch(/Passphrase|Enter the/);
+      const password = makePrompt({ kind: 'password', about: { kind: 'password', address: 'ml@gpu-1.lab:22', user: 'ml', login: 'h200-lab', attempt: 2, tries: 3, wrongBefore: true } });
+      expect(promptWords(password)).toEqual({ title: 'ml@gpu-1.lab:22 için parola', message: 'Parola yanlıştı; yeniden deneyin (2 / 3).', fields: ['Parola:'] });
+      setLocale('en');
+      expect(promptWords(password)).toEqual({ title: 'Password for ml@gpu-1.lab:22', message: 'The password was wrong; try again (2 of 3).', fields: ['Password:'] });
+      // The server's own keyboard-interactive words stay as they came.
+      expect(promptWords(KBD)).toEqual({ title: 'Login to ml@gpu-1.lab:22', message: 'Two-factor login', fields: ['Password:', 'Verification code:'] });
+    } finally {
+      setLocale('en');
+    }
+  });
+
   it('shows the question with its host, a masked input for a secret and the keychain option', () => {
     const { store } = setup();
     act(() => store.getState().applyPromptRequest(makePrompt()));

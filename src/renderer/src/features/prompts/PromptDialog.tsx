@@ -12,6 +12,30 @@ import { selectCurrentPrompt, useAppStore } from '../../store';
 import { formatCountdown, hostTarget } from '../hosts/format';
 import './prompts.css';
 
+/**
+ * The question in the app's language when the core says what it is about (a key's passphrase, a password); a
+ * keyboard-interactive question is the server's own words, shown as they came.
+ */
+export function promptWords(prompt: PromptRequestView): { title: string; message: string; fields: string[] } {
+  const about = prompt.about;
+  if (about?.kind === 'passphrase') {
+    return {
+      title: t('prompt.passphrase.title', { key: about.key }),
+      message: about.attempt > 1 ? t('prompt.passphrase.retry', { attempt: about.attempt, tries: about.tries }) : t('prompt.passphrase.message', { key: about.key, login: about.login }),
+      fields: [t('prompt.passphrase.field')],
+    };
+  }
+  if (about?.kind === 'password') {
+    const message = !about.wrongBefore
+      ? t('prompt.password.message', { user: about.user, login: about.login })
+      : about.attempt > 1
+        ? t('prompt.password.retry', { attempt: about.attempt, tries: about.tries })
+        : t('prompt.password.retrySaved');
+    return { title: t('prompt.password.title', { address: about.address }), message, fields: [t('prompt.password.field')] };
+  }
+  return { title: prompt.title, message: prompt.message, fields: prompt.prompts.map((p) => p.text) };
+}
+
 /** Under this many seconds left the countdown turns to a warning. */
 const HURRY_SECONDS = 30;
 
@@ -31,6 +55,7 @@ function PromptForm({ prompt, queued }: { prompt: PromptRequestView; queued: num
   const [busy, setBusy] = useState(false);
   const secondsLeft = useCountdown(prompt.expiresAt);
   const formId = useId();
+  const words = promptWords(prompt);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -46,7 +71,7 @@ function PromptForm({ prompt, queued }: { prompt: PromptRequestView; queued: num
 
   return (
     <Modal
-      title={prompt.title}
+      title={words.title}
       icon={<Icon name={prompt.kind === 'passphrase' ? 'key' : 'lock'} size={18} />}
       onClose={cancel}
       dismissOnBackdrop={false}
@@ -72,13 +97,13 @@ function PromptForm({ prompt, queued }: { prompt: PromptRequestView; queued: num
         )}
         {queued > 0 && <span className="prompt-queue">{queued === 1 ? t('prompt.queuedOne') : t('prompt.queued', { count: queued })}</span>}
       </div>
-      {prompt.message && <p className="prompt-message">{prompt.message}</p>}
+      {words.message && <p className="prompt-message">{words.message}</p>}
       <form id={formId} className="form form-compact" onSubmit={submit} noValidate>
         {prompt.prompts.map((field, index) => (
           <TextField
             key={index}
             className={field.echo ? undefined : 'secret-input'}
-            label={field.text.trim() || t('prompt.answer', { index: index + 1 })}
+            label={(words.fields[index] ?? field.text).trim() || t('prompt.answer', { index: index + 1 })}
             type={field.echo ? 'text' : 'password'}
             value={answers[index] ?? ''}
             onValueChange={(value) => setAnswers((prev) => prev.map((a, i) => (i === index ? value : a)))}

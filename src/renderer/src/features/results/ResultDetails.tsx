@@ -8,6 +8,8 @@ import { t } from '../../i18n';
 import { LogBuffer } from '../../logs/log-buffer';
 import { LogView } from '../../logs/LogView';
 import { formatMetric } from '../../components/metric-text';
+import { metricSpec } from '../../../../shared/results/metrics';
+import { metricTitle } from '../compare/compare-format';
 import { engineLabel, formatDateTime, gpuLabel, shellJoin } from './results-table';
 
 type Fact = [label: string, value: ReactNode];
@@ -92,15 +94,30 @@ function CommandBlock({ text }: { text: string }) {
   );
 }
 
+/** A catalogue metric by its name and unit ("Mean TTFT (ms)"; a count has none); null for a number the catalogue lacks. */
+function metricHeading(key: string): string | null {
+  const spec = metricSpec(key);
+  if (!spec) return null;
+  const title = metricTitle({ key, title: spec.name, unit: spec.unit, better: spec.better ?? 'higher' });
+  const isCount = spec.better === null && spec.decimals === 0;
+  return isCount ? title : t('compare.metricWithUnit', { title, unit: spec.unit });
+}
+
+/** Numbers by name and unit; the name the client stored them under stays in the tooltip. Unknown ones by that name. */
 function NumberList({ numbers }: { numbers: Record<string, number | null | undefined> }) {
   return (
     <dl className="result-metrics">
-      {Object.entries(numbers).map(([key, value]) => (
-        <div key={key} className="result-metric">
-          <dt className="mono">{key}</dt>
-          <dd>{formatMetric(key, value)}</dd>
-        </div>
-      ))}
+      {Object.entries(numbers).map(([key, value]) => {
+        const heading = metricHeading(key);
+        return (
+          <div key={key} className="result-metric">
+            <dt className={heading ? undefined : 'mono'} title={key}>
+              {heading ?? key}
+            </dt>
+            <dd>{formatMetric(key, value)}</dd>
+          </div>
+        );
+      })}
     </dl>
   );
 }

@@ -1,6 +1,7 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResultEntry } from '../../../../shared/results/result-entry';
+import { setLocale } from '../../i18n';
 import { syncStoreWithCore } from '../../store';
 import { createFakeApi, type FakeApi } from '../../testing/fake-api';
 import { renderWithStore } from '../../testing/render';
@@ -162,7 +163,19 @@ describe('Results page', () => {
     const details = screen.getByRole('complementary', { name: 'Result details' });
     expect(within(details).getByRole('heading', { level: 2 }).textContent).toBe(MEASURED.title);
     const metrics = within(details).getByRole('region', { name: 'Metrics' });
-    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.textContent)).toEqual(Object.keys(MEASURED.result.metrics));
+    // By name and unit, not the key the client stored (that stays in the tooltip); a count has no unit.
+    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.textContent)).toEqual([
+      'Successful requests',
+      'Benchmark duration (s)',
+      'Output token throughput (tok/s)',
+      'Total token throughput (tok/s)',
+      'Mean TTFT (ms)',
+      'P99 TTFT (ms)',
+      'Mean TPOT (ms)',
+      'Mean E2EL (ms)',
+      'Mean latency (s)',
+    ]);
+    expect([...metrics.querySelectorAll('dt')].map((dt) => dt.getAttribute('title'))).toEqual(Object.keys(MEASURED.result.metrics));
     expect(within(metrics).getByText('90.25')).toBeTruthy();
     const provenance = within(details).getByRole('region', { name: 'Provenance' });
     const facts = Object.fromEntries([...provenance.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]));
@@ -319,5 +332,23 @@ describe('Results page', () => {
     api.handle('results:list', () => [IMPORTED, MEASURED]);
     await act(async () => api.emit('results:changed', {}));
     await waitFor(() => expect(rowTitles()).toEqual([IMPORTED.title, MEASURED.title]));
+  });
+});
+
+describe('Results page in Turkish', () => {
+  it('words the filter choices in the language the page renders in, not the one it was loaded in', async () => {
+    setLocale('tr');
+    try {
+      const rendered = renderWithStore(<ResultsPage />, makeApi());
+      await act(async () => {
+        rendered.store.getState().setLocale('tr');
+        syncStoreWithCore(rendered.api, rendered.store);
+      });
+      const optionsOf = (label: string) => [...(screen.getByLabelText(label) as HTMLSelectElement).options].map((o) => o.textContent);
+      expect(optionsOf('Tür')).toEqual(['Tümü', 'Ölçülen', 'İçe aktarılan']);
+      expect(optionsOf('Durum')[0]).toBe('Tümü');
+    } finally {
+      setLocale('en');
+    }
   });
 });

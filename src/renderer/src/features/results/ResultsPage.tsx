@@ -106,12 +106,13 @@ function RemoveResultsDialog({ ids, onClose }: { ids: string[]; onClose: () => v
   );
 }
 
-const KIND_OPTIONS = [
+// Functions, not constants: worded when the page renders, in the language chosen by then.
+const kindOptions = () => [
   { value: 'all', label: t('results.filter.all') },
   { value: 'measured', label: t('results.kind.measured') },
   { value: 'imported', label: t('results.kind.imported') },
 ];
-const STATUS_OPTIONS = [
+const statusOptions = () => [
   { value: 'all', label: t('results.filter.all') },
   { value: 'ok', label: t('results.status.ok') },
   { value: 'failed', label: t('results.status.failed') },
@@ -308,11 +309,11 @@ export function ResultsPage() {
               onValueChange={(text) => setFilter((f) => ({ ...f, text }))}
               type="search"
             />
-            <SelectField label={t('results.filter.kind')} value={filter.kind} options={KIND_OPTIONS} onValueChange={(kind) => setFilter((f) => ({ ...f, kind: kind as ResultFilter['kind'] }))} />
+            <SelectField label={t('results.filter.kind')} value={filter.kind} options={kindOptions()} onValueChange={(kind) => setFilter((f) => ({ ...f, kind: kind as ResultFilter['kind'] }))} />
             <SelectField
               label={t('results.filter.status')}
               value={filter.status}
-              options={STATUS_OPTIONS}
+              options={statusOptions()}
               onValueChange={(status) => setFilter((f) => ({ ...f, status: status as ResultFilter['status'] }))}
             />
             <p className="results-shown muted" aria-live="polite">

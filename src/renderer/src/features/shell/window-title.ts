@@ -1,10 +1,14 @@
 import { t } from '../../i18n';
 import { hasUnsavedChanges, type AppState } from '../../store';
+import { studyTextOf } from '../studies/study-words';
 
-/** What the window is about: the wizard's study while it is open, else the open project; null on its own. */
+/**
+ * What the window is about: the wizard's study while it is open, else the open project by its name in the app's
+ * language (as its heading shows it); null on its own.
+ */
 export function openProjectName(state: Pick<AppState, 'wizard' | 'openStudy'>): string | null {
   if (state.wizard) return state.wizard.editing ? state.wizard.draft.name.trim() || t('wizard.title') : t('wizard.title');
-  return state.openStudy?.project.study.name ?? null;
+  return state.openStudy ? studyTextOf(state.openStudy.project).name : null;
 }
 
 /** `Servelab`, `Servelab — <project>`, with a leading `• ` while the wizard holds unsaved changes. */

@@ -5,8 +5,8 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { trialGpuCount } from '../../../../shared/study/study';
-import { engineName, formatDuration, layoutText, stageLabel } from './study-format';
-import { trialProblemText } from './study-words';
+import { engineName, formatDuration, layoutText, stageLabel, workloadLabel } from './study-format';
+import { trialLabelsOf, trialProblemText } from './study-words';
 
 /** What the study would run first, with the planner's verdicts, each server's GPUs and the time estimates. */
 export function PlanPanel({ study }: { study: OpenStudy }) {
@@ -19,6 +19,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
   }, [plan.status, loadStudyPlan]);
 
   const hostLabel = (hostId: string) => hosts.find((h) => h.id === hostId)?.label ?? hostId;
+  const labelOf = trialLabelsOf(project);
 
   if (plan.status === 'loading' && !plan.data) {
     return (
@@ -119,11 +120,11 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
               {trials.map((trial) => (
                 <tr key={trial.id} className={trial.status === 'rejected' ? 'is-rejected' : undefined}>
                   <td>{stageLabel(project, trial.stageId)}</td>
-                  <td>{trial.label}</td>
+                  <td>{labelOf(trial)}</td>
                   <td className="nowrap">
                     {engineName(trial.engine)} {trial.version}
                   </td>
-                  <td className="mono">{trial.workloadId}</td>
+                  <td>{workloadLabel(project, trial.workloadId)}</td>
                   <td className="nowrap">{layoutText(trial.config, trialGpuCount(project.study, trial))}</td>
                   <td className="num">{estimate.perTrialSeconds[trial.id] !== undefined ? formatDuration(estimate.perTrialSeconds[trial.id]!) : '—'}</td>
                   <td>

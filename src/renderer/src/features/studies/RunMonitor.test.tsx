@@ -165,6 +165,9 @@ describe('RunMonitor trial logs', () => {
     const timeline = screen.getByRole('figure', { name: 'Trials over time, one row per GPU' });
     const lanes = within(within(timeline).getByRole('list', { name: 'GPUs' })).getAllByRole('listitem');
     expect(lanes.map((lane) => lane.textContent)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7'].map((g) => `demo-lab · GPU ${g}`));
+    // The GPU is its own part of the row's name, kept whole when a long host name is cut short; the full name is the title.
+    expect(lanes.map((lane) => lane.querySelector('.study-timeline-gpu')?.textContent)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7'].map((g) => ` · GPU ${g}`));
+    expect(lanes[7]!.title).toBe('demo-lab · GPU 7');
     const bar = (name: string) => within(timeline).getByRole('listitem', { name });
     // Eight rows: the TP8 bar covers them all, TP4 the top half, TP2 the two rows of GPUs 4 and 5.
     expect(bar('TP8: Done · TP8 · 8 GPUs').style).toMatchObject({ top: '0%', height: '100%' });
@@ -251,6 +254,26 @@ describe('RunMonitor refusals and failures', () => {
         'TensorRT-LLM, blok ölçekli FP8 checkpoint Qwen/Qwen3-8B-FP8 modelini şu GPU’larda çalıştıramaz: NVIDIA A100-SXM4-80GB (sm 8.0). FP8 blok ölçekleme GEMM’i sm 8.9 ya da daha yenisini ister ("Unsupported SM version for FP8 block scaling GEMM" hatasıyla durur)',
         'sunucu hazır hâle gelmedi: oom — RuntimeError: CUDA error: out of memory',
       ]);
+    } finally {
+      setLocale('en');
+    }
+  });
+});
+
+describe('RunMonitor trial names', () => {
+  it('names the trials the planner adds by their role in the app’s language, in the list, on the timeline and over the logs', async () => {
+    const RECOMMENDED = trial({ id: 'generalisation/recommended/c4/r1', label: 'Recommended: SGLang 0.5.3.post3', stageId: 'generalisation', candidateId: 'recommended', engine: 'sglang', status: 'done', hostId: 'demo-lab', gpus: ['0'], serverId: 'srv-c', startedAt: at(80), finishedAt: at(90) });
+    const fake = api(file({ status: 'done', trials: [VLLM, RECOMMENDED] }));
+    const { store } = renderWithStore(<Monitor live={false} />, fake);
+    try {
+      await act(async () => {
+        store.getState().setLocale('tr');
+        syncStoreWithCore(fake, store);
+        await store.getState().openStudyProject(PATH);
+      });
+      expect([...document.querySelectorAll('.study-trial-label')].map((l) => l.textContent)).toEqual(['vLLM 0.11.0', 'Önerilen: SGLang 0.5.3.post3']);
+      expect(screen.getByRole('heading', { name: /Önerilen: SGLang 0\.5\.3\.post3/ })).toBeTruthy();
+      expect(document.body.textContent).not.toContain('Recommended:');
     } finally {
       setLocale('en');
     }

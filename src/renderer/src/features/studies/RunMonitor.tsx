@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { Trial } from '../../../../shared/study/study';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
@@ -9,9 +9,9 @@ import { useAppStore, type OpenStudy } from '../../store';
 import { GpuMemoryCharts } from './GpuMemoryCharts';
 import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
-import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, type Timeline } from './study-format';
+import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, workloadLabel, type Timeline } from './study-format';
 import { DecisionText } from './RecommendationCard';
-import { trialProblemText } from './study-words';
+import { trialLabelsOf, trialProblemText } from './study-words';
 
 export const TRIAL_TONE: Record<Trial['status'], BadgeTone> = {
   planned: 'neutral',
@@ -38,7 +38,7 @@ interface Selection {
   onSelect: (trialId: string) => void;
 }
 
-function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline } & Selection) {
+function TimelineView({ timeline, labelOf, selectedId, onSelect }: { timeline: Timeline; labelOf: (trial: Trial) => string } & Selection) {
   const rows = timeline.lanes.length;
   return (
     <figure className="study-timeline" aria-label={t('studies.timeline.label')}>
@@ -49,8 +49,10 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
       <div className="study-timeline-body" style={{ ['--timeline-rows' as string]: rows }}>
         <ul className="study-timeline-lanes" aria-label={t('studies.timeline.lanes')}>
           {timeline.lanes.map((lane) => (
-            <li key={lane.key} className="study-timeline-lane">
-              {lane.label}
+            // A long host name is cut short, never the GPU: every row of one host would otherwise read the same.
+            <li key={lane.key} className="study-timeline-lane" title={lane.label}>
+              <span className="study-timeline-host">{lane.host}</span>
+              {lane.gpu !== null && <span className="study-timeline-gpu">{` · ${t('studies.timeline.gpuOnly', { gpu: lane.gpu })}`}</span>}
             </li>
           ))}
         </ul>
@@ -59,7 +61,7 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
             <li key={lane.key} className="study-timeline-stripe" style={{ top: `${(i / rows) * 100}%`, height: `${100 / rows}%` }} aria-hidden="true" />
           ))}
           {timeline.bars.map(({ trial, left, width, lane, lanes, primary, layout }) => {
-            const text = t('studies.timeline.bar', { label: trial.label, status: t(`studies.trial.${trial.status}`), layout });
+            const text = t('studies.timeline.bar', { label: labelOf(trial), status: t(`studies.trial.${trial.status}`), layout });
             const selected = trial.id === selectedId;
             const where = { left: `${left}%`, width: `${width}%`, top: `${(lane / rows) * 100}%`, height: `${(lanes / rows) * 100}%` };
             const className = `study-bar is-${trial.status}${selected ? ' is-selected' : ''}`;
@@ -78,7 +80,7 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
                 <button
                   type="button"
                   className="study-bar-select"
-                  aria-label={t('studies.timeline.select', { label: trial.label })}
+                  aria-label={t('studies.timeline.select', { label: labelOf(trial) })}
                   aria-pressed={selected}
                   onClick={() => onSelect(trial.id)}
                 />
@@ -99,7 +101,7 @@ function TimelineView({ timeline, selectedId, onSelect }: { timeline: Timeline }
   );
 }
 
-function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boolean; onSelect: (trialId: string) => void }) {
+function TrialRow({ trial, label, workload, selected, onSelect }: { trial: Trial; label: string; workload: string; selected: boolean; onSelect: (trialId: string) => void }) {
   const detail = trial.status === 'rejected' || trial.status === 'failed' ? trialProblemText(trial) : null;
   return (
     <li className={`study-trial${selected ? ' is-selected' : ''}`}>
@@ -107,9 +109,9 @@ function TrialRow({ trial, selected, onSelect }: { trial: Trial; selected: boole
         <Badge tone={TRIAL_TONE[trial.status]} dot>
           {t(`studies.trial.${trial.status}`)}
         </Badge>
-        <span className="study-trial-label">{trial.label}</span>
+        <span className="study-trial-label">{label}</span>
         <span className="study-trial-meta muted">
-          {engineName(trial.engine)} {trial.version} · {trial.workloadId}
+          {engineName(trial.engine)} {trial.version} · {workload}
           {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
         </span>
         {detail && <span className="study-trial-detail">{detail}</span>}
@@ -131,6 +133,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
   const hostLabel = (hostId: string) => hosts.find((h) => h.id === hostId)?.label ?? hostId;
   const timeline = timelineOf(state, hostLabel, now);
   const groups = groupByStage(study.project);
+  const labelOf = useMemo(() => trialLabelsOf(study.project), [study.project]);
   const percent = progress.total > 0 ? Math.round((progress.finished / progress.total) * 100) : 0;
   const selected = selectedTrial(state.trials, chosenId);
   const following = chosenId === null || !state.trials.some((tr) => tr.id === chosenId);
@@ -156,7 +159,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
 
       <section className="study-section">
         <h3 className="section-title">{t('studies.timeline.title')}</h3>
-        {timeline ? <TimelineView timeline={timeline} selectedId={selectedId} onSelect={setChosenId} /> : <p className="empty-line">{t('studies.timeline.empty')}</p>}
+        {timeline ? <TimelineView timeline={timeline} labelOf={labelOf} selectedId={selectedId} onSelect={setChosenId} /> : <p className="empty-line">{t('studies.timeline.empty')}</p>}
       </section>
 
       <section className="study-section">
@@ -179,7 +182,7 @@ export function RunMonitor({ study }: { study: OpenStudy }) {
                 )}
                 <ul className="study-trials">
                   {group.trials.map((trial) => (
-                    <TrialRow key={trial.id} trial={trial} selected={trial.id === selectedId} onSelect={setChosenId} />
+                    <TrialRow key={trial.id} trial={trial} label={labelOf(trial)} workload={workloadLabel(study.project, trial.workloadId)} selected={trial.id === selectedId} onSelect={setChosenId} />
                   ))}
                 </ul>
               </section>

@@ -119,6 +119,8 @@ describe('Studies page', () => {
     expect(within(table).getByText('needs sm ≥ 8.9 for block-scaled FP8')).toBeTruthy();
     // Each trial's server: its layout and the GPUs it takes.
     expect(within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[4]?.textContent)).toEqual(['Layout', 'TP1 · 1 GPU', 'TP2 · 2 GPUs', 'TP1 · 1 GPU']);
+    // Each trial's workload by the label the study gives it, not its id.
+    expect(within(table).getAllByRole('row').map((row) => (row as HTMLTableRowElement).cells[3]?.textContent)).toEqual(['Workload', 'ShareGPT c4', 'ShareGPT c4', 'ShareGPT c4']);
     // The wall-clock estimate: the servers side by side on the study's GPUs.
     expect(screen.getByText('Wall-clock time (estimate)').nextElementSibling?.textContent).toBe('1 min 35 s');
     expect(screen.getByText('Most GPUs at once').nextElementSibling?.textContent).toBe('3');
@@ -442,6 +444,27 @@ describe('Studies page', () => {
       await waitFor(() => expect(again.calls.filter((c) => c.name === 'studies:report').at(-1)?.input).toEqual({ path: PATH, format: 'md', lang: 'tr' }));
     } finally {
       act(() => store.getState().setLocale('en'));
+    }
+  });
+
+  it('names the examples in the app’s language, from their own translations', async () => {
+    const api = studiesApi();
+    api.handle('studies:examples', () => [
+      { name: STUDY.name, path: EXAMPLE_FILE, description: 'Reference study A on the demo lab.', translations: { tr: { name: 'Örnek A', description: 'Demo laboratuvarında referans çalışma A.' } } },
+    ]);
+    let rendered!: ReturnType<typeof renderWithStore>;
+    await act(async () => {
+      rendered = renderWithStore(<StudiesPage />, api);
+      rendered.store.getState().setLocale('tr');
+      syncStoreWithCore(api, rendered.store);
+    });
+    try {
+      expect(await screen.findByRole('heading', { name: 'Örnek A' })).toBeTruthy();
+      expect(screen.getByText('Demo laboratuvarında referans çalışma A.')).toBeTruthy();
+      expect(screen.getByRole('button', { name: 'Örnekten yeni: Örnek A' })).toBeTruthy();
+      expect(screen.queryByRole('heading', { name: STUDY.name })).toBeNull();
+    } finally {
+      act(() => rendered.store.getState().setLocale('en'));
     }
   });
 

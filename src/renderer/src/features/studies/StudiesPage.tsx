@@ -6,6 +6,7 @@ import { t } from '../../i18n';
 import { useAppStore, type StudyExample } from '../../store';
 import { StudyWizard } from '../wizard/StudyWizard';
 import { errorText } from './study-errors';
+import { exampleText } from './study-words';
 import { useNativeDialog } from './use-native-dialog';
 import { baseName, formatOpenedAt } from './study-format';
 import { defaultProjectPath, PathDialog } from './PathDialog';
@@ -110,24 +111,27 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
             <p className="empty-line">{t('studies.examples.none')}</p>
           ) : (
             <ul className="study-examples">
-              {examples.items.map((example) => (
-                <li key={example.path} className="study-example">
-                  <div className="study-example-text">
-                    <h3 className="study-example-name">{example.name}</h3>
-                    {example.description && <p className="study-example-description">{example.description}</p>}
-                  </div>
-                  <button
-                    type="button"
-                    className="btn btn-secondary btn-small"
-                    aria-label={t('studies.examples.useNamed', { name: example.name })}
-                    disabled={busy === `example:${example.path}`}
-                    onClick={() => startFromExample(example)}
-                  >
-                    {busy === `example:${example.path}` ? <Spinner /> : <Icon name="plus" size={13} />}
-                    {t('studies.examples.use')}
-                  </button>
-                </li>
-              ))}
+              {examples.items.map((example) => {
+                const text = exampleText(example);
+                return (
+                  <li key={example.path} className="study-example">
+                    <div className="study-example-text">
+                      <h3 className="study-example-name">{text.name}</h3>
+                      {text.description && <p className="study-example-description">{text.description}</p>}
+                    </div>
+                    <button
+                      type="button"
+                      className="btn btn-secondary btn-small"
+                      aria-label={t('studies.examples.useNamed', { name: text.name })}
+                      disabled={busy === `example:${example.path}`}
+                      onClick={() => startFromExample(example)}
+                    >
+                      {busy === `example:${example.path}` ? <Spinner /> : <Icon name="plus" size={13} />}
+                      {t('studies.examples.use')}
+                    </button>
+                  </li>
+                );
+              })}
             </ul>
           )}
         </section>
@@ -173,7 +177,7 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
       )}
       {pathRequest?.kind === 'example' && (
         <PathDialog
-          title={t('studies.example.title', { name: pathRequest.example.name })}
+          title={t('studies.example.title', { name: exampleText(pathRequest.example).name })}
           intro={t('studies.example.intro')}
           submitLabel={t('studies.example.submit')}
           initialPath={defaultProjectPath(dataDir, baseName(pathRequest.example.path))}

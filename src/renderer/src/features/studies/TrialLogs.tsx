@@ -4,6 +4,7 @@ import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
 import { LogBuffer } from '../../logs/log-buffer';
 import { LogView } from '../../logs/LogView';
+import { trialLabelsOf } from './study-words';
 
 /** What a pane shows before its first line: never appended to. */
 const NO_LINES = new LogBuffer();
@@ -31,7 +32,7 @@ export function TrialLogs({ study, trial, following, onFollow }: { study: OpenSt
     <section className="study-section study-trial-logs" aria-labelledby={titleId}>
       <header className="study-trial-logs-head">
         <h3 id={titleId} className="section-title">
-          {trial ? t('studies.monitor.logsOf', { label: trial.label }) : t('studies.monitor.title')}
+          {trial ? t('studies.monitor.logsOf', { label: trialLabelsOf(study.project)(trial) }) : t('studies.monitor.title')}
         </h3>
         <p className="study-trial-logs-status muted" role="status">
           {load?.status === 'loading'

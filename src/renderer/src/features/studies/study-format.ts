@@ -86,6 +86,11 @@ export function stageLabel(project: ProjectFile, stageId: string): string {
   return studyTextOf(project).stage(stageId) ?? stageId;
 }
 
+/** A workload by the label the study gives it, in the app's language; its id only when it has no label. */
+export function workloadLabel(project: ProjectFile, workloadId: string): string {
+  return studyTextOf(project).workload(workloadId) ?? workloadId;
+}
+
 export interface StageGroup {
   stageId: string;
   label: string;
@@ -120,7 +125,10 @@ export function layoutText(config: Trial['config'], gpus: number): string {
 /** One row of the timeline: one GPU of a host (or a whole host, for trials stored without their GPUs). */
 export interface TimelineLane {
   key: string;
+  /** "box · GPU 0", or the host alone. */
   label: string;
+  host: string;
+  gpu: string | null;
 }
 
 export interface TimelineBar {
@@ -205,7 +213,7 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
       i += n;
     }
   }
-  return { lanes: ordered.map(([key, lane]) => ({ key, label: lane.label })), bars, startMs, endMs };
+  return { lanes: ordered.map(([key, lane]) => ({ key, label: lane.label, host: hostLabel(lane.hostId), gpu: lane.gpu })), bars, startMs, endMs };
 }
 
 /** The file name a report is saved or downloaded under: the project's name with the format's extension. */

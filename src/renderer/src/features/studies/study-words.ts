@@ -1,4 +1,5 @@
-import { keptCandidateLabels, stageDecisionText } from '../../../../shared/study/report/model';
+import type { Workload } from '../../../../shared/bench/workload';
+import { describeWorkload, keptCandidateLabels, stageDecisionText, trialLabeller } from '../../../../shared/study/report/model';
 import { recommendationBasisText } from '../../../../shared/study/report/basis-words';
 import { refusalWords, trialProblemWords } from '../../../../shared/study/report/problem-words';
 import { reportLangOf, reportText, type ReportLang, type ReportText } from '../../../../shared/study/report/text';
@@ -50,7 +51,30 @@ export function keptCandidates(project: ProjectFile): { id: string; label: strin
   return (project.state.recommendation?.path ?? []).map((id, i) => ({ id, label: labels[i] ?? id }));
 }
 
+/** An example study's name and description in the app's language: its translation, else as written. */
+export function exampleText(example: { name: string; description: string; translations?: Partial<Record<ReportLang, { name?: string; description?: string }>> }): { name: string; description: string } {
+  const text = example.translations?.[uiText().lang];
+  return { name: text?.name ?? example.name, description: text?.description ?? example.description };
+}
+
 /** The study's name, description and labels in the app's language (its translations), as the report shows them. */
 export function studyTextOf(project: ProjectFile): LocalizedStudyText {
   return localizedStudyText(project.study, uiText().lang);
+}
+
+/** Names the project's trials in the app's language ("Önerilen: …" for "Recommended: …"), as the report does. */
+export function trialLabelsOf(project: ProjectFile): (trial: Pick<Trial, 'stageId' | 'candidateId' | 'label'>) => string {
+  return trialLabeller(project, uiText().lang);
+}
+
+/** A workload described in the app's language, as the report words one: "ShareGPT, 100 prompts, concurrency 4". */
+export function workloadDescription(w: Workload): string {
+  const text = uiText();
+  const words = describeWorkload(w, text);
+  return words.charAt(0).toLocaleUpperCase(text.lang) + words.slice(1);
+}
+
+/** A preset workload by name: its own label, written in English, in English; described in the app's language otherwise. */
+export function presetName(w: Workload): string {
+  return uiText().lang === 'en' && w.label !== undefined ? w.label : workloadDescription(w);
 }

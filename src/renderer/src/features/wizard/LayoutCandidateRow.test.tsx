@@ -27,7 +27,11 @@ describe('a parallelism candidate', () => {
     expect(screen.getByTestId('config').textContent).toBe('{"tensorParallelSize":4,"pipelineParallelSize":2}');
     expect(screen.getByLabelText('Candidate label')).toHaveProperty('value', 'TP4×PP2');
     const engines = within(screen.getByRole('list', { name: 'Layout tp4xpp2 on each engine' }));
-    expect(engines.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['vLLM 0.11.0: 8 GPU(s) per server', 'SGLang 0.5.5.post1: 8 GPU(s) per server']);
+    expect(engines.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['vLLM 0.11.0: 8 GPUs per server', 'SGLang 0.5.5.post1: 8 GPUs per server']);
+    fireEvent.change(screen.getByLabelText('Tensor parallel (TP)'), { target: { value: '1' } });
+    fireEvent.change(screen.getByLabelText(/Pipeline parallel \(PP\)/), { target: { value: '1' } });
+    const single = within(screen.getByRole('list', { name: /^Layout \S+ on each engine$/ }));
+    expect(single.getAllByRole('listitem').map((li) => li.textContent)).toEqual(['vLLM 0.11.0: 1 GPU per server', 'SGLang 0.5.5.post1: 1 GPU per server']);
   });
 
   it('refuses inline what an engine refuses, in the pre-flight’s words', () => {

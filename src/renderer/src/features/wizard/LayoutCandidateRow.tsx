@@ -76,7 +76,7 @@ export function LayoutCandidateRow({
               const engine = `${ENGINE_ADAPTERS[e.engine].displayName} ${e.version}`;
               return (
                 <li key={e.engine} className={e.refusal ? 'field-error' : 'field-hint'}>
-                  {e.refusal ? t('wizard.layout.refused', { engine, reason: refusalText(e.refusal) }) : t('wizard.layout.gpus', { engine, n: e.gpus })}
+                  {e.refusal ? t('wizard.layout.refused', { engine, reason: refusalText(e.refusal) }) : e.gpus === 1 ? t('wizard.layout.gpusOne', { engine }) : t('wizard.layout.gpus', { engine, n: e.gpus })}
                 </li>
               );
             })}

@@ -1,10 +1,11 @@
 import { TextField } from '../../components/Field';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
-import { describeWorkload, WorkloadSchema } from '../../../../shared/bench/workload';
+import { WorkloadSchema } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
 import { WizardTextArea } from './wizard-fields';
+import { workloadDescription } from '../studies/study-words';
 import type { StepProps } from './WizardSteps';
 import type { PlanView } from '../../store';
 import type { WizardIssue } from '../../study-draft/assemble';
@@ -23,7 +24,7 @@ export function formatGpuTime(seconds: number): string {
 function workloadText(w: unknown): string {
   const parsed = WorkloadSchema.safeParse(w);
   if (!parsed.success) return t('wizard.review.incomplete');
-  return parsed.data.label ?? describeWorkload(parsed.data);
+  return parsed.data.label ?? workloadDescription(parsed.data);
 }
 
 function configText(config: object | undefined): string {
@@ -41,7 +42,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
       [
         ...d.hosts.map((h) => `${hostLabel(h.hostId)}: ${h.gpus ? t('wizard.review.gpus', { gpus: h.gpus.join(', ') }) : t('wizard.review.allGpus')}`),
         ...(d.demoLab ? [t('wizard.review.demoLab', { count: d.demoLab.count ?? 1, gpu: d.demoLab.gpu.toUpperCase() })] : []),
-        t('wizard.review.gpusPerTrial', { n: d.gpusPerTrial ?? 1 }),
+        (d.gpusPerTrial ?? 1) === 1 ? t('wizard.review.gpusPerTrialOne') : t('wizard.review.gpusPerTrial', { n: d.gpusPerTrial ?? 1 }),
       ],
     ],
     [
@@ -58,7 +59,10 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
       t('wizard.step.stages'),
       (d.stages ?? []).length === 0
         ? [t('wizard.review.noStages')]
-        : (d.stages ?? []).map((s, i) => t('wizard.review.stage', { n: i + 1, label: s.label, count: s.candidates.length, engines: s.engines ? s.engines.map((x) => ENGINE_ADAPTERS[x].displayName).join(', ') : t('wizard.stages.allEnginesShort') })),
+        : (d.stages ?? []).map((s, i) => {
+            const words = { n: i + 1, label: s.label, engines: s.engines ? s.engines.map((x) => ENGINE_ADAPTERS[x].displayName).join(', ') : t('wizard.stages.allEnginesShort') };
+            return s.candidates.length === 1 ? t('wizard.review.stageOne', words) : t('wizard.review.stage', { ...words, count: s.candidates.length });
+          }),
     ],
     [
       t('wizard.step.workloads'),
@@ -67,7 +71,9 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
     [
       t('wizard.step.strategy'),
       [
-        t('wizard.review.strategy', { strategy: d.strategy === 'grid' ? t('wizard.strategy.grid') : t('wizard.strategy.greedy'), repeats: d.repeats ?? 1 }),
+        (d.repeats ?? 1) === 1
+          ? t('wizard.review.strategyOne', { strategy: d.strategy === 'grid' ? t('wizard.strategy.grid') : t('wizard.strategy.greedy') })
+          : t('wizard.review.strategy', { strategy: d.strategy === 'grid' ? t('wizard.strategy.grid') : t('wizard.strategy.greedy'), repeats: d.repeats ?? 1 }),
         d.parallelism !== undefined ? t('wizard.review.parallelism', { n: d.parallelism }) : t('wizard.review.parallelismAuto'),
         t('wizard.review.client', { version: d.clientVersion ?? '' }),
       ],

@@ -196,6 +196,10 @@ describe('StudyWizard', { timeout: 60_000 }, () => {
     type('Repeats', '2');
     await next();
     expect(stepHeading()).toContain('Review');
+    // Counts in words, singular or plural, never "repeat(s)".
+    expect(screen.getByText(/, 2 repeats$/)).toBeTruthy();
+    expect(screen.getByText('2 GPUs per trial')).toBeTruthy();
+    expect(document.body.textContent).not.toContain('(s)');
   });
 
   it('keeps what was entered when going back and forth', async () => {

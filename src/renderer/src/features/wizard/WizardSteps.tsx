@@ -34,6 +34,7 @@ import { attachFile, detachFile } from '../../study-draft/draft-files';
 import { CONFIG_FILE_FIELDS, type ConfigFile, type ConfigFileField } from '../../../../shared/engines/config-files';
 import { GoalBasis } from './GoalBasis';
 import { LayoutCandidateRow } from './LayoutCandidateRow';
+import { presetName } from '../studies/study-words';
 import { isLayoutStage, layoutCandidate, layoutFieldsOf, layoutStage } from '../../study-draft/layout-draft';
 
 export interface StepProps {
@@ -764,7 +765,7 @@ export function WorkloadsStep({ draft, change, error }: StepProps) {
         <SelectField
           label={t('wizard.workload.primaryPreset')}
           value={draft.primary.presetId || CUSTOM}
-          options={[...WORKLOAD_PRESETS.map((p) => ({ value: p.id, label: p.label ?? p.id })), { value: CUSTOM, label: t('wizard.workload.custom') }]}
+          options={[...WORKLOAD_PRESETS.map((p) => ({ value: p.id, label: presetName(p) })), { value: CUSTOM, label: t('wizard.workload.custom') }]}
           onValueChange={(value) =>
             change('primary.preset', (d) => ({ ...d, primary: value === CUSTOM ? { ...d.primary, presetId: '' } : workloadDraft(WORKLOAD_PRESETS.find((p) => p.id === value)) }))
           }
@@ -781,7 +782,7 @@ export function WorkloadsStep({ draft, change, error }: StepProps) {
           {WORKLOAD_PRESETS.map((p) => (
             <Checkbox
               key={p.id}
-              label={p.label ?? p.id}
+              label={presetName(p)}
               checked={draft.generalisationPresets.includes(p.id)}
               onChange={(on) =>
                 change('generalisation', (d) => ({ ...d, generalisationPresets: on ? [...d.generalisationPresets, p.id] : d.generalisationPresets.filter((x) => x !== p.id) }))

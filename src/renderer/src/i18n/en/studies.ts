@@ -133,6 +133,7 @@ const studies = {
   'studies.timeline.bars': 'Trials',
   'studies.timeline.empty': 'No trial has started yet.',
   'studies.timeline.gpu': '{host} · GPU {gpu}',
+  'studies.timeline.gpuOnly': 'GPU {gpu}',
   'studies.timeline.gpus': '{host} · GPU {gpus}',
   'studies.timeline.bar': '{label}: {status} · {layout}',
   'studies.layout.one': '{layout} · 1 GPU',

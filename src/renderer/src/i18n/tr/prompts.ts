@@ -15,6 +15,15 @@ const prompts: MessagesOf<typeof en> = {
   'prompt.queuedOne': 'Bekleyen 1 soru daha var',
   'prompt.queued': 'Bekleyen {count} soru daha var',
   'prompt.failed': 'Yanıt alınamadı: {message}',
+  'prompt.passphrase.title': '{key} anahtarının parolası',
+  'prompt.passphrase.message': '{login} makinesinde oturum açmak için {key} anahtarının parolasını girin.',
+  'prompt.passphrase.retry': 'Parola yanlıştı; yeniden deneyin ({attempt} / {tries}).',
+  'prompt.passphrase.field': 'Anahtar parolası:',
+  'prompt.password.title': '{address} için parola',
+  'prompt.password.message': '{login} makinesindeki {user} kullanıcısının parolasını girin.',
+  'prompt.password.retry': 'Parola yanlıştı; yeniden deneyin ({attempt} / {tries}).',
+  'prompt.password.retrySaved': 'Parola yanlıştı; yeniden deneyin.',
+  'prompt.password.field': 'Parola:',
 };
 
 export default prompts;

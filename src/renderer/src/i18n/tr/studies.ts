@@ -141,6 +141,7 @@ const studies: MessagesOf<typeof en> = {
   'studies.timeline.bars': 'Denemeler',
   'studies.timeline.empty': 'Henüz başlamış deneme yok.',
   'studies.timeline.gpu': '{host} · GPU {gpu}',
+  'studies.timeline.gpuOnly': 'GPU {gpu}',
   'studies.timeline.gpus': '{host} · GPU {gpus}',
   'studies.timeline.bar': '{label}: {status} · {layout}',
   'studies.layout.one': '{layout} · 1 GPU',

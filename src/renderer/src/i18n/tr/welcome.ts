@@ -9,7 +9,7 @@ const welcome: MessagesOf<typeof en> = {
   'guide.step.lab.title': 'Demo laboratuvarına bakın',
   'guide.step.lab.body': 'GPU’sunu, sürücüsünü ve araçlarını görmek için aşağıda okuyun; Servelab gerçek bir makineyi SSH üzerinden aynı şekilde okur. Sayıları simüledir ve öyle işaretlenir.',
   'guide.step.study.title': 'Örnek gecikme çalışmasını çalıştırın',
-  'guide.step.study.body': 'Çalışmalar sayfasında “Qwen3-8B, lowest latency on one H100” için Örnekten yeni’yi seçin, sonra Çalıştır’a basın. Motorları kurar, her seçeneği dener ve yaklaşık iki dakika sürer.',
+  'guide.step.study.body': 'Çalışmalar sayfasında “Qwen3-8B, tek bir H100’de en düşük gecikme” için Örnekten yeni’yi seçin, sonra Çalıştır’a basın. Motorları kurar, her seçeneği dener ve yaklaşık iki dakika sürer.',
   'guide.step.decide.title': 'Öneriyi okuyun ve karşılaştırın',
   'guide.step.decide.body': 'Öneri sekmesi tam başlatma komutunu ve her seçeneğin neden tutulduğunu ya da bırakıldığını verir. En iyi ikisini karşılaştır, onu en iyi diğer yapılandırmanın yanına her metriğin değişimiyle koyar.',
   'guide.step.share.title': 'CSV’yi ve raporu dışa aktarın',

@@ -244,6 +244,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       return envelope.data;
     },
     async box(hostId) {
+      await connections.ensureDemoBox(hostId);
       const host = hosts.get(hostId);
       const registry = await jobRegistry();
       let transport: BoxTransport | undefined;

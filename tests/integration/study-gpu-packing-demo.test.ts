@@ -99,4 +99,30 @@ describe('GPU packing on the demo lab', () => {
     expect(state.trials.filter((t) => t !== big).every((t) => t.status === 'done' && t.gpus!.length === t.gpuCount && t.gpus!.every((g) => Number(g) < 4))).toBe(true);
     expect(state.status, state.message).toBe('done');
   }, 480_000);
+
+  it('spreads a study over two demo boxes of four GPUs, each a box of its own with its own host entry', async () => {
+    const path = join(scratchDir.dir, 'two-boxes.servelab');
+    const study = {
+      ...STUDY,
+      name: 'Two boxes',
+      hosts: [{ hostId: 'demo-lab' }, { hostId: 'demo-lab-2' }],
+      demoLab: { gpu: 'h100' as const, count: 4 },
+      stages: [{ id: 'tp', label: 'Tensor parallelism', candidates: [2, 4].map((n) => ({ id: `tp${n}`, label: `TP${n}`, config: { tensorParallelSize: n } })) }],
+    };
+    await lab.core.call('studies:create', { path, study });
+    const state = await runThroughCore(lab.core, lab.events, path);
+    expect(state.status, state.message).toBe('done');
+    const ran = state.trials.filter((t) => t.serverId !== undefined && t.stageId !== 'generalisation');
+    expect(ran.every((t) => t.status === 'done' && t.gpus!.length === t.gpuCount && t.gpus!.every((g) => Number(g) < 4))).toBe(true);
+    // The TP4 server fills one box, so the other trials ran on the other box beside it.
+    const tp4 = ran.find((t) => t.gpuCount === 4)!;
+    expect(ran.some((t) => t.hostId !== tp4.hostId && overlaps(timeSpan(t), timeSpan(tp4)))).toBe(true);
+    expect(new Set(ran.map((t) => t.hostId))).toEqual(new Set(['demo-lab', 'demo-lab-2']));
+
+    const list = (await lab.core.call('hosts:list', {})) as { id: string; kind: string }[];
+    expect(list.filter((h) => h.kind === 'demo').map((h) => h.id).sort()).toEqual(['demo-lab', 'demo-lab-2']);
+    // Each box keeps its own simulated state: the second box's GPUs and processes are not the first one's.
+    const second = JSON.parse(await readFile(join(scratchDir.dir, 'data', 'demo-lab-2', 'simbox', 'simbox.json'), 'utf8')) as { count: number; gpu: string };
+    expect(second).toMatchObject({ gpu: 'h100', count: 4 });
+  }, 480_000);
 });

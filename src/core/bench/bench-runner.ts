@@ -14,6 +14,28 @@ export const BENCH_ROOT = '.servelab/bench';
 
 export type BenchBox = EngineBox & Pick<BoxTransport, 'download'>;
 
+/**
+ * The benchmark client's environment, verified (its Python imports vLLM at that version) once per box object: a
+ * study holds one box for its whole run and benchmarks on it twice per trial, and each verification starts the
+ * environment's Python. A failed verification is not kept, so an install in between is seen.
+ */
+const clientChecks = new WeakMap<BenchBox, Map<string, Promise<Awaited<ReturnType<EngineInstaller['verified']>>>>>();
+
+function verifiedClient(box: BenchBox, version: string): ReturnType<EngineInstaller['verified']> {
+  let checks = clientChecks.get(box);
+  if (!checks) clientChecks.set(box, (checks = new Map()));
+  let check = checks.get(version);
+  if (!check) {
+    check = new EngineInstaller(box).verified('vllm', version);
+    checks.set(version, check);
+    void check.then(
+      (env) => env === null && checks.delete(version),
+      () => checks.delete(version),
+    );
+  }
+  return check;
+}
+
 export interface BenchRunRequest {
   /** Names the run's folders on the box and here, and goes into the result JSON as `servelab_run_id`. */
   runId: string;
@@ -80,7 +102,7 @@ export function benchFailureLine(log: string): string | undefined {
  */
 export async function runBenchmark(box: BenchBox, request: BenchRunRequest): Promise<BenchRunOutcome> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(request.runId)) throw new ServelabError('BAD_INPUT', `"${request.runId}" is not a run id.`);
-  const client = await new EngineInstaller(box).verified('vllm', request.clientVersion);
+  const client = await verifiedClient(box, request.clientVersion);
   if (!client) {
     throw new ServelabError('NOT_FOUND', `The benchmark client needs vLLM ${request.clientVersion} installed on this box (its \`vllm bench serve\`); install it first.`, {
       details: { engine: 'vllm', version: request.clientVersion },

@@ -1,20 +1,20 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import { DEMO_LAB_HOST_ID, type Host } from '../../shared/model/host';
+import { demoLabHostId, type Host } from '../../shared/model/host';
 import { shellQuote } from '../../shared/shell-quote';
 import type { JobRegistry } from '../jobs/job-registry';
 import { LocalBoxTransport } from './local-box-transport';
 
 export const DEMO_LAB_LABEL = 'Demo lab (simulated H100 box)';
 
-/** The demo lab as a host: built in, reached without SSH, so its SSH fields are empty. */
-export function demoLabHost(now: Date = new Date()): Host {
+/** The demo lab (or its box `box`) as a host: built in, reached without SSH, so its SSH fields are empty. */
+export function demoLabHost(now: Date = new Date(), box = 1): Host {
   const at = now.toISOString();
   return {
-    id: DEMO_LAB_HOST_ID,
+    id: demoLabHostId(box),
     kind: 'demo',
-    label: DEMO_LAB_LABEL,
+    label: box === 1 ? DEMO_LAB_LABEL : `Demo lab, box ${box} (simulated H100 box)`,
     alias: null,
     address: 'localhost',
     port: null,
@@ -37,8 +37,9 @@ export interface DemoLabPaths {
   nodeBin: string;
 }
 
-export function demoLabPaths(dataDir: string): DemoLabPaths {
-  const root = join(dataDir, 'demo-lab');
+/** Box 1 lives in <dataDir>/demo-lab, box N in <dataDir>/demo-lab-N: separate homes, engines and GPU states. */
+export function demoLabPaths(dataDir: string, box = 1): DemoLabPaths {
+  const root = join(dataDir, demoLabHostId(box));
   return { root, home: join(root, 'home'), simboxHome: join(root, 'simbox'), nodeBin: join(root, 'bin') };
 }
 
@@ -47,6 +48,8 @@ const NOT_INHERITED = /^(SERVELAB_SIMBOX_.*|VIRTUAL_ENV|CUDA_VISIBLE_DEVICES|NOD
 
 export interface DemoLabTransportOptions {
   dataDir: string;
+  /** Which of the demo lab's boxes (default 1, the demo lab itself). */
+  box?: number;
   simboxBinDir: string;
   registry?: JobRegistry;
   /** Default: this process's environment. */
@@ -62,11 +65,12 @@ export interface DemoLabTransportOptions {
  * its state in <dataDir>/demo-lab/simbox.
  */
 export function demoLabTransport(opts: DemoLabTransportOptions): LocalBoxTransport {
-  const paths = demoLabPaths(opts.dataDir);
+  const box = opts.box ?? 1;
+  const paths = demoLabPaths(opts.dataDir, box);
   writeNodeShim(paths.nodeBin, opts.nodeExecPath ?? process.execPath, opts.isElectron ?? process.versions.electron !== undefined);
   const baseEnv = Object.fromEntries(Object.entries(opts.baseEnv ?? process.env).filter(([name]) => !NOT_INHERITED.test(name)));
   return new LocalBoxTransport({
-    hostId: DEMO_LAB_HOST_ID,
+    hostId: demoLabHostId(box),
     home: paths.home,
     pathPrefix: [opts.simboxBinDir, paths.nodeBin],
     // The demo lab has no docker: the machine's own docker must not appear as the simulated box's.

@@ -27,6 +27,9 @@ export interface LocalBoxTransportOptions {
   onRelease?: () => void;
 }
 
+/** How often a local job's log is looked at for new output. */
+export const LOCAL_POLL_INTERVAL_MS = 250;
+
 /**
  * A box that is this machine (or the simulated box of the demo lab): commands are local child processes with a
  * configured HOME and PATH, started like an SSH server starts them, and jobs are detached with setsid as on a
@@ -76,6 +79,9 @@ export class LocalBoxTransport implements BoxTransport {
       },
       ...(this.opts.registry ? { registry: this.opts.registry } : {}),
       ...(this.opts.retry ? { retry: this.opts.retry } : {}),
+      // Each poll of a job's log starts processes on this machine, beside the app; eight trials stream about
+      // sixteen logs at once. A quarter second between looks is still prompt for a log pane.
+      pollIntervalMs: LOCAL_POLL_INTERVAL_MS,
     });
     return this.runner;
   }

@@ -25,6 +25,8 @@ export type BoxSpec =
   | {
       kind: 'demo';
       dataDir: string;
+      /** Which of the demo lab's boxes (default 1). */
+      box?: number;
       /** The simulated GPU box's `bin/` folder; null when this installation has none. */
       simboxBinDir: string | null;
       /** Sets the simulated box up before first use; default: `prepareDemoBox` every time. */
@@ -45,9 +47,9 @@ export async function openBox(spec: BoxSpec, hooks: BoxHooks = {}): Promise<BoxT
   if (spec.kind === 'ssh') return new SshBoxTransport({ hostId: spec.hostId, target: spec.target, pool: spec.connections, ...hooks });
   if (!spec.simboxBinDir) throw noDemoLabError();
   const { onConnectError: _noConnection, ...local } = hooks;
-  const transport = demoLabTransport({ dataDir: spec.dataDir, simboxBinDir: spec.simboxBinDir, ...local });
+  const transport = demoLabTransport({ dataDir: spec.dataDir, simboxBinDir: spec.simboxBinDir, ...(spec.box !== undefined ? { box: spec.box } : {}), ...local });
   try {
-    await (spec.prepare ?? ((box) => prepareDemoBox(box, demoLabPaths(spec.dataDir))))(transport);
+    await (spec.prepare ?? ((box) => prepareDemoBox(box, demoLabPaths(spec.dataDir, spec.box))))(transport);
   } catch (error) {
     transport.release();
     throw error;

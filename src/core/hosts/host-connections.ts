@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import type { Host, HostKeyInfo, HostStateEvent } from '../../shared/model/host';
+import { demoLabBoxOf, type Host, type HostKeyInfo, type HostStateEvent } from '../../shared/model/host';
 import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
 import { passwordKey } from '../secrets/secret-keys';
@@ -9,7 +9,7 @@ import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
 import type { ResolvedSshHost } from '../ssh/resolve/types';
 import type { BoxTransport } from '../box/box-transport';
 import { openBox, type BoxHooks } from '../box/open-box';
-import { demoLabPaths, prepareDemoBox } from '../box/demo-lab';
+import { demoLabHost, demoLabPaths, prepareDemoBox } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
 import type { ConnectionLog } from '../ssh/connection-log';
@@ -67,7 +67,8 @@ export class HostConnections {
   readonly held = new Set<string>();
   /** Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown. */
   readonly pendingKeys = new Map<string, PendingKey>();
-  private demoPreparing: Promise<void> | undefined;
+  /** Each demo box's first setup, by box number, while it runs. */
+  private readonly demoPreparing = new Map<number, Promise<void>>();
   /** Errors raised while resolving a host, before the pool saw it: the pool has not logged them. */
   private readonly resolutionErrors = new WeakSet<object>();
 
@@ -80,7 +81,23 @@ export class HostConnections {
   }
 
   isDemo(hostId: string): boolean {
-    return this.deps.hosts.list().some((h) => h.id === hostId && h.kind === 'demo');
+    const listed = this.deps.hosts.list().find((h) => h.id === hostId);
+    if (listed) return listed.kind === 'demo';
+    // The demo lab's further boxes are demo hosts before their entry is written (on first use).
+    return this.hasDemoBox(hostId);
+  }
+
+  /** A further box of the demo lab (box 2 and up) this installation can present, not removed by the user. */
+  private hasDemoBox(hostId: string): boolean {
+    const box = demoLabBoxOf(hostId);
+    return box !== null && box > 1 && this.deps.simboxBinDir !== null && !this.deps.hosts.isRemovedBuiltIn(hostId);
+  }
+
+  /** Writes the host entry of a further demo box the first time something uses it. */
+  async ensureDemoBox(hostId: string): Promise<void> {
+    const box = demoLabBoxOf(hostId);
+    if (box === null || !this.hasDemoBox(hostId) || this.deps.hosts.list().some((h) => h.id === hostId)) return;
+    await this.deps.hosts.ensureBuiltIn(demoLabHost(new Date(), box));
   }
 
   stateOf(hostId: string): HostStateEvent {
@@ -145,16 +162,19 @@ export class HostConnections {
    */
   async transportFor(host: Host, hooks: BoxHooks = {}): Promise<BoxTransport> {
     if (host.kind === 'demo') {
-      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, prepare: (box) => this.prepareDemo(box) }, hooks);
+      const box = demoLabBoxOf(host.id) ?? 1;
+      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, box, prepare: (transport) => this.prepareDemo(transport, box) }, hooks);
     }
     return openBox({ kind: 'ssh', hostId: host.id, target: await this.targetFor(host), connections: this.deps.pool }, hooks);
   }
 
   /** Sets up the simulated box on first use; concurrent first uses share one setup. */
-  private async prepareDemo(transport: LocalBoxTransport): Promise<void> {
-    this.demoPreparing ??= prepareDemoBox(transport, demoLabPaths(this.deps.dataDir)).finally(() => {
-      this.demoPreparing = undefined;
-    });
-    await this.demoPreparing;
+  private async prepareDemo(transport: LocalBoxTransport, box: number): Promise<void> {
+    let preparing = this.demoPreparing.get(box);
+    if (!preparing) {
+      preparing = prepareDemoBox(transport, demoLabPaths(this.deps.dataDir, box)).finally(() => this.demoPreparing.delete(box));
+      this.demoPreparing.set(box, preparing);
+    }
+    await preparing;
   }
 }

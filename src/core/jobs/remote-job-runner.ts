@@ -68,6 +68,8 @@ interface RemoteJobRunnerBaseOptions {
   commandTimeoutMs?: number;
   /** A stream that hears nothing (not even a heartbeat) for this long is treated as a dropped connection. */
   silenceTimeoutMs?: number;
+  /** How often the box looks for new output when a stream does not say (default 100 ms). */
+  pollIntervalMs?: number;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -89,6 +91,7 @@ export class RemoteJobRunner {
   private readonly retry: RetryPolicy;
   private readonly commandTimeoutMs: number;
   private readonly silenceTimeoutMs: number;
+  readonly pollIntervalMs: number;
 
   constructor(opts: RemoteJobRunnerOptions) {
     this.hostId = opts.hostId;
@@ -102,6 +105,7 @@ export class RemoteJobRunner {
     this.retry = opts.retry ?? DEFAULT_RETRY_POLICY;
     this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.silenceTimeoutMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
+    this.pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   }
 
   async start(spec: RemoteJobSpec): Promise<RemoteJobHandle> {
@@ -241,11 +245,13 @@ export class RemoteJobHandle {
       registry?.noteOffset(this.id, end);
     });
     const backoff = new Backoff(retry);
+    const pollSeconds = Math.max(10, opts.pollIntervalMs ?? this.runner.pollIntervalMs) / 1000;
     const params = {
       remoteDir: this.remoteDir,
       maxFrameBytes: Math.max(1, Math.floor(opts.readSizeBytes ?? DEFAULT_READ_SIZE_BYTES)),
-      pollSeconds: Math.max(10, opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS) / 1000,
-      heartbeatPolls: 10,
+      pollSeconds,
+      // A heartbeat about once a second while the log is quiet, whatever the poll interval.
+      heartbeatPolls: Math.max(1, Math.round(1 / pollSeconds)),
     };
 
     try {

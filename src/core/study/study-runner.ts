@@ -28,6 +28,7 @@ import { GpuAllocator } from './gpu-allocator';
 import { placementHosts, type GpuSet } from '../../shared/study/gpu-placement';
 import type { GpuTopology } from '../../shared/model/inventory';
 import { launchOrder } from '../../shared/study/schedule-simulation';
+import { launchReason } from '../../shared/study/launch-reason';
 import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
 import { GpuMemorySampler } from './gpu-memory-sampler';
@@ -150,6 +151,8 @@ class StudyRun {
   private readonly logFiles: TrialLogFiles;
   private readonly gpuFile: GpuMemoryFile;
   private sampler: GpuMemorySampler | undefined;
+  /** Trials an earlier run left unfinished and this run runs again: their launches say so in the journal. */
+  private readonly interrupted = new Set<string>();
 
   constructor(
     private readonly project: StudyProject,
@@ -251,7 +254,7 @@ class StudyRun {
       this.boxes.set(host.hostId, box);
       if (this.deps.isDemo(host.hostId) && this.study.demoLab) {
         // The demo lab becomes the study's GPU (an A100 study on an A100), without touching real boxes.
-        this.phase(`Configuring the demo lab as ${this.study.demoLab.count}× ${this.study.demoLab.gpu.toUpperCase()}`);
+        this.phase(`Configuring ${this.deps.hostLabel(host.hostId)} as ${this.study.demoLab.count}× ${this.study.demoLab.gpu.toUpperCase()}`);
         const r = await box.run(`${shellCommand(['simbox', 'config', '--gpu', this.study.demoLab.gpu, '--count', String(this.study.demoLab.count)])}\n`, { timeoutSeconds: 60 });
         if (r.code !== 0) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not configure the demo lab: ${r.stderr.trim()}`);
       }
@@ -316,6 +319,7 @@ class StudyRun {
       }
     }
     const again = new Set(interrupted.map((t) => t.id));
+    for (const id of again) this.interrupted.add(id);
     if (resuming) await this.project.journal({ event: 'resumed', kept: this.state.trials.filter((t) => t.status === 'done').length, rerun: [...again] });
     if (interrupted.length > 0) {
       this.state = {
@@ -443,7 +447,8 @@ class StudyRun {
     };
     let server: RunningServer;
     const placedFiles: PlacedConfigFile[] = [];
-    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: placed.hostId, gpus: placed.gpus, trials: group.map((t) => t.id) });
+    const reason = launchReason(group, this.state.trials, this.interrupted);
+    await this.project.journal({ event: 'launching', serverKey: first.serverKey, hostId: placed.hostId, gpus: placed.gpus, trials: group.map((t) => t.id), reason });
     try {
       server = await launchServer(box, {
         engine: first.engine,
@@ -466,6 +471,8 @@ class StudyRun {
     }
     await this.recordPlacedFiles(first.serverKey, placed.hostId, placedFiles);
     launched.serverId = server.serverId;
+    // The host's inventory (the results' provenance) is read while the server starts, not before its first benchmark.
+    void this.inventoryOf(placed.hostId, box);
     for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
     const startedAt = new Date().toISOString();
@@ -474,6 +481,7 @@ class StudyRun {
     try {
       try {
         await server.waitReady(this.study.readinessTimeoutSeconds * 1000);
+        await this.project.journal({ event: 'server-ready', serverId: server.serverId });
       } catch (error) {
         if (this.cancelled) return;
         const failure = notReady(error, server);
@@ -518,8 +526,7 @@ class StudyRun {
     const workload = warmupWorkload(this.workloadOf(trial.workloadId));
     const started = Date.now();
     this.benchLog(trial.id, server.serverId, `Warm-up: ${workload.numPrompts} requests at the workload's concurrency; its numbers are discarded\n`);
-    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
-    const inventory = await this.inventories.get(hostId);
+    const inventory = await this.inventoryOf(hostId, box);
     let error: string | undefined;
     try {
       const prepared = await prepareMeasurement(box, {
@@ -548,8 +555,7 @@ class StudyRun {
   private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
     const workload = this.workloadOf(trial.workloadId);
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
-    if (!this.inventories.has(hostId)) this.inventories.set(hostId, collectInventory(boxCommandRunner(box)).catch(() => null));
-    const inventory = await this.inventories.get(hostId);
+    const inventory = await this.inventoryOf(hostId, box);
     const runId = newRunId();
     try {
       const prepared = await prepareMeasurement(box, {
@@ -628,6 +634,16 @@ class StudyRun {
       await this.project.journal({ event: 'prefetched', hostId, model });
     }
     return allLocal;
+  }
+
+  /** The host's inventory, read once per run (null when it cannot be read: the results then lack that provenance). */
+  private inventoryOf(hostId: string, box: StudyBox): Promise<ProbeInventory | null> {
+    let inventory = this.inventories.get(hostId);
+    if (!inventory) {
+      inventory = collectInventory(boxCommandRunner(box)).catch(() => null);
+      this.inventories.set(hostId, inventory);
+    }
+    return inventory;
   }
 
   private workloadOf(id: string): Workload {

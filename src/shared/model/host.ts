@@ -50,6 +50,25 @@ export type HostKind = (typeof HOST_KINDS)[number];
 export const DEMO_LAB_HOST_ID = 'demo-lab';
 
 /**
+ * The demo lab can also present further simulated boxes, for studies that spread over several boxes: box 2 is
+ * `demo-lab-2`, and so on up to this many. Each is a box of its own (its own GPUs, engines and state), reached
+ * like the first; its host entry appears when a study first uses it.
+ */
+export const DEMO_LAB_MAX_BOXES = 4;
+
+/** The host id of the demo lab's box `box` (1 = the demo lab itself). */
+export function demoLabHostId(box: number): string {
+  return box === 1 ? DEMO_LAB_HOST_ID : `${DEMO_LAB_HOST_ID}-${box}`;
+}
+
+/** Which of the demo lab's boxes a host id names (1 for the demo lab itself), or null for any other host. */
+export function demoLabBoxOf(hostId: string): number | null {
+  if (hostId === DEMO_LAB_HOST_ID) return 1;
+  const m = /^demo-lab-([2-9])$/.exec(hostId);
+  return m && Number(m[1]) <= DEMO_LAB_MAX_BOXES ? Number(m[1]) : null;
+}
+
+/**
  * A GPU box the user added. It either refers to an ~/.ssh/config alias (resolved like `ssh alias` at every
  * connect, so edits to the config apply) or stands alone; fields set here win over the config, as `ssh -l/-p/-i`
  * do. Secrets are never part of it: a remembered password lives in the OS keychain. The demo lab is a host of

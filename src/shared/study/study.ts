@@ -215,7 +215,10 @@ export const StudyDefinitionSchema = z
       })
       .strict(),
     hosts: z.array(StudyHostSchema).min(1, 'needs at least one host'),
-    /** The demo lab's simulated box for this study (a study modelled on an A100 wants an A100). */
+    /**
+     * The demo lab's simulated box for this study (a study modelled on an A100 wants an A100): every demo host the
+     * study lists (`demo-lab`, and `demo-lab-2`… for a study spread over several boxes) becomes `count` such GPUs.
+     */
     demoLab: z
       .object({ gpu: z.enum(['h100', 'a100', 'h200']), count: z.number().int().min(1).max(8).default(1) })
       .strict()

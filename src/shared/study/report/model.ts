@@ -5,7 +5,7 @@ import { credentialWordIndexes, redactCredentialText, REDACTED } from '../../eng
 import { homeRelativeBoxPaths } from '../../box-paths';
 import { arrivalOf, gapCv, type Arrival } from '../../bench/arrival';
 import type { Workload } from '../../bench/workload';
-import { DEMO_LAB_HOST_ID } from '../../model/host';
+import { demoLabBoxOf } from '../../model/host';
 import { metricOf, metricSpec } from '../../results/metrics';
 import { warmupRequests } from '../../bench/warmup';
 import { INTERVAL_LEVEL } from '../noise';
@@ -696,8 +696,9 @@ function methodOf(study: ProjectFile['study'], tx: ReportText): string {
 function simulatedSourceOf(trials: readonly Trial[], tx: ReportText): SimulatedSource | null {
   const simulated = trials.filter((t) => t.result?.result.provenance?.simulated === true);
   if (simulated.length === 0) return null;
-  if (simulated.every((t) => t.hostId === DEMO_LAB_HOST_ID)) return { kind: 'demo' };
-  const hosts = [...new Set(simulated.map((t) => (t.hostId === DEMO_LAB_HOST_ID ? tx.t('demoLab') : (t.result?.result.provenance?.host ?? t.hostId ?? tx.t('unknownHost')))))];
+  const onDemoLab = (t: Trial) => t.hostId !== undefined && demoLabBoxOf(t.hostId) !== null;
+  if (simulated.every(onDemoLab)) return { kind: 'demo' };
+  const hosts = [...new Set(simulated.map((t) => (onDemoLab(t) ? tx.t('demoLab') : (t.result?.result.provenance?.host ?? t.hostId ?? tx.t('unknownHost')))))];
   return { kind: 'hosts', hosts };
 }
 

@@ -46,7 +46,7 @@ interface ProjectTrial {
   result?: { result: { metrics: Record<string, number | null> } };
 }
 interface ProjectOnDisk {
-  study: { name: string; hosts: { hostId: string }[]; workloads: { primary: { id: string } } };
+  study: { name: string; hosts: { hostId: string }[]; workloads: { primary: { id: string; label?: string } } };
   state: { status: string; trials: ProjectTrial[]; decisions: unknown[]; recommendation?: { command: string } };
 }
 
@@ -321,6 +321,8 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
     expect(project.state.trials.map((tr) => `${tr.id}: ${tr.status}`).filter((line) => !line.endsWith(': done'))).toEqual([]);
     expect(finalProgress).toBe(`${trialCount} of ${trialCount} trials finished`);
     const primary = project.study.workloads.primary.id;
+    // The Results tab names a workload by its label (its id when it has none).
+    const primaryShown = project.study.workloads.primary.label ?? primary;
     const engineTrial = (engine: string) => {
       const trial = project.state.trials.find((tr) => tr.stageId === 'engine' && tr.engine === engine && tr.workloadId === primary && tr.status === 'done');
       expect(trial, `a finished ${engine} trial on ${primary}`).toBeDefined();
@@ -347,14 +349,14 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       await expect(page.getByText(`${trialCount} of ${trialCount} trials`, { exact: true })).toBeVisible();
       await screenshotBothThemes(page, 'ssh-study-results', { height: 1200 });
       const trials = page.getByRole('table', { name: 'Trials' });
-      await trials.getByRole('checkbox', { name: `Select ${vllmTrial.label} · ${primary} · 1` }).check();
-      await trials.getByRole('checkbox', { name: `Select ${sglangTrial.label} · ${primary} · 1` }).check();
+      await trials.getByRole('checkbox', { name: `Select ${vllmTrial.label} · ${primaryShown} · 1` }).check();
+      await trials.getByRole('checkbox', { name: `Select ${sglangTrial.label} · ${primaryShown} · 1` }).check();
       await page.getByRole('button', { name: 'Compare (2)' }).click();
 
       const table = page.getByRole('table', { name: 'Comparison' });
       await expect(table).toBeVisible();
-      const vllmColumn = `${vllmTrial.label} · ${primary}`;
-      const sglangColumn = `${sglangTrial.label} · ${primary}`;
+      const vllmColumn = `${vllmTrial.label} · ${primaryShown}`;
+      const sglangColumn = `${sglangTrial.label} · ${primaryShown}`;
       // The study's baseline (its first engine) is what the deltas are measured against.
       await expect(page.getByLabel('Baseline', { exact: true })).toHaveValue(vllmTrial.id);
       await expect(table.getByRole('columnheader', { name: new RegExp(`^${escapeRegExp(vllmColumn)}\\s+baseline$`) })).toBeVisible();
@@ -462,7 +464,7 @@ test.describe('A study over SSH against the real core, a real sshd and the simul
       await expect(page.getByTestId('study-progress')).toHaveText(`${trialCount} of ${trialCount} trials finished`);
       await openStudyTab(page, 'Results');
       await expect(page.getByText(`${trialCount} of ${trialCount} trials`, { exact: true })).toBeVisible();
-      await expect(page.getByRole('table', { name: 'Trials' }).getByRole('checkbox', { name: `Select ${sglangTrial.label} · ${primary} · 1` })).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Trials' }).getByRole('checkbox', { name: `Select ${sglangTrial.label} · ${primaryShown} · 1` })).toBeVisible();
       await page.getByRole('button', { name: 'All studies' }).click();
       await screenshotBothThemes(page, 'ssh-studies-recent');
     });

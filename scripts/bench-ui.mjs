@@ -177,7 +177,7 @@ export async function runUiBench(root, work) {
       );
       console.log(
         table([
-          ['main-thread frame time p50 / p95 / max', goal(`${ms(ingest.frames.p50)} / ${ms(ingest.frames.p95)} / ${ms(ingest.frames.max)} (${ingest.frames.frames} frames)`, withinOneFrame(ingest.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
+          ['main-thread frame time p50 / p95 / max', goal(`${ms(ingest.frames.p50)} / ${ms(ingest.frames.p95)} / ${ms(ingest.frames.max)} (${ingest.frames.frames} frames, ${ingest.frames.slow} longer than one)`, withinOneFrame(ingest.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
           ['long tasks (> 50 ms)', `${ingest.frames.longTasks}, ${ms(ingest.frames.longTaskMs)} in all`],
           ['lines held / dropped', goal(`${ingest.linesHeld.toLocaleString('en')} / ${ingest.lostLines} (evicted by the buffer: ${ingest.droppedByBuffer})`, ingest.lostLines === 0, 'none dropped')],
           ['last line shown is the last line fed', lastOk ? 'yes' : `NO: shown ${JSON.stringify(ingest.lastLinesShown)}, fed “${ingest.lastLineFed}”`],
@@ -191,7 +191,7 @@ export async function runUiBench(root, work) {
     console.log(
       table([
         ['time to first render (commit / first frame)', goal(`${ms(results.commitMs)} / ${ms(results.firstFrameMs)}`, results.firstFrameMs <= GOALS.tableFirstFrameMs, `≤ ${GOALS.tableFirstFrameMs} ms (first frame)`)],
-        ['scroll frame time p50 / p95 / max', goal(`${ms(results.frames.p50)} / ${ms(results.frames.p95)} / ${ms(results.frames.max)} (${results.frames.frames} frames, ${Math.round(results.scrolledPx / results.frames.frames)} px a frame, top to bottom)`, withinOneFrame(results.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
+        ['scroll frame time p50 / p95 / max', goal(`${ms(results.frames.p50)} / ${ms(results.frames.p95)} / ${ms(results.frames.max)} (${results.frames.frames} frames, ${results.frames.slow} longer than one, ${Math.round(results.scrolledPx / results.frames.frames)} px a frame, top to bottom)`, withinOneFrame(results.frames.p95), `p95 ≤ ${GOALS.frameMs} ms (one 60 Hz frame)`)],
         ['long tasks while scrolling', `${results.frames.longTasks}, ${ms(results.frames.longTaskMs)} in all`],
         ['row elements in the table', String(results.rowsInDom)],
       ]),

@@ -24,6 +24,8 @@ export interface FrameStats {
   p50: number;
   p95: number;
   max: number;
+  /** Frames longer than one 60 Hz frame. */
+  slow: number;
   longTasks: number;
   longTaskMs: number;
 }
@@ -153,6 +155,8 @@ function recordFrames(): { stop(): FrameStats } {
         p50: percentile(sorted, 50),
         p95: percentile(sorted, 95),
         max: sorted.at(-1) ?? 0,
+        // Frames that took longer than one 60 Hz frame (vsync jitter allowed): each is at least one frame missed.
+        slow: deltas.filter((d) => d > 18).length,
         longTasks: longTasks.length,
         longTaskMs: longTasks.reduce((a, b) => a + b, 0),
       };

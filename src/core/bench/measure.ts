@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ServelabError } from '../../shared/contract';
-import { assertArrivalSupported } from '../../shared/bench/arrival';
+import { assertArrivalSupported } from '../../shared/bench/arrival-support';
 import type { Workload } from '../../shared/bench/workload';
 import type { ResultEntry } from '../../shared/results/result-entry';
 import type { BoxTransport } from '../box/box-transport';

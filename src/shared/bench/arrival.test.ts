@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arrivalFields, arrivalOf, arrivalRefusal, gapCv, rampRateAt, sendSeconds, withArrival, type Arrival } from './arrival';
+import { arrivalFields, arrivalOf, gapCv, rampRateAt, sendSeconds, withArrival, type Arrival } from './arrival';
+import { arrivalRefusal } from './arrival-support';
 
 describe('arrivals', () => {
   it('reads each kind from the stored client fields and writes it back the same', () => {

@@ -1,7 +1,7 @@
 import { ServelabError } from '../contract/errors';
 import { flagTableAt } from '../engines/flag-tables';
 import { flagSpecOf } from '../engines/flag-syntax';
-import { assertArrivalSupported } from './arrival';
+import { assertArrivalSupported } from './arrival-support';
 import { BACKEND_ENDPOINT, type Workload } from './workload';
 
 /** Where and how one benchmark run talks to its server and keeps its result. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENGINE_IDS, type EngineId } from '../engines/types';
 import { ModelRefSchema, ServerConfigSchema, type ServerConfig } from '../engines/server-config';
 import { serverGpuCount } from '../engines/parallelism';
-import { arrivalRefusal } from '../bench/arrival';
+import { arrivalRefusal } from '../bench/arrival-support';
 import { WorkloadSchema, type Workload } from '../bench/workload';
 import { ConfigFileSchema, fileRefsOf, MAX_CONFIG_FILES } from '../engines/config-files';
 import { METRIC_CATALOGUE } from '../results/metrics';

@@ -58,7 +58,7 @@ const SECRET_REFERENCE = '{"secretRef": …}';
 /** The schemas' messages with a value in them, and zod's generic wording as text (when only the text is left). */
 const PATTERNS: readonly [RegExp, (m: RegExpExecArray, messages: Messages) => string][] = [
   // The schemas' own.
-  // src/shared/bench/arrival.ts arrivalRefusal: what the study's benchmark client version cannot send.
+  // src/shared/bench/arrival-support.ts arrivalRefusal: what the study's benchmark client version cannot send.
   [/^vllm bench serve (\S+) cannot send at a constant rate: --burstiness inf works from (\S+) on/, (m, messages) => say(messages, 'wizard.issue.constantRateClient', { version: m[1]!, since: m[2]! })],
   [/^vllm bench serve (\S+) has no .*: a ramped arrival needs benchmark client (\S+) or later\.$/, (m, messages) => say(messages, 'wizard.issue.rampClient', { version: m[1]!, since: m[2]! })],
   [/^must be at most (\S+)$/, (m, messages) => say(messages, 'wizard.issue.atMost', { max: m[1]! })],

@@ -11,6 +11,8 @@ import { commandForKey } from './use-app-commands';
 afterEach(cleanup);
 
 const PATH = '/data/studies/latency.servelab';
+/** On-demand pages load their modules first; a busy machine takes longer than findBy's one-second default. */
+const PAGE_LOAD = { timeout: 15_000 };
 const EXAMPLE: ProjectFile = ProjectFileSchema.parse({ ...(JSON.parse(latencyExampleText) as object), state: { status: 'draft', trials: [], decisions: [] } });
 const NAME = EXAMPLE.study.name;
 
@@ -73,7 +75,8 @@ describe('app commands', { timeout: 30_000 }, () => {
   it('runs the same commands from keys and from the desktop menu’s app:command events', async () => {
     const { api } = await renderShell();
     await press('3', { ctrl: true });
-    expect(screen.getByRole('heading', { level: 1, name: 'Studies' })).toBeTruthy();
+    // Pages other than Hosts load on demand.
+    expect(await screen.findByRole('heading', { level: 1, name: 'Studies' }, PAGE_LOAD)).toBeTruthy();
     await act(async () => {
       api.emit('app:command', { command: 'page:results' });
     });
@@ -99,7 +102,7 @@ describe('app commands', { timeout: 30_000 }, () => {
   it('asks before New study or Open replace a wizard with unsaved changes: cancel keeps it, discard replaces it', async () => {
     const { store } = await renderShell();
     await press('n', { ctrl: true });
-    expect(screen.getByRole('region', { name: 'New study' })).toBeTruthy();
+    expect(await screen.findByRole('region', { name: 'New study' }, PAGE_LOAD)).toBeTruthy();
     expect(within(statusBar()).queryByText('unsaved changes')).toBeNull();
     fireEvent.change(screen.getByLabelText('Model', { exact: true }), { target: { value: 'Qwen/Qwen3-8B' } });
     expect(within(statusBar()).getByText('unsaved changes')).toBeTruthy();

@@ -3,7 +3,7 @@ import { flushSync } from 'react-dom';
 import { classifyLog } from '../../../../shared/engines/classify-log';
 import { getAdapter } from '../../../../shared/engines';
 import { metricOf } from '../../../../shared/results/metrics';
-import { configWorkloadKey, metricStat, runsOf, trialsByConfig } from '../../../../shared/study/run-stats';
+import { configWorkloadKey, metricStat, runsOf, trialsByConfig, type MetricStat } from '../../../../shared/study/run-stats';
 import { TRIAL_STATUSES, type ProjectFile, type ReferenceTrial, type Trial, type TrialStatus } from '../../../../shared/study/study';
 import { studyObjective, withGpuCounts } from '../../../../shared/study/objective';
 import { publishedFor, unplacedReferences } from '../../../../shared/study/guide/published';
@@ -145,9 +145,22 @@ const GRID_TEMPLATE = '36px minmax(220px, 2.2fr) 168px minmax(150px, 1.2fr) 64px
 
 const ROW_METRICS = ['mean_ttft_ms', 'mean_tpot_ms', 'total_token_throughput', 'total_token_throughput_per_gpu', 'mean_latency_s'] as const;
 
+/**
+ * A configuration's statistics on its workload, worked out once per group of trials (`trialsByConfig`'s arrays, kept
+ * as long as the project is): every row of the configuration shows them, and a scroll draws its rows again.
+ */
+const groupStats = new WeakMap<readonly Trial[], Map<string, MetricStat | null>>();
+
+function groupStat(trials: readonly Trial[], trial: Trial, metric: string): MetricStat | null {
+  let stats = groupStats.get(trials);
+  if (!stats) groupStats.set(trials, (stats = new Map()));
+  if (!stats.has(metric)) stats.set(metric, metricStat(trials, trial.serverKey, trial.workloadId, metric));
+  return stats.get(metric) ?? null;
+}
+
 /** A trial's own number, and under it the interval of its configuration's numbers on that workload. */
 function MetricCell({ trial, trials, metric }: { trial: Trial; trials: readonly Trial[]; metric: string }) {
-  const stat = trial.status === 'done' ? metricStat(trials, trial.serverKey, trial.workloadId, metric) : null;
+  const stat = trial.status === 'done' ? groupStat(trials, trial, metric) : null;
   const interval = intervalText(metric, stat);
   return (
     <div role="cell" className="num trials-metric" title={stat ? statTitle(metric, stat) : undefined}>

@@ -55,7 +55,7 @@ function gridStudy({ name, boxes, gpus, workload = WORKLOAD, values = [32, 48, 6
 }
 
 /** `servelab run` of a project under the reaper: its exit, the core's CPU and RSS, and the whole tree's CPU. */
-function measuredRun(root, project, dataDir, { stopAfterGrid = false } = {}) {
+export function measuredRun(root, project, dataDir, { stopAfterGrid = false } = {}) {
   const cli = join(root, 'bin', 'servelab.js');
   const out = `${project}.usage.json`;
   return new Promise((resolve, reject) => {

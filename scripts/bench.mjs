@@ -19,17 +19,15 @@
 //      to finish in about two minutes).
 //
 // Needs the built CLI (`npm run build`, which `npm run bench` does first).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runUiBench } from './bench-ui.mjs';
 import { runDecisionBench } from './decision-bench.mjs';
-import { runStudyBench } from './bench-study.mjs';
+import { measuredRun, runStudyBench } from './bench-study.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'bin', 'servelab.js');
 const decisionsOnly = process.argv.includes('--decisions-only');
 const runsFlag = process.argv.indexOf('--decision-runs');
 const decisionRuns = runsFlag >= 0 ? Number(process.argv[runsFlag + 1]) : 40;
@@ -38,21 +36,6 @@ const scaleFlag = process.argv.indexOf('--study-time-scale');
 if (!decisionsOnly && !existsSync(join(root, 'out', 'main', 'cli.js'))) {
   console.error('bench: build first (npm run build)');
   process.exit(2);
-}
-
-/** Runs `servelab run` on a project; returns the seconds of the whole run. */
-function runStudy(project, dataDir) {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    let stderr = '';
-    const child = spawn(process.execPath, [cli, 'run', project, '--quiet'], { env: { ...process.env, SERVELAB_DATA_DIR: dataDir, HOME: dataDir } });
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`servelab run exited ${code}:\n${stderr.slice(-3000)}`));
-      resolve({ totalSeconds: (Date.now() - started) / 1000 });
-    });
-  });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'servelab-bench-'));
@@ -69,7 +52,7 @@ try {
     for (const name of ['qwen3-8b-latency-h100', 'qwen3-32b-throughput-a100']) {
       const project = join(work, `${name}.servelab`);
       copyFileSync(join(root, 'examples', `${name}.servelab`), project);
-      const r = await runStudy(project, join(work, `data-${name}`));
+      const r = await measuredRun(root, project, join(work, `data-${name}`));
       console.log(`  ${name}: ${r.totalSeconds.toFixed(1)} s including engine installs`);
     }
   }

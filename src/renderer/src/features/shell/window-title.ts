@@ -1,7 +1,6 @@
-import { reportLangOf } from '../../../../shared/study/report/text';
-import { localizedStudyText } from '../../../../shared/study/study-text';
-import { getLocale, t } from '../../i18n';
+import { t } from '../../i18n';
 import { hasUnsavedChanges, type AppState } from '../../store';
+import { studyTextOf } from '../studies/study-words';
 
 /**
  * What the window is about: the wizard's study while it is open, else the open project by its name in the app's
@@ -9,9 +8,7 @@ import { hasUnsavedChanges, type AppState } from '../../store';
  */
 export function openProjectName(state: Pick<AppState, 'wizard' | 'openStudy'>): string | null {
   if (state.wizard) return state.wizard.editing ? state.wizard.draft.name.trim() || t('wizard.title') : t('wizard.title');
-  // The study's own translation, as its heading shows it (study-words would do the same, but would bring the report
-  // into the first page's JavaScript).
-  return state.openStudy ? localizedStudyText(state.openStudy.project.study, reportLangOf(getLocale())).name : null;
+  return state.openStudy ? studyTextOf(state.openStudy.project).name : null;
 }
 
 /** `Servelab`, `Servelab — <project>`, with a leading `• ` while the wizard holds unsaved changes. */

@@ -584,7 +584,7 @@ async function stop(args) {
   }
 }
 
-function rm(args) {
+async function rm(args) {
   const force = args.includes('-f') || args.includes('--force');
   const names = positionalsOf(args, [], ['-f', '--force', '-v', '--volumes']);
   if (names.length === 0) return fail('"docker rm" requires at least 1 argument.\nSee \'docker rm --help\'.');
@@ -599,9 +599,14 @@ function rm(args) {
         fail(`Error response from daemon: cannot remove container "/${c.name}": container is running: stop the container before removing or force remove`);
         continue;
       }
+      // Forget it before killing it: the `docker run` watching it then finds no record to mark exited, and rm -f
+      // returns once the process is gone, as the daemon's does.
+      removeContainer(c);
       killTree(c, 'SIGKILL');
+      while (pidAlive(c.pid)) await sleep(20);
+    } else {
+      removeContainer(c);
     }
-    removeContainer(c);
     process.stdout.write(`${key}\n`);
   }
 }

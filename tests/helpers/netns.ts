@@ -96,9 +96,14 @@ export async function startSshLab(opts: { nvidiaSmi?: boolean } = {}): Promise<S
     }
     ip(['link', 'add', bridge, 'type', 'bridge']);
     created.bridge = true;
+    // No IPv6 link-local addresses on the test process's side: each one appears a second or so after its link comes
+    // up (duplicate address detection), and a browser under test sees that address change as the network changing,
+    // aborting whatever it is fetching (net::ERR_NETWORK_CHANGED).
+    ip(['link', 'set', bridge, 'addrgenmode', 'none']);
     ip(['addr', 'add', `${front}.1/24`, 'dev', bridge]);
     ip(['link', 'set', bridge, 'up']);
     ip(['link', 'add', jumpVeth, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns.jump]);
+    ip(['link', 'set', jumpVeth, 'addrgenmode', 'none']);
     ip(['link', 'set', jumpVeth, 'master', bridge, 'up']);
     ip(['-n', ns.jump, 'addr', 'add', `${front}.2/24`, 'dev', 'eth0']);
     ip(['-n', ns.jump, 'link', 'set', 'eth0', 'up']);

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
+import { Suspense, useEffect, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 import type { ApiClient } from './api/client';
 import { ApiProvider, useApi } from './api/context';
 import { Icon, LogoMark } from './components/Icon';
@@ -6,6 +6,8 @@ import { Spinner } from './components/Spinner';
 import { LanguagePicker } from './components/LanguagePicker';
 import { NavRail } from './components/NavRail';
 import { NotConnected } from './components/NotConnected';
+import { PageErrorBoundary } from './components/PageErrorBoundary';
+import { lazyPage } from './components/retry-import';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
 import { CommandsContext } from './features/shell/commands-context';
@@ -158,9 +160,10 @@ const PAGES: readonly PageId[] = ['hosts', 'engines', 'studies', 'results'];
 
 // The first page (Hosts) comes with the shell; the others are chunks of their own, fetched when first opened, so
 // the window's first load parses only what it shows.
-const EnginesPage = lazy(() => import('./features/engines/EnginesPage').then((m) => ({ default: m.EnginesPage })));
-const StudiesPage = lazy(() => import('./features/studies/StudiesPage').then((m) => ({ default: m.StudiesPage })));
-const ResultsPage = lazy(() => import('./features/results/ResultsPage').then((m) => ({ default: m.ResultsPage })));
+const EnginesPage = lazyPage(() => import('./features/engines/EnginesPage').then((m) => m.EnginesPage));
+const StudiesPage = lazyPage(() => import('./features/studies/StudiesPage').then((m) => m.StudiesPage));
+const ResultsPage = lazyPage(() => import('./features/results/ResultsPage').then((m) => m.ResultsPage));
+const retryLazyPages = () => [EnginesPage, StudiesPage, ResultsPage].forEach((p) => p.retry());
 
 function PageLoading() {
   return (
@@ -225,9 +228,11 @@ function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> 
               </button>
             </div>
           )}
-          <Suspense fallback={<PageLoading />}>
-            <CurrentPage page={page} />
-          </Suspense>
+          <PageErrorBoundary key={page} onRetry={retryLazyPages}>
+            <Suspense fallback={<PageLoading />}>
+              <CurrentPage page={page} />
+            </Suspense>
+          </PageErrorBoundary>
         </main>
         <StatusBar />
         <PromptDialog />

@@ -5,13 +5,18 @@ import { Icon } from './Icon';
 import { Spinner } from './Spinner';
 import { whenNearWindow } from './near-window';
 import { t } from '../i18n';
+import { retryImport } from './retry-import';
 
 type EchartsRuntime = typeof EchartsModule;
 let runtime: Promise<EchartsRuntime> | null = null;
 
 /** echarts, fetched the first time a chart is shown (a chunk of its own), then kept. */
 export function loadEcharts(): Promise<EchartsRuntime> {
-  runtime ??= import('./echarts-runtime');
+  // A failed fetch is retried, and not kept: the next chart asks again.
+  runtime ??= retryImport(() => import('./echarts-runtime')).catch((error: unknown) => {
+    runtime = null;
+    throw error;
+  });
   return runtime;
 }
 
@@ -101,6 +106,9 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
   const chartRef = useRef<EChartsType | null>(null);
   const mode = useThemeMode();
   const [drawn, setDrawn] = useState(false);
+  // echarts could not be fetched (after retries): said over the box, with a way to ask again.
+  const [loadFailure, setLoadFailure] = useState<string | null>(null);
+  const [loadAttempt, setLoadAttempt] = useState(0);
   // The option and theme the chart holds, and the latest asked for: the first drawing reads the latest.
   const latest = useRef({ option, mode });
   const shown = useRef<{ option: EChartProps['option']; mode: ThemeMode } | null>(null);
@@ -117,7 +125,8 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
     if (!box) return;
     let disposed = false;
     let observer: ResizeObserver | null = null;
-    void loadEcharts();
+    // Fetched ahead, while the box is still far; a failure here is reported by the drawing below.
+    loadEcharts().catch(() => undefined);
     const stopWatching = whenNearWindow(box, () => {
       void loadEcharts().then(({ init }) => {
         if (disposed) return;
@@ -133,6 +142,8 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
         });
         observer.observe(box);
         setDrawn(true);
+      }, (error: unknown) => {
+        if (!disposed) setLoadFailure(error instanceof Error ? error.message : String(error));
       });
     });
     return () => {
@@ -143,8 +154,8 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
       chartRef.current = null;
       shown.current = null;
     };
-    // Once per mount: draw reads the latest option from refs.
-  }, []);
+    // Once per mount (and per retry of a failed load): draw reads the latest option from refs.
+  }, [loadAttempt]);
 
   useEffect(() => {
     latest.current = { option, mode };
@@ -167,10 +178,25 @@ export function EChart({ title, option, height = 320 }: EChartProps) {
       </div>
       {/* echarts owns the box's children, so the placeholder lies over it rather than in it. */}
       <div ref={boxRef} className="compare-chart-canvas" role="img" aria-label={title} aria-busy={!drawn} style={{ height }} />
-      {!drawn && (
+      {!drawn && loadFailure === null && (
         <span className="compare-chart-loading muted">
           <Spinner />
           {t('compare.chart.loading')}
+        </span>
+      )}
+      {!drawn && loadFailure !== null && (
+        <span className="compare-chart-loading compare-chart-failed" role="alert">
+          {t('compare.chart.loadFailed', { reason: loadFailure })}
+          <button
+            type="button"
+            className="btn btn-secondary btn-small"
+            onClick={() => {
+              setLoadFailure(null);
+              setLoadAttempt((n) => n + 1);
+            }}
+          >
+            {t('app.pageRetry')}
+          </button>
         </span>
       )}
     </figure>

@@ -5,6 +5,8 @@ const app = {
   'app.version': 'v{version}',
   'app.windowTitle.unsaved': '• {title}',
   'app.pageLoading': 'Loading the page…',
+  'app.pageFailed': 'This page could not be shown.',
+  'app.pageRetry': 'Try again',
 
   'nav.label': 'Main',
   'nav.hosts': 'Hosts',

@@ -54,6 +54,7 @@ const compare = {
   'compare.configDiff.envNote': 'Environment variables are shown by name only.',
   'compare.charts.title': 'Charts',
   'compare.chart.loading': 'Drawing the chart…',
+  'compare.chart.loadFailed': 'The chart could not be drawn: {reason}',
   'compare.chart.export': 'Export PNG',
   'compare.chart.exportLabel': 'Export PNG: {title}',
   'compare.chart.metricSelect': 'Metric',

@@ -8,6 +8,8 @@ const app: MessagesOf<typeof en> = {
   'app.version': 'v{version}',
   'app.windowTitle.unsaved': '• {title}',
   'app.pageLoading': 'Sayfa yükleniyor…',
+  'app.pageFailed': 'Bu sayfa gösterilemedi.',
+  'app.pageRetry': 'Yeniden dene',
 
   'nav.label': 'Ana menü',
   'nav.hosts': 'Ana makineler',

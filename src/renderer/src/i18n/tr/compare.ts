@@ -57,6 +57,7 @@ const compare: MessagesOf<typeof en> = {
   'compare.configDiff.envNote': 'Ortam değişkenleri yalnızca adlarıyla gösterilir.',
   'compare.charts.title': 'Grafikler',
   'compare.chart.loading': 'Grafik çiziliyor…',
+  'compare.chart.loadFailed': 'Grafik çizilemedi: {reason}',
   'compare.chart.export': 'PNG olarak dışa aktar',
   'compare.chart.exportLabel': 'PNG olarak dışa aktar: {title}',
   'compare.chart.metricSelect': 'Metrik',

@@ -4,6 +4,7 @@ import { GuideProblemSchema, LostCandidateSchema, ProjectFileSchema, StageDecisi
 import { ENGINE_IDS } from '../engines/types';
 import { GpuMemorySampleSchema } from '../study/gpu-memory';
 import { REPORT_LANGS } from '../study/report/text';
+import { PROJECT_SUFFIX } from '../project-document';
 
 /** An absolute path of a `.servelab` project file on this machine. */
 const ProjectPathSchema = z
@@ -11,7 +12,7 @@ const ProjectPathSchema = z
   .min(1, 'is required')
   .max(4096, 'is too long')
   .refine((p) => !p.includes('\0'), 'must not contain NUL')
-  .refine((p) => p.endsWith('.servelab'), 'must end with .servelab');
+  .refine((p) => p.endsWith(PROJECT_SUFFIX), `must end with ${PROJECT_SUFFIX}`);
 const PathInput = z.object({ path: ProjectPathSchema });
 
 export const REPORT_FORMATS = ['md', 'html', 'csv'] as const;

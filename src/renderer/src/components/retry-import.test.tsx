@@ -30,7 +30,7 @@ describe('lazyPage under PageErrorBoundary', () => {
 
   it('shows the page once its chunk loads after a failed fetch', async () => {
     const load = vi.fn().mockRejectedValueOnce(aborted()).mockResolvedValue(Engines);
-    const Page = lazyPage(load, [1]);
+    const Page = lazyPage<{ note: string }>(load, [1]);
     render(
       <PageErrorBoundary onRetry={() => Page.retry()}>
         <Suspense fallback={<p>loading</p>}>
@@ -46,7 +46,7 @@ describe('lazyPage under PageErrorBoundary', () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     let online = false;
     const load = vi.fn(() => (online ? Promise.resolve(Engines) : Promise.reject(aborted())));
-    const Page = lazyPage(load, [1]);
+    const Page = lazyPage<{ note: string }>(load, [1]);
     render(
       <PageErrorBoundary onRetry={() => Page.retry()}>
         <Suspense fallback={<p>loading</p>}>

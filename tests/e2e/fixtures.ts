@@ -31,7 +31,7 @@ const UI_LINE = /Servelab UI: (http:\/\/127\.0\.0\.1:\d+\/\?code=\S+)/;
  * Starts `servelab serve` on a free port with its own data folder and HOME; resolves once it printed its address.
  * No SSH agent is passed on, so only the keys a test names are tried.
  */
-async function startCore(root: string): Promise<{ child: ChildProcess; core: RunningCore }> {
+async function startCore(root: string, projects: readonly string[] = []): Promise<{ child: ChildProcess; core: RunningCore }> {
   const dataDir = join(root, 'data');
   const home = join(root, 'home');
   const sshConfigPath = join(home, '.ssh', 'config');
@@ -53,6 +53,7 @@ async function startCore(root: string): Promise<{ child: ChildProcess; core: Run
       '--no-user-known-hosts',
       '--ssh-config',
       sshConfigPath,
+      ...projects,
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, ...account.env, HOME: home } },
   );
@@ -97,11 +98,12 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 // Each test gets a core of its own (data folder, HOME, ssh config), so hosts added by one spec never show in another.
-export const test = base.extend<{ core: RunningCore }, { sshd: TestSshd; lab: SshLab }>({
-  // eslint-disable-next-line no-empty-pattern
-  core: async ({}, use) => {
+export const test = base.extend<{ core: RunningCore; openAtStart: string[] }, { sshd: TestSshd; lab: SshLab }>({
+  /** Project files named on serve's command line, which the first page that signs in opens. */
+  openAtStart: [[], { option: true }],
+  core: async ({ openAtStart }, use) => {
     const root = await mkdtemp(join(tmpdir(), 'servelab-e2e-'));
-    const { child, core } = await startCore(root);
+    const { child, core } = await startCore(root, openAtStart);
     try {
       await use(core);
     } finally {

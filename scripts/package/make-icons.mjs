@@ -30,7 +30,7 @@ async function renderSizes(svg, sizes) {
     for (const size of sizes) {
       await page.setViewportSize({ width: size, height: size });
       await page.setContent(`<html><body style="margin:0;background:transparent"><img id="i" src="${src}" width="${size}" height="${size}" style="display:block"></body></html>`);
-      await page.waitForFunction(() => document.getElementById('i').complete);
+      await page.waitForFunction(() => globalThis.document.getElementById('i').complete);
       pngs.set(size, await page.screenshot({ omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } }));
     }
     return pngs;

@@ -34,6 +34,13 @@ function debMetadataForCheck(packageJson) {
   return placeholders;
 }
 
+/** A deep copy that keeps functions (the hooks): electron-builder normalises the configuration it gets in place. */
+function copyConfig(value) {
+  if (Array.isArray(value)) return value.map(copyConfig);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyConfig(v)]));
+  return value;
+}
+
 /**
  * Runs the packaging into `outDir` and returns where things are and what electron-builder computed:
  * `{ outDir, appOutDir, effectiveConfig, effectiveConfigFile, desktopEntries: { deb, appImage }, debMimeXml }`.
@@ -46,14 +53,15 @@ export async function packageLinuxWithStandIn({ outDir, configOverrides = {}, lo
   log(`STAND-IN Electron ${electronVersion} distribution (not Electron): ${electronDist}`);
   const packageJson = JSON.parse(readFileSync(join(PROJECT_DIR, 'package.json'), 'utf8'));
   const checkOnly = debMetadataForCheck(packageJson);
+  const base = copyConfig(baseConfig);
   const config = {
-    ...baseConfig,
+    ...base,
     ...checkOnly,
-    deb: { ...baseConfig.deb, ...checkOnly.deb },
-    directories: { ...baseConfig.directories, output: outDir },
+    deb: { ...base.deb, ...checkOnly.deb },
+    directories: { ...base.directories, output: outDir },
     electronDist,
     electronVersion,
-    ...configOverrides,
+    ...copyConfig(configOverrides),
   };
 
   const captured = { desktopEntries: {}, debMimeXml: null };

@@ -43,6 +43,8 @@ const FUSE_OPTION_INDEX = {
 
 /** The asar's file list as posix paths without the leading slash, and a reader for one file. */
 function openAsar(asarPath) {
+  // @electron/asar keeps each archive's header in memory; a rewritten archive must be read afresh.
+  asar.uncache(asarPath);
   const entries = asar.listPackage(asarPath, { isPack: false }).map((p) => p.replace(/\\/g, '/').replace(/^\//, ''));
   const files = new Set(entries.filter((p) => asar.statFile(asarPath, p, false).files === undefined));
   return { files, read: (p) => asar.extractFile(asarPath, p).toString('utf8') };

@@ -68,7 +68,12 @@ export function prepareNodeRuntime(os, arch, { cacheRoot = NODE_RUNTIME_CACHE, l
     renameSync(join(work, 'package', 'LICENSE'), join(staged, 'LICENSE'));
     chmodSync(join(staged, 'bin', 'node'), 0o755);
     rmSync(dir, { recursive: true, force: true });
-    renameSync(staged, dir);
+    try {
+      renameSync(staged, dir);
+    } catch (error) {
+      // Another packaging run staged the same runtime meanwhile: theirs is as good as ours.
+      if (!existsSync(join(dir, 'bin', 'node'))) throw error;
+    }
     return dir;
   } finally {
     rmSync(work, { recursive: true, force: true });

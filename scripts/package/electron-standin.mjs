@@ -7,6 +7,8 @@
 //   electron                a small shell script, NOT Electron: it only prints that it is a stand-in, and carries
 //                           Electron's fuse wire so that electron-builder flips the fuses in it and a check reads them
 //   LICENSE, LICENSES.chromium.html, version, locales/en-US.pak, resources/
+// and no resources/default_app.asar: electron-builder deletes it only from a downloaded zip (`cleanupAfterUnpack`),
+// so from an unpacked distribution it would ship.
 // The fuse wire is laid out as @electron/fuses 1.8.0 reads and writes it (node_modules/@electron/fuses/dist/index.js,
 // `getCurrentFuseWire`/`setFuseWire`; constants.js): the sentinel `dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX`, one byte of
 // wire version (1), one byte of wire length, then one byte per fuse, '0' (0x30) off, '1' (0x31) on, 'r' removed.

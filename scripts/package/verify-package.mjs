@@ -271,6 +271,25 @@ async function fuses(executable, policy) {
   return results;
 }
 
+// ------------------------------------------------------------------------------------------ unpacked layout
+
+function unpackedLayout(appOutDir, executableName) {
+  const resources = join(appOutDir, 'resources');
+  return [
+    {
+      name: `the app's executable is ${executableName} (Electron's, renamed) and no electron is left`,
+      ok: isExecutable(join(appOutDir, executableName)) && !existsSync(join(appOutDir, 'electron')),
+      detail: readdirSync(appOutDir).join(', '),
+    },
+    { name: "Electron's licence is kept as LICENSE.electron.txt", ok: existsSync(join(appOutDir, 'LICENSE.electron.txt')), detail: 'required beside the binary by its licence' },
+    {
+      name: 'nothing beside app.asar could be loaded as the app (no resources/app, no default_app.asar)',
+      ok: !existsSync(join(resources, 'app')) && !existsSync(join(resources, 'default_app.asar')),
+      detail: existsSync(resources) ? readdirSync(resources).join(', ') : 'no resources folder',
+    },
+  ];
+}
+
 // --------------------------------------------------------------------------------------------------- entry
 
 /**
@@ -287,7 +306,7 @@ export async function verifyPackage(pkg, { policy, executableName = 'servelab' }
     const archive = openAsar(asarPath);
     results.push(...requiredFiles(archive), ...forbiddenFiles(archive), ...importsResolve(archive));
   }
-  results.push(...extraResources(resourcesDir), ...declarations(pkg));
+  results.push(...unpackedLayout(pkg.appOutDir, executableName), ...extraResources(resourcesDir), ...declarations(pkg));
   results.push(...(await fuses(join(pkg.appOutDir, executableName), policy)));
   return results;
 }

@@ -1,6 +1,6 @@
 // The packaging check against real electron-builder runs with the stand-in Electron: the project's package passes
 // every check, and packages made wrong on purpose fail, naming what is wrong.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,18 @@ let work: string;
 let good: StandInPackage;
 
 const failing = (results: CheckResult[]) => results.filter((r) => !r.ok).map((r) => r.name);
+
+/** Rewrites the good package's app.asar from its original contents less `paths`. */
+async function rewriteAsarWithout(paths: string[]): Promise<void> {
+  const asarPath = join(good.appOutDir, 'resources', 'app.asar');
+  const contents = join(work, 'asar-contents');
+  if (!existsSync(contents)) extractAll(asarPath, contents);
+  const copy = join(work, 'asar-copy');
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(contents, copy, { recursive: true });
+  for (const path of paths) rmSync(join(copy, path));
+  await createPackage(copy, asarPath);
+}
 
 beforeAll(async () => {
   if (!existsSync(join(PROJECT_DIR, 'out', 'main', 'index.js'))) throw new Error('out/ is not built: run `npm run build` first');
@@ -43,15 +55,16 @@ describe('packaging check', () => {
   });
 
   it('fails a package whose app.asar lost out/main/index.js, naming it', async () => {
-    const broken = { ...good, appOutDir: join(work, 'good', 'linux-unpacked') };
-    const asarPath = join(broken.appOutDir, 'resources', 'app.asar');
-    const unpacked = join(work, 'asar-contents');
-    extractAll(asarPath, unpacked);
-    rmSync(join(unpacked, 'out', 'main', 'index.js'));
-    await createPackage(unpacked, asarPath);
-    const results = await verifyPackage(broken, { policy: electronFuses });
+    await rewriteAsarWithout(['out/main/index.js']);
+    const results = await verifyPackage(good, { policy: electronFuses });
     expect(failing(results)).toEqual(['app.asar has out/main/index.js']);
-    expect(results.find((r) => r.name === 'app.asar has out/main/index.js')?.ok).toBe(false);
+  });
+
+  it('fails a package whose ws lost the entry its exports give to import, naming the import', async () => {
+    await rewriteAsarWithout(['node_modules/ws/wrapper.mjs']);
+    const results = await verifyPackage(good, { policy: electronFuses });
+    expect(failing(results)).toEqual(['every import in out/main and out/preload resolves inside app.asar']);
+    expect(results.find((r) => !r.ok)?.detail).toMatch(/: ws \(entry node_modules\/ws\/wrapper\.mjs missing\)/);
   });
 
   it(

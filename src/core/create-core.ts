@@ -14,7 +14,7 @@ import { ConnectionLog } from './ssh/connection-log';
 import type { AuthSecrets, RememberedSecret } from './ssh/auth-plan';
 import { JobRegistry } from './jobs/job-registry';
 import type { BoxTransport } from './box/box-transport';
-import { demoLabHost } from './box/demo-lab';
+import { demoLabHost, type SimboxNode } from './box/demo-lab';
 import { ServelabError, type CallName } from '../shared/contract';
 import { DEMO_LAB_HOST_ID } from '../shared/model/host';
 import { engineHandlers } from './engines/engine-handlers';
@@ -29,6 +29,7 @@ import { ProjectTrust } from './study/project-trust';
 import { SaveGrants } from './study/export-target';
 import { RecentProjects } from './study/recent-projects';
 import { resolveExamplesDir } from './study/examples-path';
+import { OpenRequests } from './study/open-requests';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -56,6 +57,8 @@ export interface CoreOptions {
    * built-in demo lab is offered: present on first start, restorable after the user removed it.
    */
   simboxBinDir?: string | null;
+  /** The Node.js the simulated tools run on; default: the one running the core (see SimboxNode). */
+  simboxNode?: SimboxNode;
   log?: (line: string) => void;
 }
 
@@ -81,6 +84,11 @@ export interface Core {
   jobRegistry(): Promise<JobRegistry>;
   /** What a study run needs of the app: boxes, host names, the keychain, and the results library for its entries. */
   studyDeps(): StudyRunnerDeps;
+  /**
+   * Project files the system asked to open (a double-click, the command line, a second launch), for the window to
+   * take with `app:openRequests`. Only absolute `.servelab` paths are kept; returns those.
+   */
+  requestOpen(paths: readonly string[]): string[];
   close(): Promise<void>;
 }
 
@@ -128,6 +136,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     resolveHost: (spec) => ssh.resolveHost(spec),
     dataDir: options.dataDir,
     simboxBinDir,
+    ...(options.simboxNode ? { simboxNode: options.simboxNode } : {}),
     connectionLog,
   });
   // Boxes handed out by box() and not yet released: closing the core releases them.
@@ -147,7 +156,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   // Files the user picked in a save dialog: studies:export writes outside the project only to one of these.
   const saveGrants = new SaveGrants();
+  const openRequests = new OpenRequests(() => events.emit('app:openRequested', {}));
   const handlers: CallHandlers = {
+    'app:openRequests': async () => ({ paths: openRequests.take() }),
     'app:info': async () => ({
       name: APP_NAME,
       version: APP_VERSION,
@@ -261,6 +272,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       return transport;
     },
     jobRegistry,
+    requestOpen: (paths) => openRequests.add(paths),
     async close() {
       prompts.cancelAll();
       connections.held.clear();

@@ -18,6 +18,10 @@ import { electronFileDialogs } from './electron/file-dialogs';
 import { guardUnload } from './electron/unload-guard';
 import { appCommandSender } from './electron/app-command-sender';
 import { studyNotifier } from './electron/study-notifier';
+import { projectPathsFromArgv } from './electron/project-args';
+import { ProjectInbox } from './electron/project-inbox';
+import { withRecentDocuments } from './electron/recent-documents';
+import { simboxNodeFor } from './electron/simbox-node';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const rendererDir = join(here, '../renderer');
@@ -49,12 +53,25 @@ function log(line: string): void {
   process.stderr.write(`[servelab] ${line}\n`);
 }
 
+// Project files the system asks this app to open can arrive before the core exists: they wait in the inbox.
+const projectInbox = new ProjectInbox();
+
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(mainWindowOptions(preloadPath, false, !app.isPackaged));
   win.once('ready-to-show', () => win.show());
   guardUnload(win, dialog);
   void win.loadURL(devServerUrl ?? APP_INDEX_URL);
   return win;
+}
+
+/** Whether start() has made the first window: until then the files asked for wait for it. */
+let started = false;
+
+/** A project was asked for: show it in the window, making one if there is none (macOS runs on with no window). */
+function windowForProject(): void {
+  if (!started) return;
+  if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  else showFirstWindow();
 }
 
 function showFirstWindow(): void {
@@ -79,16 +96,20 @@ async function start(): Promise<void> {
   );
 
   const dataDir = app.getPath('userData');
+  const simboxNode = simboxNodeFor({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, electronPath: process.execPath });
+  if (!simboxNode) log('this package ships no Node.js runtime for the demo lab: the demo lab is not offered.');
   const core: Core = await createCore({
     dataDir,
     secrets: new SafeStorageSecretStore(safeStorage, join(dataDir, 'secrets.json'), log),
     // Packaged, the simulated box ships beside app.asar; from a checkout it is found from the built files.
-    simboxBinDir: resolveSimboxBinDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}),
+    simboxBinDir: simboxNode ? resolveSimboxBinDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}) : null,
+    ...(simboxNode ? { simboxNode } : {}),
     examplesDir: resolveExamplesDir(app.isPackaged ? { resourcesPath: process.resourcesPath } : {}),
     dialogs: electronFileDialogs(dialog, () => BrowserWindow.getFocusedWindow()),
     log,
   });
-  registerIpcHandlers(ipcMain, core.dispatch, (frame) => isTrustedFrame(frame, location));
+  const dispatch = withRecentDocuments(core.dispatch, (path) => app.addRecentDocument(path));
+  registerIpcHandlers(ipcMain, dispatch, (frame) => isTrustedFrame(frame, location));
   core.events.subscribe((message) => {
     for (const win of BrowserWindow.getAllWindows()) {
       if (!win.isDestroyed()) win.webContents.send(EVENT_CHANNEL, message);
@@ -104,8 +125,10 @@ async function start(): Promise<void> {
   );
 
   createWindow();
-  // A second launch brings this window forward instead of running a second core on the same data.
-  app.on('second-instance', () => showFirstWindow());
+  // This launch's own project files, and those that arrived while it started, go to the window (app:openRequests).
+  projectInbox.add(projectPathsFromArgv(process.argv, process.cwd()));
+  projectInbox.connect((paths) => core.requestOpen(paths));
+  started = true;
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) createWindow();
   });
@@ -120,9 +143,22 @@ async function start(): Promise<void> {
 // One app per user: two would each rewrite hosts.json and jobs.json from their own memory and lose the other's
 // changes, and each would resume the other's studies.
 if (!app.requestSingleInstanceLock()) {
-  log('Servelab is already running: brought its window forward instead of starting a second one.');
+  log('Servelab is already running: handed it this launch and brought its window forward instead of starting a second one.');
   app.quit();
 } else {
+  // Registered before ready: macOS sends the files a launch was opened with (a double-click in the Finder, a drop
+  // on the Dock icon) as open-file events, possibly before the app is ready.
+  app.on('open-file', (event, path) => {
+    event.preventDefault();
+    projectInbox.add([path]);
+    windowForProject();
+  });
+  // A second launch (a double-clicked project on Windows and Linux, a path on the command line) hands its files to
+  // this window and brings it forward, instead of running a second core on the same data.
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    projectInbox.add(projectPathsFromArgv(argv, workingDirectory));
+    windowForProject();
+  });
   start().catch((error: unknown) => {
     log(`failed to start: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     app.exit(1);

@@ -27,6 +27,21 @@ function upgradeStatus(url: string): Promise<number> {
   });
 }
 
+/** One call over the page's socket, answered with its envelope. */
+function callOver(url: string, name: string, input: unknown = {}): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'call', id: 1, name, input })));
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; id?: number; envelope?: unknown };
+      if (message.type !== 'result' || message.id !== 1) return;
+      ws.close();
+      resolve(message.envelope);
+    });
+    ws.on('error', reject);
+  });
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'servelab-serve-'));
   const renderer = join(dir, 'renderer');
@@ -42,7 +57,7 @@ beforeAll(async () => {
   }
   process.env.PATH = `${bin}:${savedPath ?? ''}`;
   exited = runServe(
-    ['--open', '--port', '0', '--data-dir', join(dir, 'data'), '--no-user-known-hosts'],
+    ['--open', '--port', '0', '--data-dir', join(dir, 'data'), '--no-user-known-hosts', 'studies/launch.servelab'],
     { stdout: (text) => (stdout += text), stderr: () => {}, env: { ...process.env, HOME: dir }, cwd: dir },
     renderer,
     stop.signal,
@@ -60,6 +75,15 @@ afterAll(async () => {
   expect(openPage !== undefined && existsSync(openPage)).toBe(false);
   process.env.PATH = savedPath;
   rmSync(dir, { recursive: true, force: true });
+});
+
+describe('servelab serve', () => {
+  it('refuses a file that is not a project, naming it', async () => {
+    let stderr = '';
+    const code = await runServe(['notes.txt'], { stdout: () => {}, stderr: (text) => (stderr += text), env: {}, cwd: dir }, join(dir, 'renderer'));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^Not a project file \(a project's name ends with \.servelab\): notes\.txt/);
+  });
 });
 
 describe('servelab serve --open', () => {
@@ -91,7 +115,9 @@ describe('servelab serve --open', () => {
     const first = await signIn();
     expect(first.status).toBe(200);
     const { session } = (await first.json()) as { session: string };
-    expect(await upgradeStatus(`${ws}?session=${encodeURIComponent(session)}`)).toBe(101);
+    // The session opens the socket; the project named on the command line waits there for the page, resolved
+    // against serve's working folder.
+    expect(await callOver(`${ws}?session=${encodeURIComponent(session)}`, 'app:openRequests')).toEqual({ ok: true, data: { paths: [join(dir, 'studies/launch.servelab')] } });
     expect((await signIn()).status).toBe(409);
     // The address printed in the terminal is a different code: stdout is not readable by other users.
     const printed = /Servelab UI: (\S+)/.exec(stdout)?.[1];

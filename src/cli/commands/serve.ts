@@ -2,20 +2,22 @@ import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createCore } from '../../core/create-core';
 import { startWsHost, type WsHost } from '../serve/ws-host';
 import { defaultDataDir } from '../../core/util/paths';
 import { resolveSimboxBinDir } from '../../core/box/simbox-path';
 import type { CliIo } from '../cli-io';
+import { isProjectPath, PROJECT_SUFFIX } from '../../shared/project-document';
 
 /** How long the code handed to the browser opener stays valid: long enough for a browser to start. */
 export const OPEN_LINK_TTL_MS = 30_000;
 
-export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open]
+export const SERVE_USAGE = `Usage: servelab serve [--port N] [--data-dir DIR] [--known-hosts FILE] [--no-user-known-hosts] [--ssh-config FILE] [--open] [PROJECT${PROJECT_SUFFIX}]
 
-Runs the Servelab core headless and serves the workbench UI to a browser on 127.0.0.1 only.
+Runs the Servelab core headless and serves the workbench UI to a browser on 127.0.0.1 only; a project named
+opens in the first page that signs in.
 The printed address carries a sign-in code that signs in one browser tab, once; after each use a fresh
 address is printed. Without one the core refuses to connect. Paste it into the browser: a link clicked in a
 terminal goes through a command line that other users of this machine can read.
@@ -49,8 +51,9 @@ export function openInBrowser(url: string): () => void {
 /** Starts the core and the loopback host; resolves when the process is asked to stop (SIGINT/SIGTERM). */
 export async function runServe(args: string[], io: CliIo, rendererDir: string, stopSignal?: AbortSignal): Promise<number> {
   let values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args,
       options: {
         port: { type: 'string' },
@@ -62,7 +65,7 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
-      allowPositionals: false,
+      allowPositionals: true,
     }));
   } catch (error) {
     io.stderr(`${(error as Error).message}\n\n${SERVE_USAGE}\n`);
@@ -72,6 +75,12 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
     io.stdout(`${SERVE_USAGE}\n`);
     return 0;
   }
+  const notProjects = positionals.filter((p) => !isProjectPath(p));
+  if (notProjects.length > 0) {
+    io.stderr(`Not a project file (a project's name ends with ${PROJECT_SUFFIX}): ${notProjects.join(', ')}\n\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  const projects = positionals.map((p) => resolve(io.cwd, p));
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     io.stderr(`--port must be a whole number from 0 to 65535, not "${values.port}"\n`);
@@ -94,6 +103,7 @@ export async function runServe(args: string[], io: CliIo, rendererDir: string, s
     ...(values['known-hosts'] ? { appKnownHostsFile: values['known-hosts'] } : {}),
     ...(values['no-user-known-hosts'] ? { userKnownHostsFiles: [] } : {}),
   });
+  core.requestOpen(projects);
   // The printed link is spent by the tab that uses it; the next tab or browser needs the next one.
   const host: WsHost = await startWsHost(core, { port, rendererDir, log, onSignIn: () => printLink() });
   function printLink(): void {

@@ -46,6 +46,15 @@ export function demoLabPaths(dataDir: string, box = 1): DemoLabPaths {
 // The app's settings for a simulated box must not leak in: this box is configured by its own state folder.
 const NOT_INHERITED = /^(SERVELAB_SIMBOX_.*|VIRTUAL_ENV|CUDA_VISIBLE_DEVICES|NODE_OPTIONS|ELECTRON_RUN_AS_NODE|PWD|OLDPWD)$/;
 
+/**
+ * The Node.js runtime the simulated tools run on: a plain `node`, or Electron's own binary run as Node
+ * (ELECTRON_RUN_AS_NODE), which a packaged app forbids (its RunAsNode fuse is off) and so ships a Node of its own.
+ */
+export interface SimboxNode {
+  execPath: string;
+  isElectron: boolean;
+}
+
 export interface DemoLabTransportOptions {
   dataDir: string;
   /** Which of the demo lab's boxes (default 1, the demo lab itself). */
@@ -55,8 +64,7 @@ export interface DemoLabTransportOptions {
   /** Default: this process's environment. */
   baseEnv?: NodeJS.ProcessEnv;
   /** The Node.js the simulated tools run on; default: the one running Servelab (Electron runs as Node). */
-  nodeExecPath?: string;
-  isElectron?: boolean;
+  node?: SimboxNode;
   onRelease?: () => void;
 }
 
@@ -67,7 +75,8 @@ export interface DemoLabTransportOptions {
 export function demoLabTransport(opts: DemoLabTransportOptions): LocalBoxTransport {
   const box = opts.box ?? 1;
   const paths = demoLabPaths(opts.dataDir, box);
-  writeNodeShim(paths.nodeBin, opts.nodeExecPath ?? process.execPath, opts.isElectron ?? process.versions.electron !== undefined);
+  const node = opts.node ?? { execPath: process.execPath, isElectron: process.versions.electron !== undefined };
+  writeNodeShim(paths.nodeBin, node.execPath, node.isElectron);
   const baseEnv = Object.fromEntries(Object.entries(opts.baseEnv ?? process.env).filter(([name]) => !NOT_INHERITED.test(name)));
   return new LocalBoxTransport({
     hostId: demoLabHostId(box),

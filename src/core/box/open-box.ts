@@ -6,7 +6,7 @@ import type { JobRegistry } from '../jobs/job-registry';
 import type { BoxTransport } from './box-transport';
 import { SshBoxTransport } from './ssh-box-transport';
 import type { LocalBoxTransport } from './local-box-transport';
-import { demoLabPaths, demoLabTransport, prepareDemoBox } from './demo-lab';
+import { demoLabPaths, demoLabTransport, prepareDemoBox, type SimboxNode } from './demo-lab';
 
 /** Where a box's SSH connection comes from: the app's pool, or one connection of its own (`oneConnection`). */
 export type BoxConnections = Pick<SshConnectionPool, 'provider' | 'release'>;
@@ -29,6 +29,8 @@ export type BoxSpec =
       box?: number;
       /** The simulated GPU box's `bin/` folder; null when this installation has none. */
       simboxBinDir: string | null;
+      /** The Node.js its simulated tools run on; default: the one running Servelab. */
+      node?: SimboxNode;
       /** Sets the simulated box up before first use; default: `prepareDemoBox` every time. */
       prepare?: (box: LocalBoxTransport) => Promise<void>;
     }
@@ -47,7 +49,13 @@ export async function openBox(spec: BoxSpec, hooks: BoxHooks = {}): Promise<BoxT
   if (spec.kind === 'ssh') return new SshBoxTransport({ hostId: spec.hostId, target: spec.target, pool: spec.connections, ...hooks });
   if (!spec.simboxBinDir) throw noDemoLabError();
   const { onConnectError: _noConnection, ...local } = hooks;
-  const transport = demoLabTransport({ dataDir: spec.dataDir, simboxBinDir: spec.simboxBinDir, ...(spec.box !== undefined ? { box: spec.box } : {}), ...local });
+  const transport = demoLabTransport({
+    dataDir: spec.dataDir,
+    simboxBinDir: spec.simboxBinDir,
+    ...(spec.box !== undefined ? { box: spec.box } : {}),
+    ...(spec.node ? { node: spec.node } : {}),
+    ...local,
+  });
   try {
     await (spec.prepare ?? ((box) => prepareDemoBox(box, demoLabPaths(spec.dataDir, spec.box))))(transport);
   } catch (error) {

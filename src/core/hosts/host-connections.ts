@@ -9,7 +9,7 @@ import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
 import type { ResolvedSshHost } from '../ssh/resolve/types';
 import type { BoxTransport } from '../box/box-transport';
 import { openBox, type BoxHooks } from '../box/open-box';
-import { demoLabHost, demoLabPaths, prepareDemoBox } from '../box/demo-lab';
+import { demoLabHost, demoLabPaths, prepareDemoBox, type SimboxNode } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
 import type { HostStore } from './host-store';
 import type { ConnectionLog } from '../ssh/connection-log';
@@ -38,6 +38,8 @@ export interface HostConnectionsDeps {
   connectionLog?: Pick<ConnectionLog, 'write'>;
   /** The simulated GPU box's `bin/` folder; null: this installation has no demo lab. */
   simboxBinDir: string | null;
+  /** The Node.js the demo lab's simulated tools run on; default: the one running Servelab. */
+  simboxNode?: SimboxNode;
 }
 
 function toStateEvent(event: ConnectionStateEvent): HostStateEvent {
@@ -163,7 +165,7 @@ export class HostConnections {
   async transportFor(host: Host, hooks: BoxHooks = {}): Promise<BoxTransport> {
     if (host.kind === 'demo') {
       const box = demoLabBoxOf(host.id) ?? 1;
-      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, box, prepare: (transport) => this.prepareDemo(transport, box) }, hooks);
+      return openBox({ kind: 'demo', dataDir: this.deps.dataDir, simboxBinDir: this.deps.simboxBinDir, ...(this.deps.simboxNode ? { node: this.deps.simboxNode } : {}), box, prepare: (transport) => this.prepareDemo(transport, box) }, hooks);
     }
     return openBox({ kind: 'ssh', hostId: host.id, target: await this.targetFor(host), connections: this.deps.pool }, hooks);
   }

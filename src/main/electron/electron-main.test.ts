@@ -1,7 +1,7 @@
 // The Electron entry point, run against a mocked `electron` module (no Electron binary is needed):
 // asserts the window's security switches, the navigation/permission lock-down and the IPC gate.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CALL_NAMES, EVENT_CHANNEL } from '../../shared/contract';
@@ -26,6 +26,7 @@ const state = vi.hoisted(() => ({
   restored: 0,
   shown: 0,
   focusedCalls: 0,
+  recentDocuments: [] as string[],
 }));
 
 vi.mock('electron', () => {
@@ -84,6 +85,7 @@ vi.mock('electron', () => {
         return true;
       },
       getPath: () => state.userData,
+      addRecentDocument: (path: string) => state.recentDocuments.push(path),
       on: (name: string, listener: (...args: unknown[]) => void) => state.appEvents.set(name, listener),
       quit: () => {},
       exit: () => {},
@@ -138,11 +140,22 @@ vi.mock('electron', () => {
 const APP_PAGE = 'app://servelab/index.html';
 const env = process.env as Record<string, string | undefined>;
 const savedRendererUrl = env.ELECTRON_RENDERER_URL;
+const savedArgv = process.argv;
+const processWithResources = process as NodeJS.Process & { resourcesPath?: string };
+const savedResourcesPath = processWithResources.resourcesPath;
+/** The project this launch was started with, as a double-click on Windows or Linux starts it. */
+const LAUNCH_PROJECT = '/home/u/studies/launch.servelab';
 
 beforeAll(async () => {
   state.userData = mkdtempSync(join(tmpdir(), 'servelab-electron-'));
+  // A package's resources: the Node.js runtime the demo lab runs on ships there.
+  const resources = join(state.userData, 'resources');
+  mkdirSync(join(resources, 'node', 'bin'), { recursive: true });
+  writeFileSync(join(resources, 'node', 'bin', 'node'), '');
+  processWithResources.resourcesPath = resources;
   // An inherited dev-server URL must not be honoured outside `npm run dev`.
   env.ELECTRON_RENDERER_URL = 'http://localhost:5173';
+  process.argv = ['/opt/Servelab/servelab', '--no-sandbox', LAUNCH_PROJECT];
   await import('../index');
   await vi.waitFor(() => expect(state.windows.length).toBe(1));
 });
@@ -150,6 +163,8 @@ beforeAll(async () => {
 afterAll(() => {
   if (savedRendererUrl === undefined) delete env.ELECTRON_RENDERER_URL;
   else env.ELECTRON_RENDERER_URL = savedRendererUrl;
+  process.argv = savedArgv;
+  processWithResources.resourcesPath = savedResourcesPath;
 });
 
 afterAll(() => rmSync(state.userData, { recursive: true, force: true }));
@@ -201,6 +216,67 @@ describe('Electron main process', () => {
     expect(state.restored).toBe(before.restored + 1);
     expect(state.shown).toBe(before.shown + 1);
     expect(state.focusedCalls).toBe(before.focused + 1);
+  });
+
+  describe('projects the system asks to open', () => {
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
+    const takeRequests = async () => ((await state.handlers.get('app:openRequests')!(own, {})) as { data: { paths: string[] } }).data.paths;
+    const window = async () => {
+      const { BrowserWindow } = await import('electron');
+      return (BrowserWindow as unknown as { all: Array<{ webContents: { send: ReturnType<typeof vi.fn> } }> }).all[0]!;
+    };
+
+    it('gives the window the project on its own command line, once', async () => {
+      expect(await takeRequests()).toEqual([LAUNCH_PROJECT]);
+      expect(await takeRequests()).toEqual([]);
+    });
+
+    it('hands the running window the project of a second launch, resolved against that launch’s folder, and brings it forward', async () => {
+      const win = await window();
+      win.webContents.send.mockClear();
+      const shown = state.shown;
+      state.appEvents.get('second-instance')!({}, ['C:\\Servelab\\Servelab.exe', '--allow-file-access-from-files', 'next.servelab'], '/home/u/lab');
+      expect(state.shown).toBe(shown + 1);
+      expect(win.webContents.send).toHaveBeenCalledWith(EVENT_CHANNEL, { name: 'app:openRequested', payload: {} });
+      expect(await takeRequests()).toEqual(['/home/u/lab/next.servelab']);
+    });
+
+    it('takes macOS open-file events, keeping the default handling from running', async () => {
+      let prevented = 0;
+      state.appEvents.get('open-file')!({ preventDefault: () => void (prevented += 1) }, '/Users/u/Documents/finder.servelab');
+      expect(prevented).toBe(1);
+      expect(await takeRequests()).toEqual(['/Users/u/Documents/finder.servelab']);
+    });
+
+    it('opens a window for a project asked for while none is open (macOS runs on without windows)', async () => {
+      const { BrowserWindow } = await import('electron');
+      const all = (BrowserWindow as unknown as { all: unknown[] }).all;
+      const kept = all.splice(0);
+      try {
+        state.appEvents.get('open-file')!({ preventDefault: () => {} }, '/Users/u/again.servelab');
+        expect(all).toHaveLength(1);
+        expect(state.windows.at(-1)!.loadURL).toEqual([APP_PAGE]);
+        expect(await takeRequests()).toEqual(['/Users/u/again.servelab']);
+      } finally {
+        all.splice(0, all.length, ...kept);
+      }
+    });
+
+    it('ignores what is not a project file', async () => {
+      state.appEvents.get('second-instance')!({}, ['/opt/Servelab/servelab', 'notes.txt'], '/home/u');
+      state.appEvents.get('open-file')!({ preventDefault: () => {} }, 'relative.servelab');
+      expect(await takeRequests()).toEqual([]);
+    });
+
+    it('adds each project the window opened or created to the OS recent documents', async () => {
+      const path = join(state.userData, 'from-example.servelab');
+      const examples = (await state.handlers.get('studies:examples')!(own, {})) as { data: Array<{ path: string }> };
+      const example = examples.data[0]!.path;
+      expect(await state.handlers.get('studies:fromExample')!(own, { path, example })).toMatchObject({ ok: true });
+      expect(await state.handlers.get('studies:open')!(own, { path })).toMatchObject({ ok: true });
+      expect(await state.handlers.get('studies:open')!(own, { path: join(state.userData, 'missing.servelab') })).toMatchObject({ ok: false });
+      expect(state.recentDocuments).toEqual([path, path]);
+    });
   });
 
   it('refuses every permission request and check', () => {

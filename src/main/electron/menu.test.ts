@@ -40,6 +40,8 @@ describe('application menu', () => {
   it('closes the window on macOS, puts the app menu first, and adds reload and dev tools in development', () => {
     const template = buildMenuTemplate({ isMac: true, isDev: true, appName: 'Servelab', send: () => {} });
     expect(template[0]!.label).toBe('Servelab');
+    const file = submenu(template, 'File');
+    expect(file[2]).toEqual({ role: 'recentDocuments', submenu: [{ role: 'clearRecentDocuments' }] });
     expect(submenu(template, 'File').at(-1)).toEqual({ role: 'close' });
     expect(submenu(template, 'View').slice(0, 2).map((i) => i.role)).toEqual(['reload', 'toggleDevTools']);
   });

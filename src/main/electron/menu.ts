@@ -24,6 +24,9 @@ export function buildMenuTemplate(opts: MenuOptions): MenuItemConstructorOptions
   const file: MenuItemConstructorOptions[] = [
     command('New study', 'CmdOrCtrl+N', 'newStudy'),
     command('Open…', 'CmdOrCtrl+O', 'open'),
+    // macOS keeps the projects the app opened (app.addRecentDocument) and shows them here; elsewhere the system's
+    // own recent lists and the Studies page show them.
+    ...(opts.isMac ? [{ role: 'recentDocuments', submenu: [{ role: 'clearRecentDocuments' }] } satisfies MenuItemConstructorOptions] : []),
     // A tuning guide (Markdown, HTML, text) opened as a new study; no shortcut of its own.
     { label: 'Open guide…', click: () => opts.send('openGuide') },
     command('Save draft', 'CmdOrCtrl+S', 'save'),

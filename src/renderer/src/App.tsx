@@ -10,6 +10,7 @@ import { PageErrorBoundary } from './components/PageErrorBoundary';
 import { lazyPage } from './components/retry-import';
 import { HostsPage } from './features/hosts/HostsPage';
 import { PromptDialog } from './features/prompts/PromptDialog';
+import { useOpenRequests } from './features/shell/use-open-requests';
 import { CommandsContext } from './features/shell/commands-context';
 import { StatusBar } from './features/shell/StatusBar';
 import { UnsavedChangesDialog } from './features/shell/UnsavedChangesDialog';
@@ -196,6 +197,7 @@ function Shell({ refocusLanguageRef }: { refocusLanguageRef: RefObject<boolean> 
   useStudyNotification();
   const commands = useShellCommands();
   useAppCommands(commands.run);
+  useOpenRequests(commands.openProjectAt);
   return (
     <CommandsContext.Provider value={commands.run}>
       <div className="app">

@@ -20,4 +20,6 @@ export type AppCommand = (typeof APP_COMMANDS)[number];
 export const APP_EVENTS = {
   /** A menu item was chosen in the desktop app; sent from main to the focused window only. */
   'app:command': z.object({ command: z.enum(APP_COMMANDS) }),
+  /** The system asked to open projects (a double-click, the command line, a second launch): `app:openRequests` has them. */
+  'app:openRequested': z.object({}),
 } as const;

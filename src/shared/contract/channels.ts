@@ -3,6 +3,7 @@
 
 export const CALL_NAMES = [
   'app:info',
+  'app:openRequests',
   'hosts:list',
   'hosts:add',
   'hosts:update',
@@ -84,6 +85,7 @@ export const EVENT_NAMES = [
   'studies:gpu',
   'studies:decision',
   'app:command',
+  'app:openRequested',
 ] as const;
 
 export type CallName = (typeof CALL_NAMES)[number];

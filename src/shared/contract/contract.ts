@@ -60,6 +60,14 @@ export const CALLS = {
       problems: z.array(z.string()),
     }),
   },
+  /**
+   * Takes the project files the system asked the app to open (a double-clicked `.servelab`, a path on the command
+   * line, a second launch handing over its file) that no window has taken yet, oldest first.
+   */
+  'app:openRequests': {
+    input: z.object({}).strict(),
+    output: z.object({ paths: z.array(z.string()) }),
+  },
   'hosts:list': {
     input: z.object({}).strict(),
     output: z.array(HostSchema),

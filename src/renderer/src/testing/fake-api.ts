@@ -29,8 +29,9 @@ export function coreError(info: ErrorInfo): never {
 
 /** An in-memory ApiClient: each call runs the handler the test registered, or fails as an unknown call. */
 export function createFakeApi(handlers: Handlers = {}): FakeApi {
-  // A core with nothing connected answers hosts:states with no states; tests about connections override it.
-  const table: Handlers = { 'hosts:states': () => [], ...handlers };
+  // A core with nothing connected answers hosts:states with no states, and the system has asked it to open no
+  // project; tests about those override them.
+  const table: Handlers = { 'hosts:states': () => [], 'app:openRequests': () => ({ paths: [] }), ...handlers };
   const listeners = new Map<EventName, Set<(payload: never) => void>>();
   const statusListeners = new Set<(status: ConnectionStatus) => void>();
   let status: ConnectionStatus = 'open';

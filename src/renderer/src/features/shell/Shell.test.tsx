@@ -194,3 +194,50 @@ describe('app commands', { timeout: 30_000 }, () => {
     expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
   });
 });
+
+describe('projects the system asks to open (double-click, command line, second launch)', { timeout: 30_000 }, () => {
+  it('opens the project the app was launched with, once, on the Studies page', async () => {
+    const api = shellApi();
+    let pending = [PATH];
+    api.handle('app:openRequests', () => {
+      const paths = pending;
+      pending = [];
+      return { paths };
+    });
+    renderShell(api);
+    expect(await screen.findByRole('heading', { level: 1, name: new RegExp(NAME) }, PAGE_LOAD)).toBeTruthy();
+    expect(api.calls.filter((c) => c.name === 'studies:open')).toEqual([{ name: 'studies:open', input: { path: PATH } }]);
+  });
+
+  it('takes the requests again when the core announces one, showing the last of several', async () => {
+    const api = shellApi();
+    let pending: string[] = [];
+    api.handle('app:openRequests', () => {
+      const paths = pending;
+      pending = [];
+      return { paths };
+    });
+    renderShell(api);
+    await screen.findByRole('heading', { level: 1, name: 'Hosts' }, PAGE_LOAD);
+    expect(api.calls.filter((c) => c.name === 'studies:open')).toEqual([]);
+    pending = ['/data/studies/older.servelab', PATH];
+    await act(async () => {
+      api.emit('app:openRequested', {});
+    });
+    expect(await screen.findByRole('heading', { level: 1, name: new RegExp(NAME) }, PAGE_LOAD)).toBeTruthy();
+    expect(api.calls.filter((c) => c.name === 'studies:open').map((c) => c.input)).toEqual([{ path: PATH }]);
+  });
+
+  it('says why a project asked for could not be opened', async () => {
+    const api = shellApi();
+    let pending = ['/data/gone.servelab'];
+    api.handle('app:openRequests', () => {
+      const paths = pending;
+      pending = [];
+      return { paths };
+    });
+    api.handle('studies:open', () => coreError({ code: 'NOT_FOUND', message: 'No project file at /data/gone.servelab.' }));
+    renderShell(api);
+    expect(await screen.findByText(/No project file at \/data\/gone\.servelab\./, undefined, PAGE_LOAD)).toBeTruthy();
+  });
+});

@@ -36,7 +36,14 @@ function copyPath(path: string): string {
  * (a typed path where there is no native file dialog, the shortcuts list). Leaving the wizard asks first when it
  * holds unsaved changes.
  */
-export function useShellCommands(): { run: (command: AppCommand) => void; dialogs: ReactNode; error: string | null; dismissError: () => void } {
+export function useShellCommands(): {
+  run: (command: AppCommand) => void;
+  /** Shows the project at `path` on the Studies page (leaving the wizard asks first); a failure shows as the error. */
+  openProjectAt: (path: string) => void;
+  dialogs: ReactNode;
+  error: string | null;
+  dismissError: () => void;
+} {
   const api = useApi();
   const store = useAppStoreApi();
   const [pathRequest, setPathRequest] = useState<PathRequest | null>(null);
@@ -127,6 +134,17 @@ export function useShellCommands(): { run: (command: AppCommand) => void; dialog
     [api, store, attempt, nativeDialog],
   );
 
+  const openProjectAt = useCallback(
+    (path: string) =>
+      store.getState().leaveWizardThen(() =>
+        attempt(async () => {
+          store.getState().showPage('studies');
+          await store.getState().openStudyProject(path);
+        }),
+      ),
+    [store, attempt],
+  );
+
   const openPath = store.getState().openStudy?.path ?? '';
   const dialogsNode = (
     <>
@@ -163,5 +181,5 @@ export function useShellCommands(): { run: (command: AppCommand) => void; dialog
       )}
     </>
   );
-  return { run, dialogs: dialogsNode, error, dismissError: () => setError(null) };
+  return { run, openProjectAt, dialogs: dialogsNode, error, dismissError: () => setError(null) };
 }

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { projectPathsFromArgv } from './project-args';
+
+describe('projectPathsFromArgv', () => {
+  it('takes the .servelab paths after the executable, resolving relative ones against the launch folder', () => {
+    expect(projectPathsFromArgv(['/opt/Servelab/servelab', 'study.servelab', '/data/b.servelab'], '/home/me/lab')).toEqual([
+      '/home/me/lab/study.servelab',
+      '/data/b.servelab',
+    ]);
+  });
+
+  it('skips the app folder of a checkout launch, switches and files that are not projects', () => {
+    const argv = ['/usr/bin/electron', '.', '--no-sandbox', '--allow-file-access-from-files', 'notes.txt', 'guide.md', 'x.servelab'];
+    expect(projectPathsFromArgv(argv, '/w')).toEqual(['/w/x.servelab']);
+  });
+
+  it('reads file:// URLs, as a Linux desktop entry (Exec … %U) may pass them', () => {
+    expect(projectPathsFromArgv(['servelab', 'file:///home/me/My%20Studies/qwen.servelab'], '/')).toEqual(['/home/me/My Studies/qwen.servelab']);
+  });
+
+  it('finds nothing in a plain launch', () => {
+    expect(projectPathsFromArgv(['/opt/Servelab/servelab'], '/')).toEqual([]);
+    expect(projectPathsFromArgv([], '/')).toEqual([]);
+  });
+});

@@ -1,0 +1,28 @@
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isProjectPath } from '../../shared/project-document';
+
+/**
+ * The project files a launch names on its command line: what Windows passes for a double-clicked `.servelab`, what
+ * a Linux desktop entry passes (`Exec=… %U`: a path or a `file://` URL), and what a user types. The executable
+ * (and, from a checkout, the app folder) comes first and is skipped; Chromium's and Electron's switches start with
+ * `-`; anything not ending in `.servelab` is not a project. Relative paths are relative to the launch's own working
+ * folder, which for a second launch is not this process's.
+ */
+export function projectPathsFromArgv(argv: readonly string[], workingDirectory: string): string[] {
+  const paths: string[] = [];
+  for (const arg of argv.slice(1)) {
+    if (arg.startsWith('-')) continue;
+    let path = arg;
+    if (/^file:\/\//i.test(arg)) {
+      try {
+        path = fileURLToPath(arg);
+      } catch {
+        continue;
+      }
+    }
+    if (!isProjectPath(path)) continue;
+    paths.push(isAbsolute(path) ? path : resolve(workingDirectory, path));
+  }
+  return paths;
+}

@@ -61,9 +61,11 @@ const config = {
     'package.json',
     '!**/*.map',
     // ssh2 runs on pure JavaScript. Its optional native crypto binding, built against Node's OpenSSL, is known to
-    // crash inside Electron, which ships BoringSSL; ssh2 falls back to JavaScript when the binding is absent. Its
-    // optional cpu-features (a native addon used only to order ciphers, with buildcheck, its build helper) and nan (headers for building addons) go too,
-    // and with them every native *.node file: the app needs none, so nothing native must match Electron's ABI.
+    // crash inside Electron, which ships BoringSSL (mscdex/ssh2#1182: "undefined symbol: ERR_set_mark" from
+    // sshcrypto.node in an Electron app); ssh2 1.17.0 loads the binding and cpu-features inside try/catch
+    // (lib/protocol/crypto.js, lib/protocol/constants.js) and uses JavaScript when they are absent. cpu-features (a
+    // native addon used only to order ciphers), buildcheck (its build helper) and nan (headers for building addons)
+    // go too, and with them every native *.node file: the app needs none, so nothing must match Electron's ABI.
     '!**/node_modules/ssh2/lib/protocol/crypto/{build,src}/**',
     '!**/node_modules/ssh2/lib/protocol/crypto/binding.gyp',
     '!**/node_modules/{cpu-features,buildcheck}/**',

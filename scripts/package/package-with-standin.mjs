@@ -53,6 +53,9 @@ export async function packageLinuxWithStandIn({ outDir, configOverrides = {}, lo
   log(`STAND-IN Electron ${electronVersion} distribution (not Electron): ${electronDist}`);
   const packageJson = JSON.parse(readFileSync(join(PROJECT_DIR, 'package.json'), 'utf8'));
   const checkOnly = debMetadataForCheck(packageJson);
+  if (Object.keys(checkOnly).length > 0) {
+    log('NOTE: package.json has no "homepage" or no "author" with an email, which a real deb needs; this check gives the deb marked placeholders');
+  }
   const base = copyConfig(baseConfig);
   const config = {
     ...base,

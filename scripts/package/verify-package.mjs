@@ -21,6 +21,7 @@ import { NODE_RUNTIME_VERSION } from './node-runtime.mjs';
 
 const require = createRequire(import.meta.url);
 const asar = require('@electron/asar');
+const yaml = require('js-yaml');
 const { getCurrentFuseWire, FuseV1Options } = require('@electron/fuses');
 
 const PROJECT_DIR = fileURLToPath(new URL('../../', import.meta.url));
@@ -219,7 +220,8 @@ function extraResources(resourcesDir) {
 
 function declarations(pkg) {
   const doc = JSON.parse(readFileSync(join(PROJECT_DIR, 'src', 'shared', 'project-document.json'), 'utf8'));
-  const config = pkg.effectiveConfig ?? {};
+  // The configuration as written to builder-effective-config.yaml, read back from the file.
+  const config = existsSync(pkg.effectiveConfigFile ?? '') ? (yaml.load(readFileSync(pkg.effectiveConfigFile, 'utf8')) ?? {}) : {};
   const associations = [config.fileAssociations, config.linux?.fileAssociations].flat().filter(Boolean);
   const ours = associations.find((a) => [a.ext].flat().includes(doc.extension));
   const results = [];

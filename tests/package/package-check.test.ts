@@ -68,14 +68,24 @@ describe('packaging check', () => {
   });
 
   it(
-    'fails a package built without the preload and with ELECTRON_RUN_AS_NODE left on, naming both',
+    'fails a package built without the preload, with a URL scheme and with ELECTRON_RUN_AS_NODE left on, naming each',
     async () => {
       const pkg = await packageLinuxWithStandIn({
         outDir: join(work, 'wrong'),
-        configOverrides: { files: [...(config.files as string[]), '!out/preload/**'], electronFuses: { ...electronFuses, runAsNode: true } },
+        configOverrides: {
+          files: [...(config.files as string[]), '!out/preload/**'],
+          protocols: [{ name: 'Servelab', schemes: ['servelab'] }],
+          electronFuses: { ...electronFuses, runAsNode: true },
+        },
       });
       const results = await verifyPackage(pkg, { policy: electronFuses });
-      expect(failing(results)).toEqual(['app.asar has out/preload/index.cjs', 'fuse runAsNode is off']);
+      expect(failing(results)).toEqual([
+        'app.asar has out/preload/index.cjs',
+        'the configuration registers no URL protocol',
+        'the deb desktop entry lists application/x-servelab-project and no URL scheme',
+        'the AppImage desktop entry lists application/x-servelab-project and no URL scheme',
+        'fuse runAsNode is off',
+      ]);
     },
     PACKAGING_TIMEOUT,
   );

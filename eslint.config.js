@@ -57,7 +57,7 @@ const sharedGlobalsBanned = [
 ].map((name) => ({ name, message: 'src/shared must run anywhere: no DOM or Node globals here.' }));
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'artifacts/**', 'tests/fixtures/**'] },
+  { ignores: ['out/**', 'dist/**', '.cache/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'artifacts/**', 'tests/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -36,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['src/core/**/*.test.ts', 'src/cli/**/*.test.ts', 'src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/helpers/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts'],
+          include: ['src/core/**/*.test.ts', 'src/cli/**/*.test.ts', 'src/main/**/*.test.ts', 'src/shared/**/*.test.ts', 'src/preload/**/*.test.ts', 'tests/unit/**/*.test.ts', 'tests/helpers/**/*.test.ts', 'tests/integration/**/*.test.ts', 'tests/simbox/**/*.test.ts', 'tests/package/**/*.test.ts'],
           exclude: [...HEAVY, ...ALONE],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -12,6 +12,17 @@ const projectDir = fileURLToPath(new URL('.', import.meta.url));
 // The project document's extension, type name and MIME type are defined once, for the app and for its packages.
 const projectDocument = JSON.parse(readFileSync(new URL('./src/shared/project-document.json', import.meta.url), 'utf8'));
 
+// A deb names a homepage and a maintainer with an email (app-builder-lib FpmTarget.computeFpmMetaInfoOptions), which
+// come from package.json's "homepage" and "author". Until both are filled in, Linux gets the AppImage alone, with a
+// note saying why, rather than a build that fails half way.
+const packageJson = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const debMetadataMissing = [!packageJson.homepage && '"homepage"', !packageJson.author?.email && '"author" with an email'].filter(Boolean);
+const linuxTargets = debMetadataMissing.length === 0 ? ['AppImage', 'deb'] : ['AppImage'];
+// Said by `npm run package` (the electron-builder command) only: the packaging check supplies marked placeholders.
+if (debMetadataMissing.length > 0 && process.platform === 'linux' && /electron-builder/.test(process.argv[1] ?? '')) {
+  process.stderr.write(`Servelab: no deb this time: package.json needs ${debMetadataMissing.join(' and ')} for one (the AppImage is built).\n`);
+}
+
 /** Where a target's Node runtime is staged by `beforePack`, with electron-builder's `${arch}` left in for it to fill. */
 const nodeRuntimeResource = (os) => ({ from: relative(projectDir, nodeRuntimeDir(os, '${arch}')), to: 'node' });
 
@@ -113,7 +124,7 @@ const config = {
   electronFuses,
 
   linux: {
-    target: ['AppImage', 'deb'],
+    target: linuxTargets,
     icon: 'resources/icons',
     category: 'Development',
     executableName: 'servelab',

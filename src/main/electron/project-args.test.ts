@@ -18,6 +18,10 @@ describe('projectPathsFromArgv', () => {
     expect(projectPathsFromArgv(['servelab', 'file:///home/me/My%20Studies/qwen.servelab'], '/')).toEqual(['/home/me/My Studies/qwen.servelab']);
   });
 
+  it('skips URLs of other schemes instead of reading them as relative paths', () => {
+    expect(projectPathsFromArgv(['servelab', 'sftp://box/home/me/a.servelab', 'smb://nas/share/b.servelab', 'c.servelab'], '/home/me')).toEqual(['/home/me/c.servelab']);
+  });
+
   it('finds nothing in a plain launch', () => {
     expect(projectPathsFromArgv(['/opt/Servelab/servelab'], '/')).toEqual([]);
     expect(projectPathsFromArgv([], '/')).toEqual([]);

@@ -20,6 +20,10 @@ export function projectPathsFromArgv(argv: readonly string[], workingDirectory: 
       } catch {
         continue;
       }
+    } else if (/^[a-z][a-z0-9+.-]+:\/\//i.test(arg)) {
+      // Another scheme (a file manager's `%U` may pass sftp://, smb://…): not a file here, and not a path relative to
+      // the launch folder either.
+      continue;
     }
     if (!isProjectPath(path)) continue;
     paths.push(isAbsolute(path) ? path : resolve(workingDirectory, path));

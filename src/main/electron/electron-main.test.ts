@@ -27,6 +27,7 @@ const state = vi.hoisted(() => ({
   shown: 0,
   focusedCalls: 0,
   recentDocuments: [] as string[],
+  lockData: [] as unknown[],
 }));
 
 vi.mock('electron', () => {
@@ -80,8 +81,9 @@ vi.mock('electron', () => {
         state.enableSandbox += 1;
       },
       whenReady: () => Promise.resolve(),
-      requestSingleInstanceLock: () => {
+      requestSingleInstanceLock: (data?: unknown) => {
         state.singleInstanceLocks += 1;
+        state.lockData.push(data);
         return true;
       },
       getPath: () => state.userData,
@@ -239,6 +241,13 @@ describe('Electron main process', () => {
       expect(state.shown).toBe(shown + 1);
       expect(win.webContents.send).toHaveBeenCalledWith(EVENT_CHANNEL, { name: 'app:openRequested', payload: {} });
       expect(await takeRequests()).toEqual(['/home/u/lab/next.servelab']);
+    });
+
+    it('sends its own projects with the lock, and takes a second launch’s from what it sent rather than from its argv', async () => {
+      expect(state.lockData).toEqual([{ projects: [LAUNCH_PROJECT] }]);
+      // Electron may reorder a second launch's argv and append switches; what the launch read itself is used.
+      state.appEvents.get('second-instance')!({}, ['C:\\Servelab\\Servelab.exe', 'appended.servelab'], 'C:\\Users\\u', { projects: ['/home/u/handed.servelab'] });
+      expect(await takeRequests()).toEqual(['/home/u/handed.servelab']);
     });
 
     it('takes macOS open-file events, keeping the default handling from running', async () => {

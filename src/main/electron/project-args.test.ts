@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectPathsFromArgv } from './project-args';
+import { projectPathsFromArgv, projectsHandedOver } from './project-args';
 
 describe('projectPathsFromArgv', () => {
   it('takes the .servelab paths after the executable, resolving relative ones against the launch folder', () => {
@@ -25,5 +25,19 @@ describe('projectPathsFromArgv', () => {
   it('finds nothing in a plain launch', () => {
     expect(projectPathsFromArgv(['/opt/Servelab/servelab'], '/')).toEqual([]);
     expect(projectPathsFromArgv([], '/')).toEqual([]);
+  });
+});
+
+describe('projectsHandedOver', () => {
+  it('reads the projects a second launch sent with the lock, keeping only absolute project paths', () => {
+    expect(projectsHandedOver({ projects: ['/home/u/a.servelab', 'rel.servelab', '/home/u/notes.txt'] })).toEqual(['/home/u/a.servelab']);
+    expect(projectsHandedOver({ projects: [] })).toEqual([]);
+  });
+
+  it('is null when the launch sent nothing readable, so argv is read instead', () => {
+    expect(projectsHandedOver(undefined)).toBeNull();
+    expect(projectsHandedOver({})).toBeNull();
+    expect(projectsHandedOver({ projects: '/home/u/a.servelab' })).toBeNull();
+    expect(projectsHandedOver({ projects: [1] })).toBeNull();
   });
 });

@@ -30,3 +30,20 @@ export function projectPathsFromArgv(argv: readonly string[], workingDirectory: 
   }
   return paths;
 }
+
+/** What a launch hands the running app with the single-instance lock: its projects, already resolved. */
+export interface LaunchHandover {
+  projects: string[];
+}
+
+/**
+ * The projects a second launch handed over with the lock (`requestSingleInstanceLock(data)`), or null when it sent
+ * none that can be read: Electron warns that the argv a `second-instance` event carries may be reordered and have
+ * switches appended (Windows), so the launch's own reading of its command line comes first, argv second.
+ */
+export function projectsHandedOver(additionalData: unknown): string[] | null {
+  if (typeof additionalData !== 'object' || additionalData === null) return null;
+  const projects = (additionalData as { projects?: unknown }).projects;
+  if (!Array.isArray(projects) || !projects.every((p): p is string => typeof p === 'string')) return null;
+  return projects.filter((p) => isAbsolute(p) && isProjectPath(p));
+}

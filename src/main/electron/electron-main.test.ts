@@ -1,7 +1,7 @@
 // The Electron entry point, run against a mocked `electron` module (no Electron binary is needed):
 // asserts the window's security switches, the navigation/permission lock-down and the IPC gate.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CALL_NAMES, EVENT_CHANNEL } from '../../shared/contract';
@@ -204,6 +204,15 @@ describe('Electron main process', () => {
     expect(missing.status).toBe(404);
     const other = await handler({ url: 'app://elsewhere/index.html' });
     expect(other.status).toBe(404);
+  });
+
+  it('runs the demo lab’s simulated tools on the Node.js the package ships, never on Electron as Node (RunAsNode is off)', async () => {
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
+    // Reading the demo box writes its node shim first; the stand-in runtime here is an empty file, so the read fails.
+    expect(await state.handlers.get('hosts:inventory')!(own, { hostId: 'demo-lab' })).toMatchObject({ ok: false });
+    const shim = readFileSync(join(state.userData, 'demo-lab', 'bin', 'node'), 'utf8');
+    expect(shim).toContain(`exec ${join(state.userData, 'resources', 'node', 'bin', 'node')} "$@"`);
+    expect(shim).not.toContain('ELECTRON_RUN_AS_NODE');
   });
 
   it('has no DevTools in a packaged app', () => {

@@ -1,0 +1,63 @@
+// The Slurm test cluster itself (tests/helpers/slurm.ts): a real slurmctld, slurmd and munged that run jobs on fake GPU
+// GRES, reached locally and from an SSH session on a login node (a real sshd on 127.0.0.1), and nothing left after stop().
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
+import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { processesWith } from '../helpers/processes';
+
+const options = { nodes: 1, accounting: false } as const;
+const unavailable = slurmUnavailable(options);
+if (unavailable) process.stderr.write(`[slurm-cluster] skipped: ${unavailable}\n`);
+
+/** Waits for a batch job to leave the queue and returns what it wrote. */
+async function jobOutput(cluster: SlurmCluster, jobId: string, outputFile: string, runAs?: string): Promise<string> {
+  const until = Date.now() + 20_000;
+  while (Date.now() < until) {
+    const queued = cluster.client('squeue', ['-h', '-j', jobId, '-o', '%T']).stdout.trim();
+    if (queued === '' && existsSync(outputFile)) return spawnSync('cat', [outputFile], { encoding: 'utf8' }).stdout;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`job ${jobId}${runAs ? ` of ${runAs}` : ''} did not finish in 20 s\n${cluster.logs()}`);
+}
+
+describe.skipIf(unavailable !== null)('a one-node Slurm test cluster', () => {
+  let cluster: SlurmCluster;
+  let sshd: TestSshd;
+
+  beforeAll(async () => {
+    [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
+    await cluster.addToProfile(sshd.homeDir);
+  });
+  afterAll(async () => {
+    await Promise.all([cluster?.stop(), sshd?.stop()]);
+  });
+
+  it('runs a batch job on a fake GPU and says which one it got', async () => {
+    const out = `${cluster.dir}/job-%j.out`;
+    const submitted = cluster.client('sbatch', ['--parsable', '--gres=gpu:fake:2', `--output=${out}`, '--wrap', 'echo "CVD=$CUDA_VISIBLE_DEVICES node=$SLURMD_NODENAME"']);
+    expect(submitted.stderr).toBe('');
+    const jobId = submitted.stdout.trim();
+    expect(jobId).toMatch(/^\d+$/);
+    expect(await jobOutput(cluster, jobId, out.replace('%j', jobId))).toBe('CVD=0,1 node=node1\n');
+  });
+
+  it('answers the client commands in an SSH session on the login node', () => {
+    const ssh = spawnSync(
+      'ssh',
+      ['-p', String(sshd.port), '-i', sshd.identityFile, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', `${sshd.user}@${sshd.host}`, 'sh -l -c "sinfo -h -o %R; id -un"'],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(ssh.status, ssh.stderr).toBe(0);
+    expect(ssh.stdout.trim().split('\n').slice(-3)).toEqual([...cluster.partitions, sshd.user]);
+  });
+
+  it('leaves no daemon or folder behind once stopped', async () => {
+    // munged, slurmctld and slurmd name the cluster's folder on their command lines.
+    expect(processesWith(cluster.dir)).toHaveLength(3);
+    await cluster.stop();
+    expect(processesWith(cluster.dir)).toEqual([]);
+    expect(existsSync(cluster.dir)).toBe(false);
+  });
+});

@@ -20,7 +20,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
 
@@ -278,13 +278,15 @@ function slurmConf(c: ConfigInput): string {
   const nodeNames = c.nodes.map((node) => node.name).join(',');
   return [
     `ClusterName=${c.clusterName}`,
-    // slurmctld refuses to start unless this names the host it runs on.
+    // slurmctld refuses to start unless this names the host it runs on: it runs with this host name (startDaemon).
     `SlurmctldHost=${c.controllerHost}(${c.controllerAddress})`,
     `SlurmctldPort=${c.ctldPort}`,
     `SlurmdPort=${c.slurmdPort}`,
     'AuthType=auth/munge',
     'CredType=cred/munge',
     `AuthInfo=socket=${d}/munge/munge.sock`,
+    // Listen on the address the daemon's host name resolves to, not on every address (slurm_setup_addr in Slurm
+    // 22.05 src/common/slurm_protocol_api.c); startDaemon makes that the address given here.
     'CommunicationParameters=NoCtldInAddrAny,NoInAddrAny',
     'SlurmUser=root',
     'SlurmdUser=root',
@@ -312,6 +314,8 @@ function slurmConf(c: ConfigInput): string {
           `AccountingStorageHost=${c.dbd.address}`,
           `AccountingStoragePort=${c.dbd.port}`,
           'AccountingStorageTRES=gres/gpu',
+          // The munge socket for connections to slurmdbd (AuthInfo covers only the rest; slurm.conf(5)).
+          `AccountingStoragePass=${d}/munge/munge.sock`,
         ]
       : ['AccountingStorageType=accounting_storage/none']),
     'JobAcctGatherType=jobacct_gather/linux',
@@ -327,6 +331,11 @@ function slurmConf(c: ConfigInput): string {
 
 function gresConf(c: ConfigInput): string {
   return c.nodes.map((node) => `NodeName=${node.name} Name=gpu Type=${TEST_GPU_TYPE} File=${c.dir}/dev/${node.name}/nvidia[0-${GPUS_PER_NODE - 1}]\n`).join('');
+}
+
+/** The /etc/hosts the controller and the nodes see: each name at its slurm.conf address. */
+function hostsOf(c: ConfigInput): string {
+  return ['127.0.0.1 localhost', `${c.controllerAddress} ${c.controllerHost}`, ...c.nodes.map((node) => `${node.address} ${node.name}`), ''].join('\n');
 }
 
 function slurmdbdConf(d: string, dbd: { address: string; port: number }, mysqlPort: number): string {
@@ -362,6 +371,7 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
   const clusterName = `sl${id}`;
   const mark = `${CLUSTER_MARK}=${dir}`;
   const slurmConfPath = join(dir, 'slurm.conf');
+  const hostsFile = join(dir, 'hosts');
   // slurmdbd finds slurmdbd.conf beside SLURM_CONF.
   const daemonEnv: NodeJS.ProcessEnv = { ...process.env, [CLUSTER_MARK]: dir, SLURM_CONF: slurmConfPath };
   const children: { name: string; child: ChildProcess; output: () => string }[] = [];
@@ -386,17 +396,17 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
     return [...fileLogs, ...childLogs].join('\n');
   };
 
-  /** Starts a foreground daemon, in `netns` if given; `uts` gives it a host name of its own. */
+  /**
+   * Starts a foreground daemon, in `netns` if given. With `hostname` it runs in UTS and mount namespaces of its own
+   * that give it that host name and the cluster's /etc/hosts: Slurm daemons bind to the address their own host name
+   * resolves to (CommunicationParameters, see slurmConf), which must be the address slurm.conf gives them.
+   */
   const startDaemon = (name: string, command: string[], where: { netns?: string; hostname?: string } = {}) => {
-    let file: string;
-    let args: string[];
-    if (where.netns) {
-      const inner = where.hostname ? ['unshare', '--uts', 'sh', '-c', `hostname ${where.hostname} && exec "$@"`, 'sh', ...command] : command;
-      // Each of nsenter, unshare and sh execs the next, so the child's PID is the daemon's.
-      [file, ...args] = ['nsenter', `--net=/run/netns/${where.netns}`, '--', ...inner] as [string, ...string[]];
-    } else {
-      [file, ...args] = command as [string, ...string[]];
-    }
+    const named = where.hostname
+      ? ['unshare', '--uts', '--mount', '--propagation', 'private', 'sh', '-c', 'hostname "$1" && mount --bind "$2" /etc/hosts && shift 2 && exec "$@"', 'sh', where.hostname, hostsFile, ...command]
+      : command;
+    // Each of nsenter, unshare and sh execs the next, so the child's PID is the daemon's.
+    const [file, ...args] = (where.netns ? ['nsenter', `--net=/run/netns/${where.netns}`, '--', ...named] : named) as [string, ...string[]];
     const child = spawn(file, args, { env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -428,7 +438,7 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
     const input: ConfigInput = {
       dir,
       clusterName,
-      controllerHost: hostname(),
+      controllerHost: `ctl${id}`,
       controllerAddress: opts.nodes === 1 ? '127.0.0.1' : (network as SlurmNetwork).hostAddress,
       ctldPort: await freePort(),
       // In namespaces each node has its own ports; on loopback slurmd needs a free one.
@@ -438,6 +448,7 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
     };
     await writeFile(slurmConfPath, slurmConf(input), { mode: 0o644 });
     await writeFile(join(dir, 'gres.conf'), gresConf(input), { mode: 0o644 });
+    await writeFile(hostsFile, hostsOf(input), { mode: 0o644 });
     for (const node of nodes) {
       await mkdir(join(dir, 'dev', node.name), { recursive: true });
       for (let g = 0; g < GPUS_PER_NODE; g++) await symlink('/dev/null', join(dir, 'dev', node.name, `nvidia${g}`));
@@ -494,10 +505,20 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
       await waitFor('slurmdbd did not listen', async () => (alive(slurmdbd, 'slurmdbd'), tcpOpen(dbd.address, dbd.port)), logs);
     }
 
-    const slurmctld = startDaemon('slurmctld', [`${SBIN}/slurmctld`, '-D', '-f', slurmConfPath]);
-    await waitFor('slurmctld did not answer scontrol ping', () => (alive(slurmctld, 'slurmctld'), /is UP/.test(client('scontrol', ['ping']).stdout)), logs);
+    const slurmctld = startDaemon('slurmctld', [`${SBIN}/slurmctld`, '-D', '-f', slurmConfPath], { hostname: input.controllerHost });
+    let ping = '';
+    await waitFor(
+      'slurmctld did not answer scontrol ping',
+      () => {
+        alive(slurmctld, 'slurmctld');
+        const answer = client('scontrol', ['ping']);
+        ping = `${answer.stdout}${answer.stderr}`;
+        return /is UP/.test(ping);
+      },
+      () => `scontrol ping: ${ping}\n${logs()}`,
+    );
     const slurmds = nodes.map((node) =>
-      startDaemon(`slurmd ${node.name}`, [`${SBIN}/slurmd`, '-D', '-f', slurmConfPath, '-N', node.name], node.netns ? { netns: node.netns, hostname: node.name } : {}),
+      startDaemon(`slurmd ${node.name}`, [`${SBIN}/slurmd`, '-D', '-f', slurmConfPath, '-N', node.name], { ...(node.netns ? { netns: node.netns } : {}), hostname: node.name }),
     );
     await waitFor(
       'the nodes did not become idle',

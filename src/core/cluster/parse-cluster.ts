@@ -30,9 +30,12 @@ function required(sections: Map<string, ProbeSection>, name: string, command: st
   return section.output;
 }
 
-/** `slurm-wlm 22.05.8` (Debian), `slurm 23.11.4` (upstream) → the version. */
+/**
+ * `sinfo --version` prints PACKAGE_NAME and the version (print_slurm_version, src/common/proc_args.c): `slurm 23.11.4`
+ * upstream (configure.ac's AC_INIT), `slurm-wlm 22.05.8` from Debian's package.
+ */
 export function parseSlurmVersion(text: string): string {
-  const match = /^slurm(?:-wlm)?\s+(\d+\.\d+[\w.-]*)\s*$/m.exec(text);
+  const match = /^slurm\S*\s+(\d+\.\d+[\w.-]*)\s*$/m.exec(text);
   if (!match) throw new ServelabError('REMOTE_COMMAND_FAILED', `sinfo --version printed no Slurm version: ${text.trim().slice(0, 200)}`);
   return match[1] as string;
 }

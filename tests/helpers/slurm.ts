@@ -47,8 +47,11 @@ export interface SlurmCluster {
   client(command: string, args: string[]): { stdout: string; stderr: string; code: number | null };
   /** Accounting only: an account with the user in it (and a QOS the user may use), so `sacctmgr show assoc` lists it. */
   addUser(user: string, opts?: { account?: string; qos?: string }): void;
-  /** Stops one node's slurmd (its jobs' processes live on), as when a compute node stops answering. */
-  stopNode(name: string): Promise<void>;
+  /**
+   * Stops one daemon by PID: a node's slurmd (`slurmd gpu2`; its jobs' processes live on), as when a compute node stops
+   * answering, or slurmctld or slurmdbd, as when the controller or accounting is down.
+   */
+  stopDaemon(name: 'slurmctld' | 'slurmdbd' | `slurmd ${string}`): Promise<void>;
   /** Lines for a login user's ~/.profile so that their SSH sessions reach this cluster. */
   profileLines(): string;
   /** Appends profileLines() to `<homeDir>/.profile` (e.g. a test sshd's home): its login shells then reach the cluster. */
@@ -555,9 +558,9 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
         sacctmgr(['add', 'user', user, `Account=${account}`, `Cluster=${clusterName}`]);
         if (userOpts.qos) sacctmgr(['modify', 'user', user, 'set', `QOS+=${userOpts.qos}`]);
       },
-      async stopNode(name) {
-        const entry = children.find((c) => c.name === `slurmd ${name}`);
-        if (!entry) throw new Error(`no node ${name} in this cluster`);
+      async stopDaemon(name) {
+        const entry = children.find((c) => c.name === name);
+        if (!entry) throw new Error(`no ${name} in this cluster`);
         await stopChild(entry.child);
       },
       profileLines: () => `# The Slurm test cluster ${clusterName}\nexport SLURM_CONF='${slurmConfPath}'\n`,

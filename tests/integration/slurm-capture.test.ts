@@ -71,7 +71,7 @@ describe.runIf(asked && unavailable === null)('captures from the Slurm test clus
     await writeFile(join(FIXTURES, 'sinfo-states-drained.txt'), cluster.client('sinfo', ['-h', '-N', '-o', '%N|%t|%T']).stdout);
     expect(cluster.client('scontrol', ['update', 'NodeName=gpu2', 'State=RESUME']).stderr).toBe('');
     // A running slurmd would register again and be returned to service (ReturnToService=2).
-    await cluster.stopNode('gpu2');
+    await cluster.stopDaemon('slurmd gpu2');
     const down = cluster.client('scontrol', ['update', 'NodeName=gpu2', 'State=DOWN', 'Reason=cable swap']);
     expect(down.stderr).toBe('');
     // A stopped slurmd says so to slurmctld: the node is at once not responding as well (`*`).

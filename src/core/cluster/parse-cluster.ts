@@ -160,8 +160,10 @@ export function parseClusterOutput(stdout: string, opts: { hostId: string; now?:
   const s = CLUSTER_SECTIONS;
   const user = required(sections, s.user, 'id -un').trim().split('\n').pop() ?? '';
   const slurmVersion = parseSlurmVersion(required(sections, s.version, 'sinfo --version'));
+  // Partitions first: the script stops after them when slurmctld does not answer.
+  const partitionText = required(sections, s.partitions, 'scontrol -o show partition');
   const nodes = parseNodes(required(sections, s.nodes, 'scontrol -o show node'));
-  const partitions = parsePartitions(required(sections, s.partitions, 'scontrol -o show partition'), nodes);
+  const partitions = parsePartitions(partitionText, nodes);
   const assoc = sections.get(s.associations);
   const accountingOk = assoc?.rc === 0;
   const userAccount = sections.get(s.userAccount);

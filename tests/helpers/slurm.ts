@@ -308,6 +308,8 @@ function slurmConf(c: ConfigInput): string {
     'SelectTypeParameters=CR_Core',
     'ReturnToService=2',
     'MpiDefault=none',
+    // Marks every job's processes as this cluster's (and the test run's), so stop() and the leftover check find them.
+    `TaskProlog=${d}/task-prolog.sh`,
     'MailProg=/bin/true',
     // Without it each job takes all of a node's memory, and jobs run one at a time.
     'DefMemPerCPU=1000',
@@ -336,6 +338,12 @@ function slurmConf(c: ConfigInput): string {
 
 function gresConf(c: ConfigInput): string {
   return c.nodes.map((node) => `NodeName=${node.name} Name=gpu Type=${TEST_GPU_TYPE} File=${c.dir}/dev/${node.name}/nvidia[0-${GPUS_PER_NODE - 1}]\n`).join('');
+}
+
+/** slurmstepd adds each `export NAME=VALUE` a TaskProlog prints to the task's environment (slurm.conf(5), TaskProlog). */
+function taskProlog(dir: string): string {
+  const run = process.env.SERVELAB_TEST_RUN;
+  return ['#!/bin/sh', `echo "export ${CLUSTER_MARK}=${dir}"`, ...(run && /^[\w.-]+$/.test(run) ? [`echo "export SERVELAB_TEST_RUN=${run}"`] : []), ''].join('\n');
 }
 
 /** The /etc/hosts the controller and the nodes see: each name at its slurm.conf address. */
@@ -454,6 +462,7 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
     await writeFile(slurmConfPath, slurmConf(input), { mode: 0o644 });
     await writeFile(join(dir, 'gres.conf'), gresConf(input), { mode: 0o644 });
     await writeFile(hostsFile, hostsOf(input), { mode: 0o644 });
+    await writeFile(join(dir, 'task-prolog.sh'), taskProlog(dir), { mode: 0o755 });
     for (const node of nodes) {
       await mkdir(join(dir, 'dev', node.name), { recursive: true });
       for (let g = 0; g < GPUS_PER_NODE; g++) await symlink('/dev/null', join(dir, 'dev', node.name, `nvidia${g}`));

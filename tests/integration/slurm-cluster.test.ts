@@ -43,14 +43,21 @@ describe.skipIf(unavailable !== null)('a one-node Slurm test cluster', () => {
     expect(await jobOutput(cluster, jobId, out.replace('%j', jobId))).toBe('CVD=0,1 node=node1\n');
   });
 
-  it('answers the client commands in an SSH session on the login node', () => {
+  it("answers the client commands in an SSH session on the login node, whose jobs carry the cluster's mark", async () => {
+    // The session's environment has no mark: the job gets it from the cluster's TaskProlog.
     const ssh = spawnSync(
       'ssh',
-      ['-p', String(sshd.port), '-i', sshd.identityFile, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', `${sshd.user}@${sshd.host}`, 'sh -l -c "sinfo -h -o %R; id -un"'],
+      [
+        ...['-p', String(sshd.port), '-i', sshd.identityFile, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes'],
+        `${sshd.user}@${sshd.host}`,
+        `sh -l -c 'id -un; sinfo -h -o %R; sbatch --parsable --output="$HOME/job.out" --wrap "echo mark=\\$SERVELAB_SLURM_CLUSTER user=\\$(id -un)"'`,
+      ],
       { encoding: 'utf8', timeout: 20_000 },
     );
     expect(ssh.status, ssh.stderr).toBe(0);
-    expect(ssh.stdout.trim().split('\n').slice(-3)).toEqual([...cluster.partitions, sshd.user]);
+    const [jobId, ...rest] = ssh.stdout.trim().split('\n').reverse();
+    expect(rest.slice(0, 3).reverse()).toEqual([sshd.user, ...cluster.partitions]);
+    expect(await jobOutput(cluster, jobId as string, `${sshd.homeDir}/job.out`, sshd.user)).toBe(`mark=${cluster.dir} user=${sshd.user}\n`);
   });
 
   it('leaves no daemon or folder behind once stopped', async () => {

@@ -1,17 +1,16 @@
 // Reading a real Slurm cluster (src/core/cluster/read-cluster.ts) through both box transports: on the login node
 // itself, and over SSH as the login user of a real sshd whose ~/.profile points at the cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readClusterInventory } from '../../src/core/cluster/read-cluster';
 import { LocalBoxTransport } from '../../src/core/box/local-box-transport';
-import { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
-import { SshConnectionPool } from '../../src/core/ssh/connection-pool';
-import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
+import type { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
 import type { ClusterInventory } from '../../src/shared/model/cluster';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
 
 const options = { nodes: 1, accounting: false } as const;
 const unavailable = slurmUnavailable(options);
@@ -21,25 +20,21 @@ describe.skipIf(unavailable !== null)('reading a one-node Slurm cluster', () => 
   let cluster: SlurmCluster;
   let sshd: TestSshd;
   let scratch: string;
-  let pool: SshConnectionPool;
   let local: LocalBoxTransport;
+  let login: TestSshBox;
   let ssh: SshBoxTransport;
 
   beforeAll(async () => {
     [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
     await cluster.addToProfile(sshd.homeDir);
     scratch = await mkdtemp(join(tmpdir(), 'servelab-slurm-read-'));
-    const knownHosts = new KnownHostsStore({ appFile: join(scratch, 'known_hosts'), readOnlyFiles: [] });
-    const publicKey = (await readFile(join(sshd.dir, 'ssh_host_ed25519_key.pub'), 'utf8')).split(' ')[1] as string;
-    await knownHosts.add({ host: sshd.host, port: sshd.port, keyType: sshd.hostKeyType, publicKey });
-    pool = new SshConnectionPool({ knownHosts, timeoutSeconds: 10 });
-    ssh = new SshBoxTransport({ hostId: 'login', pool, target: { host: sshd.host, port: sshd.port, user: sshd.user, identityFile: sshd.identityFile } });
+    login = await openTestSshBox(sshd, 'login');
+    ssh = login.box;
     local = new LocalBoxTransport({ hostId: 'here', home: join(scratch, 'home'), env: cluster.env });
   });
   afterAll(async () => {
-    ssh?.release();
     local?.release();
-    await pool?.closeAll();
+    await login?.close();
     await Promise.all([cluster?.stop(), sshd?.stop()]);
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });

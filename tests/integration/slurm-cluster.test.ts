@@ -1,11 +1,15 @@
 // The Slurm test cluster itself (tests/helpers/slurm.ts): a real slurmctld, slurmd and munged that run jobs on fake GPU
 // GRES, reached locally and from an SSH session on a login node (a real sshd on 127.0.0.1), and nothing left after stop().
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { processesWith } from '../helpers/processes';
+import { processesWith, uniqueSleep } from '../helpers/processes';
+import { leftoverProcesses, RUN_MARK } from '../../scripts/leftover-processes.mjs';
+
+// Under `npm test` every process the run starts carries its mark; alone, this file makes one up to check the same.
+const runId = (process.env[RUN_MARK] ??= `slurm-cluster-${process.pid}`);
 
 const options = { nodes: 1, accounting: false } as const;
 const unavailable = slurmUnavailable(options);
@@ -25,6 +29,8 @@ async function jobOutput(cluster: SlurmCluster, jobId: string, outputFile: strin
 describe.skipIf(unavailable !== null)('a one-node Slurm test cluster', () => {
   let cluster: SlurmCluster;
   let sshd: TestSshd;
+  /** The duration of a job left running for the leftover checks. */
+  const sleep = uniqueSleep();
 
   beforeAll(async () => {
     [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
@@ -60,11 +66,34 @@ describe.skipIf(unavailable !== null)('a one-node Slurm test cluster', () => {
     expect(await jobOutput(cluster, jobId as string, `${sshd.homeDir}/job.out`, sshd.user)).toBe(`mark=${cluster.dir} user=${sshd.user}\n`);
   });
 
-  it('leaves no daemon or folder behind once stopped', async () => {
-    // munged, slurmctld and slurmd name the cluster's folder on their command lines.
-    expect(processesWith(cluster.dir)).toHaveLength(3);
+  it("marks every daemon and job process as the test run's, so a crashed run's leftovers are found", async () => {
+    const ssh = spawnSync(
+      'ssh',
+      [
+        ...['-p', String(sshd.port), '-i', sshd.identityFile, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes'],
+        `${sshd.user}@${sshd.host}`,
+        `sh -l -c 'sbatch --parsable --output=/dev/null --wrap "sleep ${sleep}"'`,
+      ],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(ssh.status, ssh.stderr).toBe(0);
+    const until = Date.now() + 20_000;
+    while (processesWith(sleep).length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 200));
+    const job = processesWith(sleep);
+    expect(job).toHaveLength(1);
+    const found = new Set(leftoverProcesses({ runId }).map((p) => p.pid));
+    for (const pid of [...processesWith(cluster.dir), ...job]) expect(found).toContain(pid);
+  });
+
+  it('leaves no daemon, job or folder behind once stopped', async () => {
+    // The daemons name the cluster's folder on their command lines (so does the running job's batch script).
+    const named = () => processesWith(cluster.dir).map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+    expect(named()).toEqual(expect.arrayContaining(['munged', 'slurmctld', 'slurmd']));
+    const job = processesWith(`sleep ${sleep}`);
+    expect(job.length).toBeGreaterThan(0);
     await cluster.stop();
     expect(processesWith(cluster.dir)).toEqual([]);
+    expect(job.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     expect(existsSync(cluster.dir)).toBe(false);
   });
 });

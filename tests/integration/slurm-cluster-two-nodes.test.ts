@@ -18,7 +18,9 @@ describe.skipIf(unavailable !== null)('a two-node Slurm test cluster with accoun
   let login: TestSshBox;
 
   beforeAll(async () => {
-    [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
+    // One after the other, so that afterAll stops whichever started when the other fails.
+    sshd = await startTestSshd({ nvidiaSmi: false });
+    cluster = await startSlurmCluster(options);
     await cluster.addToProfile(sshd.homeDir);
     login = await openTestSshBox(sshd, 'login');
   });

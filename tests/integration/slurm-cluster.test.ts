@@ -33,7 +33,9 @@ describe.skipIf(unavailable !== null)('a one-node Slurm test cluster', () => {
   const sleep = uniqueSleep();
 
   beforeAll(async () => {
-    [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
+    // One after the other, so that afterAll stops whichever started when the other fails.
+    sshd = await startTestSshd({ nvidiaSmi: false });
+    cluster = await startSlurmCluster(options);
     await cluster.addToProfile(sshd.homeDir);
   });
   afterAll(async () => {

@@ -25,7 +25,9 @@ describe.skipIf(unavailable !== null)('reading a one-node Slurm cluster', () => 
   let ssh: SshBoxTransport;
 
   beforeAll(async () => {
-    [cluster, sshd] = await Promise.all([startSlurmCluster(options), startTestSshd({ nvidiaSmi: false })]);
+    // One after the other, so that afterAll stops whichever started when the other fails.
+    sshd = await startTestSshd({ nvidiaSmi: false });
+    cluster = await startSlurmCluster(options);
     await cluster.addToProfile(sshd.homeDir);
     scratch = await mkdtemp(join(tmpdir(), 'servelab-slurm-read-'));
     login = await openTestSshBox(sshd, 'login');

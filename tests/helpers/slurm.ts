@@ -85,6 +85,9 @@ export function slurmUnavailable(opts: SlurmClusterOptions): string | null {
     .filter(([, binaries]) => binaries.some((binary) => !existsSync(join(SBIN, binary))))
     .map(([name]) => name);
   if (missing.length > 0) return `Slurm tests need the Debian packages ${missing.join(', ')} (apt-get install --no-install-recommends ${missing.join(' ')})`;
+  // Each daemon gets its own host name and hosts file (startDaemon).
+  const unshare = spawnSync('unshare', ['--uts', '--mount', 'true'], { encoding: 'utf8' });
+  if (unshare.status !== 0) return `Slurm tests need UTS and mount namespaces: ${(unshare.stderr || String(unshare.error)).trim()}`;
   if (opts.nodes === 2 || opts.accounting) {
     const probe = `slp${randomBytes(3).toString('hex')}`;
     const added = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });

@@ -455,7 +455,8 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
       dir,
       clusterName,
       controllerHost: `ctl${id}`,
-      controllerAddress: opts.nodes === 1 ? '127.0.0.1' : (network as SlurmNetwork).hostAddress,
+      // With namespaces, on the bridge: slurmdbd and the nodes in them reach slurmctld there.
+      controllerAddress: network ? network.hostAddress : '127.0.0.1',
       ctldPort: await freePort(),
       // In namespaces each node has its own ports; on loopback slurmd needs a free one.
       slurmdPort: opts.nodes === 1 ? await freePort() : 6818,

@@ -15,7 +15,7 @@ const electronVersion = JSON.parse(readFileSync(join(electronDir, 'package.json'
 
 /** Electron's executable as the electron package names it (path.txt), when it is there. */
 function installedElectron() {
-  if (process.env.ELECTRON_EXEC_PATH) return process.env.ELECTRON_EXEC_PATH;
+  if (process.env.ELECTRON_EXEC_PATH) return existsSync(process.env.ELECTRON_EXEC_PATH) ? process.env.ELECTRON_EXEC_PATH : null;
   const pathFile = join(electronDir, 'path.txt');
   if (!existsSync(pathFile)) return null;
   const executable = process.env.ELECTRON_OVERRIDE_DIST_PATH
@@ -71,7 +71,9 @@ if (!electron) {
     if (!interactive || !(await askYesNo('Open it in your browser now? [Y/n] '))) process.exit(1);
     const built = build();
     if (built !== 0) process.exit(built);
-    process.exit(run([join(root, 'bin', 'servelab.js'), 'serve', '--open', ...process.argv.slice(2)]));
+    // Of what was meant for the desktop app, the browser UI takes the projects to open; Electron's switches it has not.
+    const projects = process.argv.slice(2).filter((arg) => arg.endsWith('.servelab'));
+    process.exit(run([join(root, 'bin', 'servelab.js'), 'serve', '--open', ...projects]));
   }
   electron = fetched.executable;
 }
@@ -79,4 +81,8 @@ if (!electron) {
 const built = build();
 if (built !== 0) process.exit(built);
 const child = spawn(electron, ['.', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+child.on('error', (error) => {
+  process.stderr.write(`\nServelab could not start Electron (${electron}): ${error.message}\nThe same workbench runs in your browser: npm run serve\n`);
+  process.exit(1);
+});
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 0)));

@@ -7,4 +7,6 @@ export interface CheckResult {
 }
 export function importSpecifiers(source: string): string[];
 export function verifyPackage(pkg: StandInPackage, options: { policy: NonNullable<Configuration['electronFuses']>; executableName?: string }): Promise<CheckResult[]>;
+export const REQUIRED_FUSES: Readonly<Record<string, boolean>>;
+export function requiredFuseProblems(policy: Readonly<Record<string, unknown>>): string[];
 export function formatResults(results: CheckResult[]): string;

@@ -9,8 +9,9 @@
 // - the declarations: the effective configuration registers the project document type (from
 //   src/shared/project-document.json) and no URL protocol; the deb's and the AppImage's desktop entries list the MIME
 //   type and no x-scheme-handler; the deb installs a MIME definition of the type with its glob;
-// - the fuses read back from the packaged executable equal the policy in electron-builder.config.mjs, and the fuses
-//   the policy does not name (Electron 45's WasmTrapHandlers) are at Electron's default.
+// - the fuse policy in electron-builder.config.mjs has the required hardening (REQUIRED_FUSES), the fuses read back
+//   from the packaged executable equal that policy, and the fuses the policy does not name (Electron 45's
+//   WasmTrapHandlers) are at Electron's default.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
@@ -253,11 +254,40 @@ function declarations(pkg) {
 
 // ------------------------------------------------------------------------------------------------- fuses
 
+/**
+ * The fuses every Servelab package must have, whatever electron-builder.config.mjs says: the wire is compared with
+ * the configured policy, so without this a policy edited to turn RunAsNode back on would pass as well.
+ */
+export const REQUIRED_FUSES = {
+  runAsNode: false,
+  enableNodeOptionsEnvironmentVariable: false,
+  enableNodeCliInspectArguments: false,
+  enableEmbeddedAsarIntegrityValidation: true,
+  onlyLoadAppFromAsar: true,
+  enableCookieEncryption: true,
+};
+
+/** The required fuses `policy` leaves out or sets the other way, as `option (wanted on|off)`. */
+export function requiredFuseProblems(policy) {
+  return Object.entries(REQUIRED_FUSES)
+    .filter(([option, want]) => policy[option] !== want)
+    .map(([option, want]) => `${option} (wanted ${want ? 'on' : 'off'}, the policy has ${policy[option] === undefined ? 'nothing' : policy[option] ? 'on' : 'off'})`);
+}
+
 async function fuses(executable, policy) {
-  if (!existsSync(executable)) return [{ name: 'the packaged executable carries the fuse policy', ok: false, detail: `no ${executable}` }];
+  const problems = requiredFuseProblems(policy);
+  const required = {
+    name: 'the fuse policy has the required hardening (RunAsNode, NODE_OPTIONS, --inspect off; ASAR integrity, only-load-from-ASAR, cookie encryption on)',
+    ok: problems.length === 0,
+    detail: problems.join(', ') || 'all set',
+  };
+  if (!existsSync(executable)) return [required, { name: 'the packaged executable carries the fuse policy', ok: false, detail: `no ${executable}` }];
   const wire = await getCurrentFuseWire(executable);
   const length = Object.keys(wire).filter((k) => /^\d+$/.test(k)).length;
-  const results = [{ name: `the fuse wire has Electron 45's ${ELECTRON_DEFAULT_FUSES.length} fuses`, ok: length === ELECTRON_DEFAULT_FUSES.length, detail: `wire version ${wire.version}, ${length} fuses` }];
+  const results = [
+    required,
+    { name: `the fuse wire has Electron 45's ${ELECTRON_DEFAULT_FUSES.length} fuses`, ok: length === ELECTRON_DEFAULT_FUSES.length, detail: `wire version ${wire.version}, ${length} fuses` },
+  ];
   const named = new Set();
   for (const [option, index] of Object.entries(FUSE_OPTION_INDEX)) {
     if (policy[option] === undefined) continue;

@@ -18,7 +18,7 @@ import { electronFileDialogs } from './electron/file-dialogs';
 import { guardUnload } from './electron/unload-guard';
 import { appCommandSender } from './electron/app-command-sender';
 import { studyNotifier } from './electron/study-notifier';
-import { projectPathsFromArgv } from './electron/project-args';
+import { projectPathsFromArgv, projectsHandedOver, type LaunchHandover } from './electron/project-args';
 import { ProjectInbox } from './electron/project-inbox';
 import { withRecentDocuments } from './electron/recent-documents';
 import { simboxNodeFor } from './electron/simbox-node';
@@ -126,7 +126,7 @@ async function start(): Promise<void> {
 
   createWindow();
   // This launch's own project files, and those that arrived while it started, go to the window (app:openRequests).
-  projectInbox.add(projectPathsFromArgv(process.argv, process.cwd()));
+  projectInbox.add(launchProjects);
   projectInbox.connect((paths) => core.requestOpen(paths));
   started = true;
   app.on('activate', () => {
@@ -142,7 +142,9 @@ async function start(): Promise<void> {
 
 // One app per user: two would each rewrite hosts.json and jobs.json from their own memory and lose the other's
 // changes, and each would resume the other's studies.
-if (!app.requestSingleInstanceLock()) {
+const launchProjects = projectPathsFromArgv(process.argv, process.cwd());
+const handover: LaunchHandover = { projects: launchProjects };
+if (!app.requestSingleInstanceLock(handover)) {
   log('Servelab is already running: handed it this launch and brought its window forward instead of starting a second one.');
   app.quit();
 } else {
@@ -155,8 +157,8 @@ if (!app.requestSingleInstanceLock()) {
   });
   // A second launch (a double-clicked project on Windows and Linux, a path on the command line) hands its files to
   // this window and brings it forward, instead of running a second core on the same data.
-  app.on('second-instance', (_event, argv, workingDirectory) => {
-    projectInbox.add(projectPathsFromArgv(argv, workingDirectory));
+  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+    projectInbox.add(projectsHandedOver(additionalData) ?? projectPathsFromArgv(argv, workingDirectory));
     windowForProject();
   });
   start().catch((error: unknown) => {

@@ -14,3 +14,8 @@ export const PROJECT_MIME_TYPE: string = projectDocument.mimeType;
 export function isProjectPath(path: string): boolean {
   return path.length > PROJECT_SUFFIX.length && path.endsWith(PROJECT_SUFFIX);
 }
+
+/** `name` without a trailing `.servelab`: `/dir/study.servelab` → `/dir/study`. */
+export function withoutProjectSuffix(path: string): string {
+  return path.endsWith(PROJECT_SUFFIX) ? path.slice(0, -PROJECT_SUFFIX.length) : path;
+}

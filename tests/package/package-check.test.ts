@@ -17,6 +17,7 @@ const PACKAGING_TIMEOUT = 120_000;
 let work: string;
 let good: StandInPackage;
 
+const REQUIRED_HARDENING = 'the fuse policy has the required hardening (RunAsNode, NODE_OPTIONS, --inspect off; ASAR integrity, only-load-from-ASAR, cookie encryption on)';
 const failing = (results: CheckResult[]) => results.filter((r) => !r.ok).map((r) => r.name);
 
 /** Rewrites the good package's app.asar from its original contents less `paths`. */
@@ -68,7 +69,7 @@ describe('packaging check', () => {
   });
 
   it(
-    'fails a package built without the preload, with a URL scheme and with ELECTRON_RUN_AS_NODE left on, naming each',
+    'fails a package built without the preload, with a URL scheme and with ELECTRON_RUN_AS_NODE left on, naming each, also when the policy itself turns it on',
     async () => {
       const pkg = await packageLinuxWithStandIn({
         outDir: join(work, 'wrong'),
@@ -86,6 +87,16 @@ describe('packaging check', () => {
         'the AppImage desktop entry lists application/x-servelab-project and no URL scheme',
         'fuse runAsNode is off',
       ]);
+      // Checked against the policy it was built with, the wire matches; the policy itself is refused.
+      const againstOwnPolicy = await verifyPackage(pkg, { policy: { ...electronFuses, runAsNode: true } });
+      expect(failing(againstOwnPolicy)).toEqual([
+        'app.asar has out/preload/index.cjs',
+        'the configuration registers no URL protocol',
+        'the deb desktop entry lists application/x-servelab-project and no URL scheme',
+        'the AppImage desktop entry lists application/x-servelab-project and no URL scheme',
+        REQUIRED_HARDENING,
+      ]);
+      expect(againstOwnPolicy.find((r) => r.name === REQUIRED_HARDENING)?.detail).toBe('runAsNode (wanted off, the policy has on)');
     },
     PACKAGING_TIMEOUT,
   );

@@ -4,6 +4,7 @@ import { parseSinglePositional, UsageError } from '../command-line';
 import { ServelabError } from '../../shared/contract';
 import { openGuideAsStudy } from '../../core/study/guide-file';
 import type { GuideProblem, ProjectFile } from '../../shared/study/study';
+import { PROJECT_SUFFIX } from '../../shared/project-document';
 
 export const STUDY_USAGE = `Usage: servelab study from-guide <guide.md|.html|.txt> --out <study.servelab> [--host ID] [--json]
 
@@ -97,6 +98,6 @@ function parseCommand(args: string[]): Command | 'help' {
   );
   if (help) return 'help';
   if (values.out === undefined || values.out === '') throw new UsageError('--out needs the project file to write (.servelab).');
-  if (!values.out.endsWith('.servelab')) throw new UsageError(`--out must name a .servelab file, not "${values.out}".`);
+  if (!values.out.endsWith(PROJECT_SUFFIX)) throw new UsageError(`--out must name a ${PROJECT_SUFFIX} file, not "${values.out}".`);
   return { guide: positional, out: values.out, ...(values.host ? { host: values.host } : {}), json: values.json === true };
 }

@@ -104,11 +104,11 @@ export async function prepareDemoBox(transport: LocalBoxTransport, paths: DemoLa
 
 /**
  * The simbox commands start with `#!/usr/bin/env node`. A packaged app has no `node` on PATH (and a login profile
- * may hide the user's), so the demo box gets one that runs the app's own runtime.
+ * may hide the user's), so the demo box gets one: the runtime the core was given (SimboxNode).
  */
 function writeNodeShim(dir: string, execPath: string, isElectron: boolean): void {
   const file = join(dir, 'node');
-  const text = `#!/bin/sh\n# The demo lab's simulated tools run on the Node.js that runs Servelab.\n${isElectron ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}exec ${shellQuote(execPath)} "$@"\n`;
+  const text = `#!/bin/sh\n# The Node.js the demo lab's simulated tools run on (Servelab's own, or the one its package ships).\n${isElectron ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}exec ${shellQuote(execPath)} "$@"\n`;
   let current: string | null = null;
   try {
     current = readFileSync(file, 'utf8');

@@ -13,13 +13,14 @@ import {
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile, type VersionedFileSpec } from '../util/versioned-file';
 import { describeHolder, liveHolder, tryLock, type HeldLock, type LockHolder } from '../util/lock-file';
+import { withoutProjectSuffix } from '../../shared/project-document';
 
 /** How a `.servelab` file is read: this build's version, its schema, and the migrations from older versions. */
 export const PROJECT_FILE_SPEC: VersionedFileSpec<ProjectFile> = { version: PROJECT_SCHEMA_VERSION, schema: ProjectFileSchema, migrations: PROJECT_MIGRATIONS };
 
 /** The folder beside `<name>.servelab` that holds the study's results, logs and journal. */
 export function projectDataDir(path: string): string {
-  const name = basename(path).replace(/\.servelab$/, '');
+  const name = withoutProjectSuffix(basename(path));
   return join(dirname(path), `${name}.servelab-data`);
 }
 

@@ -19,6 +19,7 @@ import { untrustedMessage, type ProjectTrust } from './project-trust';
 import { openGuideAsStudy } from './guide-file';
 import type { HeldLock } from '../util/lock-file';
 import { translatedNames } from '../../shared/study/study-text';
+import { PROJECT_SUFFIX } from '../../shared/project-document';
 
 export interface StudyHandlerDeps {
   events: EventBus;
@@ -201,7 +202,7 @@ export function studyHandlers(deps: StudyHandlerDeps): StudyCalls {
 
     'studies:examples': async () => {
       if (!deps.examplesDir) return [];
-      const files = (await readdir(deps.examplesDir)).filter((f) => f.endsWith('.servelab')).sort();
+      const files = (await readdir(deps.examplesDir)).filter((f) => f.endsWith(PROJECT_SUFFIX)).sort();
       const out = [];
       for (const file of files) {
         const path = join(deps.examplesDir, file);

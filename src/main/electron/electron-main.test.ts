@@ -1,7 +1,7 @@
 // The Electron entry point, run against a mocked `electron` module (no Electron binary is needed):
 // asserts the window's security switches, the navigation/permission lock-down and the IPC gate.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CALL_NAMES, EVENT_CHANNEL } from '../../shared/contract';
@@ -27,6 +27,7 @@ const state = vi.hoisted(() => ({
   shown: 0,
   focusedCalls: 0,
   recentDocuments: [] as string[],
+  lockData: [] as unknown[],
 }));
 
 vi.mock('electron', () => {
@@ -80,8 +81,9 @@ vi.mock('electron', () => {
         state.enableSandbox += 1;
       },
       whenReady: () => Promise.resolve(),
-      requestSingleInstanceLock: () => {
+      requestSingleInstanceLock: (data?: unknown) => {
         state.singleInstanceLocks += 1;
+        state.lockData.push(data);
         return true;
       },
       getPath: () => state.userData,
@@ -204,6 +206,15 @@ describe('Electron main process', () => {
     expect(other.status).toBe(404);
   });
 
+  it('runs the demo lab’s simulated tools on the Node.js the package ships, never on Electron as Node (RunAsNode is off)', async () => {
+    const own = { senderFrame: { url: APP_PAGE, parent: null } };
+    // Reading the demo box writes its node shim first; the stand-in runtime here is an empty file, so the read fails.
+    expect(await state.handlers.get('hosts:inventory')!(own, { hostId: 'demo-lab' })).toMatchObject({ ok: false });
+    const shim = readFileSync(join(state.userData, 'demo-lab', 'bin', 'node'), 'utf8');
+    expect(shim).toContain(`exec ${join(state.userData, 'resources', 'node', 'bin', 'node')} "$@"`);
+    expect(shim).not.toContain('ELECTRON_RUN_AS_NODE');
+  });
+
   it('has no DevTools in a packaged app', () => {
     const prefs = state.windows[0]!.options.webPreferences as Record<string, unknown>;
     expect(prefs.devTools).toBe(false);
@@ -239,6 +250,13 @@ describe('Electron main process', () => {
       expect(state.shown).toBe(shown + 1);
       expect(win.webContents.send).toHaveBeenCalledWith(EVENT_CHANNEL, { name: 'app:openRequested', payload: {} });
       expect(await takeRequests()).toEqual(['/home/u/lab/next.servelab']);
+    });
+
+    it('sends its own projects with the lock, and takes a second launch’s from what it sent rather than from its argv', async () => {
+      expect(state.lockData).toEqual([{ projects: [LAUNCH_PROJECT] }]);
+      // Electron may reorder a second launch's argv and append switches; what the launch read itself is used.
+      state.appEvents.get('second-instance')!({}, ['C:\\Servelab\\Servelab.exe', 'appended.servelab'], 'C:\\Users\\u', { projects: ['/home/u/handed.servelab'] });
+      expect(await takeRequests()).toEqual(['/home/u/handed.servelab']);
     });
 
     it('takes macOS open-file events, keeping the default handling from running', async () => {

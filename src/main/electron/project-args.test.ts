@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectPathsFromArgv } from './project-args';
+import { projectPathsFromArgv, projectsHandedOver } from './project-args';
 
 describe('projectPathsFromArgv', () => {
   it('takes the .servelab paths after the executable, resolving relative ones against the launch folder', () => {
@@ -18,8 +18,26 @@ describe('projectPathsFromArgv', () => {
     expect(projectPathsFromArgv(['servelab', 'file:///home/me/My%20Studies/qwen.servelab'], '/')).toEqual(['/home/me/My Studies/qwen.servelab']);
   });
 
+  it('skips URLs of other schemes instead of reading them as relative paths', () => {
+    expect(projectPathsFromArgv(['servelab', 'sftp://box/home/me/a.servelab', 'smb://nas/share/b.servelab', 'c.servelab'], '/home/me')).toEqual(['/home/me/c.servelab']);
+  });
+
   it('finds nothing in a plain launch', () => {
     expect(projectPathsFromArgv(['/opt/Servelab/servelab'], '/')).toEqual([]);
     expect(projectPathsFromArgv([], '/')).toEqual([]);
+  });
+});
+
+describe('projectsHandedOver', () => {
+  it('reads the projects a second launch sent with the lock, keeping only absolute project paths', () => {
+    expect(projectsHandedOver({ projects: ['/home/u/a.servelab', 'rel.servelab', '/home/u/notes.txt'] })).toEqual(['/home/u/a.servelab']);
+    expect(projectsHandedOver({ projects: [] })).toEqual([]);
+  });
+
+  it('is null when the launch sent nothing readable, so argv is read instead', () => {
+    expect(projectsHandedOver(undefined)).toBeNull();
+    expect(projectsHandedOver({})).toBeNull();
+    expect(projectsHandedOver({ projects: '/home/u/a.servelab' })).toBeNull();
+    expect(projectsHandedOver({ projects: [1] })).toBeNull();
   });
 });

@@ -12,7 +12,8 @@ const OPENING_CALLS: Readonly<Record<string, 'path' | 'out'>> = {
 
 /**
  * The dispatcher, telling the system about every project the window opened or wrote, so it shows in the OS's
- * recent documents (the Dock's and File → Open Recent on macOS, the jump list on Windows, recently-used on Linux).
+ * recent documents (the Dock's and File → Open Recent on macOS, the jump list on Windows; Electron keeps no such list
+ * on Linux, where the call does nothing).
  * Only successful calls count: a file that failed to open is not recent.
  */
 export function withRecentDocuments(dispatch: Dispatch, addRecentDocument: (path: string) => void): Dispatch {

@@ -1,4 +1,5 @@
 import type { EventMessage } from '../../shared/contract';
+import { withoutProjectSuffix } from '../../shared/project-document';
 
 /** The part of Electron's Notification the notifier needs. */
 export interface NotificationLike {
@@ -18,7 +19,7 @@ export interface StudyNotifierDeps {
 const ENDED = { done: 'finished', failed: 'failed', cancelled: 'was cancelled' } as const;
 
 function projectName(path: string): string {
-  return (path.split(/[\\/]/).at(-1) ?? path).replace(/\.servelab$/, '');
+  return withoutProjectSuffix(path.split(/[\\/]/).at(-1) ?? path);
 }
 
 /**

@@ -9,6 +9,7 @@ import { locateCoreIssue } from '../study-draft/issue-location';
 import { issueLine, plainMessage } from '../study-draft/issue-text';
 import { toErrorInfo } from './errors';
 import type { AppState } from './types';
+import { PROJECT_SUFFIX } from '../../../shared/project-document';
 
 /** Where the wizard's save-and-plan stands: the json is the definition the plan was made for. */
 export type PlanView =
@@ -97,7 +98,7 @@ function joinPath(dir: string, ...parts: string[]): string {
 /** The path the session would save to: the one typed or chosen, else `<data folder>/studies/<name>.servelab`. */
 export function effectivePathOf(session: Pick<WizardSession, 'path' | 'pathTouched' | 'dataDir' | 'draft'>): string {
   if (session.pathTouched || session.path) return session.path;
-  return session.dataDir ? joinPath(session.dataDir, 'studies', `${slugOf(session.draft.name)}.servelab`) : '';
+  return session.dataDir ? joinPath(session.dataDir, 'studies', `${slugOf(session.draft.name)}${PROJECT_SUFFIX}`) : '';
 }
 
 const draftJson = new WeakMap<WizardDraft, string>();

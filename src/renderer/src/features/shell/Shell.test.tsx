@@ -228,6 +228,26 @@ describe('projects the system asks to open (double-click, command line, second l
     expect(api.calls.filter((c) => c.name === 'studies:open').map((c) => c.input)).toEqual([{ path: PATH }]);
   });
 
+  it('looks again when a lost connection is back, as an announcement sent meanwhile is lost', async () => {
+    const api = shellApi();
+    let pending: string[] = [];
+    api.handle('app:openRequests', () => {
+      const paths = pending;
+      pending = [];
+      return { paths };
+    });
+    renderShell(api);
+    await screen.findByRole('heading', { level: 1, name: 'Hosts' }, PAGE_LOAD);
+    await act(async () => {
+      api.setStatus('reconnecting');
+    });
+    pending = [PATH];
+    await act(async () => {
+      api.setStatus('open');
+    });
+    expect(await screen.findByRole('heading', { level: 1, name: new RegExp(NAME) }, PAGE_LOAD)).toBeTruthy();
+  });
+
   it('says why a project asked for could not be opened', async () => {
     const api = shellApi();
     let pending = ['/data/gone.servelab'];

@@ -4,7 +4,7 @@ import { useApi } from '../../api/context';
 /**
  * Opens the projects the system asked for — a double-clicked `.servelab`, a path on the command line, a second
  * launch — which wait in the core until a window takes them: once when the window starts (the request may have
- * come first) and again at each `app:openRequested`. One project is open at a time: of several asked for at once,
+ * come first), at each `app:openRequested`, and when a lost connection is back. One project is open at a time: of several asked for at once,
  * the last one is shown.
  */
 export function useOpenRequests(openProjectAt: (path: string) => void): void {
@@ -25,6 +25,14 @@ export function useOpenRequests(openProjectAt: (path: string) => void): void {
       );
     };
     take();
-    return api.on('app:openRequested', take);
+    const offRequested = api.on('app:openRequested', take);
+    // An announcement sent while the browser's socket was reconnecting is lost: look again once it is back.
+    const offStatus = api.onStatus((status) => {
+      if (status === 'open') take();
+    });
+    return () => {
+      offRequested();
+      offStatus();
+    };
   }, [api]);
 }

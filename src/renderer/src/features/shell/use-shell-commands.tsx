@@ -8,6 +8,7 @@ import { errorText } from '../studies/study-errors';
 import { useNativeDialog } from '../studies/use-native-dialog';
 import { baseName } from '../studies/study-format';
 import { ShortcutsDialog } from './ShortcutsDialog';
+import { PROJECT_EXTENSION, PROJECT_SUFFIX, withoutProjectSuffix } from '../../../../shared/project-document';
 
 type PathRequest = 'open' | 'openGuide' | 'saveAs';
 
@@ -23,12 +24,12 @@ const GUIDE_EXTENSIONS = ['md', 'markdown', 'html', 'htm', 'txt'];
 
 /** `<dir>/<name>.servelab` beside the guide: `qwen3-8b.tr.txt` → `qwen3-8b.tr.servelab`. */
 export function guideProjectPath(guide: string): string {
-  return guide.replace(/\.(md|markdown|html?|txt)$/i, '') + '.servelab';
+  return guide.replace(/\.(md|markdown|html?|txt)$/i, '') + PROJECT_SUFFIX;
 }
 
 /** `<dir>/<name>-copy.servelab` beside the project. */
 function copyPath(path: string): string {
-  return path.replace(/\.servelab$/, '-copy.servelab');
+  return `${withoutProjectSuffix(path)}-copy${PROJECT_SUFFIX}`;
 }
 
 /**
@@ -79,7 +80,7 @@ export function useShellCommands(): {
           state.leaveWizardThen(() =>
             attempt(async () => {
               store.getState().showPage('studies');
-              const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: ['servelab'] }));
+              const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: [PROJECT_EXTENSION] }));
               if (answer === undefined) setPathRequest('open');
               else if (answer.path) await store.getState().openStudyProject(answer.path);
             }),
@@ -95,7 +96,7 @@ export function useShellCommands(): {
                 return;
               }
               if (!guide.path) return;
-              const out = await nativeDialog(() => api.call('dialogs:saveFile', { title: t('studies.guide.saveTitle'), defaultName: baseName(guideProjectPath(guide.path!)), extensions: ['servelab'] }));
+              const out = await nativeDialog(() => api.call('dialogs:saveFile', { title: t('studies.guide.saveTitle'), defaultName: baseName(guideProjectPath(guide.path!)), extensions: [PROJECT_EXTENSION] }));
               if (out?.path) await store.getState().createStudyFromGuide(out.path, guide.path);
             }),
           );
@@ -115,7 +116,7 @@ export function useShellCommands(): {
           attempt(async () => {
             store.getState().showPage('studies');
             const answer = await nativeDialog(() =>
-              api.call('dialogs:saveFile', { title: t('studies.saveAs.dialogTitle'), defaultName: baseName(copyPath(openProject.path)), extensions: ['servelab'] }),
+              api.call('dialogs:saveFile', { title: t('studies.saveAs.dialogTitle'), defaultName: baseName(copyPath(openProject.path)), extensions: [PROJECT_EXTENSION] }),
             );
             if (answer === undefined) setPathRequest('saveAs');
             else if (answer.path) await store.getState().saveOpenStudyAs(answer.path);

@@ -13,12 +13,13 @@ import { useAppStore } from '../../store';
 import { errorText } from './study-errors';
 import { engineName, stageLabel } from './study-format';
 import { refusalText } from './study-words';
+import { PROJECT_SUFFIX, withoutProjectSuffix } from '../../../../shared/project-document';
 
 type Rerun = CallOutput<'studies:rerun'>;
 
 /** `/dir/name.servelab` → `/dir/name-rerun.servelab`: beside the original, where its user looks for it. */
 export function rerunPath(path: string): string {
-  return path.replace(/(\.servelab)?$/, '-rerun.servelab');
+  return `${withoutProjectSuffix(path)}-rerun${PROJECT_SUFFIX}`;
 }
 
 /** The study's engines, each once, in the order it lists them. */

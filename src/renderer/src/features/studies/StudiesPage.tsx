@@ -13,6 +13,7 @@ import { defaultProjectPath, PathDialog } from './PathDialog';
 import { StudyProjectView } from './StudyProjectView';
 import { useRunCommand } from '../shell/commands-context';
 import './studies.css';
+import { PROJECT_EXTENSION } from '../../../../shared/project-document';
 
 type PathRequest = { kind: 'open' } | { kind: 'example'; example: StudyExample };
 
@@ -48,7 +49,7 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
 
   function openProject() {
     void attempt('open', async () => {
-      const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: ['servelab'] }));
+      const answer = await nativeDialog(() => api.call('dialogs:openFile', { title: t('studies.open.dialogTitle'), extensions: [PROJECT_EXTENSION] }));
       if (answer === undefined) setPathRequest({ kind: 'open' });
       else if (answer.path) await openStudyProject(answer.path);
     });
@@ -57,7 +58,7 @@ function Landing({ onNewStudy }: { onNewStudy: () => void }) {
   function startFromExample(example: StudyExample) {
     void attempt(`example:${example.path}`, async () => {
       const answer = await nativeDialog(() =>
-        api.call('dialogs:saveFile', { title: t('studies.example.dialogTitle'), defaultName: baseName(example.path), extensions: ['servelab'] }),
+        api.call('dialogs:saveFile', { title: t('studies.example.dialogTitle'), defaultName: baseName(example.path), extensions: [PROJECT_EXTENSION] }),
       );
       if (answer === undefined) setPathRequest({ kind: 'example', example });
       else if (answer.path) await createStudyFromExample(answer.path, baseName(example.path));

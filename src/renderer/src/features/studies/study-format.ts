@@ -5,6 +5,7 @@ import { ENGINE_STAGE_ID, GENERALISATION_STAGE_ID, GRID_STAGE_ID } from '../../.
 import type { ProjectFile, StageDecision, StudyState, Trial } from '../../../../shared/study/study';
 import { formattingLocale, t } from '../../i18n';
 import { studyTextOf } from './study-words';
+import { withoutProjectSuffix } from '../../../../shared/project-document';
 
 export function engineName(engine: EngineId): string {
   return ENGINE_ADAPTERS[engine]?.displayName ?? engine;
@@ -218,7 +219,7 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
 
 /** The file name a report is saved or downloaded under: the project's name with the format's extension. */
 export function reportFileName(path: string, format: 'md' | 'html' | 'csv'): string {
-  const base = path.split(/[\\/]/).at(-1)?.replace(/\.servelab$/, '') || 'study';
+  const base = withoutProjectSuffix(path.split(/[\\/]/).at(-1) ?? '') || 'study';
   return `${base}.${format}`;
 }
 

@@ -12,6 +12,7 @@ import type { WizardIssue } from '../../study-draft/assemble';
 import { WIZARD_STEPS, type WizardStep } from '../../study-draft/draft';
 import { trialProblemText } from '../studies/study-words';
 import { layoutText } from '../studies/study-format';
+import { PROJECT_SUFFIX } from '../../../../shared/project-document';
 
 /** "1 h 05 min", "12 min", "45 s": GPU time at a glance. */
 export function formatGpuTime(seconds: number): string {
@@ -224,7 +225,7 @@ export function ReviewStep({
   onGoToStep: (step: WizardStep) => void;
 }) {
   const busy = plan.status === 'saving' || plan.status === 'planning';
-  const pathError = !path.trim() ? t('wizard.review.pathRequired') : !path.trim().endsWith('.servelab') ? t('wizard.review.pathExtension') : undefined;
+  const pathError = !path.trim() ? t('wizard.review.pathRequired') : !path.trim().endsWith(PROJECT_SUFFIX) ? t('wizard.review.pathExtension') : undefined;
   const elsewhere = issues.filter((i) => i.step !== 'review');
   const blocked = issues.length > 0 || pathError !== undefined || busy;
   return (

@@ -18,6 +18,7 @@ import {
   type WizardStep,
 } from '../../study-draft/draft';
 import './wizard.css';
+import { PROJECT_EXTENSION, PROJECT_SUFFIX } from '../../../../shared/project-document';
 
 export interface StudyWizardProps {
   /** Called with the project file's path once the study was written. */
@@ -289,7 +290,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
                 canChooseFile={api.kind === 'ipc'}
                 onChooseFile={async () => {
                   try {
-                    const chosen = await api.call('dialogs:saveFile', { title: t('wizard.review.saveTitle'), defaultName: `${slugOf(draft.name)}.servelab`, extensions: ['servelab'] });
+                    const chosen = await api.call('dialogs:saveFile', { title: t('wizard.review.saveTitle'), defaultName: `${slugOf(draft.name)}${PROJECT_SUFFIX}`, extensions: [PROJECT_EXTENSION] });
                     if (chosen.path) {
                       setPathTouched(true);
                       setPath(chosen.path);

@@ -17,6 +17,8 @@ const HEAVY = [
   'tests/integration/study-examples-demo.test.ts',
   'tests/integration/study-examples-ssh.test.ts',
   'tests/integration/study-verdicts-demo.test.ts',
+  // Seven daemons (MariaDB among them) for a two-node Slurm cluster with accounting.
+  'tests/integration/slurm-cluster-two-nodes.test.ts',
 ];
 // The throughput example's decision (engines 13% apart, 1000 unbounded requests) changed at such a load: it runs
 // alone, last. So does the mixture-of-experts example, which runs up to three simulated servers of 1000 unbounded

@@ -9,3 +9,6 @@ export const cliPath = join(repoRoot, 'bin', 'servelab.js');
 
 /** Real nvidia-smi captures from one H200 box; see its README for the exact commands. */
 export const h200FixtureDir = join(repoRoot, 'tests', 'fixtures', 'nvidia-smi', 'h200-1gpu');
+
+/** Captures from the real Slurm test cluster; see its README for how they were made. */
+export const slurmFixtureDir = join(repoRoot, 'tests', 'fixtures', 'slurm');

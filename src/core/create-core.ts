@@ -30,6 +30,7 @@ import { SaveGrants } from './study/export-target';
 import { RecentProjects } from './study/recent-projects';
 import { resolveExamplesDir } from './study/examples-path';
 import { OpenRequests } from './study/open-requests';
+import type { ClusterInventory } from '../shared/model/cluster';
 
 export interface CoreOptions {
   /** Folder for hosts.json, the app's known_hosts and other state. */
@@ -80,6 +81,8 @@ export interface Core {
    * must `release()` it when done; detached jobs outlive that.
    */
   box(hostId: string): Promise<BoxTransport>;
+  /** The last `hosts:cluster` read of a Slurm host since the core started, or null. */
+  lastClusterInventory(hostId: string): ClusterInventory | null;
   /** The jobs started through box().jobs(), kept in <dataDir>/jobs.json to re-attach after a restart. */
   jobRegistry(): Promise<JobRegistry>;
   /** What a study run needs of the app: boxes, host names, the keychain, and the results library for its entries. */
@@ -271,6 +274,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       liveBoxes.add(transport);
       return transport;
     },
+    lastClusterInventory: (hostId) => connections.clusters.get(hostId) ?? null,
     jobRegistry,
     requestOpen: (paths) => openRequests.add(paths),
     async close() {

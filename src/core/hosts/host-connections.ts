@@ -8,6 +8,7 @@ import { hostKeyPlace } from '../ssh/known-hosts';
 import type { HostSpec, ResolvedSshTarget } from '../ssh/ssh-target';
 import type { ResolvedSshHost } from '../ssh/resolve/types';
 import type { BoxTransport } from '../box/box-transport';
+import type { ClusterInventory } from '../../shared/model/cluster';
 import { openBox, type BoxHooks } from '../box/open-box';
 import { demoLabHost, demoLabPaths, prepareDemoBox, type SimboxNode } from '../box/demo-lab';
 import type { LocalBoxTransport } from '../box/local-box-transport';
@@ -69,6 +70,8 @@ export class HostConnections {
   readonly held = new Set<string>();
   /** Keys shown to the user but not yet trusted, by host id: accepting stores exactly the key that was shown. */
   readonly pendingKeys = new Map<string, PendingKey>();
+  /** The last cluster read of each Slurm host (hosts:cluster), in memory only: a cluster changes under its users. */
+  readonly clusters = new Map<string, ClusterInventory>();
   /** Each demo box's first setup, by box number, while it runs. */
   private readonly demoPreparing = new Map<number, Promise<void>>();
   /** Errors raised while resolving a host, before the pool saw it: the pool has not logged them. */

@@ -1,5 +1,5 @@
 import { ServelabError } from '../../shared/contract';
-import { DEMO_LAB_HOST_ID, type HostKeyInfo } from '../../shared/model/host';
+import { DEMO_LAB_HOST_ID, isSlurmCluster, type HostKeyInfo } from '../../shared/model/host';
 import type { CallHandlers } from '../dispatch/dispatcher';
 import type { EventBus } from '../dispatch/event-bus';
 import type { SecretStore } from '../secrets/secret-store';
@@ -13,6 +13,7 @@ import { listSshConfigAliases } from '../ssh/ssh-config';
 import { resolvedHostView } from '../ssh/resolve/view';
 import { collectInventory } from '../inventory/collect';
 import { boxCommandRunner } from '../inventory/collect-over-ssh';
+import { readClusterInventory } from '../cluster/read-cluster';
 import type { BoxTransport } from '../box/box-transport';
 import { DEMO_LAB_LABEL, demoLabHost } from '../box/demo-lab';
 import { noDemoLabError } from '../box/open-box';
@@ -50,6 +51,7 @@ type HostCalls = Pick<
   | 'hosts:states'
   | 'hosts:connectionLog'
   | 'hosts:inventory'
+  | 'hosts:cluster'
   | 'hosts:acceptHostKey'
   | 'hosts:replaceHostKey'
   | 'prompts:pending'
@@ -143,6 +145,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         user: input.user ?? null,
         identityFile: input.identityFile ?? null,
         proxyJump: input.proxyJump ?? null,
+        scheduler: input.scheduler ?? null,
         hasSavedPassword: input.password !== undefined,
       };
       // Resolve now, as `ssh` would, so a wrong alias or ProxyJump is reported before anything is saved.
@@ -159,7 +162,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       const existing = hosts.get(hostId);
       if (existing.kind === 'demo') {
         const given = { ...patch, password, forgetPassword };
-        const sshFields = (['address', 'port', 'user', 'identityFile', 'proxyJump', 'password', 'forgetPassword'] as const).filter((key) => given[key] !== undefined);
+        const sshFields = (['address', 'port', 'user', 'identityFile', 'proxyJump', 'scheduler', 'password', 'forgetPassword'] as const).filter((key) => given[key] !== undefined);
         if (sshFields.length > 0) {
           throw new ServelabError('BAD_INPUT', `${DEMO_LAB_LABEL} is reached without SSH: only its label can change.`, {
             issues: sshFields.map((path) => ({ path, message: 'does not apply to the demo lab' })),
@@ -170,7 +173,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         return updated;
       }
       const changes: Partial<NewHost> = {};
-      for (const key of ['label', 'address', 'port', 'user', 'identityFile', 'proxyJump'] as const) {
+      for (const key of ['label', 'address', 'port', 'user', 'identityFile', 'proxyJump', 'scheduler'] as const) {
         if (patch[key] !== undefined) (changes as Record<string, unknown>)[key] = patch[key];
       }
       const next = { ...existing, ...changes };
@@ -189,6 +192,8 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
       // The next connection must use the new settings.
       if (held.delete(hostId)) pool.release(hostId);
       pendingKeys.delete(hostId);
+      // What was read may be of another cluster, or the host is no longer one.
+      connections.clusters.delete(hostId);
       broadcastHosts();
       return updated;
     },
@@ -217,6 +222,7 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         prompts.cancelAll(hostId);
         connectionLog.clear(hostId);
         pendingKeys.delete(hostId);
+        connections.clusters.delete(hostId);
         broadcastHosts();
       }
       return { removed };
@@ -294,6 +300,29 @@ export function hostHandlers(deps: HostHandlerDeps): HostCalls {
         // The pool reports SSH states; the demo lab's state only changes here, e.g. back from an earlier failure.
         if (host.kind === 'demo') events.emit('hosts:state', connections.stateOf(hostId));
         return { ...inventory, hostId };
+      } catch (error) {
+        connections.noteFailure(hostId, error);
+        throw error;
+      } finally {
+        transport?.release();
+      }
+    },
+
+    'hosts:cluster': async ({ hostId }) => {
+      const host = hosts.get(hostId);
+      if (!isSlurmCluster(host)) {
+        throw new ServelabError(
+          'NOT_SUPPORTED',
+          `${host.label} is not marked as a Slurm cluster's login node: edit the host and mark it as a Slurm cluster to read its partitions and GPUs.`,
+        );
+      }
+      let transport: BoxTransport | undefined;
+      try {
+        transport = await connections.transportFor(host);
+        connectionLog.write(hostId, 'info', 'Reading the Slurm cluster (sinfo, scontrol, sacctmgr) on the login node.');
+        const cluster = await readClusterInventory(transport);
+        connections.clusters.set(hostId, cluster);
+        return cluster;
       } catch (error) {
         connections.noteFailure(hostId, error);
         throw error;

@@ -35,6 +35,27 @@ describe('HostStore', () => {
     expect((await HostStore.open(path)).list()).toEqual([]);
   });
 
+  it('loads a file written before hosts could be clusters unchanged, and keeps a cluster mark', async () => {
+    const before = {
+      schemaVersion: 3,
+      hosts: [{ ...newHost, id: 'a', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' }],
+      removedBuiltIns: [],
+    };
+    const text = JSON.stringify(before);
+    const path = tempFile(text);
+    const store = await HostStore.open(path);
+    expect(store.problem).toBeNull();
+    expect(store.list()).toEqual(before.hosts);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    await store.update('a', { scheduler: 'slurm' });
+    expect((await HostStore.open(path)).get('a').scheduler).toBe('slurm');
+  });
+
+  it('names the field of a scheduler it does not know', async () => {
+    const path = tempFile(JSON.stringify({ schemaVersion: 3, hosts: [{ ...newHost, id: 'a', scheduler: 'pbs', createdAt: 'x', updatedAt: 'x' }] }));
+    expect((await HostStore.open(path)).problem).toMatch(/hosts\.0\.scheduler/);
+  });
+
   it('keeps the hosts two stores (two processes) add to one file', async () => {
     const path = tempFile();
     const app = await HostStore.open(path);

@@ -15,6 +15,7 @@ export const CALL_NAMES = [
   'hosts:disconnect',
   'hosts:connectionLog',
   'hosts:inventory',
+  'hosts:cluster',
   'hosts:acceptHostKey',
   'hosts:replaceHostKey',
   'hosts:restoreDemoLab',

@@ -48,6 +48,13 @@ describe('contract', () => {
     expect(CALLS['hosts:add'].input.safeParse({ address: 'gpu1.lab', proxyJump: 'me@bastion:2222,jump2' }).success).toBe(true);
   });
 
+  it('takes a Slurm scheduler mark on add and update, and null to clear it', () => {
+    expect(CALLS['hosts:add'].input.parse({ address: 'login.hpc', scheduler: 'slurm' })).toMatchObject({ scheduler: 'slurm' });
+    expect(CALLS['hosts:update'].input.parse({ hostId: 'h', scheduler: null })).toEqual({ hostId: 'h', scheduler: null });
+    const bad = CALLS['hosts:add'].input.safeParse({ address: 'login.hpc', scheduler: 'pbs' });
+    expect(bad.error!.issues.map((i) => i.path.join('.'))).toEqual(['scheduler']);
+  });
+
   it('lets an update clear an override with null', () => {
     const ok = CALLS['hosts:update'].input.parse({ hostId: 'h', port: null, proxyJump: null });
     expect(ok).toEqual({ hostId: 'h', port: null, proxyJump: null });

@@ -10,6 +10,7 @@ import {
   UpdateHostInputSchema,
 } from '../model/host';
 import { InventorySchema } from '../model/inventory';
+import { ClusterInventorySchema } from '../model/cluster';
 import { ResolvedHostViewSchema } from '../model/ssh-resolve';
 import { PromptRequestSchema, PromptSettledSchema } from '../model/prompt';
 import { ENGINE_IDS } from '../engines/types';
@@ -112,6 +113,14 @@ export const CALLS = {
   'hosts:inventory': {
     input: HostIdInput,
     output: InventorySchema,
+  },
+  /**
+   * Reads the Slurm cluster a host is the login node of (partitions, node types and GPUs, the user's accounts and
+   * QOS) through the host's connection; NOT_SUPPORTED for a host not marked as a cluster.
+   */
+  'hosts:cluster': {
+    input: HostIdInput,
+    output: ClusterInventorySchema,
   },
   'hosts:acceptHostKey': {
     input: HostIdInput.extend({ fingerprint: Fingerprint }),

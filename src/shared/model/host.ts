@@ -46,6 +46,14 @@ export const IdentityFileSchema = z.string().trim().min(1, 'is required').max(40
 export const HOST_KINDS = ['ssh', 'demo'] as const;
 export type HostKind = (typeof HOST_KINDS)[number];
 
+/**
+ * The job scheduler an SSH host stands in front of: `slurm`, the host is a Slurm cluster's login node, so work goes
+ * through sbatch and its partitions rather than onto the login node itself.
+ */
+export const HOST_SCHEDULERS = ['slurm'] as const;
+export type HostScheduler = (typeof HOST_SCHEDULERS)[number];
+export const HostSchedulerSchema = z.enum(HOST_SCHEDULERS, { error: `must be one of ${HOST_SCHEDULERS.join(', ')} or null` });
+
 /** The demo lab's fixed id: there is at most one, and "Restore demo lab" brings back this one. */
 export const DEMO_LAB_HOST_ID = 'demo-lab';
 
@@ -91,10 +99,17 @@ export const HostSchema = z.object({
    * user@host:port). Absent for passwords saved before it was kept: they are found by resolving the host.
    */
   passwordKey: z.string().nullable().optional(),
+  /** The scheduler this host is the login node of; null or absent (hosts saved before clusters) for a plain box. */
+  scheduler: HostSchedulerSchema.nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Host = z.infer<typeof HostSchema>;
+
+/** Whether the host is a Slurm cluster's login node (only an SSH host can be). */
+export function isSlurmCluster(host: Pick<Host, 'kind' | 'scheduler'>): boolean {
+  return host.kind === 'ssh' && host.scheduler === 'slurm';
+}
 
 const hostFields = {
   label: z.string().trim().max(80, 'is longer than 80 characters').optional(),
@@ -109,6 +124,7 @@ export const AddHostInputSchema = z
   .object({
     ...hostFields,
     alias: SshAliasSchema.optional(),
+    scheduler: HostSchedulerSchema.nullable().optional(),
     /** Remembered in the OS keychain, never written to hosts.json. */
     password: z.string().min(1, 'is required').max(4096, 'is too long').optional(),
   })
@@ -128,6 +144,8 @@ export const UpdateHostInputSchema = z.object({
   user: SshUserSchema.nullable().optional(),
   identityFile: IdentityFileSchema.nullable().optional(),
   proxyJump: ProxyJumpSchema.nullable().optional(),
+  /** null: a plain box again. */
+  scheduler: HostSchedulerSchema.nullable().optional(),
   password: z.string().min(1, 'is required').max(4096, 'is too long').optional(),
   forgetPassword: z.boolean().optional(),
 });

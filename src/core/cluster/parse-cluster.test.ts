@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { slurmFixtureDir } from '../../../tests/helpers/repo';
 import { ServelabError } from '../../shared/contract';
@@ -108,4 +108,17 @@ describe('parseClusterOutput failures', () => {
     expect(parseSlurmVersion('slurm 23.11.4\n')).toBe('23.11.4');
     expect(() => parseSlurmVersion('sinfo: command not found')).toThrow('printed no Slurm version');
   });
+});
+
+// The UI's tests show clusters read from these captures: the JSON beside each capture is exactly what this parser
+// makes of it (for host `host-1`). `SERVELAB_WRITE_CLUSTER_JSON=1` writes them again after a parser change.
+describe('the parsed captures the UI tests use', () => {
+  for (const capture of ['two-nodes-accounting', 'one-node']) {
+    it(`${capture}.cluster.json is the parse of ${capture}.out`, () => {
+      const parsed = parseClusterOutput(fixture(`${capture}.out`), { hostId: 'host-1', now });
+      const path = join(slurmFixtureDir, `${capture}.cluster.json`);
+      if (process.env.SERVELAB_WRITE_CLUSTER_JSON === '1') writeFileSync(path, JSON.stringify(parsed, null, 2) + '\n');
+      expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(parsed);
+    });
+  }
 });

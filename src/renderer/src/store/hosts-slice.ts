@@ -11,19 +11,20 @@ import {
   type UpdateHostInput,
 } from '../../../shared/model/host';
 import type { Inventory } from '../../../shared/model/inventory';
+import type { ClusterInventory } from '../../../shared/model/cluster';
 import type { ApiClient } from '../api/client';
 import { toErrorInfo } from './errors';
 import type { LoadStatus } from './load-status';
 import type { AppState } from './types';
 
-/** The outcome of the last inventory read the user started for one host. */
+/** The outcome of the last inventory or cluster read the user started for one host. */
 export interface HostRequest {
   loading: boolean;
   error: ErrorInfo | null;
 }
 
 /** What the user asked of a host; a host-key decision repeats it once the key is trusted. */
-export type HostOperation = 'inventory' | 'connect';
+export type HostOperation = 'inventory' | 'cluster' | 'connect';
 
 /** A host key as the core presented it, with the hop it belongs to: the target or a jump host on the way. */
 export interface PresentedHostKey extends HostKeyInfo {
@@ -75,6 +76,8 @@ export interface HostsSlice {
   connectionByHost: Record<string, ReceivedHostState>;
   holdByHost: Record<string, HostHold>;
   inventoryByHost: Record<string, Inventory>;
+  /** The last hosts:cluster answer of each Slurm cluster host. */
+  clusterByHost: Record<string, ClusterInventory>;
   requestByHost: Record<string, HostRequest>;
   /** The last failure of an inventory read or a connect, cleared when the next one starts. */
   errorByHost: Record<string, { error: ErrorInfo; operation: HostOperation }>;
@@ -93,6 +96,8 @@ export interface HostsSlice {
   /** Brings back the built-in demo lab after it was removed; throws the core's ServelabError. */
   restoreDemoLab(): Promise<Host>;
   readInventory(hostId: string): Promise<void>;
+  /** Reads the Slurm cluster behind a cluster host's login node (hosts:cluster); failures land where an inventory's do. */
+  readCluster(hostId: string): Promise<void>;
   connectHost(hostId: string): Promise<void>;
   disconnectHost(hostId: string): Promise<void>;
   acceptHostKey(hostId: string): Promise<void>;
@@ -147,6 +152,7 @@ function mirrorHosts(state: AppState, hosts: Host[]): Partial<AppState> {
     connectionByHost: keepKeys(state.connectionByHost, ids),
     holdByHost: keepKeys(state.holdByHost, ids),
     inventoryByHost: keepKeys(state.inventoryByHost, ids),
+    clusterByHost: keepKeys(state.clusterByHost, ids),
     requestByHost: keepKeys(state.requestByHost, ids),
     errorByHost: keepKeys(state.errorByHost, ids),
     logByHost: keepKeys(state.logByHost, ids),
@@ -181,13 +187,17 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
           }
         }
         // A box whose key changed is not the box that was read before: its old inventory is not shown.
-        if (info.code === 'HOST_KEY_CHANGED' || info.code === 'HOST_KEY_REVOKED') next.inventoryByHost = withoutKey(s.inventoryByHost, hostId);
+        if (info.code === 'HOST_KEY_CHANGED' || info.code === 'HOST_KEY_REVOKED') {
+          next.inventoryByHost = withoutKey(s.inventoryByHost, hostId);
+          next.clusterByHost = withoutKey(s.clusterByHost, hostId);
+        }
         return next;
       });
     }
 
     function retry(hostId: string, operation: HostOperation): Promise<void> {
-      return operation === 'connect' ? get().connectHost(hostId) : get().readInventory(hostId);
+      if (operation === 'connect') return get().connectHost(hostId);
+      return operation === 'cluster' ? get().readCluster(hostId) : get().readInventory(hostId);
     }
 
     return {
@@ -196,6 +206,7 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
       connectionByHost: {},
       holdByHost: {},
       inventoryByHost: {},
+      clusterByHost: {},
       requestByHost: {},
       errorByHost: {},
       hostKeyPrompts: [],
@@ -229,6 +240,8 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
           holdByHost: withoutKey(s.holdByHost, host.id),
           hostKeyPrompts: s.hostKeyPrompts.filter((p) => p.hostId !== host.id),
           errorByHost: withoutKey(s.errorByHost, host.id),
+          // The core forgot its cluster read too: the settings that reached it changed, or it is no longer a cluster.
+          clusterByHost: withoutKey(s.clusterByHost, host.id),
         }));
         return host;
       },
@@ -261,6 +274,25 @@ export function createHostsSlice(api: ApiClient): StateCreator<AppState, [], [],
           const info = toErrorInfo(error);
           set((s) => ({ requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: info } } }));
           noteFailure(hostId, 'inventory', info);
+        }
+      },
+
+      async readCluster(hostId) {
+        if (get().requestByHost[hostId]?.loading) return;
+        set((s) => ({
+          requestByHost: { ...s.requestByHost, [hostId]: { loading: true, error: null } },
+          errorByHost: withoutKey(s.errorByHost, hostId),
+        }));
+        try {
+          const cluster = await api.call('hosts:cluster', { hostId });
+          set((s) => ({
+            clusterByHost: { ...s.clusterByHost, [hostId]: cluster },
+            requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: null } },
+          }));
+        } catch (error) {
+          const info = toErrorInfo(error);
+          set((s) => ({ requestByHost: { ...s.requestByHost, [hostId]: { loading: false, error: info } } }));
+          noteFailure(hostId, 'cluster', info);
         }
       },
 

@@ -1,6 +1,7 @@
 import type { ErrorInfo } from '../../../shared/contract';
 import type { Host, HostStateEvent } from '../../../shared/model/host';
 import type { Inventory } from '../../../shared/model/inventory';
+import type { ClusterInventory } from '../../../shared/model/cluster';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { HostKeyPrompt, HostOperation, ReceivedHostState } from './hosts-slice';
 import type { AppState } from './types';
@@ -43,7 +44,7 @@ export interface HostView {
   badge: HostBadgeState;
   /** The latest hosts:state event, for the attempt and retry countdown while reconnecting. */
   connection: ReceivedHostState | undefined;
-  /** An inventory read is under way. */
+  /** An inventory or cluster read is under way. */
   loading: boolean;
   /** hosts:connect or hosts:disconnect is under way. */
   holdPending: boolean;
@@ -52,6 +53,8 @@ export interface HostView {
   error: ErrorInfo | null;
   errorOperation: HostOperation | null;
   inventory: Inventory | undefined;
+  /** The last read of a Slurm cluster host's cluster. */
+  cluster: ClusterInventory | undefined;
   /** True while the unknown-key dialog for this host is queued or open. */
   awaitingKeyDecision: boolean;
 }
@@ -74,6 +77,7 @@ export function selectHostView(state: AppState, hostId: string): HostView {
     error: failure?.error ?? eventError,
     errorOperation: failure?.operation ?? null,
     inventory: state.inventoryByHost[hostId],
+    cluster: state.clusterByHost[hostId],
     awaitingKeyDecision: state.hostKeyPrompts.some((p) => p.hostId === hostId),
   };
 }

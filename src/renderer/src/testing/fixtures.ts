@@ -1,6 +1,9 @@
 import type { Host, SshConfigAliasView } from '../../../shared/model/host';
 import type { PromptRequestView } from '../../../shared/model/prompt';
 import type { Inventory } from '../../../shared/model/inventory';
+import { ClusterInventorySchema, type ClusterInventory } from '../../../shared/model/cluster';
+import twoNodeClusterJson from '../../../../tests/fixtures/slurm/two-nodes-accounting.cluster.json';
+import oneNodeClusterJson from '../../../../tests/fixtures/slurm/one-node.cluster.json';
 import type { Trial } from '../../../shared/study/study';
 
 // Values from the real H200 capture in tests/fixtures/nvidia-smi/h200-1gpu.
@@ -39,6 +42,13 @@ export const H200_INVENTORY: Inventory = {
   tools: { uv: { present: true, version: '0.7.8' }, pip: { present: true, version: '24.0' }, docker: { present: false, version: null } },
   disk: { path: '/home/ml', freeMiB: 512000, totalMiB: 1024000 },
 };
+
+/**
+ * Clusters as the core's parser read them from real captures of the Slurm test cluster (tests/fixtures/slurm/README.md),
+ * for host `host-1`: two nodes with 2 × fake GPUs, gpu2 drained, accounting on; and one node, accounting off.
+ */
+export const TWO_NODE_CLUSTER: ClusterInventory = ClusterInventorySchema.parse(twoNodeClusterJson);
+export const ONE_NODE_CLUSTER: ClusterInventory = ClusterInventorySchema.parse(oneNodeClusterJson);
 
 export function makeHost(overrides: Partial<Host> = {}): Host {
   return {

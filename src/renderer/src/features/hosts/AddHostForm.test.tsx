@@ -84,6 +84,21 @@ describe('AddHostForm', () => {
     expect(store.getState().hosts).toHaveLength(1);
   });
 
+  it('marks a host as a Slurm cluster’s login node, said plainly, and starts the next host unmarked', async () => {
+    const api = createFakeApi({ 'hosts:add': (i) => makeHost({ label: 'hpc', scheduler: i.scheduler ?? null }) });
+    renderWithStore(<AddHostForm />, api);
+    const cluster = screen.getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    expect(cluster.checked).toBe(false);
+    expect(document.getElementById(cluster.getAttribute('aria-describedby')!)?.textContent).toMatch(/^This host is the cluster’s login node: .*sinfo, scontrol and sacctmgr/);
+    type('Address', 'login.hpc.example.org');
+    fireEvent.click(cluster);
+    await act(async () => {
+      fireEvent.submit(input('Address').form!);
+    });
+    expect(api.calls[0]).toEqual({ name: 'hosts:add', input: { address: 'login.hpc.example.org', scheduler: 'slurm' } });
+    expect(cluster.checked).toBe(false);
+  });
+
   it('adds a host that refers to an ~/.ssh/config alias, suggesting the aliases of the config', async () => {
     const api = createFakeApi({
       'hosts:sshConfigAliases': () => ({ configPath: '/home/me/.ssh/config', aliases: SSH_CONFIG_ALIASES }),

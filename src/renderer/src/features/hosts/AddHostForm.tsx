@@ -38,6 +38,11 @@ export function AddHostForm() {
     return touched.has(field) || submitted ? liveErrors[field] : undefined;
   }
 
+  function changeSlurmCluster(slurmCluster: boolean) {
+    setValues((prev) => ({ ...prev, slurmCluster }));
+    setNotice(null);
+  }
+
   function change(field: HostField, value: string) {
     setValues((prev) => ({ ...prev, [field]: value }));
     setTouched((prev) => (prev.has(field) ? prev : new Set(prev).add(field)));
@@ -107,6 +112,7 @@ export function AddHostForm() {
           mode="add"
           values={values}
           onChange={change}
+          onSlurmClusterChange={changeSlurmCluster}
           onSourceChange={changeSource}
           error={visibleError}
           aliasOptions={sshConfig.aliases}

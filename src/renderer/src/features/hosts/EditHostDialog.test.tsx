@@ -56,6 +56,29 @@ describe('EditHostDialog', () => {
     expect(api.calls[0]?.input).toEqual({ hostId: HOST.id, password: 'n3w', forgetPassword: true });
   });
 
+  it('marks a host as a Slurm cluster, or a cluster as a plain box again', async () => {
+    const plain = open();
+    const box = within(plain.dialog).getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    fireEvent.click(box);
+    expect(plain.save().disabled).toBe(false);
+    await act(async () => {
+      fireEvent.click(plain.save());
+    });
+    expect(plain.api.calls.map((c) => c.input)).toEqual([{ hostId: HOST.id, scheduler: 'slurm' }]);
+    cleanup();
+
+    const cluster = open(makeHost({ scheduler: 'slurm' }));
+    const marked = within(cluster.dialog).getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    expect(marked.checked).toBe(true);
+    expect(cluster.save().disabled).toBe(true);
+    fireEvent.click(marked);
+    await act(async () => {
+      fireEvent.click(cluster.save());
+    });
+    expect(cluster.api.calls.map((c) => c.input)).toEqual([{ hostId: HOST.id, scheduler: null }]);
+  });
+
   it('shows the fixed alias of an alias host and no address field', () => {
     const { dialog } = open(makeHost({ alias: 'h200', address: '10.0.0.11', user: null, port: null, identityFile: null }));
     expect(within(dialog).getByText('h200')).toBeTruthy();

@@ -42,6 +42,10 @@ export function EditHostDialog({ host, onClose }: { host: Host; onClose: () => v
     return touched.has(field) || submitted ? liveErrors[field] : undefined;
   }
 
+  function changeSlurmCluster(slurmCluster: boolean) {
+    setValues((prev) => ({ ...prev, slurmCluster }));
+  }
+
   function change(field: HostField, value: string) {
     setValues((prev) => ({ ...prev, [field]: value }));
     setTouched((prev) => (prev.has(field) ? prev : new Set(prev).add(field)));
@@ -107,7 +111,7 @@ export function EditHostDialog({ host, onClose }: { host: Host; onClose: () => v
     >
       <p className="muted">{t('editHost.intro')}</p>
       <form id={formId} ref={formRef} className="form form-compact" onSubmit={submit} noValidate>
-        <HostFormFields mode="edit" values={values} onChange={change} error={visibleError} />
+        <HostFormFields mode="edit" values={values} onChange={change} onSlurmClusterChange={changeSlurmCluster} error={visibleError} />
         {host.hasSavedPassword && (
           <Checkbox
             name="forgetPassword"

@@ -1,13 +1,14 @@
 import { useId, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ErrorInfo } from '../../../../shared/contract';
-import type { Host } from '../../../../shared/model/host';
+import { isSlurmCluster, type Host } from '../../../../shared/model/host';
 import { Badge, type BadgeTone } from '../../components/Badge';
 import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { useCountdown } from '../../components/use-countdown';
 import { t } from '../../i18n';
 import { selectHostView, useAppStore, type HostBadgeState, type HostOperation, type ReceivedHostState } from '../../store';
+import { ClusterView } from './ClusterView';
 import { ConnectionLog } from './ConnectionLog';
 import { EditHostDialog } from './EditHostDialog';
 import { hostPort, hostTarget } from './format';
@@ -84,7 +85,7 @@ function HostError({ error, operation, host, awaitingKeyDecision }: { error: Err
     <div className="alert alert-danger" role="alert">
       <Icon name="alert" size={16} className="alert-icon" />
       <div className="alert-content">
-        <p className="alert-title">{operation === 'connect' ? t('host.error.connectTitle') : t('host.error.title')}</p>
+        <p className="alert-title">{t(operation === 'connect' ? 'host.error.connectTitle' : operation === 'cluster' ? 'host.error.clusterTitle' : 'host.error.title')}</p>
         <p className="alert-message">{error.message}</p>
         <p className="alert-code">{t('host.error.code', { code: error.code })}</p>
       </div>
@@ -92,10 +93,14 @@ function HostError({ error, operation, host, awaitingKeyDecision }: { error: Err
   );
 }
 
-/** One host: who and where, its connection state and log, the last inventory or why it could not be read. */
+/**
+ * One host: who and where, its connection state and log, the last inventory or why it could not be read. A Slurm
+ * cluster's login node shows the cluster (partitions, node types, accounts) in place of the login node's own GPUs.
+ */
 export function HostCard({ hostId }: { hostId: string }) {
   const view = useAppStore(useShallow((s) => selectHostView(s, hostId)));
   const readInventory = useAppStore((s) => s.readInventory);
+  const readCluster = useAppStore((s) => s.readCluster);
   const connectHost = useAppStore((s) => s.connectHost);
   const disconnectHost = useAppStore((s) => s.disconnectHost);
   const [dialog, setDialog] = useState<'remove' | 'edit' | null>(null);
@@ -108,8 +113,12 @@ export function HostCard({ hostId }: { hostId: string }) {
   if (!host) return null;
 
   const isDemo = host.kind === 'demo';
-  const hasInventory = Boolean(view.inventory);
-  const readLabel = hasInventory ? t('host.refreshOf', { label: host.label }) : t('host.readInventoryOf', { label: host.label });
+  const isCluster = isSlurmCluster(host);
+  const hasInventory = Boolean(isCluster ? view.cluster : view.inventory);
+  const readLabel = isCluster
+    ? t(hasInventory ? 'host.refreshClusterOf' : 'host.readClusterOf', { label: host.label })
+    : t(hasInventory ? 'host.refreshOf' : 'host.readInventoryOf', { label: host.label });
+  const target = hostPort(host.address, host.port);
   const busy = view.loading || view.holdPending;
   // Open for an operation (an inventory read), not held: the button keeps it open rather than connects.
   const keepOpen = !view.held && view.badge === 'ready';
@@ -125,6 +134,11 @@ export function HostCard({ hostId }: { hostId: string }) {
             {isDemo && (
               <Badge tone="warning" title={t('host.simulatedTitle')}>
                 {t('host.simulated')}
+              </Badge>
+            )}
+            {isCluster && (
+              <Badge tone="info" title={t('host.slurmTitle')}>
+                {t('host.slurm')}
               </Badge>
             )}
             <StateBadge badge={view.badge} held={view.held} connection={view.connection} />
@@ -152,11 +166,11 @@ export function HostCard({ hostId }: { hostId: string }) {
             aria-label={readLabel}
             aria-disabled={view.loading || undefined}
             onClick={() => {
-              if (!view.loading) void readInventory(host.id);
+              if (!view.loading) void (isCluster ? readCluster(host.id) : readInventory(host.id));
             }}
           >
             {view.loading ? <Spinner /> : <Icon name="refresh" size={14} />}
-            {hasInventory ? t('host.refresh') : t('host.readInventory')}
+            {hasInventory ? t('host.refresh') : isCluster ? t('host.readCluster') : t('host.readInventory')}
           </button>
           <span className="host-actions-divider" aria-hidden="true" />
           {!isDemo && (
@@ -204,15 +218,13 @@ export function HostCard({ hostId }: { hostId: string }) {
         {(view.loading || (view.holdPending && !view.held)) && (
           <p className="host-progress" role="status">
             <Spinner />
-            {isDemo ? t('host.readingDemo') : t('host.connecting', { target: hostPort(host.address, host.port) })}
+            {isDemo ? t('host.readingDemo') : isCluster && view.loading ? t('host.readingCluster', { target }) : t('host.connecting', { target })}
           </p>
         )}
         {!busy && view.error && <HostError error={view.error} operation={view.errorOperation} host={host} awaitingKeyDecision={view.awaitingKeyDecision} />}
-        {view.inventory ? (
-          <InventoryView inventory={view.inventory} label={host.label} />
-        ) : (
-          !busy && !view.error && <p className="empty-line">{t('host.notRead')}</p>
-        )}
+        {isCluster && view.cluster && <ClusterView cluster={view.cluster} label={host.label} />}
+        {!isCluster && view.inventory && <InventoryView inventory={view.inventory} label={host.label} />}
+        {!hasInventory && !busy && !view.error && <p className="empty-line">{isCluster ? t('host.clusterNotRead') : t('host.notRead')}</p>}
       </div>
 
       {!isDemo && (

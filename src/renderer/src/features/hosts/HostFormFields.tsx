@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import type { SshConfigAliasView } from '../../../../shared/model/host';
+import { Checkbox } from '../../components/Checkbox';
 import { TextField } from '../../components/Field';
 import { Icon } from '../../components/Icon';
 import { t } from '../../i18n';
@@ -9,6 +10,7 @@ export interface HostFormFieldsProps {
   mode: 'add' | 'edit';
   values: HostFormValues;
   onChange: (field: HostField, value: string) => void;
+  onSlurmClusterChange: (slurmCluster: boolean) => void;
   /** Add mode only: switch between a typed address and an ~/.ssh/config alias. */
   onSourceChange?: (source: HostSource) => void;
   error: (field: HostField) => string | undefined;
@@ -17,7 +19,7 @@ export interface HostFormFieldsProps {
 }
 
 /** The connection fields shared by the add form and the edit dialog. */
-export function HostFormFields({ mode, values, onChange, onSourceChange, error, aliasOptions = [] }: HostFormFieldsProps) {
+export function HostFormFields({ mode, values, onChange, onSlurmClusterChange, onSourceChange, error, aliasOptions = [] }: HostFormFieldsProps) {
   const sourceName = useId();
   const aliasListId = useId();
   const isAlias = values.source === 'alias';
@@ -118,6 +120,7 @@ export function HostFormFields({ mode, values, onChange, onSourceChange, error, 
         autoComplete="new-password"
         hint={t('hostForm.passwordHint')}
       />
+      <Checkbox name="slurmCluster" label={t('hostForm.slurm')} hint={t('hostForm.slurmHint')} checked={values.slurmCluster} onChange={onSlurmClusterChange} />
     </>
   );
 }

@@ -51,3 +51,8 @@ export function usedPercent(usedMiB: number | null, totalMiB: number): number | 
   if (usedMiB === null || !(totalMiB > 0)) return null;
   return Math.min(100, Math.max(0, Math.round((usedMiB / totalMiB) * 100)));
 }
+
+/** Minutes as hours and minutes, "1:00", "48:30", as Slurm limits are read (its own `days-hours:…` is less plain). */
+export function formatHoursMinutes(minutes: number): string {
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}

@@ -1,11 +1,14 @@
 import { fieldIssues, type FieldIssue } from '../../../../shared/contract';
-import { AddHostInputSchema, UpdateHostInputSchema, type AddHostInput, type Host, type UpdateHostInput } from '../../../../shared/model/host';
+import { AddHostInputSchema, UpdateHostInputSchema, isSlurmCluster, type AddHostInput, type Host, type UpdateHostInput } from '../../../../shared/model/host';
 import { t, type PlainMessageKey } from '../../i18n';
 
 /** Where a host's connection details come from: typed here, or an ~/.ssh/config alias resolved at every connect. */
 export type HostSource = 'address' | 'alias';
 
-/** What the inputs hold: raw strings, as typed. Empty optional fields leave the ssh config (or the default) in charge. */
+/**
+ * What the inputs hold: raw strings, as typed (empty optional fields leave the ssh config or the default in charge),
+ * and whether the host is a Slurm cluster's login node.
+ */
 export interface HostFormValues {
   source: HostSource;
   label: string;
@@ -16,6 +19,7 @@ export interface HostFormValues {
   identityFile: string;
   proxyJump: string;
   password: string;
+  slurmCluster: boolean;
 }
 
 export type HostField = 'label' | 'alias' | 'address' | 'port' | 'user' | 'identityFile' | 'proxyJump' | 'password';
@@ -31,6 +35,7 @@ export const EMPTY_HOST_FORM: HostFormValues = {
   identityFile: '',
   proxyJump: '',
   password: '',
+  slurmCluster: false,
 };
 
 export const FIELD_LABEL: Record<HostField, PlainMessageKey> = {
@@ -123,6 +128,7 @@ export function validateAddHost(values: HostFormValues): { input: AddHostInput |
   }
   // Passwords are taken as typed: leading or trailing spaces may be part of them.
   if (values.password !== '') candidate.password = values.password;
+  if (values.slurmCluster) candidate.scheduler = 'slurm';
 
   const parsed = AddHostInputSchema.safeParse(candidate);
   if (!parsed.success) schemaErrors(parsed.error, values.source, errors);
@@ -142,6 +148,7 @@ export function valuesFromHost(host: Host): HostFormValues {
     identityFile: host.identityFile ?? '',
     proxyJump: host.proxyJump ?? '',
     password: '',
+    slurmCluster: isSlurmCluster(host),
   };
 }
 
@@ -171,6 +178,7 @@ export function validateUpdateHost(
   }
   if (values.password !== '') candidate.password = values.password;
   if (opts.forgetPassword && host.hasSavedPassword) candidate.forgetPassword = true;
+  if (values.slurmCluster !== isSlurmCluster(host)) candidate.scheduler = values.slurmCluster ? 'slurm' : null;
 
   const parsed = UpdateHostInputSchema.safeParse(candidate);
   if (!parsed.success) schemaErrors(parsed.error, source, errors);

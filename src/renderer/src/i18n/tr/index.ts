@@ -12,6 +12,8 @@
  *   install → kurmak · launch → başlatmak · flag → bayrak · pre-flight → ön kontrol · simulated → simüle
  *   provenance → köken bilgisi · greedy → açgözlü · grid → ızgara · Pareto front → Pareto cephesi
  *   run (of a benchmark) → çalıştırma · quantization → nicemleme · variant → varyant · checkpoint → checkpoint
+ *   Slurm cluster → Slurm kümesi · login node → giriş düğümü · node → düğüm · partition → bölüm (partition)
+ *   account → hesap · time limit → süre sınırı · accounting → muhasebe · scheduler → zamanlayıcı
  * Ürün, motor ve araç adları, CLI bayrakları, dosya adları, komutlar ve metrik kısaltmaları (TTFT, TPOT, ITL,
  * E2EL, P99, tok/s) çevrilmez. Yer tutucuya ek getirmek yerine ekten kaçınan yapılar seçilir
  * (ör. "Düzenle: {label}", "{name} adlı çalışma").

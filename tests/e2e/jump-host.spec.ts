@@ -182,7 +182,7 @@ test.describe('Hosts behind a jump host', () => {
     await test.step('Disconnect lets the second box go', async () => {
       await card2.getByRole('button', { name: 'Disconnect lab-gpu2', exact: true }).click();
       // Let go, the connection closes once unused: until then the card offers to keep it, then to connect.
-      await expect(card2.getByRole('button', { name: /^(Keep lab-gpu2 connected|Connect lab-gpu2)$/ })).toBeVisible();
+      await expect(card2.getByRole('button', { name: /^(Keep connected to lab-gpu2|Connect lab-gpu2)$/ })).toBeVisible();
     });
 
     await test.step('edit: rename, override the jump host, then clear the override back to the ssh config', async () => {

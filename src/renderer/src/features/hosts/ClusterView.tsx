@@ -34,13 +34,15 @@ function PartitionTable({ partitions }: { partitions: ClusterPartition[] }) {
         <tbody>
           {partitions.map((p) => (
             <tr key={p.name}>
-              <th scope="row" className="cluster-row-name">
-                <span className="mono">{p.name}</span>
-                {p.isDefault && (
-                  <Badge tone="accent" title={t('cluster.partition.defaultTitle')}>
-                    {t('cluster.partition.default')}
-                  </Badge>
-                )}
+              <th scope="row">
+                <span className="cluster-row-name">
+                  <span className="mono">{p.name}</span>
+                  {p.isDefault && (
+                    <Badge tone="accent" title={t('cluster.partition.defaultTitle')}>
+                      {t('cluster.partition.default')}
+                    </Badge>
+                  )}
+                </span>
               </th>
               <td className={p.state === 'UP' ? undefined : 'cluster-warn'}>{t(`cluster.partitionState.${p.state}`)}</td>
               <td className="num">{timeLimit(p.maxTimeMinutes)}</td>
@@ -145,13 +147,15 @@ function Accounts({ cluster }: { cluster: ClusterInventory }) {
             <tbody>
               {user.associations.map((a) => (
                 <tr key={`${a.account}\u0000${a.partition ?? ''}`}>
-                  <th scope="row" className="cluster-row-name">
-                    <span className="mono">{a.account}</span>
-                    {a.account === user.defaultAccount && (
-                      <Badge tone="accent" title={t('cluster.account.defaultTitle')}>
-                        {t('cluster.account.default')}
-                      </Badge>
-                    )}
+                  <th scope="row">
+                    <span className="cluster-row-name">
+                      <span className="mono">{a.account}</span>
+                      {a.account === user.defaultAccount && (
+                        <Badge tone="accent" title={t('cluster.account.defaultTitle')}>
+                          {t('cluster.account.default')}
+                        </Badge>
+                      )}
+                    </span>
                   </th>
                   <td className="mono">{a.partition ?? t('cluster.account.allPartitions')}</td>
                   <td className="mono">{a.qos.map((q) => (q === a.defaultQos ? t('cluster.account.defaultQos', { qos: q }) : q)).join(', ')}</td>

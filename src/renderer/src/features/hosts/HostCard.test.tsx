@@ -63,7 +63,7 @@ describe('HostCard', () => {
     expect(api.calls.find((c) => c.name === 'hosts:disconnect')?.input).toEqual({ hostId: HOST.id });
     // Let go, the connection stays open until unused: the card says so and offers to keep it.
     expect(badge()).toBe('Connection state: Connected until unused');
-    expect(screen.getByRole('button', { name: 'Keep h200-lab connected' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Keep connected to h200-lab' })).toBeTruthy();
     act(() => api.emit('hosts:state', { hostId: HOST.id, state: 'idle' }));
     expect(badge()).toBe('Connection state: Not connected');
     expect(screen.getByRole('button', { name: 'Connect h200-lab' })).toBeTruthy();

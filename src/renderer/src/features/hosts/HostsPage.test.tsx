@@ -155,7 +155,7 @@ describe('Hosts page', () => {
     await act(async () => finish(H200_INVENTORY));
     expect(screen.getByText('NVIDIA H200 · 143771 MiB · sm 9.0')).toBeTruthy();
     expect(screen.getByText('Connected until unused')).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Keep h200-lab connected' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Keep connected to h200-lab' })).toBeTruthy();
   });
 
   it('removes a host only after confirmation', async () => {

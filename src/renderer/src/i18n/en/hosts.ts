@@ -95,7 +95,7 @@ const hosts = {
   'host.connectOf': 'Connect {label}',
   'host.disconnectOf': 'Disconnect {label}',
   'host.keepConnected': 'Keep connected',
-  'host.keepConnectedOf': 'Keep {label} connected',
+  'host.keepConnectedOf': 'Keep connected to {label}',
   'host.readInventory': 'Read inventory',
   'host.refresh': 'Refresh',
   'host.readInventoryOf': 'Read inventory of {label}',

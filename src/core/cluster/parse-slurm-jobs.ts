@@ -108,13 +108,15 @@ export function parseScontrolJob(line: string): SlurmJobState {
   if (!jobId || !/^\d+$/.test(jobId)) throw new ServelabError('REMOTE_COMMAND_FAILED', `scontrol printed no job id: ${line.slice(0, 200)}`);
   const state = parseJobStateWord(record.get('JobState') ?? '');
   const ended = PHASE[state] === 'ended';
+  const nodes = nodeList(record.get('NodeList'));
   return jobState({
     jobId,
     state,
     source: 'scontrol',
     reason: reason(record.get('Reason')),
-    nodeList: nodeList(record.get('NodeList')),
-    startTime: PHASE[state] === 'pending' ? null : time(record.get('StartTime')),
+    nodeList: nodes,
+    // A pending job's StartTime is the scheduler's estimate; one cancelled while pending gets its end time there.
+    startTime: PHASE[state] === 'pending' || nodes === null ? null : time(record.get('StartTime')),
     // For a running job EndTime is when its time limit ends it.
     endTime: ended ? time(record.get('EndTime')) : null,
     ...(ended ? parseExitCode(record.get('ExitCode')) : { exitCode: null, signal: null }),

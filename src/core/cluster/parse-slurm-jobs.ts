@@ -4,7 +4,7 @@ import { ServelabError } from '../../shared/contract';
 import { SLURM_JOB_STATES, SlurmJobStateSchema, type SlurmJobState, type SlurmJobStateName, type SlurmSubmittedJob } from '../../shared/model/slurm-job';
 import { splitProbeSections, type ProbeSection } from '../inventory/parse-probe';
 import { JOB_SECTIONS, SACCT_FIELDS } from './slurm-job-scripts';
-import { parseKeyValueLine, valueOrNull } from './slurm-fields';
+import { valueOrNull } from './slurm-fields';
 
 /** Which phase each state word means (see SLURM_JOB_PHASES). */
 const PHASE: Record<SlurmJobStateName, SlurmJobState['phase']> = {
@@ -101,9 +101,30 @@ export function parseSqueue(text: string): SlurmJobState[] {
     });
 }
 
+/**
+ * One `scontrol -o show job` line as key → value. Unlike a node's record, free text sits in the middle (JobName= second,
+ * a Reason= that may be a sentence, WorkDir= and Command= paths): a key is a word followed by `=` after a space, and a
+ * value runs to the next key. The name is skipped (everything up to ` UserId=`), so no job name can pose as a field.
+ */
+export function parseScontrolJobLine(line: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  const id = /^JobId=(\S+)/.exec(line.trim());
+  if (id) fields.set('JobId', id[1] as string);
+  const afterName = line.indexOf(' UserId=');
+  if (afterName < 0) return fields;
+  const rest = line.slice(afterName);
+  const keys = [...rest.matchAll(/\s([A-Za-z][A-Za-z0-9_:/]*)=/g)];
+  keys.forEach((match, i) => {
+    const start = (match.index as number) + match[0].length;
+    const end = i + 1 < keys.length ? (keys[i + 1]?.index as number) : rest.length;
+    fields.set(match[1] as string, rest.slice(start, end).trim());
+  });
+  return fields;
+}
+
 /** One `scontrol -o show job` line. */
 export function parseScontrolJob(line: string): SlurmJobState {
-  const record = parseKeyValueLine(line);
+  const record = parseScontrolJobLine(line);
   const jobId = record.get('JobId');
   if (!jobId || !/^\d+$/.test(jobId)) throw new ServelabError('REMOTE_COMMAND_FAILED', `scontrol printed no job id: ${line.slice(0, 200)}`);
   const state = parseJobStateWord(record.get('JobState') ?? '');

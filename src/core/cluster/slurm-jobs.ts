@@ -143,6 +143,8 @@ export interface FollowSlurmJobOptions extends SlurmCallOptions {
   /** Each state read while following. */
   onState?: (state: SlurmJobState) => void;
   pollMs?: number;
+  /** Largest piece read at once (default 256 KiB). */
+  maxBytes?: number;
 }
 
 /**

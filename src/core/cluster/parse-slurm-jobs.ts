@@ -154,13 +154,15 @@ export function parseSacct(text: string): SlurmJobState[] {
       const get = (field: (typeof SACCT_FIELDS)[number]) => values[SACCT_FIELDS.indexOf(field)];
       const state = parseJobStateWord(get('State') ?? '');
       const ended = PHASE[state] === 'ended';
+      const nodes = nodeList(get('NodeList'));
       return jobState({
         jobId: get('JobIDRaw') as string,
         state,
         source: 'sacct',
         reason: reason(get('Reason')),
-        nodeList: nodeList(get('NodeList')),
-        startTime: time(get('Start')),
+        nodeList: nodes,
+        // Cancelled while pending: Start is `None`, or the time it was cancelled.
+        startTime: nodes === null ? null : time(get('Start')),
         endTime: ended ? time(get('End')) : null,
         ...(ended ? parseExitCode(get('ExitCode')) : { exitCode: null, signal: null }),
       });

@@ -97,4 +97,14 @@ describe.runIf(asked && unavailable === null)('job captures from the Slurm test 
     await waitUntil('the jobs were not forgotten by slurmctld', () => [first, second, third, done, failing].every((id) => stateOf(id) === undefined));
     await observe([first, second, third, done, failing, '999999'], 'observe-two-nodes-sacct.out');
   }, 240_000);
+
+  it('node failure: a running job on a node set DOWN', async () => {
+    const { cluster, spec, submit, observe, waitUntil, stateOf } = await setUp(2, false);
+    const job = await submit(spec('on-node', 'sleep 300'));
+    await waitUntil('the job did not start', () => stateOf(job) === 'RUNNING');
+    const node = / NodeList=(\S+)/.exec(cluster.client('scontrol', ['-o', 'show', 'job', job]).stdout)?.[1] as string;
+    expect(cluster.client('scontrol', ['update', `NodeName=${node}`, 'State=DOWN', 'Reason=test']).stderr).toBe('');
+    await waitUntil('the job did not end', () => stateOf(job) === 'NODE_FAIL');
+    await observe([job], 'observe-two-nodes-node-fail.out');
+  }, 120_000);
 });

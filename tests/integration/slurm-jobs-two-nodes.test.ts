@@ -93,4 +93,18 @@ describe.skipIf(unavailable !== null)('Slurm jobs on two nodes with accounting',
     const accounted = cluster.client('sacct', ['-nP', '-X', '-j', failing, '--format=Account,QOS,Partition']).stdout.trim();
     expect(accounted).toBe('research|gpu-short|short');
   }, 60_000);
+
+  it('a job on a node an administrator sets DOWN is NODE_FAIL, and not run again', async () => {
+    const { jobId } = await submitSlurmJob(ssh, spec('on-gpu2', 'sleep 300', { partition: undefined }));
+    const [running] = await waitFor([jobId], ([s]) => s?.state === 'RUNNING');
+    const node = running?.nodeList as string;
+    const down = cluster.client('scontrol', ['update', `NodeName=${node}`, 'State=DOWN', 'Reason=test']);
+    expect(down.stderr).toBe('');
+    try {
+      const [failed] = await waitFor([jobId], ([s]) => s?.phase === 'ended');
+      expect(failed).toMatchObject({ state: 'NODE_FAIL', phase: 'ended', nodeList: node });
+    } finally {
+      cluster.client('scontrol', ['update', `NodeName=${node}`, 'State=RESUME']);
+    }
+  }, 60_000);
 });

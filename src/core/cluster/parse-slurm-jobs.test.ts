@@ -31,6 +31,12 @@ describe('parseObserveOutput on captures', () => {
     ]);
   });
 
+  it('a job on a node set DOWN (submitted with --no-requeue)', () => {
+    expect(parseObserveOutput(capture('observe-two-nodes-node-fail.out'), ['1'])).toEqual([
+      { jobId: '1', state: 'NODE_FAIL', phase: 'ended', source: 'scontrol', reason: 'NodeDown', nodeList: 'gpu1', startTime: '2026-12-07T17:52:33', endTime: '2026-12-07T17:52:33', exitCode: 0, signal: 15 },
+    ]);
+  });
+
   it('two nodes: two jobs on different nodes, the third waiting', () => {
     const states = parseObserveOutput(capture('observe-two-nodes-running.out'), ['1', '2', '3']);
     expect(states.map((s) => [s.state, s.nodeList, s.reason])).toEqual([

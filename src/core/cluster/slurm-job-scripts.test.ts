@@ -36,6 +36,7 @@ describe('sbatchOptions', () => {
       '--cpus-per-task=8',
       '--mem=64000M',
       '--time=90',
+      '--no-requeue',
       '--output=/home/u/runs/study 1/trial.out',
       '--error=/home/u/runs/study 1/trial.out',
       '--chdir=/scratch/it is',
@@ -43,8 +44,8 @@ describe('sbatchOptions', () => {
   });
 
   it('asks for GPUs without a type, and leaves out what is not given', () => {
-    const spec = SlurmJobSpecSchema.parse({ name: 'n', script: 'true', gpus: { count: 1 }, timeLimitMinutes: 1, outputPath: '/o', errorPath: '/e', workDir: '/w' });
-    expect(wordsOf(sbatchOptions(spec).join(' '))).toEqual(['sbatch', '--parsable', '--job-name=n', '--gres=gpu:1', '--time=1', '--output=/o', '--error=/e', '--chdir=/w']);
+    const spec = SlurmJobSpecSchema.parse({ name: 'n', script: 'true', gpus: { count: 1 }, timeLimitMinutes: 1, outputPath: '/o', errorPath: '/e', workDir: '/w', requeue: true });
+    expect(wordsOf(sbatchOptions(spec).join(' '))).toEqual(['sbatch', '--parsable', '--job-name=n', '--gres=gpu:1', '--time=1', '--requeue', '--output=/o', '--error=/e', '--chdir=/w']);
   });
 });
 

@@ -84,6 +84,7 @@ export function sbatchOptions(spec: SlurmJobSpecParsed): string[] {
     ...(spec.cpusPerTask ? [`--cpus-per-task=${spec.cpusPerTask}`] : []),
     ...(spec.memoryMiB ? [`--mem=${spec.memoryMiB}M`] : []),
     `--time=${spec.timeLimitMinutes}`,
+    spec.requeue ? '--requeue' : '--no-requeue',
     pathOption('--output', spec.outputPath),
     pathOption('--error', spec.errorPath ?? spec.outputPath),
     pathOption('--chdir', spec.workDir),

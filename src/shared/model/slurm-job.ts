@@ -45,6 +45,11 @@ export const SlurmJobSpecSchema = z.object({
   errorPath: SharedPathSchema.optional(),
   /** `--chdir`: the job's working folder, shared as well. */
   workDir: SharedPathSchema,
+  /**
+   * Whether Slurm may run the job again after a node failure or preemption (`--requeue`). Off by default
+   * (`--no-requeue`): one job is one attempt, and a job Slurm ended is reported with Slurm's cause.
+   */
+  requeue: z.boolean().default(false),
 });
 export type SlurmJobSpec = z.input<typeof SlurmJobSpecSchema>;
 export type SlurmJobSpecParsed = z.output<typeof SlurmJobSpecSchema>;

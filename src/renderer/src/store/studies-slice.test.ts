@@ -74,3 +74,19 @@ describe('the open study’s monitor data', () => {
     expect(store.getState().openStudy!.gpuSamples).toEqual({});
   });
 });
+
+describe('opening projects', () => {
+  it('shows the project asked for last when an earlier open answers after it', async () => {
+    let answerFirst: (project: ProjectFile) => void = () => {};
+    const api = createFakeApi({
+      'studies:open': ({ path }) => (path === '/data/first.servelab' ? new Promise<ProjectFile>((resolve) => (answerFirst = resolve)) : PROJECT),
+      'studies:gpuMemory': () => [],
+    });
+    const store = createAppStore(api, { storage: null, prefersDark: false });
+    const first = store.getState().openStudyProject('/data/first.servelab');
+    await store.getState().openStudyProject(PATH);
+    answerFirst(PROJECT);
+    await first;
+    expect(store.getState().openStudy?.path).toBe(PATH);
+  });
+});

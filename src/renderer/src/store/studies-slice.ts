@@ -143,6 +143,7 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
     const updateOpen = (path: string, change: (study: OpenStudy) => OpenStudy) =>
       set((s) => (s.openStudy && s.openStudy.path === path ? { openStudy: change(s.openStudy) } : {}));
 
+    let latestOpen = 0;
     const show = (path: string, project: ProjectFile) => {
       set((s) => {
         // Reopening the project already shown keeps its log and phase (they are not in the file).
@@ -198,8 +199,11 @@ export function createStudiesSlice(api: ApiClient): StateCreator<AppState, [], [
       },
 
       async openStudyProject(path) {
+        // Two opens in quick succession (a recent project clicked while the system asks for another): the one asked
+        // for last is shown, whichever file is read first.
+        const request = ++latestOpen;
         const project = await api.call('studies:open', { path });
-        show(path, project);
+        if (request === latestOpen) show(path, project);
       },
 
       closeStudyProject() {

@@ -121,7 +121,9 @@ function incompleteTail(bytes: Buffer): number {
 
 /** Reads a job's output file on the shared storage from `offset` (at most `maxBytes`), through the login node. */
 export async function readSlurmJobOutput(box: Box, path: string, offset: number, opts: SlurmCallOptions & { maxBytes?: number } = {}): Promise<SlurmOutputChunk> {
-  const result = await box.run(readOutputScript(path, offset, opts.maxBytes ?? DEFAULT_READ_BYTES), { timeoutSeconds: 60, ...(opts.signal ? { signal: opts.signal } : {}) });
+  // Four bytes at least: a read must be able to hold the longest UTF-8 character, or it would never move on.
+  const maxBytes = Math.max(4, opts.maxBytes ?? DEFAULT_READ_BYTES);
+  const result = await box.run(readOutputScript(path, offset, maxBytes), { timeoutSeconds: 60, ...(opts.signal ? { signal: opts.signal } : {}) });
   const lines = result.stdout.split('\n');
   const at = lines.findIndex((line) => line.startsWith(`${OUTPUT_MARKER} `));
   const header = at >= 0 ? (lines[at] as string).slice(OUTPUT_MARKER.length + 1) : null;

@@ -115,10 +115,11 @@ describe.skipIf(unavailable !== null)('Slurm jobs on a one-node cluster', () => 
   });
 
   it('cancelling a running and a pending job leaves them CANCELLED and out of the queue', async () => {
-    // The time-limited job holds one of the two CPUs: this one takes the other, the next waits.
-    const running = (await submitSlurmJob(ssh, sshSpec('running', 'sleep 300'))).jobId;
+    // This one takes both GPUs, so the next waits, whether or not the time-limited job still holds a CPU.
+    const gpus = (count: number) => ({ gpus: { type: TEST_GPU_TYPE, count } });
+    const running = (await submitSlurmJob(ssh, sshSpec('running', 'sleep 300', gpus(2)))).jobId;
     await waitFor(ssh, [running], ([s]) => s?.state === 'RUNNING');
-    const pending = (await submitSlurmJob(ssh, sshSpec('pending', 'sleep 300'))).jobId;
+    const pending = (await submitSlurmJob(ssh, sshSpec('pending', 'sleep 300', gpus(1)))).jobId;
     const [, waiting] = await waitFor(ssh, [running, pending], ([, p]) => p?.reason !== null);
     expect(waiting).toMatchObject({ state: 'PENDING', phase: 'pending', source: 'squeue', nodeList: null, startTime: null });
     expect(['Resources', 'Priority']).toContain(waiting?.reason);

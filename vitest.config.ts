@@ -19,6 +19,9 @@ const HEAVY = [
   'tests/integration/study-verdicts-demo.test.ts',
   // Seven daemons (MariaDB among them) for a two-node Slurm cluster with accounting.
   'tests/integration/slurm-cluster-two-nodes.test.ts',
+  // A job's one-minute time limit, which Slurm enforces 60 to 90 s after the job started.
+  'tests/integration/slurm-jobs.test.ts',
+  'tests/integration/slurm-jobs-two-nodes.test.ts',
 ];
 // The throughput example's decision (engines 13% apart, 1000 unbounded requests) changed at such a load: it runs
 // alone, last. So does the mixture-of-experts example, which runs up to three simulated servers of 1000 unbounded

@@ -1,5 +1,5 @@
 // A real Slurm cluster for tests: Debian's slurm-wlm 22.05 with munge (and slurmdbd with MariaDB for accounting),
-// started as ../shared/reference/environment.md §5 records it worked. Everything lives in one temporary folder; the
+// started the way it was found to work on Debian 12 (below). Everything lives in one temporary folder; the
 // configs are passed explicitly (SLURM_CONF), nothing in /etc is read or changed but the package's own files:
 //
 //   - munged on a socket of its own (slurm.conf `AuthInfo=socket=…`), with a fresh key, so parallel clusters and a

@@ -181,6 +181,22 @@ function killPids(pids: number[], signal: NodeJS.Signals): void {
   }
 }
 
+/** Whether a process is gone or a zombie (dead, waiting to be reaped by its parent). */
+function isDead(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return true;
+  }
+}
+
+async function untilDead(pids: number[], timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (pids.some((pid) => !isDead(pid)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
@@ -588,7 +604,10 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
           // Daemons first (slurmd before slurmctld, so nodes do not report to a missing controller), then whatever
           // job processes are left.
           for (const entry of [...children].reverse()) await stopChild(entry.child);
-          killPids(markedProcesses(mark), 'SIGKILL');
+          const jobs = markedProcesses(mark);
+          killPids(jobs, 'SIGKILL');
+          // A killed process lingers a moment, longer on a busy machine: stop() returns once they are dead.
+          await untilDead(jobs, 10_000);
         } finally {
           network?.remove();
           process.removeListener('exit', onExit);

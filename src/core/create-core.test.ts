@@ -35,3 +35,16 @@ describe('createCore with a damaged jobs.json', () => {
     }
   }, 60_000);
 });
+
+describe('a Slurm cluster host', () => {
+  it('is no box: nothing is installed, launched or benchmarked on its login node', async () => {
+    const core = await createCore({ dataDir: join(dir, 'data'), userKnownHostsFiles: [] });
+    try {
+      const host = (await core.call('hosts:add', { label: 'cluster', address: '127.0.0.1', port: 22, user: 'me', scheduler: 'slurm' })) as { id: string };
+      await expect(core.box(host.id)).rejects.toMatchObject({ code: 'NOT_SUPPORTED', message: expect.stringMatching(/^cluster is a Slurm cluster's login node: .*never runs them on the login node\.$/) });
+      await expect(core.call('engines:list', { hostId: host.id })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
+    } finally {
+      await core.close();
+    }
+  });
+});

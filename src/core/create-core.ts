@@ -16,7 +16,7 @@ import { JobRegistry } from './jobs/job-registry';
 import type { BoxTransport } from './box/box-transport';
 import { demoLabHost, type SimboxNode } from './box/demo-lab';
 import { ServelabError, type CallName } from '../shared/contract';
-import { DEMO_LAB_HOST_ID } from '../shared/model/host';
+import { DEMO_LAB_HOST_ID, isSlurmCluster } from '../shared/model/host';
 import { engineHandlers } from './engines/engine-handlers';
 import { modelHandlers } from './engines/model-handlers';
 import { secretHandlers } from './secrets/secret-handlers';
@@ -260,6 +260,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async box(hostId) {
       await connections.ensureDemoBox(hostId);
       const host = hosts.get(hostId);
+      // A login node is no GPU box: engines, servers and benchmarks must not run there, and running them as Slurm
+      // jobs is not built yet.
+      if (isSlurmCluster(host)) {
+        throw new ServelabError(
+          'NOT_SUPPORTED',
+          `${host.label} is a Slurm cluster's login node: Servelab reads its partitions and GPUs, but does not yet install engines, launch servers, run benchmarks or run studies on a Slurm cluster, and never runs them on the login node.`,
+        );
+      }
       const registry = await jobRegistry();
       let transport: BoxTransport | undefined;
       const onRelease = () => {

@@ -35,7 +35,7 @@ test.describe('A Slurm cluster on the Hosts page', () => {
       await page.getByLabel('Port', { exact: true }).fill(String(sshd.port));
       await page.getByLabel(/^User/).fill(sshd.user);
       await page.getByLabel(/^Identity file/).fill(sshd.identityFile);
-      const mark = page.getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' });
+      const mark = page.getByRole('checkbox', { name: 'Slurm cluster (a login node)' });
       await mark.focus();
       await page.keyboard.press('Space');
       await expect(mark).toBeChecked();

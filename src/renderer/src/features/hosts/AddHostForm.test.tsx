@@ -87,7 +87,7 @@ describe('AddHostForm', () => {
   it('marks a host as a Slurm cluster’s login node, said plainly, and starts the next host unmarked', async () => {
     const api = createFakeApi({ 'hosts:add': (i) => makeHost({ label: 'hpc', scheduler: i.scheduler ?? null }) });
     renderWithStore(<AddHostForm />, api);
-    const cluster = screen.getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    const cluster = screen.getByRole('checkbox', { name: 'Slurm cluster (a login node)' }) as HTMLInputElement;
     expect(cluster.checked).toBe(false);
     expect(document.getElementById(cluster.getAttribute('aria-describedby')!)?.textContent).toMatch(/^This host is the cluster’s login node: .*sinfo, scontrol and sacctmgr/);
     type('Address', 'login.hpc.example.org');

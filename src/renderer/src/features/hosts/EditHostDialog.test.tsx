@@ -58,7 +58,7 @@ describe('EditHostDialog', () => {
 
   it('marks a host as a Slurm cluster, or a cluster as a plain box again', async () => {
     const plain = open();
-    const box = within(plain.dialog).getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    const box = within(plain.dialog).getByRole('checkbox', { name: 'Slurm cluster (a login node)' }) as HTMLInputElement;
     expect(box.checked).toBe(false);
     fireEvent.click(box);
     expect(plain.save().disabled).toBe(false);
@@ -69,7 +69,7 @@ describe('EditHostDialog', () => {
     cleanup();
 
     const cluster = open(makeHost({ scheduler: 'slurm' }));
-    const marked = within(cluster.dialog).getByRole('checkbox', { name: 'Slurm cluster (jobs go through its scheduler)' }) as HTMLInputElement;
+    const marked = within(cluster.dialog).getByRole('checkbox', { name: 'Slurm cluster (a login node)' }) as HTMLInputElement;
     expect(marked.checked).toBe(true);
     expect(cluster.save().disabled).toBe(true);
     fireEvent.click(marked);

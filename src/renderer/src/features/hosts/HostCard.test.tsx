@@ -92,7 +92,7 @@ describe('HostCard of a Slurm cluster’s login node', () => {
     const api = createFakeApi({ 'hosts:cluster': () => new Promise((resolve) => (answer = resolve)) });
     await renderCard(api, CLUSTER_HOST);
     const card = screen.getByRole('article', { name: /^hpc/ });
-    expect(within(card).getByText('Slurm cluster').getAttribute('title')).toBe('The login node of a Slurm cluster: work goes through its scheduler.');
+    expect(within(card).getByText('Slurm cluster').getAttribute('title')).toBe('The login node of a Slurm cluster: Servelab reads the cluster through it and runs nothing on it.');
     expect(within(card).getByText(/^Not read yet\. Read the cluster/)).toBeTruthy();
     const read = within(card).getByRole('button', { name: 'Read the Slurm cluster of hpc' });
     expect(read.textContent).toBe('Read cluster');

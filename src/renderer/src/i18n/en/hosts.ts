@@ -43,9 +43,9 @@ const hosts = {
   'hostForm.fieldError': '{field} {message}',
   'hostForm.required': 'is required',
   'hostForm.portNotNumber': 'must be a whole number',
-  'hostForm.slurm': 'Slurm cluster (jobs go through its scheduler)',
+  'hostForm.slurm': 'Slurm cluster (a login node)',
   'hostForm.slurmHint':
-    'This host is the cluster’s login node: Servelab reads its partitions and GPUs with sinfo, scontrol and sacctmgr, and runs work as Slurm jobs, not on the login node.',
+    'This host is the cluster’s login node: Servelab reads its partitions and GPUs with sinfo, scontrol and sacctmgr. It runs nothing on the login node; engines, benchmarks and studies on a Slurm cluster are not available yet.',
 
   'addHost.title': 'Add host',
   'addHost.submit': 'Add host',
@@ -118,7 +118,7 @@ const hosts = {
   'host.fact.password': 'password in keychain',
   'host.notRead': 'Not read yet. Read the inventory to connect and see the GPUs.',
   'host.slurm': 'Slurm cluster',
-  'host.slurmTitle': 'The login node of a Slurm cluster: work goes through its scheduler.',
+  'host.slurmTitle': 'The login node of a Slurm cluster: Servelab reads the cluster through it and runs nothing on it.',
   'host.readCluster': 'Read cluster',
   'host.readClusterOf': 'Read the Slurm cluster of {label}',
   'host.refreshClusterOf': 'Refresh the Slurm cluster of {label}',

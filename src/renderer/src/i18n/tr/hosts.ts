@@ -49,9 +49,9 @@ const hosts: MessagesOf<typeof en> = {
   'hostForm.fieldError': '{field} {message}',
   'hostForm.required': 'zorunludur',
   'hostForm.portNotNumber': 'tam sayı olmalıdır',
-  'hostForm.slurm': 'Slurm kümesi (işler zamanlayıcısı üzerinden gider)',
+  'hostForm.slurm': 'Slurm kümesi (bir giriş düğümü)',
   'hostForm.slurmHint':
-    'Bu ana makine kümenin giriş düğümüdür: Servelab bölümlerini ve GPU’larını sinfo, scontrol ve sacctmgr ile okur; işleri giriş düğümünde değil, Slurm işleri olarak çalıştırır.',
+    'Bu ana makine kümenin giriş düğümüdür: Servelab bölümlerini ve GPU’larını sinfo, scontrol ve sacctmgr ile okur. Giriş düğümünde hiçbir şey çalıştırmaz; Slurm kümesinde motorlar, kıyaslamalar ve çalışmalar henüz kullanılamaz.',
 
   'addHost.title': 'Ana makine ekle',
   'addHost.submit': 'Ana makine ekle',
@@ -126,7 +126,7 @@ const hosts: MessagesOf<typeof en> = {
   'host.fact.password': 'parola anahtar zincirinde',
   'host.notRead': 'Henüz okunmadı. Bağlanmak ve GPU’ları görmek için envanteri okuyun.',
   'host.slurm': 'Slurm kümesi',
-  'host.slurmTitle': 'Bir Slurm kümesinin giriş düğümü: işler kümenin zamanlayıcısı üzerinden gider.',
+  'host.slurmTitle': 'Bir Slurm kümesinin giriş düğümü: Servelab kümeyi onun üzerinden okur ve onda hiçbir şey çalıştırmaz.',
   'host.readCluster': 'Kümeyi oku',
   'host.readClusterOf': 'Slurm kümesini oku: {label}',
   'host.refreshClusterOf': 'Slurm kümesini yenile: {label}',

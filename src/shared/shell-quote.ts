@@ -20,3 +20,6 @@ export function shellQuote(value: string): string {
 export function shellCommand(words: readonly string[]): string {
   return words.map(shellQuote).join(' ');
 }
+
+/** A name sh takes as an environment variable's in `NAME=value` and `export NAME`: spliced in bare, so checked. */
+export const SHELL_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

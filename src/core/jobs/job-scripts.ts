@@ -2,13 +2,12 @@
 // user's login shell nor `ps` ever sees them, and every value spliced in goes through shellQuote.
 import { randomBytes } from 'node:crypto';
 import { redactCredentialArgs } from '../../shared/engines/credentials';
-import { shellCommand, shellQuote } from '../../shared/shell-quote';
+import { SHELL_ENV_NAME as ENV_NAME, shellCommand, shellQuote } from '../../shared/shell-quote';
 
 /** Where job folders live on the box, relative to the remote HOME. */
 export const REMOTE_JOBS_ROOT = '.servelab/jobs';
 
 const JOB_ID = /^[0-9]{8}T[0-9]{9}Z-[0-9a-f]{8}$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `20250102T030405678Z-1a2b3c4d`: sorts by start time, then random; only [0-9A-Za-z-]. */
 export function newJobId(now: Date = new Date()): string {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SHELL_ENV_NAME as ENV_NAME } from '../shell-quote';
 
 // A batch job on a Slurm cluster, submitted and watched through the login node (src/core/cluster/slurm-jobs.ts).
 
@@ -6,7 +7,6 @@ import { z } from 'zod';
 export const SlurmJobIdSchema = z.string().regex(/^\d+$/, 'a Slurm job id is a number');
 
 /** Environment names a batch script may export. */
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A path on the cluster's shared storage: absolute, or `~/…` under the login user's HOME. */
 const SharedPathSchema = z
   .string()

@@ -8,10 +8,16 @@
 // `sacctmgr -nP`: no header, `|` between fields; it fails where accounting is off ("You are not running a supported
 // accounting_storage plugin") or not reachable, and the inventory says so rather than failing.
 import { shellQuote } from '../../shared/shell-quote';
-import { PROBE_DONE_MARKER, PROBE_MARKER_PREFIX } from '../inventory/probe-script';
+import { PROBE_DONE_MARKER, sectionFunction } from '../inventory/probe-script';
 
 /** Seconds each Slurm command may take (an unreachable slurmctld or slurmdbd is retried for a long time). */
 export const SLURM_COMMAND_TIMEOUT_SECONDS = 30;
+
+/** `sl_slurm COMMAND…`: a Slurm client command, said missing when it is, and stopped after its time. */
+export const SLURM_COMMAND_FUNCTION = `sl_slurm() {
+  if ! command -v "$1" >/dev/null 2>&1; then echo "$1: command not found"; return 127; fi
+  if command -v timeout >/dev/null 2>&1; then timeout ${SLURM_COMMAND_TIMEOUT_SECONDS} "$@"; else "$@"; fi
+}`;
 /** The whole script: five Slurm commands at worst. */
 export const CLUSTER_READ_TIMEOUT_SECONDS = 5 * SLURM_COMMAND_TIMEOUT_SECONDS + 20;
 
@@ -39,19 +45,8 @@ export function clusterScript(opts: { user?: string } = {}): string {
   const user = opts.user === undefined ? '"$(id -un)"' : shellQuote(opts.user);
   const s = CLUSTER_SECTIONS;
   return `# Servelab Slurm cluster read (read-only).
-sl_section() {
-  sl_name=$1
-  shift
-  printf '\\n${PROBE_MARKER_PREFIX}begin %s\\n' "$sl_name"
-  "$@" </dev/null 2>&1
-  sl_rc=$?
-  printf '\\n${PROBE_MARKER_PREFIX}end %s rc=%s\\n' "$sl_name" "$sl_rc"
-  return 0
-}
-sl_slurm() {
-  if ! command -v "$1" >/dev/null 2>&1; then echo "$1: command not found"; return 127; fi
-  if command -v timeout >/dev/null 2>&1; then timeout ${SLURM_COMMAND_TIMEOUT_SECONDS} "$@"; else "$@"; fi
-}
+${sectionFunction('none')}
+${SLURM_COMMAND_FUNCTION}
 sl_cluster_name() { sl_slurm scontrol show config | sed -n 's/^ClusterName *= *//p'; }
 sl_user=${user}
 sl_section ${s.user} printf '%s\\n' "$sl_user"

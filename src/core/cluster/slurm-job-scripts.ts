@@ -13,9 +13,9 @@
 //     ("Slurm accounting storage is disabled").
 import { shellQuote } from '../../shared/shell-quote';
 import type { SlurmJobSpecParsed } from '../../shared/model/slurm-job';
-import { PROBE_DONE_MARKER, PROBE_MARKER_PREFIX } from '../inventory/probe-script';
+import { PROBE_DONE_MARKER, PROBE_MARKER_PREFIX, sectionFunction } from '../inventory/probe-script';
 import { remotePathExpr } from '../jobs/job-scripts';
-import { SLURM_COMMAND_TIMEOUT_SECONDS } from './cluster-script';
+import { SLURM_COMMAND_FUNCTION } from './cluster-script';
 
 /** Fields asked of squeue, in the order the parser reads them. */
 export const SQUEUE_FORMAT = '%i|%T|%r|%N|%S';
@@ -32,20 +32,9 @@ export const JOB_SECTIONS = {
   named: 'slurm-named-jobs',
 } as const;
 
-/** sl_section NAME COMMAND…: the command's output (stdout and stderr) between markers, its status in `sl_rc`. */
-const SECTION_FUNCTIONS = `sl_section() {
-  sl_name=$1
-  shift
-  printf '\\n${PROBE_MARKER_PREFIX}begin %s\\n' "$sl_name"
-  "$@" 2>&1
-  sl_rc=$?
-  printf '\\n${PROBE_MARKER_PREFIX}end %s rc=%s\\n' "$sl_name" "$sl_rc"
-  return 0
-}
-sl_slurm() {
-  if ! command -v "$1" >/dev/null 2>&1; then echo "$1: command not found"; return 127; fi
-  if command -v timeout >/dev/null 2>&1; then timeout ${SLURM_COMMAND_TIMEOUT_SECONDS} "$@"; else "$@"; fi
-}`;
+// sbatch reads the batch script on the submission's own stdin: sections keep it.
+const SECTION_FUNCTIONS = `${sectionFunction('script')}
+${SLURM_COMMAND_FUNCTION}`;
 
 const done = `printf '\\n%s\\n' '${PROBE_DONE_MARKER}'`;
 

@@ -32,16 +32,25 @@ export const GPU_APPS_QUERY_FIELDS = ['gpu_uuid', 'pid', 'process_name', 'used_m
 /** Seconds each nvidia-smi call may take before it is treated as hung (a wedged driver can block forever). */
 export const NVIDIA_SMI_TIMEOUT_SECONDS = 30;
 
-export const PROBE_SCRIPT = `# Servelab inventory probe (read-only).
-sl_section() {
+/**
+ * `sl_section NAME COMMAND…`: the command's output (stdout and stderr) between markers, its status in `sl_rc`; the
+ * parsers split a script's output on these markers. `stdin: 'none'` gives the command no input; 'script' leaves it
+ * the script's own (a command that reads what the script was sent with, as sbatch reads a batch script).
+ */
+export function sectionFunction(stdin: 'none' | 'script'): string {
+  return `sl_section() {
   sl_name=$1
   shift
   printf '\\n${PROBE_MARKER_PREFIX}begin %s\\n' "$sl_name"
-  "$@" </dev/null 2>&1
+  "$@"${stdin === 'none' ? ' </dev/null' : ''} 2>&1
   sl_rc=$?
   printf '\\n${PROBE_MARKER_PREFIX}end %s rc=%s\\n' "$sl_name" "$sl_rc"
   return 0
+}`;
 }
+
+export const PROBE_SCRIPT = `# Servelab inventory probe (read-only).
+${sectionFunction('none')}
 sl_smi() {
   if command -v timeout >/dev/null 2>&1; then
     timeout ${NVIDIA_SMI_TIMEOUT_SECONDS} nvidia-smi "$@"

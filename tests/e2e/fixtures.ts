@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopChild } from '../helpers/processes';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -85,17 +86,6 @@ async function startCore(root: string, projects: readonly string[] = []): Promis
   return { child, core: { pageUrl, origin, dataDir, home, sshConfigPath, output: () => output } };
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 // Each test gets a core of its own (data folder, HOME, ssh config), so hosts added by one spec never show in another.
 export const test = base.extend<{ core: RunningCore; openAtStart: string[] }, { sshd: TestSshd; lab: SshLab }>({
@@ -107,7 +97,7 @@ export const test = base.extend<{ core: RunningCore; openAtStart: string[] }, { 
     try {
       await use(core);
     } finally {
-      await stopProcess(child);
+      await stopChild(child);
       await rm(root, { recursive: true, force: true });
     }
   },

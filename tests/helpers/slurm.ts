@@ -19,9 +19,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile, appendFile } from 'node:fs/promises';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exited, freePort, stopChild } from './processes';
 import { randomBytes, randomInt } from 'node:crypto';
 
 export interface SlurmNode {
@@ -100,17 +101,6 @@ export function slurmUnavailable(opts: SlurmClusterOptions): string | null {
 // ---------------------------------------------------------------------------------------------------------------
 // Processes
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function run(command: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): string {
   const result = spawnSync(command, args, { encoding: 'utf8', env: opts.env, input: opts.input, timeout: 30_000 });
@@ -197,21 +187,6 @@ async function untilDead(pids: number[], timeoutMs: number): Promise<void> {
   while (pids.some((pid) => !isDead(pid)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (exited(child)) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Network namespaces (two nodes, accounting)

@@ -1,10 +1,10 @@
 // A real OpenSSH sshd on 127.0.0.1 for tests, with its own host key, test user, client keys and an
 // nvidia-smi stand-in that replays real captures from an H200 box.
 import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { freePort, stopChild } from './processes';
 import type { Readable } from 'node:stream';
 import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -73,17 +73,6 @@ esac
 `;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function run(command: string, args: string[], input?: string): string {
   const result = spawnSync(command, args, { input, encoding: 'utf8' });
@@ -145,18 +134,9 @@ function startSshd(configPath: string, port: number): Promise<{ child: ChildProc
   });
 }
 
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-    }, 3_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+/** sshd gets 3 s to end its sessions before it is killed. */
+async function stopSshd(child: ChildProcess | undefined): Promise<void> {
+  if (child) await stopChild(child, 3_000);
 }
 
 /**
@@ -358,7 +338,7 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
         await rm(standInPath, { force: true });
       },
       async rotateHostKey() {
-        await stopChild(child);
+        await stopSshd(child);
         await rm(hostKey, { force: true });
         await rm(`${hostKey}.pub`, { force: true });
         keygen(hostKey);
@@ -367,7 +347,7 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
       },
       async restart(restartOpts = {}) {
         const sessions = (restartOpts.dropSessions ?? true) ? descendantsOf(child?.pid) : [];
-        await stopChild(child);
+        await stopSshd(child);
         killAll(sessions);
         child = await launch(configPath, port);
       },
@@ -378,7 +358,7 @@ export async function startTestSshd(opts: TestSshdOptions = {}): Promise<TestSsh
         if (stopped) return;
         stopped = true;
         try {
-          await stopChild(child);
+          await stopSshd(child);
           if (userCreated) {
             const name = userCreated;
             userCreated = null;

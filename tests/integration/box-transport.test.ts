@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { freePort } from '../helpers/processes';
 import { KnownHostsStore } from '../../src/core/ssh/known-hosts';
 import { SshConnectionPool } from '../../src/core/ssh/connection-pool';
 import { JobRegistry } from '../../src/core/jobs/job-registry';
@@ -113,14 +113,6 @@ function streamUntil(handle: RemoteJobHandle, needle: string): { seen: Promise<v
   return { seen, done, text: collector.text };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Progress calls must start at 0, never go backwards, and end at the total. */
 function progressRecorder() {

@@ -1,12 +1,12 @@
 // Runs the simulated box's commands as a user would: a temp HOME and state folder, PATH = simbox bin + real PATH.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
 import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from '../helpers/repo';
+import { freePort } from '../helpers/processes';
 
 export const simboxBin = join(repoRoot, 'resources', 'simbox', 'bin');
 
@@ -105,17 +105,7 @@ export function makeBox(opts: { gpu?: string; count?: number; timeScale?: number
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** GET on 127.0.0.1; status -1 when the connection fails (refused or reset). */
 export function get(port: number, path: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {

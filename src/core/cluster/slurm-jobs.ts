@@ -4,6 +4,7 @@
 import { parseOrBadInput, ServelabError } from '../../shared/contract';
 import { SlurmJobSpecSchema, type SlurmJobSpec, type SlurmJobState, type SlurmSubmittedJob } from '../../shared/model/slurm-job';
 import type { BoxTransport } from '../box/box-transport';
+import { delay } from '../jobs/client-provider';
 import { probeCompleted, splitProbeSections } from '../inventory/parse-probe';
 import { CLUSTER_READ_TIMEOUT_SECONDS, SLURM_COMMAND_TIMEOUT_SECONDS } from './cluster-script';
 import { parseNamedJobs, parseObserveOutput, parseSubmitOutput } from './parse-slurm-jobs';
@@ -74,7 +75,7 @@ export async function cancelSlurmJobs(box: Box, jobIds: readonly string[], opts:
     if (Date.now() > until) {
       throw new ServelabError('TIMEOUT', `Slurm still lists ${queued.map((state) => `${state.jobId} (${state.state})`).join(', ')} ${waitSeconds} s after scancel.`);
     }
-    await sleep(opts.pollMs ?? 500, opts.signal);
+    await delay(opts.pollMs ?? 500, opts.signal);
   }
 }
 
@@ -171,21 +172,7 @@ export async function followSlurmJobOutput(box: Box, jobId: string, outputPath: 
       if (!grew || chunk.size === null || offset >= chunk.size) break;
     }
     if (state.phase === 'ended' || state.phase === 'unknown') return state;
-    await sleep(pollMs, opts.signal);
+    await delay(pollMs, opts.signal);
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

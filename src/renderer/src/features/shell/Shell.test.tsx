@@ -195,15 +195,21 @@ describe('app commands', { timeout: 30_000 }, () => {
   });
 });
 
+/** The core's queue of projects the system asked to open, as the fake answers `app:openRequests`: taken once. */
+function openRequestsOf(api: FakeApi, initial: string[]): { ask(paths: string[]): void } {
+  let pending = initial;
+  api.handle('app:openRequests', () => {
+    const paths = pending;
+    pending = [];
+    return { paths };
+  });
+  return { ask: (paths) => void (pending = paths) };
+}
+
 describe('projects the system asks to open (double-click, command line, second launch)', { timeout: 30_000 }, () => {
   it('opens the project the app was launched with, once, on the Studies page', async () => {
     const api = shellApi();
-    let pending = [PATH];
-    api.handle('app:openRequests', () => {
-      const paths = pending;
-      pending = [];
-      return { paths };
-    });
+    openRequestsOf(api, [PATH]);
     renderShell(api);
     expect(await screen.findByRole('heading', { level: 1, name: new RegExp(NAME) }, PAGE_LOAD)).toBeTruthy();
     expect(api.calls.filter((c) => c.name === 'studies:open')).toEqual([{ name: 'studies:open', input: { path: PATH } }]);
@@ -211,16 +217,11 @@ describe('projects the system asks to open (double-click, command line, second l
 
   it('takes the requests again when the core announces one, showing the last of several', async () => {
     const api = shellApi();
-    let pending: string[] = [];
-    api.handle('app:openRequests', () => {
-      const paths = pending;
-      pending = [];
-      return { paths };
-    });
+    const requests = openRequestsOf(api, []);
     renderShell(api);
     await screen.findByRole('heading', { level: 1, name: 'Hosts' }, PAGE_LOAD);
     expect(api.calls.filter((c) => c.name === 'studies:open')).toEqual([]);
-    pending = ['/data/studies/older.servelab', PATH];
+    requests.ask(['/data/studies/older.servelab', PATH]);
     await act(async () => {
       api.emit('app:openRequested', {});
     });
@@ -230,18 +231,13 @@ describe('projects the system asks to open (double-click, command line, second l
 
   it('looks again when a lost connection is back, as an announcement sent meanwhile is lost', async () => {
     const api = shellApi();
-    let pending: string[] = [];
-    api.handle('app:openRequests', () => {
-      const paths = pending;
-      pending = [];
-      return { paths };
-    });
+    const requests = openRequestsOf(api, []);
     renderShell(api);
     await screen.findByRole('heading', { level: 1, name: 'Hosts' }, PAGE_LOAD);
     await act(async () => {
       api.setStatus('reconnecting');
     });
-    pending = [PATH];
+    requests.ask([PATH]);
     await act(async () => {
       api.setStatus('open');
     });
@@ -250,12 +246,7 @@ describe('projects the system asks to open (double-click, command line, second l
 
   it('says why a project asked for could not be opened', async () => {
     const api = shellApi();
-    let pending = ['/data/gone.servelab'];
-    api.handle('app:openRequests', () => {
-      const paths = pending;
-      pending = [];
-      return { paths };
-    });
+    openRequestsOf(api, ['/data/gone.servelab']);
     api.handle('studies:open', () => coreError({ code: 'NOT_FOUND', message: 'No project file at /data/gone.servelab.' }));
     renderShell(api);
     expect(await screen.findByText(/No project file at \/data\/gone\.servelab\./, undefined, PAGE_LOAD)).toBeTruthy();

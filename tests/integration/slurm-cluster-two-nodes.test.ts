@@ -2,10 +2,11 @@
 // namespaces of their own, slurmdbd and MariaDB in another, and sacct/sacctmgr answering from the root namespace; the
 // cluster read over SSH as a login user with accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
+import { slurmUnavailable, type SlurmCluster } from '../helpers/slurm';
+import type { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
 import { processesWith } from '../helpers/processes';
-import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
+import type { TestSshd } from '../helpers/sshd';
+import { startSlurmLoginLab, type SlurmLoginLab } from '../helpers/slurm-login';
 import { readClusterInventory } from '../../src/core/cluster/read-cluster';
 
 const options = { nodes: 2, accounting: true } as const;
@@ -15,18 +16,15 @@ if (unavailable) process.stderr.write(`[slurm-cluster-two-nodes] skipped: ${unav
 describe.skipIf(unavailable !== null)('a two-node Slurm test cluster with accounting', () => {
   let cluster: SlurmCluster;
   let sshd: TestSshd;
-  let login: TestSshBox;
+  let lab: SlurmLoginLab;
+  let ssh: SshBoxTransport;
 
   beforeAll(async () => {
-    // One after the other, so that afterAll stops whichever started when the other fails.
-    sshd = await startTestSshd({ nvidiaSmi: false });
-    cluster = await startSlurmCluster(options);
-    await cluster.addToProfile(sshd.homeDir);
-    login = await openTestSshBox(sshd, 'login');
+    lab = await startSlurmLoginLab(options);
+    ({ cluster, sshd, ssh } = lab);
   });
   afterAll(async () => {
-    await login?.close();
-    await Promise.all([cluster?.stop(), sshd?.stop()]);
+    await lab?.stop();
   });
 
   it('spreads jobs over both nodes, each with two fake GPUs', async () => {
@@ -55,7 +53,7 @@ describe.skipIf(unavailable !== null)('a two-node Slurm test cluster with accoun
 
   it("reads the cluster over SSH with the login user's accounts and QOS", async () => {
     cluster.addUser(sshd.user, { account: 'research', qos: 'short-gpu' });
-    const inventory = await readClusterInventory(login.box);
+    const inventory = await readClusterInventory(ssh);
     expect(inventory.user.name).toBe(sshd.user);
     expect(inventory.accounting).toEqual({ available: true, message: null });
     expect(inventory.user.defaultAccount).toBe('research');

@@ -5,9 +5,9 @@ import { appendFile } from 'node:fs/promises';
 import type { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
 import { cancelSlurmJobs, observeSlurmJobs, submitSlurmJob } from '../../src/core/cluster/slurm-jobs';
 import type { SlurmJobSpec, SlurmJobState } from '../../src/shared/model/slurm-job';
-import { slurmUnavailable, startSlurmCluster, TEST_GPU_TYPE, type SlurmCluster } from '../helpers/slurm';
-import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
+import { slurmUnavailable, TEST_GPU_TYPE, type SlurmCluster } from '../helpers/slurm';
+import type { TestSshd } from '../helpers/sshd';
+import { startSlurmLoginLab, type SlurmLoginLab } from '../helpers/slurm-login';
 
 const options = { nodes: 2, accounting: true } as const;
 const unavailable = slurmUnavailable(options);
@@ -16,7 +16,7 @@ if (unavailable) process.stderr.write(`[slurm-jobs-two-nodes] skipped: ${unavail
 describe.skipIf(unavailable !== null)('Slurm jobs on two nodes with accounting', () => {
   let cluster: SlurmCluster;
   let sshd: TestSshd;
-  let login: TestSshBox;
+  let lab: SlurmLoginLab;
   let ssh: SshBoxTransport;
 
   const spec = (name: string, script: string, more: Partial<SlurmJobSpec> = {}): SlurmJobSpec => ({
@@ -42,20 +42,16 @@ describe.skipIf(unavailable !== null)('Slurm jobs on two nodes with accounting',
   }
 
   beforeAll(async () => {
-    sshd = await startTestSshd({ nvidiaSmi: false });
-    cluster = await startSlurmCluster(options);
-    await cluster.addToProfile(sshd.homeDir);
+    lab = await startSlurmLoginLab(options);
+    ({ cluster, sshd, ssh } = lab);
     cluster.addUser(sshd.user, { account: 'research', qos: 'gpu-short' });
     // Ended jobs leave slurmctld's memory 2 s after they end instead of 300 s, so that sacct has to answer for them.
     await appendFile(cluster.slurmConf, 'MinJobAge=2\n');
     const reconfigured = cluster.client('scontrol', ['reconfigure']);
     expect(reconfigured.code, reconfigured.stderr).toBe(0);
-    login = await openTestSshBox(sshd, 'login');
-    ssh = login.box;
   }, 120_000);
   afterAll(async () => {
-    await login?.close();
-    await Promise.all([cluster?.stop(), sshd?.stop()]);
+    await lab?.stop();
   });
 
   it('two jobs that each want all GPUs of a node run on different nodes; a third waits', async () => {

@@ -10,9 +10,9 @@ import { LocalBoxTransport } from '../../src/core/box/local-box-transport';
 import type { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
 import { cancelSlurmJobs, cancelSlurmJobsNamed, followSlurmJobOutput, observeSlurmJobs, readSlurmJobOutput, submitSlurmJob } from '../../src/core/cluster/slurm-jobs';
 import type { SlurmJobSpec, SlurmJobState } from '../../src/shared/model/slurm-job';
-import { slurmUnavailable, startSlurmCluster, TEST_GPU_TYPE, type SlurmCluster } from '../helpers/slurm';
-import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
+import { slurmUnavailable, TEST_GPU_TYPE, type SlurmCluster } from '../helpers/slurm';
+import type { TestSshd } from '../helpers/sshd';
+import { startSlurmLoginLab, type SlurmLoginLab } from '../helpers/slurm-login';
 
 const options = { nodes: 1, accounting: false } as const;
 const unavailable = slurmUnavailable(options);
@@ -23,7 +23,7 @@ describe.skipIf(unavailable !== null)('Slurm jobs on a one-node cluster', () => 
   let sshd: TestSshd;
   let scratch: string;
   let local: LocalBoxTransport;
-  let login: TestSshBox;
+  let lab: SlurmLoginLab;
   let ssh: SshBoxTransport;
   let timeLimited: string;
   let timeLimitedSubmittedAt: number;
@@ -59,13 +59,9 @@ describe.skipIf(unavailable !== null)('Slurm jobs on a one-node cluster', () => 
   }
 
   beforeAll(async () => {
-    // One after the other, so that afterAll stops whichever started when the other fails.
-    sshd = await startTestSshd({ nvidiaSmi: false });
-    cluster = await startSlurmCluster(options);
-    await cluster.addToProfile(sshd.homeDir);
+    lab = await startSlurmLoginLab(options);
+    ({ cluster, sshd, ssh } = lab);
     scratch = await mkdtemp(join(tmpdir(), 'servelab-slurm-jobs-'));
-    login = await openTestSshBox(sshd, 'login');
-    ssh = login.box;
     local = new LocalBoxTransport({ hostId: 'here', home: join(scratch, 'home'), env: cluster.env });
     // The time limit first, so that it runs out while the other tests run.
     timeLimitedSubmittedAt = Date.now();
@@ -73,8 +69,7 @@ describe.skipIf(unavailable !== null)('Slurm jobs on a one-node cluster', () => 
   });
   afterAll(async () => {
     local?.release();
-    await login?.close();
-    await Promise.all([cluster?.stop(), sshd?.stop()]);
+    await lab?.stop();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 

@@ -8,9 +8,9 @@ import { readClusterInventory } from '../../src/core/cluster/read-cluster';
 import { LocalBoxTransport } from '../../src/core/box/local-box-transport';
 import type { SshBoxTransport } from '../../src/core/box/ssh-box-transport';
 import type { ClusterInventory } from '../../src/shared/model/cluster';
-import { slurmUnavailable, startSlurmCluster, type SlurmCluster } from '../helpers/slurm';
-import { startTestSshd, type TestSshd } from '../helpers/sshd';
-import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
+import { slurmUnavailable, type SlurmCluster } from '../helpers/slurm';
+import type { TestSshd } from '../helpers/sshd';
+import { startSlurmLoginLab, type SlurmLoginLab } from '../helpers/slurm-login';
 
 const options = { nodes: 1, accounting: false } as const;
 const unavailable = slurmUnavailable(options);
@@ -21,23 +21,18 @@ describe.skipIf(unavailable !== null)('reading a one-node Slurm cluster', () => 
   let sshd: TestSshd;
   let scratch: string;
   let local: LocalBoxTransport;
-  let login: TestSshBox;
+  let lab: SlurmLoginLab;
   let ssh: SshBoxTransport;
 
   beforeAll(async () => {
-    // One after the other, so that afterAll stops whichever started when the other fails.
-    sshd = await startTestSshd({ nvidiaSmi: false });
-    cluster = await startSlurmCluster(options);
-    await cluster.addToProfile(sshd.homeDir);
+    lab = await startSlurmLoginLab(options);
+    ({ cluster, sshd, ssh } = lab);
     scratch = await mkdtemp(join(tmpdir(), 'servelab-slurm-read-'));
-    login = await openTestSshBox(sshd, 'login');
-    ssh = login.box;
     local = new LocalBoxTransport({ hostId: 'here', home: join(scratch, 'home'), env: cluster.env });
   });
   afterAll(async () => {
     local?.release();
-    await login?.close();
-    await Promise.all([cluster?.stop(), sshd?.stop()]);
+    await lab?.stop();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 

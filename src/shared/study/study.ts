@@ -141,11 +141,49 @@ export const GoalSchema = z
   });
 export type Goal = z.infer<typeof GoalSchema>;
 
+/** A Slurm name (partition, account, QOS, GRES type) as sbatch takes it: one word, no `:`, `,` or space. */
+const SlurmWordSchema = z.string().min(1, 'is required').max(100).regex(/^[^:,\s'"`$\\]+$/, 'is not a Slurm name');
+
+/** What one GPU is, for planning on a cluster before a job has read it (`nvidia-smi` names and memory). */
+export const StudyGpuFactsSchema = z
+  .object({
+    name: z.string().min(1).max(200),
+    memoryMiB: z.number().int().min(1),
+    computeCapability: z.string().regex(/^\d{1,2}\.\d$/, 'is not a compute capability (e.g. 9.0)'),
+  })
+  .strict();
+export type StudyGpuFacts = z.infer<typeof StudyGpuFactsSchema>;
+
+/**
+ * How a study uses a Slurm cluster host (`scheduler: 'slurm'`): each server configuration is one batch job asking for
+ * its GPUs as GRES in this partition, account and QOS. Absent fields are the cluster's defaults.
+ */
+export const StudySlurmSchema = z
+  .object({
+    partition: SlurmWordSchema.optional(),
+    account: SlurmWordSchema.optional(),
+    qos: SlurmWordSchema.optional(),
+    /** The GRES type (`--gres=gpu:<type>:<count>`); absent: any GPU of the partition. */
+    gpuType: SlurmWordSchema.optional(),
+    /** The GPU that type is, for planning before a job has read `nvidia-smi` on a node (a job's reading replaces it). */
+    gpu: StudyGpuFactsSchema.optional(),
+    /** GPUs per node of that type, for planning (the largest layout one job can ask for). */
+    gpusPerNode: z.number().int().min(1).max(64).optional(),
+    /** `--time` of each job in minutes; absent: worked out from the plan's estimate for that job. */
+    timeLimitMinutes: z.number().int().min(1).max(366 * 24 * 60).optional(),
+    /** Most of the study's jobs in the queue (pending or running) at once. */
+    maxQueuedJobs: z.number().int().min(1).max(64).default(2),
+  })
+  .strict();
+export type StudySlurm = z.infer<typeof StudySlurmSchema>;
+
 export const StudyHostSchema = z
   .object({
     hostId: z.string().min(1, 'is required'),
     /** GPU indices the study may use on that host; absent: all. */
     gpus: z.array(z.string().regex(/^\d{1,2}$/, 'is not a GPU index')).max(64).optional(),
+    /** The host is a Slurm cluster's login node: how the study's jobs ask for GPUs there. */
+    slurm: StudySlurmSchema.optional(),
   })
   .strict();
 
@@ -364,6 +402,13 @@ export const TrialSchema = z.object({
   hostId: z.string().optional(),
   gpus: z.array(z.string()).optional(),
   serverId: z.string().optional(),
+  /**
+   * On a Slurm cluster: the batch job its server configuration runs in, Slurm's last word on it (state and reason,
+   * e.g. PENDING for Resources) and the node it runs on.
+   */
+  slurmJob: z
+    .object({ jobId: z.string().regex(/^\d+$/), state: z.string().max(40).optional(), reason: z.string().max(200).optional(), node: z.string().max(200).optional() })
+    .optional(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
   /** The measured result (also in the project's results folder). */

@@ -90,7 +90,7 @@ export type Refusal = z.infer<typeof RefusalSchema>;
 export const ServerDeathSchema = z.object({ class: z.string().optional(), evidence: z.string().optional() });
 export type ServerDeath = z.infer<typeof ServerDeathSchema>;
 
-export const FAILURE_CODES = ['launch-refused', 'not-ready', 'died-before-workload', 'requests-failed', 'bench-failed'] as const;
+export const FAILURE_CODES = ['launch-refused', 'not-ready', 'died-before-workload', 'requests-failed', 'bench-failed', 'job-ended'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export const RunFailureSchema = z.discriminatedUnion('code', [
@@ -103,5 +103,10 @@ export const RunFailureSchema = z.discriminatedUnion('code', [
   z.object({ code: z.literal('requests-failed'), lost: Count, total: Count, death: ServerDeathSchema.optional() }),
   /** The benchmark gave no result; `detail` is its own error when it said one. */
   z.object({ code: z.literal('bench-failed'), detail: z.string().optional(), death: ServerDeathSchema.optional() }),
+  /**
+   * Slurm ended the trial's batch job before the trial was measured: its state (TIMEOUT, NODE_FAIL, PREEMPTED,
+   * OUT_OF_MEMORY, CANCELLED, …) and reason as Slurm gave them.
+   */
+  z.object({ code: z.literal('job-ended'), jobId: z.string(), state: z.string(), reason: z.string().optional() }),
 ]);
 export type RunFailure = z.infer<typeof RunFailureSchema>;

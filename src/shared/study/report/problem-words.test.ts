@@ -183,6 +183,12 @@ const FAILURES: Record<FailureCode, { failure: RunFailure; en: string; tr: strin
     tr: `1000 isteğin 12 tanesi başarısız oldu — sunucu kapandı: kv-cache-too-small — ${KV.evidence}`,
   },
   'bench-failed': { failure: { code: 'bench-failed' }, en: 'no result', tr: 'sonuç yok' },
+  // TIMEOUT with reason TimeLimit as the test cluster's scontrol gave them (tests/fixtures/slurm/jobs).
+  'job-ended': {
+    failure: { code: 'job-ended', jobId: '12', state: 'TIMEOUT', reason: 'TimeLimit' },
+    en: 'Slurm ended job 12 (TIMEOUT, TimeLimit) before this trial was measured',
+    tr: 'Slurm, 12 numaralı işi bu deneme ölçülmeden sonlandırdı (TIMEOUT, TimeLimit)',
+  },
 };
 
 describe('failure words', () => {

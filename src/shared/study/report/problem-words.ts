@@ -98,6 +98,8 @@ export function failureWords(f: RunFailure, tx: ReportText): string {
         f.code === 'requests-failed' ? tx.t('failure.requests-failed', { lost: tx.integer(f.lost), total: tx.integer(f.total) }) : (f.detail ?? tx.t('failure.noResult'));
       return f.death ? tx.t('failure.withDeath', { failure, cause: deathWords(f.death, tx) }) : failure;
     }
+    case 'job-ended':
+      return f.reason ? tx.t('failure.job-ended.reason', { jobId: f.jobId, state: f.state, reason: f.reason }) : tx.t('failure.job-ended', { jobId: f.jobId, state: f.state });
   }
 }
 

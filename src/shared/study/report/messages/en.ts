@@ -385,6 +385,8 @@ const en = {
   'warning.tp-without-nvlink':
     "no host ({hosts}) has {tp} of the study's GPUs all linked by NVLink: the engine runs tensor parallel size {tp} over PCIe, but every layer's all-reduce crosses it, which slows each step",
   'failure.launch-refused': 'launch refused: {detail}',
+  'failure.job-ended': 'Slurm ended job {jobId} ({state}) before this trial was measured',
+  'failure.job-ended.reason': 'Slurm ended job {jobId} ({state}, {reason}) before this trial was measured',
   'failure.not-ready': 'server did not become ready: {cause}',
   'failure.died-before-workload': 'the server died before this workload: {cause}',
   'failure.requests-failed': '{lost} of {total} requests failed',

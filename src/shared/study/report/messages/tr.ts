@@ -374,6 +374,8 @@ const tr = {
   'warning.tp-without-nvlink':
     "hiçbir makinede ({hosts}) çalışmanın GPU’larından {tp} tanesi birbirine NVLink ile bağlı değil: motor tensör paralel boyutu {tp} ile PCIe üzerinden çalışır, ama her katmanın all-reduce işlemi PCIe’den geçer ve her adım yavaşlar",
   'failure.launch-refused': 'başlatma reddedildi: {detail}',
+  'failure.job-ended': 'Slurm, {jobId} numaralı işi bu deneme ölçülmeden sonlandırdı ({state})',
+  'failure.job-ended.reason': 'Slurm, {jobId} numaralı işi bu deneme ölçülmeden sonlandırdı ({state}, {reason})',
   'failure.not-ready': 'sunucu hazır hâle gelmedi: {cause}',
   'failure.died-before-workload': 'sunucu bu iş yükünden önce kapandı: {cause}',
   'failure.requests-failed': '{total} isteğin {lost} tanesi başarısız oldu',

@@ -21,6 +21,8 @@ if (unavailable) process.stderr.write(`[slurm-job-box] skipped: ${unavailable}\n
 
 /** What the test user's ~/.profile prints: every `sh -l` on the node starts with it, as over SSH. */
 const NOISE = 'profile noise: welcome to the test box\n';
+/** A sleep no other process runs, longer than the suite. */
+const longSleep = () => uniqueSleep().replace(/^30\./, '3000.');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
@@ -48,9 +50,17 @@ describe.skipIf(unavailable !== null)('a Slurm batch job as a box', () => {
     return { job: submitted, wait };
   };
 
+  // A job with a one-minute limit, a command running on it when Slurm ends it: Slurm looks at limits about every
+  // 30 s, so that is 60 to 90 s after it started, while the other tests run.
+  let limited: AgentJob;
+  let limitedCall: Promise<unknown>;
+
   beforeAll(async () => {
     lab = await startSlurmLoginLab(options);
     login = lab.ssh;
+    const limitedAgent = await startAgent({ timeLimitMinutes: 1 });
+    limited = limitedAgent.job;
+    limitedCall = limitedAgent.wait.box.run(`sleep ${longSleep()}`, { timeoutSeconds: 200 }).catch((error: unknown) => error);
     const agent = await startAgent({ gpus: { type: TEST_GPU_TYPE, count: 1 } });
     job = agent.job;
     box = agent.wait.box;
@@ -232,7 +242,7 @@ describe.skipIf(unavailable !== null)('a Slurm batch job as a box', () => {
     const second = agent.wait.box;
     expect((await second.run('echo ok', { timeoutSeconds: 30 })).stdout).toBe(`${NOISE}ok\n`);
 
-    const running = second.run(`sleep ${uniqueSleep()}`, { timeoutSeconds: 60 }).catch((error: unknown) => error);
+    const running = second.run(`sleep ${longSleep()}`, { timeoutSeconds: 60 }).catch((error: unknown) => error);
     await sleep(500);
     await cancelSlurmJobs(login, [agent.job.jobId]);
     const error = await running;
@@ -260,4 +270,11 @@ describe.skipIf(unavailable !== null)('a Slurm batch job as a box', () => {
     const error = await agent.wait.box.run('true', { timeoutSeconds: 30 }).catch((e: unknown) => e);
     expect((error as ServelabError).message).toMatch(new RegExp(`Slurm job ${agent.job.jobId} is COMPLETED.*ended \\(idle\\)`));
   });
+
+  it('fails a command in flight when Slurm ends the job at its time limit, naming the state', async () => {
+    const error = await limitedCall;
+    expect(error).toBeInstanceOf(ServelabError);
+    expect((error as ServelabError).message).toMatch(new RegExp(`^Slurm job ${limited.jobId} is TIMEOUT.*ended \\(signal TERM\\)`));
+    expect((error as ServelabError).details?.slurmJob).toMatchObject({ jobId: limited.jobId, state: 'TIMEOUT', phase: 'ended' });
+  }, 150_000);
 });

@@ -248,6 +248,17 @@ while :; do
       done
       read -r rc < "$r/rc"
       rm -rf "$r"
+      # Killed by a signal: when Slurm ends the job it signals every process in it, the agent too; its ended mark
+      # then says why, rather than the exit status of a script that did not end on its own.
+      case $rc in 1[3-9][0-9]|2[0-9][0-9])
+        j=0
+        while [ "$j" -lt 10 ]; do
+          set -- "$mb"/ende[d]
+          if [ -f "$1" ]; then read -r why < "$1"; sl_end gone ended "$why"; fi
+          sleep 0.05
+          j=$((j + 1))
+        done
+      esac
       sl_end rc "$rc"
     fi
     sl_relay

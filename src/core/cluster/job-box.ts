@@ -121,6 +121,8 @@ export class SlurmJobBox implements BoxTransport {
   private channel: MailboxChannel | undefined;
   private released = false;
   private finished = false;
+  /** What the agent did when it was found gone: later calls fail at once, with Slurm's state then. */
+  private gone: string | undefined;
 
   private constructor(
     private readonly login: BoxTransport,
@@ -235,6 +237,7 @@ export class SlurmJobBox implements BoxTransport {
   /** One request through the mailbox: raw output, the script's exit status. */
   async request(text: string, opts: RequestOptions): Promise<{ stdout: Buffer; stderr: Buffer; code: number | null }> {
     this.checkOpen();
+    if (this.gone !== undefined) throw await this.goneError(this.gone);
     const id = randomBytes(8).toString('hex');
     const token = `SL${randomBytes(6).toString('hex')}`;
     const controller = new AbortController();
@@ -288,7 +291,7 @@ export class SlurmJobBox implements BoxTransport {
         case 'timeout':
           throw new ServelabError('TIMEOUT', `The remote command did not finish within ${opts.timeoutSeconds} s on the node of Slurm job ${this.job.jobId}; it was killed.`);
         case 'cancelled':
-          throw await this.goneError('ended the command before it finished');
+          throw new ServelabError('REMOTE_COMMAND_FAILED', `The command on the node of Slurm job ${this.job.jobId} was cancelled there before it finished.`);
         case 'gone':
           throw await this.goneError(ended.why === 'stale' ? 'stopped answering' : `ended (${ended.why.replace(/^ended ?/, '') || 'no reason'})`);
         case 'failed':
@@ -304,9 +307,15 @@ export class SlurmJobBox implements BoxTransport {
 
   /** The agent no longer takes requests: Slurm's word on the job, in the message and in details. */
   private async goneError(what: string): Promise<ServelabError> {
+    this.gone ??= what;
     let state: SlurmJobState | undefined;
     try {
       [state] = await observeSlurmJobs(this.login, [this.job.jobId]);
+      // An agent that ended on a signal ends with its job: Slurm's final word (TIMEOUT, CANCELLED) comes a moment later.
+      for (let tries = 0; tries < 20 && state?.phase === 'running' && /signal/.test(what); tries++) {
+        await delay(500);
+        [state] = await observeSlurmJobs(this.login, [this.job.jobId]);
+      }
     } catch (error) {
       return new ServelabError('REMOTE_COMMAND_FAILED', `The agent of Slurm job ${this.job.jobId} ${what}; Slurm's state of the job could not be read: ${(error as Error).message}`);
     }

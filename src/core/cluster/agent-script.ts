@@ -59,7 +59,8 @@ mb=${remotePathExpr(params.dir)}
 idle_limit=${params.idleSeconds}
 mark=\${SLURM_JOB_ID:-$$}
 cd "$HOME" || exit 1
-mkdir -p "$mb/tmp" "$mb/new" "$mb/run" "$mb/cancel" || exit 1
+# Requests may carry secrets (a job's secret environment travels in its launch script): the mailbox is the user's only.
+chmod 700 "$mb" && mkdir -p "$mb/tmp" "$mb/new" "$mb/run" "$mb/cancel" || exit 1
 running=
 beat=0
 loops=0
@@ -208,6 +209,7 @@ r="$mb/run/$id"
 sl_end() { printf '\\n%s. %s\\n' "$tok" "$*"; exit 0; }
 set -- "$mb"/ende[d]
 if [ -f "$1" ]; then read -r why < "$1"; sl_end gone ended "$why"; fi
+umask 077
 mkdir "$t" 2>/dev/null || sl_end failed cannot create "$t"
 cat > "$t/script" || { rm -rf "$t"; sl_end failed cannot write "$t/script"; }
 ${params.login ? ': > "$t/login"\n' : ''}mv "$t" "$mb/new/$id" || { rm -rf "$t"; sl_end failed cannot move the request into "$mb/new"; }

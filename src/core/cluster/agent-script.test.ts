@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBoxTransport } from '../box/local-box-transport';
@@ -60,12 +60,21 @@ describe('the agent on this machine', () => {
     try {
       for (let i = 0; i < 100 && spawnSync('test', ['-f', join(home, 'mailbox', 'ready')]).status !== 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(parseReady(await readFile(join(home, 'mailbox', 'ready'), 'utf8'))).toMatchObject({ node: expect.any(String), pid: agent.pid });
+      expect((await stat(join(home, 'mailbox'))).mode & 0o777).toBe(0o700);
       const result = await box.run('cat; echo oops >&2; exit 7', { stdin: 'in\n', timeoutSeconds: 10 });
       expect(result).toEqual({ stdout: 'in\n', stderr: 'oops\n', code: 7 });
       const marker = `${process.pid}${Date.now()}`;
       expect((await box.run(`setsid sleep 3${marker} < /dev/null > /dev/null 2>&1 & echo ok`, { timeoutSeconds: 10 })).stdout).toBe('ok\n');
       const sleeping = () => spawnSync('pgrep', ['-f', `sleep 3${marker}`]).status === 0;
       expect(sleeping()).toBe(true);
+      // Past its time limit a request is killed on the node, its whole process group.
+      await expect(box.run(`sleep 4${marker} & sleep 5${marker}`, { timeoutSeconds: 1 })).rejects.toMatchObject({ code: 'TIMEOUT' });
+      expect(spawnSync('pgrep', ['-f', `sleep [45]${marker}`]).status).toBe(1);
+      // Remote jobs through the mailbox.
+      const handle = await box.jobs().start({ command: ['sh', '-c', 'echo hello from a job; exit 4'] });
+      let log = '';
+      expect(await handle.stream((text) => (log += text))).toBe(4);
+      expect(log).toBe('hello from a job\n');
       await login.run(stopAgentScript(job.dir), { timeoutSeconds: 10 });
       expect(await exited).toBe(0);
       expect(await readFile(join(home, 'mailbox', 'ended'), 'utf8')).toBe('stop\n');

@@ -60,7 +60,7 @@ idle_limit=${params.idleSeconds}
 mark=\${SLURM_JOB_ID:-$$}
 cd "$HOME" || exit 1
 # Requests may carry secrets (a job's secret environment travels in its launch script): the mailbox is the user's only.
-chmod 700 "$mb" && mkdir -p "$mb/tmp" "$mb/new" "$mb/run" "$mb/cancel" || exit 1
+mkdir -p "$mb" && chmod 700 "$mb" && mkdir -p "$mb/tmp" "$mb/new" "$mb/run" "$mb/cancel" || exit 1
 running=
 beat=0
 loops=0

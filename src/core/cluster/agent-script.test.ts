@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalBoxTransport } from '../box/local-box-transport';
-import { agentScript, cancelRequestScript, isRequestId, parseReady, parseRelayEnd, readyScript, relayScript, stopAgentScript } from './agent-script';
+import { agentScript, cancelRequestScript, isRequestId, parseReady, parseRelayEnd, readyScript, relayScript, RELAY_BUDGET_BYTES, stopAgentScript } from './agent-script';
 import { SlurmJobBox } from './job-box';
 
 const awkwardDir = "~/.servelab/slurm/it's $(here) `x`";
@@ -14,6 +14,7 @@ describe('agent and relay scripts', () => {
     const scripts = [
       agentScript({ dir: awkwardDir, idleSeconds: 60 }),
       relayScript({ dir: awkwardDir, id: 'abcdef0123456789', token: 'SLabc', timeoutSeconds: 5, login: true }),
+      relayScript({ dir: awkwardDir, id: 'abcdef0123456789', token: 'SLabc', timeoutSeconds: 5, login: false, resume: { out: 10, err: 0 } }),
       cancelRequestScript(awkwardDir, 'abcdef0123456789'),
       stopAgentScript(awkwardDir),
       readyScript(awkwardDir),
@@ -43,6 +44,8 @@ describe('agent and relay scripts', () => {
     expect(parseRelayEnd('rc lost')).toEqual({ kind: 'rc', code: null });
     expect(parseRelayEnd('gone ended signal TERM')).toEqual({ kind: 'gone', why: 'ended signal TERM' });
     expect(parseRelayEnd('timeout')).toEqual({ kind: 'timeout' });
+    expect(parseRelayEnd('more 16777216 12')).toEqual({ kind: 'more', out: 16777216, err: 12 });
+    expect(parseRelayEnd('more x')).toBeNull();
     expect(parseRelayEnd('what')).toBeNull();
   });
 });
@@ -63,6 +66,12 @@ describe('the agent on this machine', () => {
       expect((await stat(join(home, 'mailbox'))).mode & 0o777).toBe(0o700);
       const result = await box.run('cat; echo oops >&2; exit 7', { stdin: 'in\n', timeoutSeconds: 10 });
       expect(result).toEqual({ stdout: 'in\n', stderr: 'oops\n', code: 7 });
+      // More than one relay passes on: the app follows on where the first one stopped, byte for byte.
+      const size = RELAY_BUDGET_BYTES + 3 * 1024 * 1024 + 5;
+      const big = await box.run(`head -c ${size} /dev/zero | tr '\\0' x; echo done >&2`, { timeoutSeconds: 60 });
+      expect(big.stdout.length).toBe(size);
+      expect(/^x*$/.test(big.stdout)).toBe(true);
+      expect(big.stderr).toBe('done\n');
       const marker = `${process.pid}${Date.now()}`;
       expect((await box.run(`setsid sleep 3${marker} < /dev/null > /dev/null 2>&1 & echo ok`, { timeoutSeconds: 10 })).stdout).toBe('ok\n');
       const sleeping = () => spawnSync('pgrep', ['-f', `sleep 3${marker}`]).status === 0;

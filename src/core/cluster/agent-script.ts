@@ -177,7 +177,10 @@ done
 }
 
 /** How the relay's last line (`<token>. …`) ends a request. */
-export type RelayEnd = { kind: 'rc'; code: number | null } | { kind: 'cancelled' } | { kind: 'timeout' } | { kind: 'gone'; why: string } | { kind: 'failed'; why: string };
+export type RelayEnd =
+  | { kind: 'rc'; code: number | null }
+  | { kind: 'more'; out: number; err: number }
+  | { kind: 'cancelled' } | { kind: 'timeout' } | { kind: 'gone'; why: string } | { kind: 'failed'; why: string };
 
 export interface RelayParams {
   dir: string;
@@ -187,7 +190,15 @@ export interface RelayParams {
   timeoutSeconds: number;
   /** Run as `sh -l -s` (BoxTransport.run), else as `sh -s` (a command channel's command, as SSH runs it). */
   login: boolean;
+  /** Follows a request an earlier relay dropped in and left at these offsets (`more`), instead of sending one. */
+  resume?: { out: number; err: number };
 }
+
+/**
+ * Bytes one relay passes on before it ends with `more <out> <err>` and the app follows on with another: a login
+ * round trip keeps all it printed, and a server's log stream (a jobs() command) lasts as long as the server.
+ */
+export const RELAY_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /**
  * The login node's side of one request, run as `sh -l -s` with the request script on its stdin: writes it to tmp/,
@@ -195,11 +206,21 @@ export interface RelayParams {
  * `<token>E <base64>` on stdout (byte for byte: a remote job's log frames count bytes), and ends with
  * `<token>. rc <n>` (or why there is none). It polls fast at first (most requests are short), then every 0.1 s; it
  * gives up when the agent marked itself ended or its heartbeat stopped, and cancels the request at its time limit.
+ * After RELAY_BUDGET_BYTES it ends with `more` and the offsets reached, for a relay that resumes there.
  */
 export function relayScript(params: RelayParams): string {
   if (!isRequestId(params.id)) throw new Error(`"${params.id}" is not a request id`);
   if (!/^[A-Za-z0-9_]+$/.test(params.token)) throw new Error('bad relay token');
   const timeout = Math.max(1, Math.ceil(params.timeoutSeconds));
+  const resume = params.resume;
+  if (resume && !(Number.isSafeInteger(resume.out) && resume.out >= 0 && Number.isSafeInteger(resume.err) && resume.err >= 0)) throw new Error('bad relay offsets');
+  const send = `set -- "$mb"/ende[d]
+if [ -f "$1" ]; then read -r why < "$1"; sl_end gone ended "$why"; fi
+umask 077
+mkdir "$t" 2>/dev/null || sl_end failed cannot create "$t"
+cat > "$t/script" || { rm -rf "$t"; sl_end failed cannot write "$t/script"; }
+${params.login ? ': > "$t/login"\n' : ''}mv "$t" "$mb/new/$id" || { rm -rf "$t"; sl_end failed cannot move the request into "$mb/new"; }
+`;
   return `# Servelab: one request to a Slurm job's node.
 mb=${remotePathExpr(params.dir)}
 id=${shellQuote(params.id)}
@@ -207,17 +228,12 @@ tok=${shellQuote(params.token)}
 t="$mb/tmp/$id"
 r="$mb/run/$id"
 sl_end() { printf '\\n%s. %s\\n' "$tok" "$*"; exit 0; }
-set -- "$mb"/ende[d]
-if [ -f "$1" ]; then read -r why < "$1"; sl_end gone ended "$why"; fi
-umask 077
-mkdir "$t" 2>/dev/null || sl_end failed cannot create "$t"
-cat > "$t/script" || { rm -rf "$t"; sl_end failed cannot write "$t/script"; }
-${params.login ? ': > "$t/login"\n' : ''}mv "$t" "$mb/new/$id" || { rm -rf "$t"; sl_end failed cannot move the request into "$mb/new"; }
-o=0
-e=0
+${resume ? '' : send}o=${resume?.out ?? 0}
+e=${resume?.err ?? 0}
+budget=$((o + e + ${RELAY_BUDGET_BYTES}))
 i=0
 hb=
-started=
+started=${resume ? '1' : ''}
 now=$(date +%s)
 seen=$now
 deadline=$((now + ${timeout}))
@@ -236,6 +252,7 @@ sl_piece() {
 sl_relay() {
   pos=$o; sl_piece out O "$o"; o=$pos
   pos=$e; sl_piece err E "$e"; e=$pos
+  [ $((o + e)) -lt "$budget" ] || sl_end more "$o" "$e"
 }
 while :; do
   if [ -d "$r" ]; then
@@ -341,7 +358,7 @@ export function parseReady(text: string): { node: string; gpus: string[]; pid: n
   return { node, gpus, pid: Number.isInteger(pid) && pid > 0 ? pid : null, ended: fields.get('ended') ?? null };
 }
 
-/** The relay's last stderr line (`<token> …`), or null when it did not get that far. */
+/** The words of the relay's last line (after `<token>. `), or null when they say nothing known. */
 export function parseRelayEnd(words: string): RelayEnd | null {
   const [kind, ...rest] = words.trim().split(' ');
   switch (kind) {
@@ -357,6 +374,10 @@ export function parseRelayEnd(words: string): RelayEnd | null {
       return { kind: 'gone', why: rest.join(' ') };
     case 'failed':
       return { kind: 'failed', why: rest.join(' ') };
+    case 'more': {
+      const [out, err] = rest.map(Number);
+      return out !== undefined && err !== undefined && Number.isSafeInteger(out) && Number.isSafeInteger(err) ? { kind: 'more', out, err } : null;
+    }
     default:
       return null;
   }

@@ -107,6 +107,8 @@ interface RequestOptions {
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
   signal?: AbortSignal;
+  /** Keep the output for the result (default); jobs() commands stream theirs for as long as a server runs. */
+  keep?: boolean;
 }
 
 /**
@@ -235,11 +237,11 @@ export class SlurmJobBox implements BoxTransport {
   }
 
   /** One request through the mailbox: raw output, the script's exit status. */
+  /** @internal One request through the mailbox: its output (kept unless `keep` is false) and exit status. */
   async request(text: string, opts: RequestOptions): Promise<{ stdout: Buffer; stderr: Buffer; code: number | null }> {
     this.checkOpen();
     if (this.gone !== undefined) throw await this.goneError(this.gone);
     const id = randomBytes(8).toString('hex');
-    const token = `SL${randomBytes(6).toString('hex')}`;
     const controller = new AbortController();
     const onAbort = () => controller.abort(opts.signal?.reason);
     if (opts.signal?.aborted) throw opts.signal.reason;
@@ -247,57 +249,68 @@ export class SlurmJobBox implements BoxTransport {
     this.inFlight.add(controller);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    let end: RelayEnd | null = null;
-    let pending = '';
-    const onLine = (line: string) => {
-      if (!line.startsWith(token)) return;
-      const kind = line.charAt(token.length);
-      const rest = line.slice(token.length + 2);
-      if (kind === 'O' || kind === 'E') {
-        const bytes = Buffer.from(rest, 'base64');
-        (kind === 'O' ? stdout : stderr).push(bytes);
-        (kind === 'O' ? opts.onStdout : opts.onStderr)?.(bytes);
-      } else if (kind === '.') {
-        end = parseRelayEnd(rest);
-      }
-    };
+    const keep = opts.keep ?? true;
+    const deadline = Date.now() + opts.timeoutSeconds * 1000;
+    let resume: { out: number; err: number } | undefined;
     try {
-      let result: BoxRunResult;
-      try {
-        result = await this.login.run(relayScript({ dir: this.job.dir, id, token, timeoutSeconds: opts.timeoutSeconds, login: opts.login }), {
-          stdin: text,
-          timeoutSeconds: opts.timeoutSeconds + LOGIN_MARGIN_SECONDS,
-          signal: controller.signal,
-          onStdout: (chunk) => {
-            const lines = (pending + chunk).split('\n');
-            pending = lines.pop() ?? '';
-            for (const line of lines) onLine(line);
-          },
-        });
-      } catch (error) {
-        // The login side is gone (aborted, or its connection dropped): the request may still run on the node.
-        await this.login.run(cancelRequestScript(this.job.dir, id), { timeoutSeconds: 30 }).catch(() => undefined);
-        throw controller.signal.aborted ? controller.signal.reason : error;
-      }
-      if (pending) onLine(pending);
-      const ended = end as RelayEnd | null;
-      if (!ended) {
-        const said = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-3).join(' | ');
-        throw new ServelabError('REMOTE_COMMAND_FAILED', `The request to Slurm job ${this.job.jobId} did not run to the end on the login node (exit code ${result.code ?? 'none'})${said ? `: ${said.slice(0, 500)}` : ''}`);
-      }
-      switch (ended.kind) {
-        case 'rc':
-          return { stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), code: ended.code };
-        case 'timeout':
-          throw new ServelabError('TIMEOUT', `The remote command did not finish within ${opts.timeoutSeconds} s on the node of Slurm job ${this.job.jobId}; it was killed.`);
-        case 'cancelled':
-          throw new ServelabError('REMOTE_COMMAND_FAILED', `The command on the node of Slurm job ${this.job.jobId} was cancelled there before it finished.`);
-        case 'gone':
-          throw await this.goneError(ended.why === 'stale' ? 'stopped answering' : `ended (${ended.why.replace(/^ended ?/, '') || 'no reason'})`);
-        case 'failed':
-          throw new ServelabError('REMOTE_COMMAND_FAILED', `The request to Slurm job ${this.job.jobId} could not be sent: ${ended.why}`);
-        default:
-          throw new Error('unknown relay end');
+      for (;;) {
+        // A fresh token per relay: the lines of one that was cut off cannot be taken for the next one's.
+        const token = `SL${randomBytes(6).toString('hex')}`;
+        let end: RelayEnd | null = null;
+        let pending = '';
+        const onLine = (line: string) => {
+          if (!line.startsWith(token)) return;
+          const kind = line.charAt(token.length);
+          const rest = line.slice(token.length + 2);
+          if (kind === 'O' || kind === 'E') {
+            const bytes = Buffer.from(rest, 'base64');
+            if (keep) (kind === 'O' ? stdout : stderr).push(bytes);
+            (kind === 'O' ? opts.onStdout : opts.onStderr)?.(bytes);
+          } else if (kind === '.') {
+            end = parseRelayEnd(rest);
+          }
+        };
+        const seconds = Math.max(1, (deadline - Date.now()) / 1000);
+        let result: BoxRunResult;
+        try {
+          result = await this.login.run(relayScript({ dir: this.job.dir, id, token, timeoutSeconds: seconds, login: opts.login, ...(resume ? { resume } : {}) }), {
+            ...(resume ? {} : { stdin: text }),
+            timeoutSeconds: seconds + LOGIN_MARGIN_SECONDS,
+            signal: controller.signal,
+            onStdout: (chunk) => {
+              const lines = (pending + chunk).split('\n');
+              pending = lines.pop() ?? '';
+              for (const line of lines) onLine(line);
+            },
+          });
+        } catch (error) {
+          // The login side is gone (aborted, or its connection dropped): the request may still run on the node.
+          await this.login.run(cancelRequestScript(this.job.dir, id), { timeoutSeconds: 30 }).catch(() => undefined);
+          throw controller.signal.aborted ? controller.signal.reason : error;
+        }
+        if (pending) onLine(pending);
+        const ended = end as RelayEnd | null;
+        if (!ended) {
+          const said = `${result.stderr}`.trim().split('\n').slice(-3).join(' | ');
+          throw new ServelabError('REMOTE_COMMAND_FAILED', `The request to Slurm job ${this.job.jobId} did not run to the end on the login node (exit code ${result.code ?? 'none'})${said ? `: ${said.slice(0, 500)}` : ''}`);
+        }
+        switch (ended.kind) {
+          case 'more':
+            resume = { out: ended.out, err: ended.err };
+            continue;
+          case 'rc':
+            return { stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr), code: ended.code };
+          case 'timeout':
+            throw new ServelabError('TIMEOUT', `The remote command did not finish within ${opts.timeoutSeconds} s on the node of Slurm job ${this.job.jobId}; it was killed.`);
+          case 'cancelled':
+            throw new ServelabError('REMOTE_COMMAND_FAILED', `The command on the node of Slurm job ${this.job.jobId} was cancelled there before it finished.`);
+          case 'gone':
+            throw await this.goneError(ended.why === 'stale' ? 'stopped answering' : `ended (${ended.why.replace(/^ended ?/, '') || 'no reason'})`);
+          case 'failed':
+            throw new ServelabError('REMOTE_COMMAND_FAILED', `The request to Slurm job ${this.job.jobId} could not be sent: ${ended.why}`);
+          default:
+            throw new Error('unknown relay end');
+        }
       }
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
@@ -356,6 +369,7 @@ class MailboxChannel implements CommandChannel {
           .request(scriptWithStdin(command, stdin ?? ''), {
             timeoutSeconds: CHANNEL_REQUEST_SECONDS,
             login: false,
+            keep: false,
             signal: controller.signal,
             onStdout: (chunk) => abandoned || out.forEach((listener) => listener(chunk)),
             onStderr: (chunk) => abandoned || err.forEach((listener) => listener(chunk)),

@@ -171,6 +171,19 @@ describe('plannedSlurmJobs', () => {
     }
   });
 
+  it('counts the workloads a job serves', () => {
+    const s = study();
+    const ctx = clusterPlanContext('host-1', s.hosts[0]!.slurm!);
+    const trials = planEngineStage(s, ctx);
+    // The same configuration on the second workload, as the generalisation pass plans it: the same job.
+    const both = [...trials, ...trials.map((t) => ({ ...t, id: t.id.replace('sharegpt-c4', 'sharegpt-c1'), workloadId: 'sharegpt-c1' }))];
+    const jobs = plannedSlurmJobs(s, both, estimatePlan(s, both, ctx), cluster);
+    expect(jobs.map((j) => [j.trials, j.workloads])).toEqual([
+      [2, 2],
+      [2, 2],
+    ]);
+  });
+
   it("caps at the chosen partition's MaxTime and keeps the chosen account and QOS", () => {
     const s = study({}, { partition: 'short', account: 'teaching', qos: 'normal', timeLimitMinutes: 120 });
     const ctx = clusterPlanContext('host-1', s.hosts[0]!.slurm!);

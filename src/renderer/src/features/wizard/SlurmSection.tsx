@@ -27,8 +27,8 @@ export interface SlurmSectionProps {
   hostId: string;
   slurm: SlurmDraft;
   read: ClusterReadState | undefined;
-  /** Changes the host's Slurm settings; `field` is marked as touched. */
-  onChange: (field: SlurmField, update: (s: SlurmDraft) => SlurmDraft) => void;
+  /** Changes the host's Slurm settings; `field` is marked as touched (null: a choice that leaves errors unshown). */
+  onChange: (field: SlurmField | null, update: (s: SlurmDraft) => SlurmDraft) => void;
   error: (field: string) => string | undefined;
   onRetry: () => void;
 }
@@ -204,7 +204,7 @@ function TimeLimit({ cluster, slurm, onChange, error }: { cluster: ClusterInvent
           { value: 'estimate', label: t('wizard.slurm.timeFromEstimate'), hint: t('wizard.slurm.timeFromEstimateHint') },
           { value: 'minutes', label: t('wizard.slurm.timeMinutes') },
         ]}
-        onValueChange={(v) => onChange('timeLimitMinutes', (s) => ({ ...s, timeLimit: v }))}
+        onValueChange={(v) => onChange(null, (s) => ({ ...s, timeLimit: v }))}
       />
       {slurm.timeLimit === 'minutes' && (
         <TextField

@@ -236,7 +236,7 @@ export function HardwareStep({
                       slurm={chosen.slurm}
                       read={clusters[host.id]}
                       onChange={(field, update) =>
-                        change(slurmField(host.id, field), (d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === host.id && h.slurm ? { ...h, slurm: update(h.slurm) } : h)) }))
+                        change(field && slurmField(host.id, field), (d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === host.id && h.slurm ? { ...h, slurm: update(h.slurm) } : h)) }))
                       }
                       error={error}
                       onRetry={() => onReadCluster(host.id)}

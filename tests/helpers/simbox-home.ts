@@ -19,7 +19,8 @@ export interface SimboxHomeOptions {
 
 /**
  * Copies resources/simbox into the test user's home and puts its bin/ first on the login PATH, with the box's state
- * in `~/.servelab-simbox`. The copy lives in the home so the test user can read it whoever owns the repository.
+ * in `~/.servelab-simbox` unless the session already names one (a Slurm job's node box, exported by the TaskProlog,
+ * stays when its script runs `sh -l`). The copy lives in the home so the test user can read it whoever owns the repository.
  * The engine flag tables go next to it, where the simulated engines read them (resources/engine-flags beside
  * resources/simbox, as in the packaged app).
  */
@@ -28,7 +29,7 @@ export async function installSimboxHome(sshd: TestSshd, opts: SimboxHomeOptions 
   await cp(join(repoRoot, 'resources', 'engine-flags'), join(sshd.homeDir, 'engine-flags'), { recursive: true });
   await appendFile(
     join(sshd.homeDir, '.profile'),
-    `PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="$HOME/.servelab-simbox"\nexport SERVELAB_SIMBOX_TIME_SCALE=${opts.timeScale ?? 0.0005}\n${opts.extraProfile ?? ''}`,
+    `PATH="$HOME/simbox/bin:$PATH"\nexport SERVELAB_SIMBOX_HOME="\${SERVELAB_SIMBOX_HOME:-$HOME/.servelab-simbox}"\nexport SERVELAB_SIMBOX_TIME_SCALE=${opts.timeScale ?? 0.0005}\n${opts.extraProfile ?? ''}`,
   );
   if (opts.gpu) {
     // The box's own `simbox config`, run here on the state folder the sessions will use.

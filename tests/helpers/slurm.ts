@@ -65,6 +65,12 @@ export interface SlurmCluster {
 export interface SlurmClusterOptions {
   nodes: 1 | 2;
   accounting: boolean;
+  /**
+   * More variables the TaskProlog exports into every job step, by name. Each value is expanded by the TaskProlog's
+   * `sh` inside double quotes, in the task's environment: `$SLURMD_NODENAME` is the node the task runs on, `$PATH` the
+   * task's PATH. Test code only, never user input.
+   */
+  taskPrologExports?: Record<string, string>;
 }
 
 const SBIN = '/usr/sbin';
@@ -263,7 +269,8 @@ interface ConfigInput {
 
 const NODE_CPUS = 2;
 const NODE_MEMORY_MB = 4000;
-const GPUS_PER_NODE = 2;
+/** The fake GPUs (GRES `gpu:fake:2`) of each node. */
+export const GPUS_PER_NODE = 2;
 export const TEST_GPU_TYPE = 'fake';
 /** The partitions every test cluster has: `debug` (default, no limit) and `short` (1 h, 10 min by default). */
 export const TEST_PARTITIONS = [
@@ -335,9 +342,13 @@ function gresConf(c: ConfigInput): string {
 }
 
 /** slurmstepd adds each `export NAME=VALUE` a TaskProlog prints to the task's environment (slurm.conf(5), TaskProlog). */
-function taskProlog(dir: string): string {
+function taskProlog(dir: string, extra: Record<string, string> = {}): string {
   const run = process.env.SERVELAB_TEST_RUN;
-  return ['#!/bin/sh', `echo "export ${CLUSTER_MARK}=${dir}"`, ...(run && /^[\w.-]+$/.test(run) ? [`echo "export SERVELAB_TEST_RUN=${run}"`] : []), ''].join('\n');
+  const exports = Object.entries(extra).map(([name, value]) => {
+    if (!/^[A-Za-z_]\w*$/.test(name) || /["`\\\n]/.test(value)) throw new Error(`TaskProlog export ${name}: not a plain name and value`);
+    return `echo "export ${name}=${value}"`;
+  });
+  return ['#!/bin/sh', `echo "export ${CLUSTER_MARK}=${dir}"`, ...(run && /^[\w.-]+$/.test(run) ? [`echo "export SERVELAB_TEST_RUN=${run}"`] : []), ...exports, ''].join('\n');
 }
 
 /** The /etc/hosts the controller and the nodes see: each name at its slurm.conf address. */
@@ -457,7 +468,7 @@ export async function startSlurmCluster(opts: SlurmClusterOptions): Promise<Slur
     await writeFile(slurmConfPath, slurmConf(input), { mode: 0o644 });
     await writeFile(join(dir, 'gres.conf'), gresConf(input), { mode: 0o644 });
     await writeFile(hostsFile, hostsOf(input), { mode: 0o644 });
-    await writeFile(join(dir, 'task-prolog.sh'), taskProlog(dir), { mode: 0o755 });
+    await writeFile(join(dir, 'task-prolog.sh'), taskProlog(dir, opts.taskPrologExports), { mode: 0o755 });
     for (const node of nodes) {
       await mkdir(join(dir, 'dev', node.name), { recursive: true });
       for (let g = 0; g < GPUS_PER_NODE; g++) await symlink('/dev/null', join(dir, 'dev', node.name, `nvidia${g}`));

@@ -407,7 +407,14 @@ export const TrialSchema = z.object({
    * e.g. PENDING for Resources) and the node it runs on.
    */
   slurmJob: z
-    .object({ jobId: z.string().regex(/^\d+$/), state: z.string().max(40).optional(), reason: z.string().max(200).optional(), node: z.string().max(200).optional() })
+    .object({
+      jobId: z.string().regex(/^\d+$/),
+      /** The job's folder on the shared storage (its agent's mailbox), so a restarted run can re-attach to it. */
+      dir: z.string().max(4096).optional(),
+      state: z.string().max(40).optional(),
+      reason: z.string().max(200).optional(),
+      node: z.string().max(200).optional(),
+    })
     .optional(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),

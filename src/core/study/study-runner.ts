@@ -38,30 +38,29 @@ import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
 import { failureRecord, nvlinkWarningWords } from '../../shared/study/report/problem-words';
 import { nvlinkWarning } from '../../shared/study/preflight';
 import { reportText } from '../../shared/study/report/text';
+import { KNOWN_GPUS, clusterPlanContext } from '../../shared/study/slurm-plan';
 
 export type StudyBox = BoxTransport & { release(): void };
 
-/** The simulated box's GPUs (as its nvidia-smi reports them), for planning a demo-lab study without touching the box. */
-const SIMULATED_GPUS: Record<'h100' | 'a100' | 'h200', { name: string; memoryMiB: number; computeCapability: string }> = {
-  h100: { name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' },
-  a100: { name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' },
-  h200: { name: 'NVIDIA H200', memoryMiB: 143771, computeCapability: '9.0' },
-};
-
 /**
  * The GPUs a study may use, host by host, and each host's GPU links where its inventory has them: the demo lab as the
- * study configures it (its GPUs are all NVLink-connected, so it needs no matrix), other hosts from their inventory.
- * Reads only; nothing is installed or configured.
+ * study configures it (its GPUs are all NVLink-connected, so it needs no matrix), a Slurm cluster host as one node of
+ * the study's GPU type (`clusterPlanContext`: its login node has no GPUs and is no box), other hosts from their
+ * inventory. Reads only; nothing is installed or configured.
  */
 export async function studyHardware(study: StudyDefinition, deps: Pick<StudyRunnerDeps, 'box' | 'isDemo' | 'hostLabel'>): Promise<PlanContext> {
   const gpus: GpuFacts[] = [];
   const topology: Record<string, GpuTopology> = {};
   for (const host of study.hosts) {
     if (deps.isDemo(host.hostId) && study.demoLab) {
-      const gpu = SIMULATED_GPUS[study.demoLab.gpu];
+      const gpu = KNOWN_GPUS[study.demoLab.gpu];
       for (let i = 0; i < study.demoLab.count; i++) {
         if (!host.gpus || host.gpus.includes(String(i))) gpus.push({ hostId: host.hostId, index: String(i), ...gpu });
       }
+      continue;
+    }
+    if (host.slurm) {
+      gpus.push(...clusterPlanContext(host.hostId, host.slurm).gpus);
       continue;
     }
     const box = await deps.box(host.hostId);

@@ -26,6 +26,7 @@ export const PlanEstimateSchema = z.object({
   expectedRepeats: z.number().int(),
   gpuSeconds: z.number(),
   perTrialSeconds: z.record(z.string(), z.number()),
+  perServerSeconds: z.record(z.string(), z.number()),
   wallSeconds: z.number().optional(),
   peakGpus: z.number().int().optional(),
 });

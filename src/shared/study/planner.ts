@@ -47,7 +47,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /** 64 bits of a string hash (cyrb53's mixing on two 32-bit lanes): enough to tell a study's configs apart. */
-function hash64(text: string): string {
+export function hash64(text: string): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i++) {
@@ -319,6 +319,8 @@ export interface PlanEstimate {
   gpuSeconds: number;
   /** Benchmark seconds per trial id (0 for rejected trials). */
   perTrialSeconds: Record<string, number>;
+  /** Seconds per server configuration (`serverKey`) end to end: its launch, warm-ups and benchmarks (rejected trials start none). */
+  perServerSeconds: Record<string, number>;
   /**
    * Wall-clock seconds from the first launch to the last result: the servers list-scheduled on the study's GPUs by
    * the run's own placement (`simulateSchedule`), then each undecided comparison's expected extra rounds. Absent when
@@ -454,6 +456,7 @@ export function estimatePlan(study: StudyDefinition, trials: Trial[], hardware?:
     expectedRepeats,
     gpuSeconds: Math.round(benchTotal + warmupTotal + launchTotal + repeatTotal),
     perTrialSeconds,
+    perServerSeconds: Object.fromEntries([...servers.values()].map((server) => [server.key, Math.round(server.seconds)])),
     ...(hardware && hardware.gpus.length > 0 ? wallClock(study, hardware, [...servers.values()], [...comparisons.values()]) : {}),
   };
 }

@@ -12,7 +12,7 @@ function setup() {
   const api = createFakeApi({
     'studies:create': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
     'studies:save': ({ study }) => ProjectFileSchema.parse({ schemaVersion: PROJECT_SCHEMA_VERSION, study, state: { status: 'draft' } }),
-    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }),
+    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {}, perServerSeconds: {} }, gpus: [] }),
   });
   const store = createAppStore(api, { storage: null, prefersDark: false });
   return { api, store, state: () => store.getState() };

@@ -10,6 +10,8 @@ import { SCENARIO_PRESETS, boxGpuCount, sameJson, variantOf, type WizardDraft, t
 import { at, locateSchemaPath, workloadAt, workloadLabel, type Located, type WorkloadField } from './issue-location';
 import { issueLine, issueMessage } from './issue-text';
 import { fileRefsConfig, usedFiles } from './draft-files';
+import { slurmField, type SlurmDraft, type SlurmField } from './slurm-draft';
+import type { StudySlurm } from '../../../shared/study/study';
 
 /**
  * The draft as a study definition: built field by field, checked by the shared schema, and every problem placed on
@@ -81,6 +83,26 @@ class Builder {
     }
     return value as ConfigPatch;
   }
+}
+
+/** A cluster host's Slurm settings; the plan needs the GPU and the GPUs per node, so both are required here. */
+function buildSlurm(b: Builder, hostId: string, s: SlurmDraft): StudySlurm {
+  const m = b.messages;
+  const field = (name: SlurmField) => at('hardware', slurmField(hostId, name), say(m, `wizard.field.slurm.${name}`, { host: hostId }));
+  const gpusPerNode = b.num(field('gpusPerNode'), s.gpusPerNode, true);
+  if (!s.gpu) b.add(field('gpu'), say(m, 'wizard.issue.slurmGpuNeeded'));
+  const timeLimitMinutes = s.timeLimit === 'minutes' ? b.num(field('timeLimitMinutes'), s.timeLimitMinutes, true) : undefined;
+  const maxQueuedJobs = b.num(field('maxQueuedJobs'), s.maxQueuedJobs, true);
+  return {
+    ...(s.partition ? { partition: s.partition.trim() } : {}),
+    ...(s.account.trim() ? { account: s.account.trim() } : {}),
+    ...(s.qos.trim() ? { qos: s.qos.trim() } : {}),
+    ...(s.gpuType ? { gpuType: s.gpuType } : {}),
+    ...(s.gpu ? { gpu: s.gpu } : {}),
+    ...(gpusPerNode !== undefined ? { gpusPerNode } : {}),
+    ...(timeLimitMinutes !== undefined ? { timeLimitMinutes } : {}),
+    maxQueuedJobs: maxQueuedJobs ?? 2,
+  };
 }
 
 function buildWorkload(b: Builder, w: WorkloadDraft, locate: (field: WorkloadField) => Located): WorkloadInput {
@@ -198,7 +220,10 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   d.hosts.forEach((h) => {
     if (h.gpus !== null && h.gpus.length === 0) b.add(at('hardware', `hosts.${h.hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: h.hostId })), say(messages, 'wizard.issue.noGpuTicked'));
   });
-  const usable = d.hosts.map((h) => (isDemoHost(h.hostId) ? (h.gpus?.length ?? demoCount ?? 1) : (h.gpus?.length ?? Infinity)));
+  // A cluster's job holds one node: its GPUs per node are the most a trial may take there.
+  const usable = d.hosts.map((h) =>
+    h.slurm ? Number(h.slurm.gpusPerNode) || Infinity : isDemoHost(h.hostId) ? (h.gpus?.length ?? demoCount ?? 1) : (h.gpus?.length ?? Infinity),
+  );
   if (gpusPerTrial !== undefined && usable.length > 0 && usable.every((n) => n < gpusPerTrial)) {
     b.add(at('hardware', 'gpusPerTrial', say(messages, 'wizard.field.gpusPerTrial')), say(messages, 'wizard.issue.moreGpusThanHosts', { n: Math.max(...usable) }));
   }
@@ -232,6 +257,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     hosts: d.hosts.map((h) => {
       // Without the host's full list (its inventory not read yet) a ticked list stands as a subset.
       const subset = h.gpus !== null && (h.allGpus === null || !(h.gpus.length === h.allGpus.length && h.allGpus.every((g) => h.gpus!.includes(g))));
+      if (h.slurm) return { hostId: h.hostId, slurm: buildSlurm(b, h.hostId, h.slurm) };
       return { hostId: h.hostId, ...(subset ? { gpus: [...h.gpus!].sort((x, y) => Number(x) - Number(y)) } : {}) };
     }),
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),

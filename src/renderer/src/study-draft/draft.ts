@@ -9,6 +9,7 @@ import { ModelVariantSchema, type ModelVariant, type ObjectiveBasis, type Stage,
 import { DEFAULT_REPEAT_BUDGET, defaultMarginPct } from '../../../shared/study/noise';
 import type { ConfigFile } from '../../../shared/engines/config-files';
 import { splitFileRefs, type FileRefs } from './draft-files';
+import { slurmDraftOf, type SlurmDraft } from './slurm-draft';
 
 /**
  * The study wizard's draft: what the user typed, as typed (numbers stay strings until they are checked), how a saved
@@ -42,11 +43,12 @@ export const SLO_METRICS = [
 
 /**
  * The GPUs of the study's largest box, as far as the draft knows them: the GPUs ticked on each host (the demo lab's
- * count when none are listed); null when no host's GPUs are known yet. A GPU budget left empty is this many.
+ * count when none are listed, a cluster's GPUs per node); null when no host's GPUs are known yet. A GPU budget left
+ * empty is this many.
  */
 export function boxGpuCount(d: Pick<WizardDraft, 'hosts' | 'demoCount'>, isDemoHost: (hostId: string) => boolean): number | null {
   const counts = d.hosts
-    .map((h) => h.gpus?.length ?? (isDemoHost(h.hostId) ? Number(d.demoCount) : NaN))
+    .map((h) => (h.slurm ? Number(h.slurm.gpusPerNode || NaN) : (h.gpus?.length ?? (isDemoHost(h.hostId) ? Number(d.demoCount) : NaN))))
     .filter((n) => Number.isInteger(n) && n > 0);
   return counts.length === 0 ? null : Math.max(...counts);
 }
@@ -71,6 +73,8 @@ export interface HostDraft {
   gpus: string[] | null;
   /** Every GPU index the host has, to tell "all ticked" (stored as absent) from a subset. */
   allGpus: string[] | null;
+  /** A Slurm cluster host: how its jobs ask for GPUs (its login node has none to tick). */
+  slurm?: SlurmDraft;
 }
 
 export interface SloDraft {
@@ -336,6 +340,7 @@ export function draftFromDefinition(study: StudyDefinition): WizardDraft {
         const all = demoIndexList(demo.count);
         return { hostId: h.hostId, gpus: h.gpus ? [...h.gpus] : all, allGpus: all };
       }
+      if (h.slurm) return { hostId: h.hostId, gpus: null, allGpus: null, slurm: slurmDraftOf(h.slurm) };
       // The host's own GPU list arrives with its inventory; until then a subset stands as chosen.
       return { hostId: h.hostId, gpus: h.gpus ? [...h.gpus] : null, allGpus: null };
     }),

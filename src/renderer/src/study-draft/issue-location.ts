@@ -1,6 +1,7 @@
 import { ENGINE_ADAPTERS } from '../../../shared/engines/adapters';
 import { say, type Messages, type PlainMessageKey } from '../i18n';
 import type { EngineDraft, WizardDraft, WizardStep } from './draft';
+import { isSlurmField, slurmField } from './slurm-draft';
 
 /**
  * Where a problem belongs: the wizard step and field a path of the study definition (the schema's issue path, or
@@ -91,6 +92,9 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
       if (a === 'precision') return at('model', 'precision', say(messages, 'wizard.field.precision'));
       return at('model', 'modelId', say(messages, 'wizard.field.model'));
     case 'hosts':
+      if (typeof a === 'number' && d.hosts[a] && b === 'slurm' && typeof c === 'string' && isSlurmField(c)) {
+        return at('hardware', slurmField(d.hosts[a].hostId, c), say(messages, `wizard.field.slurm.${c}`, { host: d.hosts[a].hostId }));
+      }
       return typeof a === 'number' && d.hosts[a]
         ? at('hardware', `hosts.${d.hosts[a].hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: d.hosts[a].hostId }))
         : at('hardware', 'hosts', say(messages, 'wizard.field.hosts'));

@@ -42,6 +42,8 @@ const FIXED: Readonly<Record<string, PlainMessageKey>> = {
   'is not a metric name': 'wizard.issue.notMetric',
   'needs max or min': 'wizard.issue.needsBound',
   'is not a GPU index': 'wizard.issue.notGpuIndex',
+  'is not a Slurm name': 'wizard.issue.notSlurmName',
+  'is not a compute capability (e.g. 9.0)': 'wizard.issue.notComputeCapability',
   'needs at least one host': 'wizard.issue.needsHost',
   'needs at least one engine': 'wizard.issue.needsEngine',
   'needs at least one candidate': 'wizard.issue.needsCandidate',

@@ -26,7 +26,7 @@ function shellApi(): FakeApi {
     'studies:open': () => EXAMPLE,
     'studies:save': ({ study }) => ProjectFileSchema.parse({ ...EXAMPLE, study }),
     'studies:saveAs': () => EXAMPLE,
-    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }),
+    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {}, perServerSeconds: {} }, gpus: [] }),
     'studies:report': () => ({ text: `# ${NAME}\n` }),
     'engines:list': () => [],
     'dialogs:openFile': () => coreError({ code: 'NOT_SUPPORTED', message: 'File dialogs exist only in the desktop app.' }),

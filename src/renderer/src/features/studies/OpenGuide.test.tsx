@@ -34,7 +34,7 @@ function guideApi(dialogs: 'native' | 'browser'): FakeApi {
     'studies:examples': () => [],
     'studies:recent': () => [],
     'engines:list': () => [],
-    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }),
+    'studies:plan': () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {}, perServerSeconds: {} }, gpus: [] }),
     'dialogs:openFile': dialogs === 'native' ? () => ({ path: GUIDE }) : notSupported,
     'dialogs:saveFile': dialogs === 'native' ? () => ({ path: OUT, saveHandle: 'h1' }) : notSupported,
     'studies:fromGuide': () => opened,

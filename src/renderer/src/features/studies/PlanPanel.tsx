@@ -4,6 +4,7 @@ import { Icon } from '../../components/Icon';
 import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { useAppStore, type OpenStudy } from '../../store';
+import type { ClusterInventory } from '../../../../shared/model/cluster';
 import { trialGpuCount, type Trial } from '../../../../shared/study/study';
 import { studyObjective } from '../../../../shared/study/objective';
 import { metricOf } from '../../../../shared/results/metrics';
@@ -11,13 +12,15 @@ import { formatMetric } from '../../components/metric-text';
 import { metricTitle } from '../compare/compare-format';
 import { metricInfo } from '../compare/compare-model';
 import { TRIAL_TONE } from './RunMonitor';
-import { engineName, formatDuration, layoutText, stageLabel, workloadLabel } from './study-format';
+import { engineName, formatDuration, layoutText, slurmJobText, stageLabel, workloadLabel } from './study-format';
 import { trialLabelsOf, trialProblemText } from './study-words';
+import { SlurmJobsTable } from './SlurmJobsTable';
 
 /** What the study would run first, with the planner's verdicts, each server's GPUs and the time estimates. */
 export function PlanPanel({ study }: { study: OpenStudy }) {
   const loadStudyPlan = useAppStore((s) => s.loadStudyPlan);
   const hosts = useAppStore((s) => s.hosts);
+  const clusterByHost = useAppStore((s) => s.clusterByHost);
   const { plan, project } = study;
 
   useEffect(() => {
@@ -111,6 +114,7 @@ export function PlanPanel({ study }: { study: OpenStudy }) {
           </ul>
         )}
       </section>
+      <SlurmJobsTable study={project.study} trials={trials} estimate={estimate} cluster={clusterOfStudy(project.study, clusterByHost)} />
       <section className="study-section">
         <h3 className="section-title">{t('studies.plan.trialsTitle')}</h3>
         <div className="study-table-wrap">
@@ -168,12 +172,20 @@ function Outcome({ planned, ran, objective, objectiveName }: { planned: Trial; r
   if (trial.status === 'planned') return <Badge tone="neutral">{t('studies.plan.notRun')}</Badge>;
   const value = trial.status === 'done' ? metricOf(trial, objective) : null;
   const detail = trial.status === 'rejected' || trial.status === 'failed' ? trialProblemText(trial) : value !== null ? `${objectiveName}: ${formatMetric(objective, value)}` : null;
+  const job = trial.slurmJob ? slurmJobText(trial.slurmJob) : null;
   return (
     <span className="study-verdict">
       <Badge tone={TRIAL_TONE[trial.status]} dot>
         {t(`studies.trial.${trial.status}`)}
       </Badge>
       {detail && <span className="study-reason">{detail}</span>}
+      {job && <span className="study-reason">{job}</span>}
     </span>
   );
+}
+
+/** The cluster a study's jobs go to, as the Hosts page last read it, if it did. */
+function clusterOfStudy(study: OpenStudy['project']['study'], clusterByHost: Record<string, ClusterInventory>): ClusterInventory | undefined {
+  const host = study.hosts.find((h) => h.slurm);
+  return host ? clusterByHost[host.hostId] : undefined;
 }

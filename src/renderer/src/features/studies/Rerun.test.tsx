@@ -137,7 +137,7 @@ describe('Re-run with…', () => {
   it('is offered only on a finished study', async () => {
     const fake = api();
     fake.handle('studies:open', () => ({ ...ORIGINAL, state: { status: 'draft', trials: [], decisions: [] } }));
-    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }));
+    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {}, perServerSeconds: {} }, gpus: [] }));
     await renderPage(fake);
     await click(await screen.findByRole('button', { name: `Open recent project ${STUDY.name}` }));
     await screen.findByRole('heading', { level: 1, name: /Latency/ });
@@ -227,7 +227,7 @@ describe('Versus original, before the re-run ran', () => {
     const fake = api();
     fake.handle('studies:recent', () => [{ path: OUT, name: RERUN.study.name, openedAt: '2026-02-01T09:00:00.000Z' }]);
     fake.handle('studies:open', () => ({ ...RERUN, state: { status: 'draft', trials: [], decisions: [] } }));
-    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {} }, gpus: [] }));
+    fake.handle('studies:plan', () => ({ trials: [], estimate: { trials: 0, rejected: 0, launches: 0, expectedRepeats: 0, gpuSeconds: 0, perTrialSeconds: {}, perServerSeconds: {} }, gpus: [] }));
     await renderPage(fake);
     await click(await screen.findByRole('button', { name: `Open recent project ${RERUN.study.name}` }));
     await click(screen.getByRole('tab', { name: 'Versus original' }));

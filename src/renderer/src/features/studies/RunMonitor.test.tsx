@@ -289,3 +289,14 @@ describe('RunMonitor trial names', () => {
     }
   });
 });
+
+describe('RunMonitor on a Slurm cluster', () => {
+  // States, reasons and nodes as squeue printed them on the test cluster (tests/fixtures/slurm/jobs/observe-*.out).
+  it("shows each trial's batch job: a running one's node, a pending one's state and Slurm's reason", async () => {
+    const running = { ...VLLM, status: 'running' as const, finishedAt: undefined, slurmJob: { jobId: '1', state: 'RUNNING', node: 'gpu1' } };
+    const waiting = { ...SGLANG, status: 'planned' as const, startedAt: undefined, hostId: undefined, gpus: undefined, serverId: undefined, slurmJob: { jobId: '5', state: 'PENDING', reason: 'Resources' } };
+    await renderMonitor(api(file({ trials: [running, waiting] })), { live: true });
+    expect(within(screen.getByRole('button', { name: /^Running\s*vLLM 0\.11\.0/ })).getByText('Slurm job 1 on gpu1')).toBeTruthy();
+    expect(within(screen.getByRole('button', { name: /^Planned\s*SGLang 0\.5\.3\.post3/ })).getByText('Slurm job 5: PENDING — Resources')).toBeTruthy();
+  });
+});

@@ -9,7 +9,7 @@ import { useAppStore, type OpenStudy } from '../../store';
 import { GpuMemoryCharts } from './GpuMemoryCharts';
 import { TrialLogs } from './TrialLogs';
 import { selectedTrial } from './trial-selection';
-import { engineName, formatClock, formatDuration, groupByStage, progressOf, timelineOf, workloadLabel, type Timeline } from './study-format';
+import { engineName, formatClock, formatDuration, groupByStage, progressOf, slurmJobText, timelineOf, workloadLabel, type Timeline } from './study-format';
 import { DecisionText } from './RecommendationCard';
 import { trialLabelsOf, trialProblemText } from './study-words';
 
@@ -115,6 +115,7 @@ function TrialRow({ trial, label, workload, selected, onSelect }: { trial: Trial
           {trial.repeat > 1 ? ` · ${t('studies.trial.repeat', { n: trial.repeat })}` : ''}
         </span>
         {detail && <span className="study-trial-detail">{detail}</span>}
+        {trial.slurmJob && <span className="study-trial-job muted">{slurmJobText(trial.slurmJob)}</span>}
       </button>
     </li>
   );

@@ -59,7 +59,7 @@ function studiesApi(file: ProjectFile = project()): FakeApi {
         trial({ id: 'engine/sglang', label: 'SGLang 0.5.3.post3', engine: 'sglang', version: '0.5.3.post3', config: { model: 'Qwen/Qwen3-8B', extraArgs: [], env: {}, tensorParallelSize: 2 }, gpuCount: 2 }),
         trial({ id: 'engine/trtllm', label: 'TensorRT-LLM 1.2.0rc1', engine: 'trtllm', version: '1.2.0rc1', status: 'rejected', rejectReason: 'needs sm ≥ 8.9 for block-scaled FP8' }),
       ],
-      estimate: { trials: 3, rejected: 1, launches: 2, expectedRepeats: 0, gpuSeconds: 150, perTrialSeconds: { 'engine/vllm': 75, 'engine/sglang': 75 }, wallSeconds: 95, peakGpus: 3 },
+      estimate: { trials: 3, rejected: 1, launches: 2, expectedRepeats: 0, gpuSeconds: 150, perTrialSeconds: { 'engine/vllm': 75, 'engine/sglang': 75 }, perServerSeconds: {}, wallSeconds: 95, peakGpus: 3 },
       gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA H100 80GB HBM3', memoryMiB: 81559, computeCapability: '9.0' }],
     }),
     'studies:run': () => ({ started: true }),

@@ -227,3 +227,14 @@ export function reportFileName(path: string, format: 'md' | 'html' | 'csv'): str
 export function baseName(path: string): string {
   return path.split(/[\\/]/).at(-1) ?? path;
 }
+
+/**
+ * A trial's batch job as Slurm last described it: "Slurm job 12 on gpu1" while it runs, "Slurm job 12: PENDING —
+ * Resources" while it waits (Slurm's own words for the state and reason), its state alone otherwise.
+ */
+export function slurmJobText(job: NonNullable<Trial['slurmJob']>): string {
+  if (job.state === 'PENDING' && job.reason) return t('studies.trial.slurmJobWaiting', { id: job.jobId, state: job.state, reason: job.reason });
+  if (job.node && (job.state === undefined || job.state === 'RUNNING')) return t('studies.trial.slurmJobOn', { id: job.jobId, node: job.node });
+  if (job.state && job.state !== 'RUNNING') return t('studies.trial.slurmJobState', { id: job.jobId, state: job.state });
+  return t('studies.trial.slurmJob', { id: job.jobId });
+}

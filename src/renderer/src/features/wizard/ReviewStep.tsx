@@ -3,7 +3,9 @@ import { Spinner } from '../../components/Spinner';
 import { t } from '../../i18n';
 import { WorkloadSchema } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
-import { objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
+import { StudyDefinitionSchema, objectiveOf, type StudyDefinitionInput } from '../../../../shared/study/study';
+import type { ClusterInventory } from '../../../../shared/model/cluster';
+import { SlurmJobsTable } from '../studies/SlurmJobsTable';
 import { WizardTextArea } from './wizard-fields';
 import { workloadDescription } from '../studies/study-words';
 import type { StepProps } from './WizardSteps';
@@ -33,6 +35,20 @@ function configText(config: object | undefined): string {
   return entries.length === 0 ? '' : ` · ${entries.map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}`;
 }
 
+/** "hpc: Slurm jobs in short, account research, QOS normal; nodes of 2 × NVIDIA H100 80GB HBM3 (gpu:h100)". */
+function slurmLine(host: string, s: NonNullable<StudyDefinitionInput['hosts'][number]['slurm']>): string {
+  const theDefault = t('wizard.review.slurmDefault');
+  return t('wizard.review.slurm', {
+    host,
+    partition: s.partition ?? theDefault,
+    account: s.account ?? theDefault,
+    qos: s.qos ?? theDefault,
+    count: s.gpusPerNode ?? '?',
+    gpu: s.gpu?.name ?? '?',
+    gres: s.gpuType ? `gpu:${s.gpuType}` : 'gpu',
+  });
+}
+
 function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; hostLabel: (id: string) => string }) {
   const d = definition;
   const objective = objectiveOf(d.goal.kind);
@@ -41,7 +57,7 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
     [
       t('wizard.step.hardware'),
       [
-        ...d.hosts.map((h) => `${hostLabel(h.hostId)}: ${h.gpus ? t('wizard.review.gpus', { gpus: h.gpus.join(', ') }) : t('wizard.review.allGpus')}`),
+        ...d.hosts.map((h) => (h.slurm ? slurmLine(hostLabel(h.hostId), h.slurm) : `${hostLabel(h.hostId)}: ${h.gpus ? t('wizard.review.gpus', { gpus: h.gpus.join(', ') }) : t('wizard.review.allGpus')}`)),
         ...(d.demoLab ? [t('wizard.review.demoLab', { count: d.demoLab.count ?? 1, gpu: d.demoLab.gpu.toUpperCase() })] : []),
         (d.gpusPerTrial ?? 1) === 1 ? t('wizard.review.gpusPerTrialOne') : t('wizard.review.gpusPerTrial', { n: d.gpusPerTrial ?? 1 }),
       ],
@@ -98,7 +114,19 @@ function Summary({ definition, hostLabel }: { definition: StudyDefinitionInput; 
   );
 }
 
-function PlanPanel({ plan, currentJson, hostLabel, gpusPerTrial }: { plan: PlanView; currentJson: string | null; hostLabel: (id: string) => string; gpusPerTrial: number }) {
+function PlanPanel({
+  plan,
+  currentJson,
+  hostLabel,
+  gpusPerTrial,
+  clusterOf,
+}: {
+  plan: PlanView;
+  currentJson: string | null;
+  hostLabel: (id: string) => string;
+  gpusPerTrial: number;
+  clusterOf: (hostId: string) => ClusterInventory | undefined;
+}) {
   if (plan.status === 'idle') return null;
   if (plan.status === 'saving' || plan.status === 'planning') {
     return (
@@ -124,6 +152,9 @@ function PlanPanel({ plan, currentJson, hostLabel, gpusPerTrial }: { plan: PlanV
     );
   }
   const { estimate, trials, gpus } = plan.plan;
+  // The definition the plan was made of (the draft may have changed since).
+  const planned = StudyDefinitionSchema.safeParse(JSON.parse(plan.json));
+  const clusterHost = planned.success ? planned.data.hosts.find((h) => h.slurm) : undefined;
   // Each server's layout and GPUs once, as it will be placed: "TP1 · 1 GPU; TP8 · 8 GPUs".
   const layouts = [...new Set(trials.filter((trial) => trial.status !== 'rejected').map((trial) => layoutText(trial.config, trial.gpuCount ?? gpusPerTrial)))];
   const rejections = new Map<string, { label: string; engine: string; reason: string }>();
@@ -172,6 +203,7 @@ function PlanPanel({ plan, currentJson, hostLabel, gpusPerTrial }: { plan: PlanV
       {gpus.length > 0 && (
         <p className="field-hint">{t('wizard.review.planGpus', { gpus: gpus.map((g) => `${hostLabel(g.hostId)} GPU ${g.index} · ${g.name}${g.computeCapability ? ` (sm ${g.computeCapability})` : ''}`).join('; ') })}</p>
       )}
+      {planned.success && clusterHost && <SlurmJobsTable study={planned.data} trials={trials} estimate={estimate} cluster={clusterOf(clusterHost.hostId)} />}
       {rejections.size > 0 && (
         <div className="wizard-rejections">
           <h4 className="field-label">{t('wizard.review.rejections')}</h4>
@@ -208,6 +240,7 @@ export function ReviewStep({
   onCreate,
   editing = false,
   onGoToStep,
+  clusterOf = () => undefined,
 }: StepProps & {
   definition: StudyDefinitionInput;
   issues: WizardIssue[];
@@ -223,6 +256,8 @@ export function ReviewStep({
   /** The study exists already (a draft opened again): the last button saves it and opens it. */
   editing?: boolean;
   onGoToStep: (step: WizardStep) => void;
+  /** A cluster host's last read, for its partitions' time limits. */
+  clusterOf?: (hostId: string) => ClusterInventory | undefined;
 }) {
   const busy = plan.status === 'saving' || plan.status === 'planning';
   const pathError = !path.trim() ? t('wizard.review.pathRequired') : !path.trim().endsWith(PROJECT_SUFFIX) ? t('wizard.review.pathExtension') : undefined;
@@ -278,7 +313,7 @@ export function ReviewStep({
           {editing ? t('wizard.review.saveAndOpen') : t('wizard.review.create')}
         </button>
       </div>
-      <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} gpusPerTrial={definition.gpusPerTrial ?? 1} />
+      <PlanPanel plan={plan} currentJson={currentJson} hostLabel={hostLabel} gpusPerTrial={definition.gpusPerTrial ?? 1} clusterOf={clusterOf} />
     </div>
   );
 }

@@ -38,7 +38,7 @@ const PLAN: CallOutput<'studies:plan'> = {
     rejectedTrial({ rejectReason: 'FP8 block-scaled GEMMs need sm 8.9 or newer; the A100 is sm 8.0' }),
     rejectedTrial({ id: 'engine/trtllm/sharegpt-c4/r2', repeat: 2, rejectReason: 'FP8 block-scaled GEMMs need sm 8.9 or newer; the A100 is sm 8.0' }),
   ],
-  estimate: { trials: 3, rejected: 2, launches: 1, expectedRepeats: 0, gpuSeconds: 3900, perTrialSeconds: {}, wallSeconds: 1800, peakGpus: 1 },
+  estimate: { trials: 3, rejected: 2, launches: 1, expectedRepeats: 0, gpuSeconds: 3900, perTrialSeconds: {}, perServerSeconds: {}, wallSeconds: 1800, peakGpus: 1 },
   gpus: [{ hostId: 'demo-lab', index: '0', name: 'NVIDIA A100-SXM4-80GB', memoryMiB: 81920, computeCapability: '8.0' }],
 };
 

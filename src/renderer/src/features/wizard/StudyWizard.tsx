@@ -7,6 +7,8 @@ import type { Host } from '../../../../shared/model/host';
 import { NO_COMMAND, type FromCommandState } from './StartFromCommand';
 import { EnginesStep, GoalStep, HardwareStep, ModelStep, StagesStep, StrategyStep, WorkloadsStep, type InstalledByHost, type InventoryState, type StepProps } from './WizardSteps';
 import { ReviewStep } from './ReviewStep';
+import type { ClusterReadState } from './SlurmSection';
+import { presetFromCluster } from '../../study-draft/slurm-draft';
 import {
   WIZARD_STEPS,
   boxGpuCount,
@@ -85,6 +87,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
   const [hosts, setHosts] = useState<Host[] | null>(null);
   const [hostsError, setHostsError] = useState<string | null>(null);
   const [inventories, setInventories] = useState<Record<string, InventoryState>>({});
+  const [clusters, setClusters] = useState<Record<string, ClusterReadState>>({});
   const [installed, setInstalled] = useState<InstalledByHost>({});
   const headingRef = useRef<HTMLHeadingElement>(null);
   const firstRender = useRef(true);
@@ -120,12 +123,33 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
     };
   }, [api, updateWizard]);
 
-  // Each chosen host's GPUs and installed engines, asked for once per host.
+  // A cluster host's partitions, node types and accounts; what the user has not chosen is filled in from them. No
+  // answer yet reads as loading.
+  const readCluster = (hostId: string) => {
+    api.call('hosts:cluster', { hostId }).then(
+      (cluster) => {
+        setClusters((s) => ({ ...s, [hostId]: { status: 'ok', cluster } }));
+        setDraft((d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === hostId && h.slurm ? { ...h, slurm: presetFromCluster(h.slurm, cluster) } : h)) }));
+      },
+      (e: unknown) => setClusters((s) => ({ ...s, [hostId]: { status: 'failed', message: toErrorInfo(e).message } })),
+    );
+  };
+  const readClusterAgain = (hostId: string) => {
+    setClusters((s) => ({ ...s, [hostId]: { status: 'loading' } }));
+    readCluster(hostId);
+  };
+
+  // Each chosen host's GPUs and installed engines (a cluster: its Slurm settings' choices), asked for once per host.
   useEffect(() => {
     for (const chosen of draft.hosts) {
       const hostId = chosen.hostId;
       if (requested.current.has(hostId)) continue;
       requested.current.add(hostId);
+      // A login node runs no engine and has no GPUs of its own (the core refuses it as a box).
+      if (chosen.slurm) {
+        readCluster(hostId);
+        continue;
+      }
       api.call('engines:list', { hostId }).then(
         (items) => setInstalled((s) => ({ ...s, [hostId]: new Set(items.map((i) => `${i.engine}@${i.version}/${i.mode}`)) })),
         () => setInstalled((s) => ({ ...s, [hostId]: null })),
@@ -155,6 +179,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
     const first = d.hosts[0];
     if (!first) return null;
     if (isDemoHost(first.hostId)) return demoGpuName(d.demoGpu);
+    if (first.slurm) return first.slurm.gpu ? first.slurm.gpu.name.replace(/^NVIDIA\s+/, '').split(/[\s-]+/)[0]! : null;
     const gpu = inventories[first.hostId]?.gpus[0];
     return gpu ? gpu.name.replace(/^NVIDIA\s+/, '').split(/\s+/)[0]! : null;
   };
@@ -268,7 +293,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
           )}
           <div className="wizard-step-content">
             {step === 'model' && <ModelStep {...stepProps} fromCommand={fromCommand} onFromCommand={setFromCommand} />}
-            {step === 'hardware' && <HardwareStep {...stepProps} hosts={hosts} inventories={inventories} />}
+            {step === 'hardware' && <HardwareStep {...stepProps} hosts={hosts} inventories={inventories} clusters={clusters} onReadCluster={readClusterAgain} />}
             {step === 'goal' && <GoalStep {...stepProps} boxGpus={boxGpuCount(draft, isDemoHost)} />}
             {step === 'engines' && <EnginesStep {...stepProps} installed={installed} hostLabel={hostLabel} />}
             {step === 'stages' && (
@@ -305,6 +330,10 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
                 onCreate={() => void create()}
                 editing={session.editing !== null}
                 onGoToStep={(s) => goTo(WIZARD_STEPS.indexOf(s))}
+                clusterOf={(hostId) => {
+                  const read = clusters[hostId];
+                  return read?.status === 'ok' ? read.cluster : undefined;
+                }}
               />
             )}
           </div>

@@ -6,7 +6,7 @@ import { t } from '../../i18n';
 import { CONSTANT_RATE_SWEEP, WORKLOAD_PRESETS } from '../../../../shared/bench/workload';
 import { ENGINE_ADAPTERS } from '../../../../shared/engines/adapters';
 import type { EngineId } from '../../../../shared/engines/types';
-import type { Host } from '../../../../shared/model/host';
+import { isSlurmCluster, type Host } from '../../../../shared/model/host';
 import { formatGpuSummary, type Gpu } from '../../../../shared/model/inventory';
 import {
   DEMO_GPUS,
@@ -27,6 +27,8 @@ import {
   type WorkloadDraft,
 } from '../../study-draft/draft';
 import { ArrivalFields } from './ArrivalFields';
+import { SlurmSection, type ClusterReadState } from './SlurmSection';
+import { emptySlurmDraft, slurmField } from '../../study-draft/slurm-draft';
 import { WizardRadioGroup, WizardTextArea } from './wizard-fields';
 import { StartFromCommand, type FromCommandState } from './StartFromCommand';
 import { ConfigFilesField } from './ConfigFilesField';
@@ -155,10 +157,20 @@ function demoIndices(count: string): string[] {
   return Array.from({ length: n }, (_, i) => String(i));
 }
 
-export function HardwareStep({ draft, change, error, hosts, inventories }: StepProps & { hosts: Host[] | null; inventories: Record<string, InventoryState> }) {
+export function HardwareStep({
+  draft,
+  change,
+  error,
+  hosts,
+  inventories,
+  clusters,
+  onReadCluster,
+}: StepProps & { hosts: Host[] | null; inventories: Record<string, InventoryState>; clusters: Record<string, ClusterReadState>; onReadCluster: (hostId: string) => void }) {
   const toggleHost = (host: Host, on: boolean) =>
     change('hosts', (d) => {
       if (!on) return { ...d, hosts: d.hosts.filter((h) => h.hostId !== host.id) };
+      // A cluster's login node has no GPUs to tick: its jobs ask Slurm for them.
+      if (isSlurmCluster(host)) return { ...d, hosts: [...d.hosts, { hostId: host.id, gpus: null, allGpus: null, slurm: emptySlurmDraft() }] };
       const all = host.kind === 'demo' ? demoIndices(d.demoCount) : null;
       return { ...d, hosts: [...d.hosts, { hostId: host.id, gpus: all, allGpus: all }] };
     });
@@ -217,7 +229,21 @@ export function HardwareStep({ draft, change, error, hosts, inventories }: StepP
                     />
                   </div>
                 )}
-                {chosen && !isDemo && (
+                {chosen?.slurm && (
+                  <div className="wizard-host-body">
+                    <SlurmSection
+                      hostId={host.id}
+                      slurm={chosen.slurm}
+                      read={clusters[host.id]}
+                      onChange={(field, update) =>
+                        change(field && slurmField(host.id, field), (d) => ({ ...d, hosts: d.hosts.map((h) => (h.hostId === host.id && h.slurm ? { ...h, slurm: update(h.slurm) } : h)) }))
+                      }
+                      error={error}
+                      onRetry={() => onReadCluster(host.id)}
+                    />
+                  </div>
+                )}
+                {chosen && !isDemo && !chosen.slurm && (
                   <div className="wizard-host-body">
                     {(inventory === undefined || inventory.status === 'loading') && <p className="muted">{t('wizard.hardware.inventoryLoading')}</p>}
                     {inventory?.status === 'failed' && (

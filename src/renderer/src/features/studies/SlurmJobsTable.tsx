@@ -1,0 +1,96 @@
+import { useId } from 'react';
+import { t } from '../../i18n';
+import type { ClusterInventory } from '../../../../shared/model/cluster';
+import type { PlanEstimate } from '../../../../shared/study/planner';
+import { plannedSlurmJobs, slurmHostOf } from '../../../../shared/study/slurm-plan';
+import type { StudyDefinition, Trial } from '../../../../shared/study/study';
+import { formatHoursMinutes } from '../hosts/format';
+import { formatDuration } from './study-format';
+
+export interface SlurmJobsTableProps {
+  study: StudyDefinition;
+  trials: readonly Trial[];
+  estimate: Pick<PlanEstimate, 'perServerSeconds'>;
+  /** The cluster as last read, for the partition's MaxTime; the limits stand uncapped without it. */
+  cluster?: ClusterInventory | undefined;
+}
+
+function Named({ value }: { value: string | null }) {
+  return value === null ? <span className="muted">{t('studies.slurmJobs.default')}</span> : <span className="mono">{value}</span>;
+}
+
+/**
+ * The batch jobs a cluster study's plan submits (`plannedSlurmJobs`): one per server configuration, with its name,
+ * GRES request, partition, account and QOS, time limit and trials. Nothing for a study of plain boxes.
+ */
+export function SlurmJobsTable({ study, trials, estimate, cluster }: SlurmJobsTableProps) {
+  const titleId = useId();
+  const host = slurmHostOf(study);
+  if (!host) return null;
+  const jobs = plannedSlurmJobs(study, trials, estimate, cluster);
+  return (
+    <section className="study-section" aria-labelledby={titleId}>
+      <h3 id={titleId} className="section-title">
+        {t('studies.slurmJobs.title')}
+      </h3>
+      <p className="field-hint">{t('studies.slurmJobs.note', { n: host.slurm.maxQueuedJobs })}</p>
+      <div className="study-table-wrap">
+        <table className="table study-table" aria-label={t('studies.slurmJobs.label')}>
+          <thead>
+            <tr>
+              <th scope="col">{t('studies.slurmJobs.col.name')}</th>
+              <th scope="col">{t('studies.slurmJobs.col.config')}</th>
+              <th scope="col">{t('studies.slurmJobs.col.gres')}</th>
+              <th scope="col">{t('studies.slurmJobs.col.partition')}</th>
+              <th scope="col">{t('studies.slurmJobs.col.account')}</th>
+              <th scope="col">{t('studies.slurmJobs.col.qos')}</th>
+              <th scope="col" className="num">
+                {t('studies.slurmJobs.col.time')}
+              </th>
+              <th scope="col" className="num">
+                {t('studies.slurmJobs.col.trials')}
+              </th>
+              <th scope="col" className="num">
+                {t('studies.slurmJobs.col.workloads')}
+              </th>
+              <th scope="col" className="num">
+                {t('studies.slurmJobs.col.estimate')}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {jobs.map((job) => (
+              <tr key={job.serverKey}>
+                <th scope="row" className="mono nowrap">
+                  {job.name}
+                </th>
+                <td>{job.label}</td>
+                <td className="mono nowrap">{job.gres}</td>
+                <td>
+                  <Named value={job.partition} />
+                </td>
+                <td>
+                  <Named value={job.account} />
+                </td>
+                <td>
+                  <Named value={job.qos} />
+                </td>
+                <td className="num nowrap">
+                  {formatHoursMinutes(job.timeLimitMinutes)}
+                  {job.cappedByPartition ? (
+                    <span className="muted"> · {t('studies.slurmJobs.capped')}</span>
+                  ) : job.timeLimitFrom === 'estimate' ? (
+                    <span className="muted"> · {t('studies.slurmJobs.fromEstimate')}</span>
+                  ) : null}
+                </td>
+                <td className="num">{job.trials}</td>
+                <td className="num">{job.workloads}</td>
+                <td className="num nowrap">{formatDuration(job.estimatedMinutes * 60)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -16,7 +16,7 @@ import { JobRegistry } from './jobs/job-registry';
 import type { BoxTransport } from './box/box-transport';
 import { demoLabHost, type SimboxNode } from './box/demo-lab';
 import { ServelabError, type CallName } from '../shared/contract';
-import { DEMO_LAB_HOST_ID, isSlurmCluster } from '../shared/model/host';
+import { DEMO_LAB_HOST_ID, isSlurmCluster, type Host } from '../shared/model/host';
 import { engineHandlers } from './engines/engine-handlers';
 import { modelHandlers } from './engines/model-handlers';
 import { secretHandlers } from './secrets/secret-handlers';
@@ -235,8 +235,38 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 
   const dispatch = createDispatcher(handlers, log);
 
+  /** A transport to the host as it is configured (SSH, or local processes for the demo lab), released by its user. */
+  const transportOf = async (host: Host): Promise<BoxTransport> => {
+    const registry = await jobRegistry();
+    let transport: BoxTransport | undefined;
+    const onRelease = () => {
+      if (transport) liveBoxes.delete(transport);
+    };
+    try {
+      transport = await connections.transportFor(host, { registry, onRelease, onConnectError: (error) => connections.noteFailure(host.id, error) });
+    } catch (error) {
+      connections.noteFailure(host.id, error);
+      throw error;
+    }
+    liveBoxes.add(transport);
+    return transport;
+  };
+
+  /** A Slurm cluster's login node, for a study's jobs: submitted, watched and cancelled there, run on compute nodes. */
+  const loginBox = async (hostId: string): Promise<BoxTransport> => {
+    const host = hosts.get(hostId);
+    if (!isSlurmCluster(host)) throw new ServelabError('BAD_INPUT', `${host.label} is not marked as a Slurm cluster's login node.`);
+    return transportOf(host);
+  };
+
   const studyDeps = (): StudyRunnerDeps => ({
     box: (hostId) => core.box(hostId) as Promise<StudyBox>,
+    loginBox: (hostId) => loginBox(hostId) as Promise<StudyBox>,
+    isCluster: (hostId) => {
+      const host = hosts.list().find((h) => h.id === hostId);
+      return host !== undefined && isSlurmCluster(host);
+    },
+    clusterInventory: (hostId) => connections.clusters.get(hostId) ?? null,
     isDemo,
     hostLabel: (hostId) => hosts.list().find((h) => h.id === hostId)?.label ?? hostId,
     resolveSecret: (ref) => secrets.get(namedSecretKey(ref)),
@@ -260,27 +290,14 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     async box(hostId) {
       await connections.ensureDemoBox(hostId);
       const host = hosts.get(hostId);
-      // A login node is no GPU box: engines, servers and benchmarks must not run there, and running them as Slurm
-      // jobs is not built yet.
+      // A login node is no GPU box: engines, servers and benchmarks run there only inside a study's batch jobs.
       if (isSlurmCluster(host)) {
         throw new ServelabError(
           'NOT_SUPPORTED',
-          `${host.label} is a Slurm cluster's login node: Servelab reads its partitions and GPUs, but does not yet install engines, launch servers, run benchmarks or run studies on a Slurm cluster, and never runs them on the login node.`,
+          `${host.label} is a Slurm cluster's login node: servers and benchmarks run there only as a study's batch jobs, never on the login node itself.`,
         );
       }
-      const registry = await jobRegistry();
-      let transport: BoxTransport | undefined;
-      const onRelease = () => {
-        if (transport) liveBoxes.delete(transport);
-      };
-      try {
-        transport = await connections.transportFor(host, { registry, onRelease, onConnectError: (error) => connections.noteFailure(hostId, error) });
-      } catch (error) {
-        connections.noteFailure(hostId, error);
-        throw error;
-      }
-      liveBoxes.add(transport);
-      return transport;
+      return transportOf(host);
     },
     lastClusterInventory: (hostId) => connections.clusters.get(hostId) ?? null,
     jobRegistry,

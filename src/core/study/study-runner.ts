@@ -38,9 +38,32 @@ import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
 import { failureRecord, nvlinkWarningWords } from '../../shared/study/report/problem-words';
 import { nvlinkWarning } from '../../shared/study/preflight';
 import { reportText } from '../../shared/study/report/text';
-import { KNOWN_GPUS, clusterPlanContext } from '../../shared/study/slurm-plan';
+import type { ClusterInventory } from '../../shared/model/cluster';
+import type { SlurmJobState } from '../../shared/model/slurm-job';
+import { StudySlurmSchema, type StudySlurm } from '../../shared/study/study';
+import { ClusterJobs, endedBySlurm, type HeldJob } from './cluster-jobs';
+import { SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
+import { KNOWN_GPUS, clusterPlanContext, jobPartition, jobTimeLimitMinutes, slurmJobName, slurmJobPrefix } from '../../shared/study/slurm-plan';
 
 export type StudyBox = BoxTransport & { release(): void };
+
+/** The time limit of a job that installs an engine on a cluster (a pip install of a large wheel set). */
+const INSTALL_JOB_MINUTES = 120;
+
+/** Where one server runs: a box's GPUs the allocator gave, or a Slurm job's node. */
+interface ServerSite {
+  hostId: string;
+  gpus: string[];
+  box: BoxTransport;
+  /** Where the weights are fetched: the box itself, or a cluster's login node (which has the internet). */
+  prefetchBox: BoxTransport;
+  /** Whose inventory the results' provenance reads: the host, or the job's node. */
+  inventoryKey: string;
+  /** How the log names the place. */
+  where: string;
+  /** Aborted when the place goes away under the server (Slurm ended its job). */
+  signal?: AbortSignal;
+}
 
 /**
  * The GPUs a study may use, host by host, and each host's GPU links where its inventory has them: the demo lab as the
@@ -86,6 +109,13 @@ export async function previewPlan(study: StudyDefinition, deps: Pick<StudyRunner
 
 export interface StudyRunnerDeps {
   box(hostId: string): Promise<StudyBox>;
+  /** A Slurm cluster's login node (hosts marked `scheduler: 'slurm'`): where jobs are submitted, never where they run. */
+  loginBox?(hostId: string): Promise<StudyBox>;
+  isCluster?(hostId: string): boolean;
+  /** The cluster's last reading (partitions' time limits), when the app has one. */
+  clusterInventory?(hostId: string): ClusterInventory | null;
+  /** How often a study's Slurm jobs are observed (default 5 s). */
+  slurmPollMs?: number;
   isDemo(hostId: string): boolean;
   hostLabel(hostId: string): string;
   resolveSecret?: (secretRef: string) => Promise<string | null>;
@@ -152,6 +182,10 @@ class StudyRun {
   private sampler: GpuMemorySampler | undefined;
   /** Trials an earlier run left unfinished and this run runs again: their launches say so in the journal. */
   private readonly interrupted = new Set<string>();
+  /** The study's cluster, when its host is a Slurm cluster's login node: its trials run as batch jobs there. */
+  private cluster: { hostId: string; login: StudyBox; slurm: StudySlurm; jobs: ClusterJobs } | undefined;
+  /** Jobs an earlier run left pending or running, by server config: this run takes them over instead of submitting. */
+  private readonly adoptable = new Map<string, AgentJob & { servers: Set<string> }>();
 
   constructor(
     private readonly project: StudyProject,
@@ -202,8 +236,13 @@ class StudyRun {
     } finally {
       this.opts.signal?.removeEventListener('abort', onAbort);
       await Promise.all([...this.live].map((s) => s.stop().catch(() => {})));
+      // A cancelled study leaves no job in the queue; a failed one neither (nothing would come back for them).
+      if (this.cluster && this.state.status !== 'done') {
+        await this.cluster.jobs.cancelAll().catch((error: unknown) => this.emit({ kind: 'log', text: `Could not cancel the study's Slurm jobs: ${(error as Error).message}\n` }));
+      }
       await this.stopMonitoring();
       for (const box of this.boxes.values()) box.release();
+      this.cluster?.login.release();
     }
   }
 
@@ -248,6 +287,8 @@ class StudyRun {
   // --- hosts -------------------------------------------------------------------------------------------------
 
   private async setUpHosts(): Promise<void> {
+    const clusterHost = this.study.hosts.find((h) => h.slurm !== undefined || this.deps.isCluster?.(h.hostId) === true);
+    if (clusterHost) return this.setUpCluster(clusterHost.hostId, clusterHost.slurm);
     for (const host of this.study.hosts) {
       const box = await this.deps.box(host.hostId);
       this.boxes.set(host.hostId, box);
@@ -268,16 +309,95 @@ class StudyRun {
     for (const host of this.study.hosts) {
       const box = this.boxes.get(host.hostId) as StudyBox;
       const installer = new EngineInstaller(box);
-      const wanted = [...this.study.engines.map((e) => ({ engine: e.engine, version: e.version, mode: e.mode }))];
-      if (!wanted.some((w) => w.engine === 'vllm' && w.version === this.study.clientVersion && w.mode === 'env')) {
-        wanted.push({ engine: 'vllm', version: this.study.clientVersion, mode: 'env' });
-      }
-      for (const w of wanted) {
+      for (const w of this.wantedEngines()) {
         this.phase(`Installing ${w.engine} ${w.version}${w.mode === 'docker' ? ' (docker image)' : ''} on ${this.deps.hostLabel(host.hostId)}`);
         const result = await installer.install(w.engine, w.version, { mode: w.mode, onLog: (text) => this.emit({ kind: 'log', text }) });
         if (!result.ok) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not install ${w.engine} ${w.version} on ${this.deps.hostLabel(host.hostId)}: ${result.message}`);
       }
       if (this.needsShareGpt()) await this.ensureShareGpt(host.hostId, box);
+    }
+  }
+
+  /**
+   * A study on a Slurm cluster: engines, the benchmark client, ShareGPT and the weights go to the shared storage
+   * through the login node (which has the internet compute nodes often lack); an engine the login node cannot
+   * install is installed by a batch job on a compute node. Nothing else runs on the login node.
+   */
+  private async setUpCluster(hostId: string, given: StudySlurm | undefined): Promise<void> {
+    const label = this.deps.hostLabel(hostId);
+    if (this.study.hosts.length > 1) throw new ServelabError('BAD_INPUT', `A study on the Slurm cluster ${label} runs on that cluster alone; remove its other hosts.`);
+    if (!this.deps.loginBox) throw new ServelabError('NOT_SUPPORTED', `${label} is a Slurm cluster: this front door cannot run studies on clusters.`);
+    const docker = this.study.engines.find((e) => e.mode === 'docker');
+    if (docker) throw new ServelabError('NOT_SUPPORTED', `On a Slurm cluster engines run from their environments on the shared storage; ${docker.engine} ${docker.version} asks for docker.`);
+    const slurm = given ?? StudySlurmSchema.parse({});
+    const login = await this.deps.loginBox(hostId);
+    const jobs = new ClusterJobs({
+      login,
+      hostId,
+      slurm,
+      ...(this.deps.slurmPollMs !== undefined ? { pollMs: this.deps.slurmPollMs } : {}),
+      ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+      onState: (job, state) => void this.jobStateChanged(job, state),
+    });
+    this.cluster = { hostId, login, slurm, jobs };
+    this.phase(`Planning for the GPUs of ${label}`);
+    this.ctx = await studyHardware(this.study, this.deps);
+
+    for (const w of this.wantedEngines()) {
+      this.phase(`Installing ${w.engine} ${w.version} on the shared storage of ${label}`);
+      const onLog = (text: string) => this.emit({ kind: 'log', text });
+      const result = await new EngineInstaller(login).install(w.engine, w.version, { mode: 'env', onLog });
+      if (result.ok) continue;
+      this.emit({ kind: 'log', text: `The login node could not install ${w.engine} ${w.version} (${result.message}); installing it by a job on a compute node\n` });
+      await this.installByJob(w.engine, w.version, onLog);
+    }
+    if (this.needsShareGpt()) await this.ensureShareGpt(hostId, login);
+  }
+
+  /** An engine installed by a CPU-only batch job (same partition, account and QOS), for a login node that cannot. */
+  private async installByJob(engine: string, version: string, onLog: (text: string) => void): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const job = await submitAgentJob(c.login, {
+      name: `${slurmJobPrefix(this.study.name)}install`,
+      ...(c.slurm.partition !== undefined ? { partition: c.slurm.partition } : {}),
+      ...(c.slurm.account !== undefined ? { account: c.slurm.account } : {}),
+      ...(c.slurm.qos !== undefined ? { qos: c.slurm.qos } : {}),
+      timeLimitMinutes: INSTALL_JOB_MINUTES,
+    });
+    await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, purpose: 'install', engine, version });
+    const waited = await waitForAgent(c.login, job, {
+      hostId: c.hostId,
+      ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+      onState: (state) => this.emit({ kind: 'phase', text: `Install job ${job.jobId}: ${state.state}${state.reason ? ` (${state.reason})` : ''}` }),
+    });
+    if (waited.kind === 'ended') throw new ServelabError('REMOTE_COMMAND_FAILED', `The install job ${job.jobId} ended (${waited.state.state}) before it ran.`);
+    try {
+      const result = await new EngineInstaller(waited.box).install(engine, version, { mode: 'env', onLog });
+      if (!result.ok) throw new ServelabError('REMOTE_COMMAND_FAILED', `Could not install ${engine} ${version} on ${this.deps.hostLabel(c.hostId)}, on the login node nor by job ${job.jobId} on ${waited.node}: ${result.message}`);
+    } finally {
+      const final = await waited.box.finish().catch(() => undefined);
+      waited.box.release();
+      await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state } : {}) });
+    }
+  }
+
+  /** The engines the study launches and the vLLM that measures them. */
+  private wantedEngines(): { engine: string; version: string; mode: 'env' | 'docker' }[] {
+    const wanted = [...this.study.engines.map((e) => ({ engine: e.engine, version: e.version, mode: e.mode }))];
+    if (!wanted.some((w) => w.engine === 'vllm' && w.version === this.study.clientVersion && w.mode === 'env')) {
+      wanted.push({ engine: 'vllm', version: this.study.clientVersion, mode: 'env' });
+    }
+    return wanted;
+  }
+
+  /** A job's state or reason changed: said in the log, and kept on its trials (the app shows PENDING and why). */
+  private async jobStateChanged(job: AgentJob, state: SlurmJobState): Promise<void> {
+    this.emit({ kind: 'log', text: `Slurm job ${job.jobId}: ${state.state}${state.reason ? ` (${state.reason})` : ''}${state.nodeList ? ` on ${state.nodeList}` : ''}\n` });
+    for (const t of this.state.trials) {
+      const held = t.slurmJob;
+      if (!held || held.jobId !== job.jobId || (t.status !== 'planned' && t.status !== 'running')) continue;
+      const { reason: _r, ...kept } = held;
+      await this.updateTrial(t.id, { slurmJob: { ...kept, state: state.state, ...(state.reason ? { reason: state.reason } : {}) } });
     }
   }
 
@@ -300,6 +420,7 @@ class StudyRun {
 
   /** Trials left running by a killed run: their servers are stopped from their records, and they run again. */
   private async cleanUpInterrupted(resuming: boolean): Promise<void> {
+    if (this.cluster) await this.takeOverJobs();
     // Cancelled trials run again too: cancelling stops a run, it does not drop its remaining trials.
     const interrupted = this.state.trials.filter((t) => t.status === 'running' || t.status === 'cancelled');
     // Every server an earlier run of this project left running — including one launched just before a kill, which
@@ -331,6 +452,86 @@ class StudyRun {
       };
       await this.save({ event: 'rerun', trials: [...again] });
     }
+  }
+
+  /**
+   * The batch jobs an earlier run of this study left (its trials name them): one still pending or running is taken
+   * over for its server config (its agent answers again; its server is stopped and the trials run again there); one
+   * Slurm ended (time limit, node failure, preemption, a cancel that was not the study's) fails the trials that were
+   * waiting for it with Slurm's state; one that ended by itself (its agent gave up waiting for the app) is forgotten
+   * and its trials run in a new job. A job no trial names (a run killed between sbatch and its save) is not looked
+   * for by name — another project of the same study name may own it —: its agent ends it once nothing asks for it.
+   */
+  private async takeOverJobs(): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const jobs = new Map<string, { dir?: string; serverKey: string; waiting: Trial[]; servers: Set<string> }>();
+    for (const t of this.state.trials) {
+      if (!t.slurmJob) continue;
+      const entry = jobs.get(t.slurmJob.jobId) ?? { ...(t.slurmJob.dir !== undefined ? { dir: t.slurmJob.dir } : {}), serverKey: t.serverKey, waiting: [], servers: new Set<string>() };
+      if (t.status === 'planned' || t.status === 'running' || t.status === 'cancelled') entry.waiting.push(t);
+      if (t.serverId !== undefined) entry.servers.add(t.serverId);
+      jobs.set(t.slurmJob.jobId, entry);
+    }
+    const states = jobs.size > 0 ? await c.jobs.observe([...jobs.keys()]) : [];
+    for (const state of states) {
+      const entry = jobs.get(state.jobId) as { dir?: string; serverKey: string; waiting: Trial[]; servers: Set<string> };
+      const queued = state.phase === 'pending' || state.phase === 'running';
+      if (queued && entry.waiting.length > 0 && entry.dir !== undefined) {
+        this.phase(`Re-attaching to Slurm job ${state.jobId} (${state.state}), left by an interrupted run`);
+        this.adoptable.set(entry.serverKey, { jobId: state.jobId, dir: entry.dir, servers: entry.servers });
+        await this.project.journal({ event: 'slurm-job-adopted', jobId: state.jobId, state: state.state, serverKey: entry.serverKey });
+        continue;
+      }
+      if (queued) {
+        // Its trials all finished before the interruption: the job is let go, as the run would have.
+        await this.letGo(state, entry.dir);
+        continue;
+      }
+      if (entry.waiting.length === 0) continue;
+      await this.project.journal({ event: 'slurm-job-ended', jobId: state.jobId, state: state.state, ...(state.reason ? { reason: state.reason } : {}) });
+      for (const t of entry.waiting) {
+        if (t.status !== 'cancelled' && state.phase === 'ended' && endedBySlurm(state)) {
+          await this.failForJob(t.id, state);
+        } else {
+          const { slurmJob: _j, ...rest } = this.state.trials.find((s) => s.id === t.id) as Trial;
+          this.state = { ...this.state, trials: this.state.trials.map((s) => (s.id === t.id ? rest : s)) };
+        }
+      }
+    }
+  }
+
+  /** A job of an interrupted run that nothing waits for: its agent ends it (a pending one is cancelled). */
+  private async letGo(state: SlurmJobState, dir: string | undefined): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    this.phase(`Ending Slurm job ${state.jobId}, left ${state.state.toLowerCase()} by an interrupted run whose trials in it had finished`);
+    try {
+      if (state.phase === 'running' && dir !== undefined) {
+        const box = SlurmJobBox.attach(c.login, { jobId: state.jobId, dir }, c.hostId);
+        try {
+          await box.finish();
+        } finally {
+          box.release();
+        }
+      } else {
+        await c.jobs.cancel([state.jobId]);
+      }
+      await this.project.journal({ event: 'slurm-job-ended', jobId: state.jobId, state: 'let-go' });
+    } catch (error) {
+      this.emit({ kind: 'log', text: `Could not end Slurm job ${state.jobId}: ${(error as Error).message}\n` });
+    }
+  }
+
+  /** The trial's job was ended by Slurm before the trial was measured: failed, with Slurm's state and reason. */
+  private async failForJob(trialId: string, state: SlurmJobState): Promise<void> {
+    const failure: RunFailure = { code: 'job-ended', jobId: state.jobId, state: state.state, ...(state.reason ? { reason: state.reason } : {}) };
+    const trial = this.state.trials.find((t) => t.id === trialId);
+    const held = trial?.slurmJob;
+    await this.updateTrial(trialId, {
+      status: 'failed',
+      ...failureRecord(failure),
+      ...(held ? { slurmJob: { ...held, state: state.state, ...(state.reason ? { reason: state.reason } : {}) } } : {}),
+      finishedAt: new Date().toISOString(),
+    });
   }
 
   // --- strategies --------------------------------------------------------------------------------------------
@@ -405,6 +606,22 @@ class StudyRun {
       list.push(t);
       byServer.set(t.serverKey, list);
     }
+    if (this.cluster) {
+      const cluster = this.cluster;
+      const groups = [...byServer.values()].map((group) => ({ group, gpus: trialGpuCount(this.study, group[0]!) }));
+      await Promise.all(
+        groups.map(async ({ group, gpus }) => {
+          const place = await cluster.jobs.place();
+          if (!place) return;
+          try {
+            await this.runInJob(group, gpus, warmups);
+          } finally {
+            place.release();
+          }
+        }),
+      );
+      return;
+    }
     const allocator = this.allocator as GpuAllocator;
     const groups = launchOrder([...byServer.values()].map((group) => ({ group, gpus: trialGpuCount(this.study, group[0]!) })));
     await Promise.all(
@@ -419,8 +636,9 @@ class StudyRun {
           return;
         }
         if (!set) return;
+        const box = this.boxes.get(set.hostId) as StudyBox;
         try {
-          await this.runServer(group, set, warmups);
+          await this.runServer(group, { hostId: set.hostId, gpus: set.gpus, box, prefetchBox: box, inventoryKey: set.hostId, where: `${this.deps.hostLabel(set.hostId)} GPU ${set.gpus.join(',')}` }, warmups);
         } finally {
           allocator.release(set);
         }
@@ -428,13 +646,105 @@ class StudyRun {
     );
   }
 
-  private async runServer(group: Trial[], placed: GpuSet, warmups: ReadonlySet<string>): Promise<void> {
-    if (this.cancelled) return;
+  /**
+   * One server config as one batch job: submitted (or taken over from an interrupted run), waited for while Slurm
+   * keeps it pending, then the server and all its workloads run inside it on the node, as on a box. Slurm ending the
+   * job first fails the trials not yet measured with its state; the job is let go (its agent ends) once they are.
+   */
+  private async runInJob(group: Trial[], gpus: number, warmups: ReadonlySet<string>): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
     const first = group[0]!;
-    const box = this.boxes.get(placed.hostId) as StudyBox;
-    const where = `${this.deps.hostLabel(placed.hostId)} GPU ${placed.gpus.join(',')}`;
-    const offline = await this.prefetch(placed.hostId, box, first);
     if (this.cancelled) return;
+    const adopted = this.adoptable.get(first.serverKey);
+    this.adoptable.delete(first.serverKey);
+    let job: AgentJob | undefined = adopted;
+    if (!job) {
+      const estimate = estimatePlan(this.study, group, this.ctx);
+      const partition = jobPartition(c.slurm, this.deps.clusterInventory?.(c.hostId) ?? undefined);
+      const minutes = jobTimeLimitMinutes(c.slurm, estimate.perServerSeconds[first.serverKey] ?? 0, partition?.maxTimeMinutes);
+      try {
+        job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes);
+      } catch (error) {
+        if (this.cancelled) return;
+        const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+        for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+        return;
+      }
+      await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, serverKey: first.serverKey, trials: group.map((t) => t.id), gpus, timeLimitMinutes: minutes });
+      this.emit({ kind: 'log', text: `Submitted Slurm job ${job.jobId} for ${first.label}: ${gpus} GPU${gpus > 1 ? 's' : ''}${c.slurm.gpuType ? ` of type ${c.slurm.gpuType}` : ''}, time limit ${minutes} min\n` });
+      for (const t of group) await this.updateTrial(t.id, { slurmJob: { jobId: job.jobId, dir: job.dir, state: 'PENDING' } });
+    }
+    let started;
+    try {
+      started = await c.jobs.start(job);
+    } catch (error) {
+      if (this.cancelled) return;
+      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+      return;
+    }
+    if (started.kind === 'ended') {
+      await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, state: started.state.state, ...(started.state.reason ? { reason: started.state.reason } : {}) });
+      if (this.cancelled) return;
+      for (const t of group) await this.failForJob(t.id, started.state);
+      return;
+    }
+    const held = started.held;
+    await this.project.journal({ event: 'slurm-job-running', jobId: job.jobId, node: held.node, gpus: held.gpus });
+    for (const t of group) await this.updateTrial(t.id, { hostId: c.hostId, gpus: held.gpus, slurmJob: { jobId: job.jobId, dir: job.dir, state: 'RUNNING', node: held.node } });
+    try {
+      if (adopted) await this.stopLeftInJob(held, adopted.servers);
+      await this.runServer(
+        group,
+        {
+          hostId: c.hostId,
+          gpus: held.gpus,
+          box: held.box,
+          prefetchBox: c.login,
+          inventoryKey: `${c.hostId}\n${held.node}`,
+          where: `${this.deps.hostLabel(c.hostId)} node ${held.node} (Slurm job ${job.jobId})${held.gpus.length > 0 ? ` GPU ${held.gpus.join(',')}` : ''}`,
+          signal: held.signal,
+        },
+        warmups,
+      );
+    } finally {
+      const final = held.endedEarly() ?? (await held.finish().catch(() => undefined));
+      await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state, ...(final.reason ? { reason: final.reason } : {}) } : {}) });
+      const early = held.endedEarly();
+      if (early && !this.cancelled) {
+        for (const t of group) {
+          if (this.state.trials.find((s) => s.id === t.id)?.status !== 'done') await this.failForJob(t.id, early);
+        }
+      }
+    }
+  }
+
+  /**
+   * A job taken over from an interrupted run may still run that run's server: stopped before this run's launch. Only
+   * the servers its trials name: the server records lie on the shared storage, beside those of the study's other jobs.
+   */
+  private async stopLeftInJob(held: HeldJob, servers: ReadonlySet<string>): Promise<void> {
+    if (servers.size === 0) return;
+    const records = await listServerRecords(held.box).catch(() => []);
+    for (const record of records.filter((r) => r.running && servers.has(r.serverId))) {
+      this.phase(`Stopping server ${record.serverId} in Slurm job ${held.job.jobId}, left running by an interrupted run`);
+      try {
+        const report = await stopRecordedServer(held.box, record);
+        if (report.leftovers.length > 0) this.emit({ kind: 'log', text: `Leftovers of ${record.serverId}: ${report.leftovers.join('; ')}\n` });
+      } catch (error) {
+        this.emit({ kind: 'log', text: `Could not stop ${record.serverId}: ${(error as Error).message}\n` });
+      }
+    }
+  }
+
+  private async runServer(group: Trial[], site: ServerSite, warmups: ReadonlySet<string>): Promise<void> {
+    const halted = () => this.cancelled || site.signal?.aborted === true;
+    if (halted()) return;
+    const first = group[0]!;
+    const { box, where } = site;
+    const placed = { hostId: site.hostId, gpus: site.gpus };
+    const offline = await this.prefetch(placed.hostId, site.prefetchBox, first);
+    if (halted()) return;
 
     this.emit({ kind: 'log', text: `Launching ${first.command} on ${where}\n` });
     // The server's id is known once the launch returns; anything it logs before then waits for it.
@@ -471,9 +781,12 @@ class StudyRun {
     await this.recordPlacedFiles(first.serverKey, placed.hostId, placedFiles);
     launched.serverId = server.serverId;
     // The host's inventory (the results' provenance) is read while the server starts, not before its first benchmark.
-    void this.inventoryOf(placed.hostId, box);
+    void this.inventoryOf(site.inventoryKey, box);
     for (const text of early.splice(0)) this.serverLog(server.serverId, text);
     this.live.add(server);
+    // Slurm ending the job ends its server too: waiting for readiness stops rather than waits out its time.
+    const onJobEnded = () => void server.stop().catch(() => {});
+    site.signal?.addEventListener('abort', onJobEnded, { once: true });
     const startedAt = new Date().toISOString();
     for (const t of group) await this.updateTrial(t.id, { status: 'running', hostId: placed.hostId, gpus: placed.gpus, serverId: server.serverId, startedAt });
     await this.project.journal({ event: 'server-launched', serverId: server.serverId, serverKey: first.serverKey, hostId: placed.hostId, gpus: placed.gpus, jobId: server.record.jobId });
@@ -482,23 +795,24 @@ class StudyRun {
         await server.waitReady(this.study.readinessTimeoutSeconds * 1000);
         await this.project.journal({ event: 'server-ready', serverId: server.serverId });
       } catch (error) {
-        if (this.cancelled) return;
+        if (halted()) return;
         const failure = notReady(error, server);
         for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
         return;
       }
       for (const t of group) {
-        if (this.cancelled) return;
+        if (halted()) return;
         if (server.state !== 'ready') {
           const verdict = server.classification;
           await this.updateTrial(t.id, { status: 'failed', ...failureRecord({ code: 'died-before-workload', death: deathOf(verdict) }), finishedAt: new Date().toISOString() });
           continue;
         }
-        if (warmups.has(t.id)) await this.warmUp(t, box, server, placed.hostId);
-        if (this.cancelled) return;
-        await this.measure(t, box, server, placed.hostId);
+        if (warmups.has(t.id)) await this.warmUp(t, site, server);
+        if (halted()) return;
+        await this.measure(t, site, server);
       }
     } finally {
+      site.signal?.removeEventListener('abort', onJobEnded);
       const report = await server.stop().catch((error: unknown) => ({ leftovers: [`stop failed: ${(error as Error).message}`] }));
       this.live.delete(server);
       await this.project.journal({ event: 'server-stopped', serverId: server.serverId, leftovers: report.leftovers });
@@ -521,11 +835,13 @@ class StudyRun {
    * numbers are discarded — the trial records only how many requests it sent and how long it took — and a failed
    * warm-up leaves the measured run to show what is wrong.
    */
-  private async warmUp(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
+  private async warmUp(trial: Trial, site: ServerSite, server: RunningServer): Promise<void> {
+    const { box, hostId } = site;
+    const signal = this.signalFor(site);
     const workload = warmupWorkload(this.workloadOf(trial.workloadId));
     const started = Date.now();
     this.benchLog(trial.id, server.serverId, `Warm-up: ${workload.numPrompts} requests at the workload's concurrency; its numbers are discarded\n`);
-    const inventory = await this.inventoryOf(hostId, box);
+    const inventory = await this.inventoryOf(site.inventoryKey, box);
     let error: string | undefined;
     try {
       const prepared = await prepareMeasurement(box, {
@@ -537,7 +853,7 @@ class StudyRun {
         hostLabel: this.deps.hostLabel(hostId),
         ...(this.deps.isDemo(hostId) ? { shareGptSource: { kind: 'synthetic' } as ShareGptSource } : {}),
         runsDir: this.project.runsDir,
-        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+        ...(signal ? { signal } : {}),
         onLog: (text) => this.benchLog(trial.id, server.serverId, text),
       });
       const measured = await prepared.run();
@@ -547,14 +863,18 @@ class StudyRun {
     }
     if (this.cancelled) return;
     const seconds = Math.round((Date.now() - started) / 100) / 10;
+    if (site.signal?.aborted) return;
     if (error !== undefined) this.benchLog(trial.id, server.serverId, `Warm-up failed: ${error}\n`);
     await this.updateTrial(trial.id, { warmup: { requests: workload.numPrompts, seconds, ...(error !== undefined ? { error } : {}) } });
   }
 
-  private async measure(trial: Trial, box: StudyBox, server: RunningServer, hostId: string): Promise<void> {
+  private async measure(trial: Trial, site: ServerSite, server: RunningServer): Promise<void> {
+    const { box, hostId } = site;
+    const signal = this.signalFor(site);
+    const halted = () => this.cancelled || site.signal?.aborted === true;
     const workload = this.workloadOf(trial.workloadId);
     const shareGptSource: ShareGptSource | undefined = this.deps.isDemo(hostId) ? { kind: 'synthetic' } : undefined;
-    const inventory = await this.inventoryOf(hostId, box);
+    const inventory = await this.inventoryOf(site.inventoryKey, box);
     const runId = newRunId();
     try {
       const prepared = await prepareMeasurement(box, {
@@ -565,13 +885,13 @@ class StudyRun {
         hostLabel: this.deps.hostLabel(hostId),
         ...(shareGptSource ? { shareGptSource } : {}),
         runsDir: this.project.runsDir,
-        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+        ...(signal ? { signal } : {}),
         ...(inventory ? { inventory } : {}),
         onLog: (text) => this.benchLog(trial.id, server.serverId, text),
       });
       await this.project.journal({ event: 'measuring', id: trial.id, runId, serverId: server.serverId });
       const measured = await prepared.run();
-      if (this.cancelled) return;
+      if (halted()) return;
       const now = new Date().toISOString();
       const result = { ...measured, id: newResultId(), addedAt: now, gpuCount: trialGpuCount(this.study, trial) };
       this.deps.onResult?.(result);
@@ -591,7 +911,7 @@ class StudyRun {
           : { code: 'bench-failed', ...(measured.error !== undefined ? { detail: measured.error } : {}), ...death };
       await this.updateTrial(trial.id, { status: 'failed', result, ...failureRecord(failure), finishedAt: now });
     } catch (error) {
-      if (this.cancelled) return;
+      if (halted()) return;
       await this.updateTrial(trial.id, { status: 'failed', error: (error as Error).message, finishedAt: new Date().toISOString() });
     }
   }
@@ -600,7 +920,7 @@ class StudyRun {
    * Weights into the host's HF cache before a timed launch, once per host and model. True when every model of the
    * trial is on the box, so the server can run offline and without the token.
    */
-  private async prefetch(hostId: string, box: StudyBox, trial: Trial): Promise<boolean> {
+  private async prefetch(hostId: string, box: BoxTransport, trial: Trial): Promise<boolean> {
     const models = [trial.config.model, ...(trial.config.speculative?.draftModel ? [trial.config.speculative.draftModel] : [])];
     // Docker mode has no engine environment on the box to download with; its containers fetch what they need.
     if (trial.mode === 'docker') return false;
@@ -636,13 +956,19 @@ class StudyRun {
   }
 
   /** The host's inventory, read once per run (null when it cannot be read: the results then lack that provenance). */
-  private inventoryOf(hostId: string, box: StudyBox): Promise<ProbeInventory | null> {
+  private inventoryOf(hostId: string, box: BoxTransport): Promise<ProbeInventory | null> {
     let inventory = this.inventories.get(hostId);
     if (!inventory) {
       inventory = collectInventory(boxCommandRunner(box)).catch(() => null);
       this.inventories.set(hostId, inventory);
     }
     return inventory;
+  }
+
+  /** The study's cancel and, for a trial in a batch job, that job's end. */
+  private signalFor(site: ServerSite): AbortSignal | undefined {
+    if (!site.signal) return this.opts.signal;
+    return this.opts.signal ? AbortSignal.any([this.opts.signal, site.signal]) : site.signal;
   }
 
   private workloadOf(id: string): Workload {

@@ -44,4 +44,12 @@ describe("a trial's progress line", () => {
     const perGpu = tp2({ basis: 'per-gpu' });
     expect(trialDetail(perGpu.study, perGpu.trial)).toMatch(/^ total token throughput 16042\.2 tok\/s on 2 GPUs; total token throughput per GPU 8021\.1 /);
   });
+
+  it("says a cluster trial's Slurm job: pending with Slurm's reason, then the node it runs on", () => {
+    const { study, trial } = tp2({});
+    const waiting = { ...trial, status: 'planned' as const, result: undefined, hostId: undefined, gpus: undefined };
+    // State and reason as the test cluster's squeue gave them (tests/fixtures/slurm/jobs).
+    expect(trialDetail(study, { ...waiting, slurmJob: { jobId: '7', state: 'PENDING', reason: 'Resources' } })).toBe(' in Slurm job 7: PENDING (Resources)');
+    expect(trialDetail(study, { ...waiting, status: 'running', gpus: ['1'], slurmJob: { jobId: '7', state: 'RUNNING', node: 'gpu2' } })).toBe(' in Slurm job 7 on gpu2 GPU 1');
+  });
 });

@@ -161,5 +161,11 @@ export function trialDetail(study: StudyDefinition, t: Trial): string {
     return ` ${objective.label} ${value.toFixed(digits)} ${objective.unit}${gpus > 1 ? ` on ${gpus} GPUs` : ''}${onBasis !== null ? `; ${based.label} ${onBasis.toFixed(digits)} ${based.unit}` : ''}`;
   }
   if (t.status === 'failed' || t.status === 'rejected') return ` — ${t.rejectReason ?? t.error ?? ''}`;
+  const job = t.slurmJob;
+  if (job) {
+    const gpus = t.gpus && t.gpus.length > 0 ? ` GPU ${t.gpus.join(',')}` : '';
+    if (job.node !== undefined && job.state === 'RUNNING') return ` in Slurm job ${job.jobId} on ${job.node}${gpus}`;
+    return ` in Slurm job ${job.jobId}${job.state ? `: ${job.state}${job.reason ? ` (${job.reason})` : ''}` : ''}`;
+  }
   return t.hostId ? ` on ${t.hostId} GPU ${t.gpus?.join(',') ?? ''}` : '';
 }

@@ -11,7 +11,7 @@ import { boxHttpFailure, checkPort } from '../box/http-request';
 import { delay } from '../jobs/client-provider';
 import type { CommandChannel, CommandChannelProvider, RunningCommand } from '../jobs/command-channel';
 import { RemoteJobRunner } from '../jobs/remote-job-runner';
-import { Utf8ChunkDecoder } from '../ssh/utf8-decoder';
+import { textChunks } from '../box/run-script';
 import { agentScript, cancelRequestScript, DEFAULT_IDLE_MINUTES, parseReady, READY_MARKER, readyScript, relayScript, stopAgentScript, parseRelayEnd, type RelayEnd } from './agent-script';
 import { cancelSlurmJobs, observeSlurmJobs, submitSlurmJob } from './slurm-jobs';
 
@@ -138,16 +138,8 @@ export class SlurmJobBox implements BoxTransport {
   }
 
   async run(script: string, opts: BoxRunOptions): Promise<BoxRunResult> {
-    const decode = (listener: ((text: string) => void) | undefined) => {
-      if (!listener) return undefined;
-      const decoder = new Utf8ChunkDecoder();
-      return (chunk: Buffer) => {
-        const { text } = decoder.push(chunk);
-        if (text) listener(text);
-      };
-    };
-    const onStdout = decode(opts.onStdout);
-    const onStderr = decode(opts.onStderr);
+    const onStdout = textChunks(opts.onStdout);
+    const onStderr = textChunks(opts.onStderr);
     const result = await this.request(scriptWithStdin(script, opts.stdin), {
       timeoutSeconds: opts.timeoutSeconds,
       login: true,

@@ -37,6 +37,12 @@ async function scrollToTop(locator: Locator): Promise<void> {
   await locator.evaluate((el) => el.scrollIntoView({ block: 'start' }));
 }
 
+/** At 1280 px the jobs table fits the plan: no column is hidden behind its sideways scroll. */
+async function expectNoSidewaysScroll(table: Locator): Promise<void> {
+  const sizes = await table.evaluate((el) => ({ scroll: el.parentElement!.scrollWidth, client: el.parentElement!.clientWidth }));
+  expect(sizes.scroll, `the table is ${sizes.scroll} px wide in ${sizes.client} px`).toBeLessThanOrEqual(sizes.client);
+}
+
 test.describe('A study on a Slurm cluster in the wizard', () => {
   test.skip(unavailable !== null, `Slurm test cluster unavailable: ${unavailable}`);
 
@@ -171,6 +177,7 @@ test.describe('A study on a Slurm cluster in the wizard', () => {
         await expect(cells.nth(2)).toHaveText(/^\d+:\d\d · from the estimate$/);
       }
       await expect(wizard.getByText('GPU 0 · NVIDIA H100 80GB HBM3').first()).toBeVisible();
+      await expectNoSidewaysScroll(jobs);
       await scrollToTop(wizard.getByRole('region', { name: 'Slurm jobs' }));
       await screenshotBothThemes(page, 'wizard-slurm-jobs');
       await expectAccessibleInBothThemes(page, 'the wizard’s plan with its Slurm jobs');
@@ -181,6 +188,7 @@ test.describe('A study on a Slurm cluster in the wizard', () => {
       await expect(page.locator('html')).toHaveAttribute('lang', 'tr');
       const table = page.locator('table').filter({ has: page.locator('td', { hasText: `gpu:${TEST_GPU_TYPE}:` }) });
       await expect(table.locator('tbody tr')).not.toHaveCount(0);
+      await expectNoSidewaysScroll(table);
       await scrollToTop(table);
       await screenshotBothThemes(page, 'wizard-slurm-jobs-tr');
       for (let i = 0; i < 6; i++) await page.getByRole('button', { name: /^Geri$/ }).click();

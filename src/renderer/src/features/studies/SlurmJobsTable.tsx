@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { Fragment, useId } from 'react';
 import { t } from '../../i18n';
 import type { ClusterInventory } from '../../../../shared/model/cluster';
 import type { PlanEstimate } from '../../../../shared/study/planner';
@@ -17,6 +17,25 @@ export interface SlurmJobsTableProps {
 
 function Named({ value }: { value: string | null }) {
   return value === null ? <span className="muted">{t('studies.slurmJobs.default')}</span> : <span className="mono">{value}</span>;
+}
+
+/** A configuration's label may break after each `=` of its settings (VLLM_ATTENTION_BACKEND=<wbr>FLASHINFER). */
+function BreakAfterEquals({ text }: { text: string }) {
+  const parts = text.split('=');
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && (
+            <>
+              =<wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /**
@@ -63,7 +82,9 @@ export function SlurmJobsTable({ study, trials, estimate, cluster }: SlurmJobsTa
             {jobs.map((job) => (
               <tr key={job.serverKey}>
                 <th scope="row" className="slurm-job">
-                  <span className="slurm-job-config">{job.label}</span>
+                  <span className="slurm-job-config">
+                    <BreakAfterEquals text={job.label} />
+                  </span>
                   <span className="slurm-job-name mono">{job.name}</span>
                 </th>
                 <td className="mono nowrap">{job.gres}</td>

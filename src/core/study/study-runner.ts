@@ -41,7 +41,7 @@ import { reportText } from '../../shared/study/report/text';
 import type { ClusterInventory } from '../../shared/model/cluster';
 import type { SlurmJobState } from '../../shared/model/slurm-job';
 import { StudySlurmSchema, type StudySlurm } from '../../shared/study/study';
-import { ClusterJobs, endedBySlurm, type HeldJob } from './cluster-jobs';
+import { ClusterJobs, endedBySlurm, type HeldJob, type JobStart } from './cluster-jobs';
 import { SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
 import { KNOWN_GPUS, clusterPlanContext, jobPartition, jobTimeLimitMinutes, slurmJobName, slurmJobPrefix } from '../../shared/study/slurm-plan';
 
@@ -657,32 +657,17 @@ class StudyRun {
     if (this.cancelled) return;
     const adopted = this.adoptable.get(first.serverKey);
     this.adoptable.delete(first.serverKey);
-    let job: AgentJob | undefined = adopted;
-    if (!job) {
-      const estimate = estimatePlan(this.study, group, this.ctx);
-      const partition = jobPartition(c.slurm, this.deps.clusterInventory?.(c.hostId) ?? undefined);
-      const minutes = jobTimeLimitMinutes(c.slurm, estimate.perServerSeconds[first.serverKey] ?? 0, partition?.maxTimeMinutes);
-      try {
-        job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes);
-      } catch (error) {
-        if (this.cancelled) return;
-        const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-        for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
-        return;
-      }
-      await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, serverKey: first.serverKey, trials: group.map((t) => t.id), gpus, timeLimitMinutes: minutes });
-      this.emit({ kind: 'log', text: `Submitted Slurm job ${job.jobId} for ${first.label}: ${gpus} GPU${gpus > 1 ? 's' : ''}${c.slurm.gpuType ? ` of type ${c.slurm.gpuType}` : ''}, time limit ${minutes} min\n` });
-      for (const t of group) await this.updateTrial(t.id, { slurmJob: { jobId: job.jobId, dir: job.dir, state: 'PENDING' } });
+    let job: AgentJob | null = adopted ?? (await this.submitJob(group, gpus));
+    if (!job) return;
+    let started = await this.startJob(group, job);
+    // A taken-over job whose agent gave up waiting for the app (it ended by itself) is replaced by a new one.
+    if (started?.kind === 'ended' && adopted && !endedBySlurm(started.state) && !this.cancelled) {
+      await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, state: started.state.state });
+      job = await this.submitJob(group, gpus);
+      if (!job) return;
+      started = await this.startJob(group, job);
     }
-    let started;
-    try {
-      started = await c.jobs.start(job);
-    } catch (error) {
-      if (this.cancelled) return;
-      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
-      return;
-    }
+    if (!started) return;
     if (started.kind === 'ended') {
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, state: started.state.state, ...(started.state.reason ? { reason: started.state.reason } : {}) });
       if (this.cancelled) return;
@@ -716,6 +701,41 @@ class StudyRun {
           if (this.state.trials.find((s) => s.id === t.id)?.status !== 'done') await this.failForJob(t.id, early);
         }
       }
+    }
+  }
+
+  /** A new job for the group's server config, its time limit from the estimate; null (trials failed) when sbatch refuses. */
+  private async submitJob(group: Trial[], gpus: number): Promise<AgentJob | null> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const first = group[0]!;
+    const estimate = estimatePlan(this.study, group, this.ctx);
+    const partition = jobPartition(c.slurm, this.deps.clusterInventory?.(c.hostId) ?? undefined);
+    const minutes = jobTimeLimitMinutes(c.slurm, estimate.perServerSeconds[first.serverKey] ?? 0, partition?.maxTimeMinutes);
+    let job: AgentJob;
+    try {
+      job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes);
+    } catch (error) {
+      if (this.cancelled) return null;
+      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+      return null;
+    }
+    await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, serverKey: first.serverKey, trials: group.map((t) => t.id), gpus, timeLimitMinutes: minutes });
+    this.emit({ kind: 'log', text: `Submitted Slurm job ${job.jobId} for ${first.label}: ${gpus} GPU${gpus > 1 ? 's' : ''}${c.slurm.gpuType ? ` of type ${c.slurm.gpuType}` : ''}, time limit ${minutes} min\n` });
+    for (const t of group) await this.updateTrial(t.id, { slurmJob: { jobId: job.jobId, dir: job.dir, state: 'PENDING' } });
+    return job;
+  }
+
+  /** Waits for the job's agent; null (trials failed, unless cancelled) when the wait itself fails. */
+  private async startJob(group: Trial[], job: AgentJob): Promise<JobStart | null> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    try {
+      return await c.jobs.start(job);
+    } catch (error) {
+      if (this.cancelled) return null;
+      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+      return null;
     }
   }
 

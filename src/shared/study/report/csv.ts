@@ -57,6 +57,9 @@ const COLUMNS: { title: string; cell: (row: TrialRow, trial: Trial) => Cell }[] 
   { title: 'warm-up requests', cell: (_r, t) => t.warmup?.requests ?? null },
   { title: 'host', cell: (r) => r.hostId },
   { title: 'gpus', cell: (r) => r.gpus.join(' ') },
+  // On a Slurm cluster: the batch job the trial ran in and its node.
+  { title: 'slurm job', cell: (_r, t) => t.slurmJob?.jobId ?? null },
+  { title: 'node', cell: (_r, t) => t.slurmJob?.node ?? null },
   { title: 'gpu count', cell: (r) => r.gpuCount },
   { title: 'started', cell: (r) => r.startedAt },
   { title: 'finished', cell: (r) => r.finishedAt },

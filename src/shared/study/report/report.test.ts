@@ -196,6 +196,16 @@ describe('Markdown report', () => {
     expect(renderMarkdown(project, 'tr')).toContain('| Random 32000 in / 100 out, 100 prompts, seed 42 | ölçülmedi | öneri yok | – | – | – |');
   });
 
+  it("names a cluster trial's Slurm job and node in the CSV", () => {
+    const project = studyBProject();
+    const trial = project.state.trials.find((t) => t.status === 'done') as (typeof project.state.trials)[number];
+    trial.slurmJob = { jobId: '42', state: 'RUNNING', node: 'gpu2' };
+    const rows = parseCsv(renderCsv(project));
+    const header = rows[0] as string[];
+    const row = rows.find((r) => r[0] === trial.id) as string[];
+    expect([row[header.indexOf('slurm job')], row[header.indexOf('node')]]).toEqual(['42', 'gpu2']);
+  });
+
   it('renders a draft with no trial at all', () => {
     const project = studyAProject();
     project.state = { status: 'draft', trials: [], decisions: [] };
@@ -265,6 +275,7 @@ describe('CSV of trials', () => {
       'trial id', 'stage', 'candidate', 'label', 'engine', 'version', 'mode', 'model', 'status', 'reject reason / error', 'command', 'env names',
       'workload', 'repeat', 'runs of this configuration', 'warm-up requests', 'host', 'gpus',
     ]);
+    expect(header.slice(18, 20)).toEqual(['slurm job', 'node']);
     expect(header).toEqual(expect.arrayContaining(['mean_latency_s low (s)', 'mean_latency_s high (s)', 'total_token_throughput low (tok/s)']));
     expect(header).not.toContain('duration low (s)');
     expect(header).toEqual(expect.arrayContaining(['mean_latency_s (s)', 'total_token_throughput (tok/s)', 'mean_ttft_ms (ms)', 'p99_ttft_ms (ms)', 'mean_tpot_ms (ms)']));

@@ -49,6 +49,14 @@ describe('timelineOf', () => {
     expect(span('old')).toEqual([{ left: 0, width: 20, lane: 1 }]);
   });
 
+  it("gives a cluster's nodes rows of their own: two jobs on GPU 0 of different nodes do not share a row", () => {
+    const one = makeTrial({ id: 'j1', hostId: 'c', gpus: ['0'], serverId: 's1', startedAt: at(0), finishedAt: at(10), slurmJob: { jobId: '1', state: 'RUNNING', node: 'gpu1' } });
+    const two = makeTrial({ id: 'j2', hostId: 'c', gpus: ['0'], serverId: 's2', startedAt: at(0), finishedAt: at(10), slurmJob: { jobId: '2', state: 'RUNNING', node: 'gpu2' } });
+    const timeline = timelineOf(state([one, two]), label, T0)!;
+    expect(timeline.lanes.map((l) => l.label)).toEqual(['C · gpu1 · GPU 0', 'C · gpu2 · GPU 0']);
+    expect(timeline.bars.map((b) => [b.trial.id, b.lane])).toEqual([['j1', 0], ['j2', 1]]);
+  });
+
   it('is null before any trial has started', () => {
     expect(timelineOf(state([makeTrial({ id: 'p', status: 'planned' })]), label, T0)).toBeNull();
   });

@@ -185,14 +185,17 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
   const span = endMs - startMs;
 
   const gpusOf = (trial: Trial): Array<string | null> => (trial.gpus && trial.gpus.length > 0 ? trial.gpus : [null]);
-  const lanes = new Map<string, { hostId: string; gpu: string | null; label: string }>();
+  // On a cluster each job's node has its own GPU 0: the lane is the node's, named after the cluster and the node.
+  const placeOf = (trial: Trial): string => (trial.slurmJob?.node ? `${trial.hostId!}\n${trial.slurmJob.node}` : trial.hostId!);
+  const placeLabel = (trial: Trial): string => (trial.slurmJob?.node ? `${hostLabel(trial.hostId!)} · ${trial.slurmJob.node}` : hostLabel(trial.hostId!));
+  const lanes = new Map<string, { host: string; gpu: string | null; label: string }>();
   for (const trial of placed) {
     for (const gpu of gpusOf(trial)) {
-      const host = hostLabel(trial.hostId!);
-      lanes.set(laneKey(trial.hostId!, gpu), { hostId: trial.hostId!, gpu, label: gpu === null ? host : t('studies.timeline.gpu', { host, gpu }) });
+      const host = placeLabel(trial);
+      lanes.set(laneKey(placeOf(trial), gpu), { host, gpu, label: gpu === null ? host : t('studies.timeline.gpu', { host, gpu }) });
     }
   }
-  const ordered = [...lanes.entries()].sort(([, a], [, b]) => hostLabel(a.hostId).localeCompare(hostLabel(b.hostId)) || Number(a.gpu ?? -1) - Number(b.gpu ?? -1));
+  const ordered = [...lanes.entries()].sort(([, a], [, b]) => a.host.localeCompare(b.host) || Number(a.gpu ?? -1) - Number(b.gpu ?? -1));
   const laneAt = new Map(ordered.map(([key], i) => [key, i]));
 
   const bars: TimelineBar[] = [];
@@ -203,7 +206,7 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
     const width = Math.min(Math.max(0.6, ((end - start) / span) * 100), 100 - left);
     const layout = layoutText(trial.config, trial.gpuCount ?? trial.gpus?.length ?? 1);
     const rows = gpusOf(trial)
-      .map((gpu) => laneAt.get(laneKey(trial.hostId!, gpu))!)
+      .map((gpu) => laneAt.get(laneKey(placeOf(trial), gpu))!)
       .sort((a, b) => a - b);
     let first = true;
     for (let i = 0; i < rows.length; ) {
@@ -214,7 +217,7 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
       i += n;
     }
   }
-  return { lanes: ordered.map(([key, lane]) => ({ key, label: lane.label, host: hostLabel(lane.hostId), gpu: lane.gpu })), bars, startMs, endMs };
+  return { lanes: ordered.map(([key, lane]) => ({ key, label: lane.label, host: lane.host, gpu: lane.gpu })), bars, startMs, endMs };
 }
 
 /** The file name a report is saved or downloaded under: the project's name with the format's extension. */

@@ -47,6 +47,8 @@ export interface WizardSession {
   dataDir: string | null;
   /** Ids of the simulated hosts; null until the host list arrived (then only `demo-lab` counts as one). */
   demoHostIds: string[] | null;
+  /** Each host's label by id, for the issues that name a host; null until the host list arrived. */
+  hostLabels: Readonly<Record<string, string>> | null;
 }
 
 type Update<T> = T | ((previous: T) => T);
@@ -74,19 +76,25 @@ export function sessionIsDemoHost(session: Pick<WizardSession, 'demoHostIds'>): 
   return (hostId) => (ids ? ids.includes(hostId) : hostId === 'demo-lab');
 }
 
-const assembledCache = new WeakMap<WizardDraft, { demo: string; messages: Messages; result: Assembled }>();
+/** The host's label as the issues name it: the id until the host list arrived. */
+export function sessionHostLabel(session: Pick<WizardSession, 'hostLabels'>): (hostId: string) => string {
+  const labels = session.hostLabels;
+  return (hostId) => labels?.[hostId] ?? hostId;
+}
+
+const assembledCache = new WeakMap<WizardDraft, { hosts: string; messages: Messages; result: Assembled }>();
 
 /**
  * The definition the session's draft assembles to; the same object while the draft, hosts and language are unchanged
  * (its issues are said in the language, so switching it assembles them again).
  */
-export function assembledOf(session: Pick<WizardSession, 'draft' | 'demoHostIds'>): Assembled {
-  const demo = JSON.stringify(session.demoHostIds);
+export function assembledOf(session: Pick<WizardSession, 'draft' | 'demoHostIds' | 'hostLabels'>): Assembled {
+  const hosts = JSON.stringify([session.demoHostIds, session.hostLabels]);
   const messages = currentMessages();
   const cached = assembledCache.get(session.draft);
-  if (cached && cached.demo === demo && cached.messages === messages) return cached.result;
-  const result = assemble(session.draft, sessionIsDemoHost(session), messages);
-  assembledCache.set(session.draft, { demo, messages, result });
+  if (cached && cached.hosts === hosts && cached.messages === messages) return cached.result;
+  const result = assemble(session.draft, sessionIsDemoHost(session), messages, sessionHostLabel(session));
+  assembledCache.set(session.draft, { hosts, messages, result });
   return result;
 }
 
@@ -137,6 +145,7 @@ function newSession(from?: { path: string; study: StudyDefinition }): WizardSess
     plan: { status: 'idle' } as PlanView,
     dataDir: null,
     demoHostIds: null,
+    hostLabels: null,
   };
   if (!from) {
     const draft = initialDraft();
@@ -192,7 +201,7 @@ export function createWizardSlice(api: ApiClient): StateCreator<AppState, [], []
           const { draft } = session;
           const messages = currentMessages();
           const coreIssues = (info.issues ?? []).map((issue) => {
-            const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length, messages);
+            const located = locateCoreIssue(issue.path, draft, draft.generalisationPresets.length, messages, sessionHostLabel(session));
             return { step: located.step, field: located.field, message: issueLine(located.label, plainMessage(issue.message, messages), messages) };
           });
           patch({ coreIssues, revealed: new Set(WIZARD_STEPS), plan: { status: 'failed', message: info.message } });

@@ -86,9 +86,9 @@ class Builder {
 }
 
 /** A cluster host's Slurm settings; the plan needs the GPU and the GPUs per node, so both are required here. */
-function buildSlurm(b: Builder, hostId: string, s: SlurmDraft): StudySlurm {
+function buildSlurm(b: Builder, hostId: string, host: string, s: SlurmDraft): StudySlurm {
   const m = b.messages;
-  const field = (name: SlurmField) => at('hardware', slurmField(hostId, name), say(m, `wizard.field.slurm.${name}`, { host: hostId }));
+  const field = (name: SlurmField) => at('hardware', slurmField(hostId, name), say(m, `wizard.field.slurm.${name}`, { host }));
   const gpusPerNode = b.num(field('gpusPerNode'), s.gpusPerNode, true);
   if (!s.gpu) b.add(field('gpu'), say(m, 'wizard.issue.slurmGpuNeeded'));
   const timeLimitMinutes = s.timeLimit === 'minutes' ? b.num(field('timeLimitMinutes'), s.timeLimitMinutes, true) : undefined;
@@ -180,8 +180,11 @@ export interface Assembled {
   issues: WizardIssue[];
 }
 
-/** Builds the definition from the draft and checks it with the shared schema; every issue names its step and field. */
-export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean, messages: Messages): Assembled {
+/**
+ * Builds the definition from the draft and checks it with the shared schema; every issue names its step and field,
+ * and a host by `hostLabel` (its label on the Hosts page; the id until the host list arrived).
+ */
+export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean, messages: Messages, hostLabel: (hostId: string) => string = (id) => id): Assembled {
   const b = new Builder(messages);
   const engines = d.engines.filter((e) => e.enabled);
   const generalisationPresets = SCENARIO_PRESETS.filter((p) => d.generalisationPresets.includes(p.id));
@@ -218,7 +221,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   const demoCount = hasDemo ? b.num(at('hardware', 'demoCount', say(messages, 'wizard.field.demoCount')), d.demoCount, true) : undefined;
   const gpusPerTrial = b.num(at('hardware', 'gpusPerTrial', say(messages, 'wizard.field.gpusPerTrial')), d.gpusPerTrial, true);
   d.hosts.forEach((h) => {
-    if (h.gpus !== null && h.gpus.length === 0) b.add(at('hardware', `hosts.${h.hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: h.hostId })), say(messages, 'wizard.issue.noGpuTicked'));
+    if (h.gpus !== null && h.gpus.length === 0) b.add(at('hardware', `hosts.${h.hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: hostLabel(h.hostId) })), say(messages, 'wizard.issue.noGpuTicked'));
   });
   // A cluster's job holds one node: its GPUs per node are the most a trial may take there.
   const usable = d.hosts.map((h) =>
@@ -257,7 +260,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
     hosts: d.hosts.map((h) => {
       // Without the host's full list (its inventory not read yet) a ticked list stands as a subset.
       const subset = h.gpus !== null && (h.allGpus === null || !(h.gpus.length === h.allGpus.length && h.allGpus.every((g) => h.gpus!.includes(g))));
-      if (h.slurm) return { hostId: h.hostId, slurm: buildSlurm(b, h.hostId, h.slurm) };
+      if (h.slurm) return { hostId: h.hostId, slurm: buildSlurm(b, h.hostId, hostLabel(h.hostId), h.slurm) };
       return { hostId: h.hostId, ...(subset ? { gpus: [...h.gpus!].sort((x, y) => Number(x) - Number(y)) } : {}) };
     }),
     ...(hasDemo ? { demoLab: { gpu: d.demoGpu, count: demoCount as number } } : {}),
@@ -290,7 +293,7 @@ export function assemble(d: WizardDraft, isDemoHost: (hostId: string) => boolean
   const result = StudyDefinitionSchema.safeParse(definition);
   if (!result.success) {
     for (const issue of result.error.issues) {
-      const located = locateSchemaPath(issue.path, d, engines, generalisationPresets.length, messages);
+      const located = locateSchemaPath(issue.path, d, engines, generalisationPresets.length, messages, hostLabel);
       // A field the wizard already reported (an empty number, bad JSON) is not reported twice.
       if (b.issues.some((i) => i.field === located.field)) continue;
       b.add(located, issueMessage(issue, messages));

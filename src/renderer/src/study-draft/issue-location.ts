@@ -74,7 +74,14 @@ function locateWorkload(rest: PropertyKey[], prefix: string, label: string, mess
 }
 
 /** The step and field a StudyDefinitionSchema issue path belongs to, with the field's name as a problem names it. */
-export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: EngineDraft[], presetCount: number, messages: Messages): Located {
+export function locateSchemaPath(
+  path: PropertyKey[],
+  d: WizardDraft,
+  engines: EngineDraft[],
+  presetCount: number,
+  messages: Messages,
+  hostLabel: (hostId: string) => string = (id) => id,
+): Located {
   const [head, a, b, c, e] = path;
   switch (head) {
     case 'name':
@@ -93,10 +100,10 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
       return at('model', 'modelId', say(messages, 'wizard.field.model'));
     case 'hosts':
       if (typeof a === 'number' && d.hosts[a] && b === 'slurm' && typeof c === 'string' && isSlurmField(c)) {
-        return at('hardware', slurmField(d.hosts[a].hostId, c), say(messages, `wizard.field.slurm.${c}`, { host: d.hosts[a].hostId }));
+        return at('hardware', slurmField(d.hosts[a].hostId, c), say(messages, `wizard.field.slurm.${c}`, { host: hostLabel(d.hosts[a].hostId) }));
       }
       return typeof a === 'number' && d.hosts[a]
-        ? at('hardware', `hosts.${d.hosts[a].hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: d.hosts[a].hostId }))
+        ? at('hardware', `hosts.${d.hosts[a].hostId}.gpus`, say(messages, 'wizard.field.hostGpus', { host: hostLabel(d.hosts[a].hostId) }))
         : at('hardware', 'hosts', say(messages, 'wizard.field.hosts'));
     case 'demoLab':
       return a === 'gpu' ? at('hardware', 'demoGpu', say(messages, 'wizard.field.demoGpu')) : at('hardware', 'demoCount', say(messages, 'wizard.field.demoCount'));
@@ -170,11 +177,11 @@ export function locateSchemaPath(path: PropertyKey[], d: WizardDraft, engines: E
 }
 
 /** Places an issue path the core reported (`study.model.id`, dotted) on its step and field. */
-export function locateCoreIssue(path: string, d: WizardDraft, presetCount: number, messages: Messages): Located {
+export function locateCoreIssue(path: string, d: WizardDraft, presetCount: number, messages: Messages, hostLabel: (hostId: string) => string = (id) => id): Located {
   const parts: PropertyKey[] = path
     .split('.')
     .filter((p) => p !== 'study')
     .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   if (parts[0] === 'path') return at('review', 'path', say(messages, 'wizard.field.file'));
-  return locateSchemaPath(parts, d, d.engines.filter((e) => e.enabled), presetCount, messages);
+  return locateSchemaPath(parts, d, d.engines.filter((e) => e.enabled), presetCount, messages, hostLabel);
 }

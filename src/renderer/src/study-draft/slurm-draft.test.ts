@@ -85,4 +85,15 @@ describe('a cluster host in the draft', () => {
     const bad = { ...draft, hosts: [{ ...draft.hosts[0]!, slurm: { ...draft.hosts[0]!.slurm!, account: 'my account' } }] };
     expect(assemble(bad, () => false, currentMessages()).issues.map((i) => [i.step, i.field, i.message])).toEqual([['hardware', 'hosts.hpc.slurm.account', 'Account on hpc is not a Slurm name']]);
   });
+
+  it('names the host by its label once the host list gave it, not by its id', () => {
+    const draft = draftFromDefinition(clusterStudy);
+    const label = (id: string) => (id === 'hpc' ? 'HPC login' : id);
+    const noGpu = { ...draft, hosts: [{ ...draft.hosts[0]!, slurm: { ...draft.hosts[0]!.slurm!, gpu: null } }] };
+    expect(assemble(noGpu, () => false, currentMessages(), label).issues.map((i) => [i.field, i.message])).toEqual([
+      ['hosts.hpc.slurm.gpu', 'GPU to plan for on HPC login is required: the GPU type names no GPU Servelab knows, so choose the one its nodes have'],
+    ]);
+    const bad = { ...draft, hosts: [{ ...draft.hosts[0]!, slurm: { ...draft.hosts[0]!.slurm!, account: 'my account' } }] };
+    expect(assemble(bad, () => false, currentMessages(), label).issues.map((i) => i.message)).toEqual(['Account on HPC login is not a Slurm name']);
+  });
 });

@@ -51,25 +51,15 @@ describe('SlurmJobsTable', () => {
     const region = screen.getByRole('region', { name: 'Slurm jobs' });
     expect(within(region).getByText('One batch job per server configuration, with all of its trials; at most 3 of the study in the queue at once.')).toBeTruthy();
     const table = within(region).getByRole('table', { name: 'Slurm jobs the study submits' });
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Job name',
-      'Configuration',
-      'GRES',
-      'Partition',
-      'Account',
-      'QOS',
-      'Time limit (h:mm)',
-      'Trials',
-      'Workloads',
-      'Estimate',
-    ]);
+    expect(within(region).getByText('Every job: account default, QOS default.')).toBeTruthy();
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Job', 'GRES', 'Partition', 'Time limit (h:mm)', 'Trials', 'Workloads', 'Estimate']);
     const keys = [...new Set(trials.map((t) => t.serverKey))];
     expect(keys).toHaveLength(2);
     expect(rows(table)).toEqual(
       keys.map((key) => {
         const own = trials.filter((t) => t.serverKey === key);
         const time = formatHoursMinutes(jobTimeLimitMinutes({}, estimate.perServerSeconds[key]!));
-        return [slurmJobName(s.name, key), own[0]!.label, 'gpu:fake:1', 'default', 'default', 'default', `${time} · from the estimate`, String(own.length), String(new Set(own.map((t) => t.workloadId)).size), expect.stringMatching(/min|s$/)];
+        return [`${own[0]!.label}${slurmJobName(s.name, key)}`, 'gpu:fake:1', 'default', `${time} · from the estimate`, String(own.length), String(new Set(own.map((t) => t.workloadId)).size), expect.stringMatching(/min|s$/)];
       }),
     );
   });
@@ -78,15 +68,16 @@ describe('SlurmJobsTable', () => {
     const s = study({ partition: 'short', account: 'teaching', qos: 'normal', gpuType: 'fake', gpu: KNOWN_GPUS.a100, gpusPerNode: 2, timeLimitMinutes: 90, maxQueuedJobs: 2 });
     const { trials, estimate } = plan(s);
     render(<SlurmJobsTable study={s} trials={trials} estimate={estimate} cluster={TWO_NODE_CLUSTER} />);
+    expect(screen.getByText('Every job: account teaching, QOS normal.')).toBeTruthy();
     const [first] = rows(screen.getByRole('table', { name: 'Slurm jobs the study submits' }));
-    expect(first!.slice(2, 7)).toEqual(['gpu:fake:1', 'short', 'teaching', 'normal', "1:00 · the partition's limit"]);
+    expect(first!.slice(1, 4)).toEqual(['gpu:fake:1', 'short', "1:00 · the partition's limit"]);
   });
 
   it('keeps the limit uncapped without a cluster read, and shows nothing for a study of plain boxes', () => {
     const s = study({ partition: 'short', gpuType: 'fake', gpu: KNOWN_GPUS.a100, gpusPerNode: 2, timeLimitMinutes: 90, maxQueuedJobs: 2 });
     const { trials, estimate } = plan(s);
     const { unmount } = render(<SlurmJobsTable study={s} trials={trials} estimate={estimate} />);
-    expect(rows(screen.getByRole('table'))[0]![6]).toBe('1:30');
+    expect(rows(screen.getByRole('table'))[0]![3]).toBe('1:30');
     unmount();
     const plain = StudyDefinitionSchema.parse({ ...s, hosts: [{ hostId: 'box' }] });
     const { container } = render(<SlurmJobsTable study={plain} trials={trials} estimate={estimate} />);

@@ -61,7 +61,7 @@ describe('the plan preview of a cluster study', () => {
       .getAllByRole('row')
       .slice(1)
       .map((row) => [...row.querySelectorAll('th, td')].map((c) => c.textContent));
-    expect(cells).toEqual([[slurmJobName(STUDY.name, plan.trials[0]!.serverKey), 'vLLM 0.11.0', 'gpu:fake:1', 'short', 'default', 'default', expect.stringMatching(/^0:\d\d · from the estimate$/), '1', '1', expect.any(String)]]);
+    expect(cells).toEqual([[`vLLM 0.11.0${slurmJobName(STUDY.name, plan.trials[0]!.serverKey)}`, 'gpu:fake:1', 'short', expect.stringMatching(/^0:\d\d · from the estimate$/), '1', '1', expect.any(String)]]);
     // The summary says where the jobs go.
     expect(screen.getByText('hpc-login: Slurm jobs in partition short, account the default, QOS the default; nodes of 2 × NVIDIA H100 80GB HBM3 (gpu:fake)')).toBeTruthy();
   });

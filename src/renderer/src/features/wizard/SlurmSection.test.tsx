@@ -79,7 +79,7 @@ describe('the Slurm section of a cluster host', { timeout: 30_000 }, () => {
     // `fake` names no GPU Servelab knows: the plan's GPU is the user's choice, and Next waits for it.
     expect(optionsOf(s.getByLabelText('GPU to plan for'))).toEqual(['Choose the GPU…', 'NVIDIA H100 80GB HBM3', 'NVIDIA A100-SXM4-80GB', 'NVIDIA H200']);
     expect((screen.getByRole('button', { name: 'Next' }) as HTMLButtonElement).disabled).toBe(true);
-    expect(screen.getByText('GPU to plan for on hpc is required: the GPU type names no GPU Servelab knows, so choose the one its nodes have')).toBeTruthy();
+    expect(screen.getByText('GPU to plan for on hpc-login is required: the GPU type names no GPU Servelab knows, so choose the one its nodes have')).toBeTruthy();
 
     fireEvent.change(s.getByLabelText('GPU to plan for'), { target: { value: 'a100' } });
     expect((screen.getByRole('button', { name: 'Next' }) as HTMLButtonElement).disabled).toBe(false);
@@ -100,9 +100,9 @@ describe('the Slurm section of a cluster host', { timeout: 30_000 }, () => {
     fireEvent.click(s.getByRole('radio', { name: 'Minutes' }));
     const minutes = s.getByLabelText('Minutes per job');
     expect(hintOf(minutes)).toBe('The partition allows at most 1:00 (h:mm); a longer limit is lowered to it.');
-    expect(screen.getByText('Time limit per job on hpc is required')).toBeTruthy();
+    expect(screen.getByText('Time limit per job on hpc-login is required')).toBeTruthy();
     fireEvent.change(minutes, { target: { value: 'soon' } });
-    expect(hintOf(minutes)).toBe('Time limit per job on hpc must be a number');
+    expect(hintOf(minutes)).toBe('Time limit per job on hpc-login must be a number');
     fireEvent.change(minutes, { target: { value: '45' } });
     fireEvent.change(s.getByLabelText('GPU to plan for'), { target: { value: 'h100' } });
     fireEvent.change(s.getByLabelText('Jobs in the queue at once'), { target: { value: '4' } });

@@ -121,6 +121,10 @@ function ClusterChoices({ cluster, slurm, onChange, err }: { cluster: ClusterInv
   const keep = (values: string[], value: string) => (value && !values.includes(value) ? [...values, value] : values);
   return (
     <>
+      {/* Above the fields, so it does not leave the partition alone on its row of the grid. */}
+      {!accounting && (
+        <p className="field-hint wizard-slurm-wide">{t('wizard.slurm.noAccounting', { message: cluster.accounting.message ?? t('wizard.slurm.noAccountingMessage') })}</p>
+      )}
       <SelectField
         label={t('wizard.slurm.partition')}
         value={slurm.partition}
@@ -150,7 +154,6 @@ function ClusterChoices({ cluster, slurm, onChange, err }: { cluster: ClusterInv
         </>
       ) : (
         <>
-          <p className="field-hint wizard-slurm-wide">{t('wizard.slurm.noAccounting', { message: cluster.accounting.message ?? t('wizard.slurm.noAccountingMessage') })}</p>
           <TextField label={t('wizard.slurm.account')} value={slurm.account} onValueChange={(v) => onChange('account', (s) => ({ ...s, account: v }))} error={err('account')} labelNote={t('wizard.optional')} />
           <TextField label={t('wizard.slurm.qos')} value={slurm.qos} onValueChange={(v) => onChange('qos', (s) => ({ ...s, qos: v }))} error={err('qos')} labelNote={t('wizard.optional')} />
         </>

@@ -107,6 +107,7 @@ function WizardView({ onCreated, onCancel, session }: StudyWizardProps & { sessi
         if (!live) return;
         setHosts(list);
         updateWizard('demoHostIds', list.filter((h) => h.kind === 'demo').map((h) => h.id));
+        updateWizard('hostLabels', Object.fromEntries(list.map((h) => [h.id, h.label])));
       },
       (e: unknown) => {
         if (!live) return;

@@ -41,7 +41,7 @@ describe('a Slurm cluster host', () => {
     const core = await createCore({ dataDir: join(dir, 'data'), userKnownHostsFiles: [] });
     try {
       const host = (await core.call('hosts:add', { label: 'cluster', address: '127.0.0.1', port: 22, user: 'me', scheduler: 'slurm' })) as { id: string };
-      await expect(core.box(host.id)).rejects.toMatchObject({ code: 'NOT_SUPPORTED', message: expect.stringMatching(/^cluster is a Slurm cluster's login node: .*never runs them on the login node\.$/) });
+      await expect(core.box(host.id)).rejects.toMatchObject({ code: 'NOT_SUPPORTED', message: expect.stringMatching(/^cluster is a Slurm cluster's login node: .*never on the login node itself\.$/) });
       await expect(core.call('engines:list', { hostId: host.id })).rejects.toMatchObject({ code: 'NOT_SUPPORTED' });
     } finally {
       await core.close();

@@ -4,6 +4,7 @@
 // trials on both nodes, every job gone from the queue at the end; then a cancel that leaves no job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { MemorySecretStore } from '../../src/core/secrets/secret-store';
 import type { EventMessage } from '../../src/shared/contract';
 import type { Host } from '../../src/shared/model/host';
 import { ProjectFileSchema, type ProjectFile, type StudyState } from '../../src/shared/study/study';
-import { KNOWN_GPUS } from '../../src/shared/study/slurm-plan';
+import { KNOWN_GPUS, slurmJobPrefix } from '../../src/shared/study/slurm-plan';
 import { DatasetStore, SHAREGPT_FILE } from '../../src/core/bench/dataset-store';
 import { cliPath, repoRoot } from '../helpers/repo';
 import { slurmUnavailable, TEST_GPU_TYPE } from '../helpers/slurm';
@@ -62,10 +63,13 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
+  const exampleName = ProjectFileSchema.parse(JSON.parse(readFileSync(join(repoRoot, 'examples', EXAMPLES.throughput.file), 'utf8'))).study.name;
+
+  const slurm = { gpuType: TEST_GPU_TYPE, gpu: KNOWN_GPUS.a100, gpusPerNode: 2, maxQueuedJobs: 4 };
+
   async function project(name: string, edit: (study: Record<string, unknown>) => Record<string, unknown> = (s) => s): Promise<string> {
     const source = ProjectFileSchema.parse(JSON.parse(await readFile(join(repoRoot, 'examples', EXAMPLES.throughput.file), 'utf8')));
     const { demoLab: _demo, ...study } = source.study;
-    const slurm = { gpuType: TEST_GPU_TYPE, gpu: KNOWN_GPUS.a100, gpusPerNode: 2, maxQueuedJobs: 4 };
     const path = join(scratch, `${name}.servelab`);
     await writeFile(path, JSON.stringify({ ...source, study: edit({ ...study, hosts: [{ hostId, slurm }] }) }));
     return path;
@@ -82,10 +86,17 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     }
   }
 
-  const queued = () => lab.cluster.client('squeue', ['-h', '-o', '%i %T %r %j']).stdout.trim();
+  /** The study's jobs Slurm still lists (every job of a study starts with its name's prefix). */
+  const queued = (studyName = exampleName) =>
+    lab.cluster
+      .client('squeue', ['-h', '-o', '%i %T %r %j'])
+      .stdout.split('\n')
+      .filter((line) => line.split(' ')[3]?.startsWith(slurmJobPrefix(studyName)))
+      .join('\n');
 
-  it('runs the example throughput study as one job per configuration and recommends what the demo lab does', async () => {
-    const path = await project('throughput');
+  // The throughput study holds at most three of the cluster's four GPUs, so the time-limit study runs beside it.
+  it.concurrent('runs the example throughput study as one job per configuration and recommends what the demo lab does', async () => {
+    const path = await project('throughput', (study) => ({ ...study, hosts: [{ hostId, slurm: { ...slurm, maxQueuedJobs: 3 } }] }));
     expect(await core.call('studies:run', { path })).toEqual({ started: true });
     const state = await finalState(path, 10 * 60_000);
     expect(state.status, state.message).toBe('done');
@@ -107,6 +118,28 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     expect(submitted.length, JSON.stringify(withJob.map((t) => [t.id, t.status, t.slurmJob?.jobId, t.error]))).toBe(new Set(withJob.map((t) => t.slurmJob!.jobId)).size);
     expect(queued()).toBe('');
   }, 12 * 60_000);
+
+  it.concurrent('a job its time limit ends fails its trials as TIMEOUT', async () => {
+    // One request at a time, 2048 tokens each: about eight minutes on the simulated A100 at its time scale, far past
+    // the one-minute limit (Slurm looks at limits about every 30 s).
+    const name = 'Time limit check';
+    const path = await project('timeout', ({ translations: _t, ...study }) => ({
+      ...study,
+      name,
+      // A model of its own: the throughput study prefetches Qwen3-32B into the shared cache at the same time.
+      model: { id: 'Qwen/Qwen3-8B', precision: 'bf16', variants: [] },
+      engines: [(study.engines as unknown[])[0]],
+      stages: [],
+      workloads: { primary: { id: 'long-answers', dataset: { kind: 'random', inputLen: 1024, outputLen: 2048 }, numPrompts: 1000, maxConcurrency: 1, seed: 42 }, generalisation: [] },
+      hosts: [{ hostId, slurm: { ...slurm, maxQueuedJobs: 1, timeLimitMinutes: 1 } }],
+    }));
+    expect(await core.call('studies:run', { path })).toEqual({ started: true });
+    const state = await finalState(path, 5 * 60_000);
+    const trial = state.trials.find((t) => t.slurmJob);
+    expect(trial?.status).toBe('failed');
+    expect(trial?.failure, trial?.error).toMatchObject({ code: 'job-ended', state: 'TIMEOUT' });
+    expect(queued(name)).toBe('');
+  }, 6 * 60_000);
 
   const journalOf = async (name: string): Promise<Record<string, unknown>[]> =>
     (await readFile(join(scratch, `${name}.servelab-data`, 'journal.jsonl'), 'utf8').catch(() => ''))
@@ -184,26 +217,4 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     expect(queued()).toBe('');
   }, 6 * 60_000);
 
-  it('a job its time limit ends fails its trials as TIMEOUT', async () => {
-    // Real time on the nodes' simulated box: the server is still loading when the one-minute limit ends the job.
-    for (const node of lab.cluster.nodes) await lab.simbox(node.name, 'config --time-scale 1');
-    try {
-      const path = await project('timeout', ({ translations: _t, ...study }) => ({
-        ...study,
-        engines: [(study.engines as unknown[])[0]],
-        stages: [],
-        // One request at a time: an hour of simulated serving, far past the limit.
-        workloads: { primary: { ...(study.workloads as { primary: object }).primary, maxConcurrency: 1 }, generalisation: [] },
-        hosts: [{ hostId, slurm: { gpuType: TEST_GPU_TYPE, gpu: KNOWN_GPUS.a100, gpusPerNode: 2, maxQueuedJobs: 1, timeLimitMinutes: 1 } }],
-      }));
-      expect(await core.call('studies:run', { path })).toEqual({ started: true });
-      const state = await finalState(path, 5 * 60_000);
-      const trial = state.trials.find((t) => t.slurmJob);
-      expect(trial?.status).toBe('failed');
-      expect(trial?.failure).toMatchObject({ code: 'job-ended', state: 'TIMEOUT' });
-      expect(queued()).toBe('');
-    } finally {
-      for (const node of lab.cluster.nodes) await lab.simbox(node.name, 'config --time-scale 0.01');
-    }
-  }, 6 * 60_000);
 });

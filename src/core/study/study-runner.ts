@@ -186,6 +186,7 @@ class StudyRun {
   private cluster: { hostId: string; login: StudyBox; slurm: StudySlurm; jobs: ClusterJobs } | undefined;
   /** Jobs an earlier run left pending or running, by server config: this run takes them over instead of submitting. */
   private readonly adoptable = new Map<string, AgentJob & { servers: Set<string> }>();
+  private jobsCancelled = false;
 
   constructor(
     private readonly project: StudyProject,
@@ -236,17 +237,25 @@ class StudyRun {
     } finally {
       this.opts.signal?.removeEventListener('abort', onAbort);
       await Promise.all([...this.live].map((s) => s.stop().catch(() => {})));
-      // A cancelled study leaves no job in the queue; a failed one neither (nothing would come back for them).
-      if (this.cluster && this.state.status !== 'done') {
-        await this.cluster.jobs.cancelAll().catch((error: unknown) => this.emit({ kind: 'log', text: `Could not cancel the study's Slurm jobs: ${(error as Error).message}\n` }));
-      }
+      if (this.state.status !== 'done') await this.cancelJobs();
       await this.stopMonitoring();
       for (const box of this.boxes.values()) box.release();
       this.cluster?.login.release();
     }
   }
 
+  /**
+   * A cancelled or failed study leaves no job in the queue (nothing would come back for them): scancel of every job
+   * the run holds, done before the final state is saved, so whoever reads "cancelled" finds the queue clear.
+   */
+  private async cancelJobs(): Promise<void> {
+    if (!this.cluster || this.jobsCancelled) return;
+    this.jobsCancelled = true;
+    await this.cluster.jobs.cancelAll().catch((error: unknown) => this.emit({ kind: 'log', text: `Could not cancel the study's Slurm jobs: ${(error as Error).message}\n` }));
+  }
+
   private async finish(status: StudyState['status'], message?: string): Promise<StudyState> {
+    if (status !== 'done') await this.cancelJobs();
     // Logs and samples are on disk before the final state says the study ended, so a reader finds them complete.
     await this.stopMonitoring();
     const trials = this.state.trials.map((t) => (t.status === 'running' || (status !== 'done' && t.status === 'planned' && this.cancelled) ? { ...t, status: 'cancelled' as const } : t));

@@ -14,6 +14,7 @@ import type { EventMessage } from '../../src/shared/contract';
 import type { Host } from '../../src/shared/model/host';
 import { ProjectFileSchema, type ProjectFile, type StudyState } from '../../src/shared/study/study';
 import { KNOWN_GPUS, slurmJobPrefix } from '../../src/shared/study/slurm-plan';
+import { clusterNodePlace } from '../../src/shared/study/gpu-memory';
 import { DatasetStore, SHAREGPT_FILE } from '../../src/core/bench/dataset-store';
 import { cliPath, repoRoot } from '../helpers/repo';
 import { slurmUnavailable, TEST_GPU_TYPE } from '../helpers/slurm';
@@ -114,6 +115,10 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     for (const [key, jobs] of jobsByKey) expect(jobs.size, key).toBeLessThanOrEqual(2);
     const journal = await readFile(join(scratch, 'throughput.servelab-data', 'journal.jsonl'), 'utf8');
     const submitted = journal.split('\n').filter((l) => l.includes('"slurm-job-submitted"'));
+    // Each node's GPU memory was sampled through the jobs running there.
+    const samples = (await readFile(join(scratch, 'throughput.servelab-data', 'gpu-memory.jsonl'), 'utf8')).split('\n').filter((l) => l.startsWith('{'));
+    const places = new Set(samples.map((l) => (JSON.parse(l) as { hostId: string }).hostId));
+    for (const node of lab.cluster.nodes) expect(places).toContain(clusterNodePlace(hostId, node.name));
     const withJob = state.trials.filter((t) => t.slurmJob);
     expect(submitted.length, JSON.stringify(withJob.map((t) => [t.id, t.status, t.slurmJob?.jobId, t.error]))).toBe(new Set(withJob.map((t) => t.slurmJob!.jobId)).size);
     expect(queued()).toBe('');

@@ -31,8 +31,8 @@ import { launchOrder } from '../../shared/study/schedule-simulation';
 import { launchReason } from '../../shared/study/launch-reason';
 import { TrialLogFiles } from './trial-log-files';
 import { GpuMemoryFile } from './gpu-memory-file';
-import { GpuMemorySampler } from './gpu-memory-sampler';
-import type { GpuMemorySample } from '../../shared/study/gpu-memory';
+import { GpuMemorySampler, type GpuSamplerHost } from './gpu-memory-sampler';
+import { clusterNodePlace, type GpuMemorySample } from '../../shared/study/gpu-memory';
 import type { LogVerdict } from '../../shared/engines/types';
 import type { RunFailure, ServerDeath } from '../../shared/study/trial-problem';
 import { failureRecord, nvlinkWarningWords } from '../../shared/study/report/problem-words';
@@ -187,6 +187,8 @@ class StudyRun {
   /** Jobs an earlier run left pending or running, by server config: this run takes them over instead of submitting. */
   private readonly adoptable = new Map<string, AgentJob & { servers: Set<string> }>();
   private jobsCancelled = false;
+  /** Per cluster node: its GPU sampler, the job whose box it reads through, and the study's jobs running there. */
+  private readonly nodeSamplers = new Map<string, { sampler: GpuMemorySampler; via: HeldJob; holders: HeldJob[] }>();
 
   constructor(
     private readonly project: StudyProject,
@@ -267,19 +269,58 @@ class StudyRun {
   // --- monitoring --------------------------------------------------------------------------------------------
 
   private startGpuSampler(): void {
-    this.sampler = new GpuMemorySampler({
-      hosts: [...this.boxes].map(([hostId, box]) => ({ hostId, box })),
+    this.sampler = this.newSampler([...this.boxes].map(([hostId, box]) => ({ hostId, box })));
+    this.sampler.start();
+  }
+
+  private newSampler(hosts: GpuSamplerHost[]): GpuMemorySampler {
+    return new GpuMemorySampler({
+      hosts,
       ...(this.deps.gpuSampleIntervalMs !== undefined ? { intervalMs: this.deps.gpuSampleIntervalMs } : {}),
       onSample: (sample) => {
         this.gpuFile.append(sample);
         this.emit({ kind: 'gpu', sample });
       },
     });
-    this.sampler.start();
+  }
+
+  /**
+   * A cluster node's GPU memory is sampled while one of the study's jobs runs there, through one of those jobs' boxes
+   * (a node's jobs share its nvidia-smi), named `clusterNodePlace(host, node)`.
+   */
+  private sampleNode(held: HeldJob): void {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const entry = this.nodeSamplers.get(held.node);
+    if (entry) {
+      entry.holders.push(held);
+      return;
+    }
+    const sampler = this.newSampler([{ hostId: clusterNodePlace(c.hostId, held.node), box: held.box }]);
+    this.nodeSamplers.set(held.node, { sampler, via: held, holders: [held] });
+    sampler.start();
+  }
+
+  /** The job is let go: its node's sampler moves to another of the study's jobs there, or stops. */
+  private async unsampleNode(held: HeldJob): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const entry = this.nodeSamplers.get(held.node);
+    if (!entry) return;
+    entry.holders = entry.holders.filter((h) => h !== held);
+    if (entry.via !== held) return;
+    await entry.sampler.stop();
+    const next = entry.holders[0];
+    if (!next) {
+      this.nodeSamplers.delete(held.node);
+      return;
+    }
+    entry.via = next;
+    entry.sampler = this.newSampler([{ hostId: clusterNodePlace(c.hostId, held.node), box: next.box }]);
+    entry.sampler.start();
   }
 
   private async stopMonitoring(): Promise<void> {
-    await this.sampler?.stop();
+    await Promise.all([this.sampler?.stop(), ...[...this.nodeSamplers.values()].map((e) => e.sampler.stop())]);
+    this.nodeSamplers.clear();
     await Promise.all([this.logFiles.flush(), this.gpuFile.flush()]);
   }
 
@@ -686,6 +727,7 @@ class StudyRun {
     const held = started.held;
     await this.project.journal({ event: 'slurm-job-running', jobId: job.jobId, node: held.node, gpus: held.gpus });
     for (const t of group) await this.updateTrial(t.id, { hostId: c.hostId, gpus: held.gpus, slurmJob: { jobId: job.jobId, dir: job.dir, state: 'RUNNING', node: held.node } });
+    this.sampleNode(held);
     try {
       if (adopted) await this.stopLeftInJob(held, adopted.servers);
       await this.runServer(
@@ -702,6 +744,7 @@ class StudyRun {
         warmups,
       );
     } finally {
+      await this.unsampleNode(held);
       const final = held.endedEarly() ?? (await held.finish().catch(() => undefined));
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state, ...(final.reason ? { reason: final.reason } : {}) } : {}) });
       const early = held.endedEarly();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { downsampleGpuSamples, type GpuMemorySample } from './gpu-memory';
+import { clusterNodePlace, downsampleGpuSamples, gpuPlaceLabel, gpuPlaceOf, type GpuMemorySample } from './gpu-memory';
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString();
 const sample = (hostId: string, s: number, used: number[]): GpuMemorySample => ({ hostId, at: at(s), gpus: used.map((u, index) => ({ index, usedMiB: u, totalMiB: 81559 })) });
@@ -22,5 +22,19 @@ describe('downsampleGpuSamples', () => {
     expect(fromA.map((s) => s.at)).toEqual([...fromA.map((s) => s.at)].sort());
     expect(fromA[0]!.at >= at(0) && fromA.at(-1)!.at <= at(1998)).toBe(true);
     for (let i = 1; i < out.length; i++) expect(out[i]!.at >= out[i - 1]!.at).toBe(true);
+  });
+});
+
+describe('GPU places', () => {
+  it("are a box's host, or a cluster job's node of its host, named by the host's label and the node", () => {
+    const label = (id: string) => (id === 'hpc' ? 'HPC login' : id);
+    expect(gpuPlaceOf({ hostId: 'demo-lab' })).toBe('demo-lab');
+    expect(gpuPlaceOf({})).toBeNull();
+    const place = gpuPlaceOf({ hostId: 'hpc', slurmJob: { node: 'gpu2' } }) as string;
+    expect(place).toBe(clusterNodePlace('hpc', 'gpu2'));
+    expect(gpuPlaceLabel(place, label)).toBe('HPC login · gpu2');
+    expect(gpuPlaceLabel('demo-lab', label)).toBe('demo-lab');
+    // A pending job has no node yet: its trial is still the cluster host's.
+    expect(gpuPlaceOf({ hostId: 'hpc', slurmJob: {} })).toBe('hpc');
   });
 });

@@ -15,6 +15,26 @@ export const GpuMemorySampleSchema = z.object({
 });
 
 export type GpuMemoryReading = z.infer<typeof GpuMemoryReadingSchema>;
+
+/** Between a cluster host's id and a node's name in a GPU place: no host id (a UUID, `demo-lab…`) holds it. */
+const NODE_SEPARATOR = '#';
+
+/** The GPUs of a cluster's compute node, as samples and charts name them: each node has its own GPU 0. */
+export function clusterNodePlace(hostId: string, node: string): string {
+  return `${hostId}${NODE_SEPARATOR}${node}`;
+}
+
+/** Where a trial's GPUs are: its host, or on a Slurm cluster its job's node of that host; null before it is placed. */
+export function gpuPlaceOf(trial: { hostId?: string | undefined; slurmJob?: { node?: string | undefined } | undefined }): string | null {
+  if (trial.hostId === undefined) return null;
+  return trial.slurmJob?.node !== undefined ? clusterNodePlace(trial.hostId, trial.slurmJob.node) : trial.hostId;
+}
+
+/** A GPU place as the reader knows it: the host's label, and a cluster node's name after it. */
+export function gpuPlaceLabel(place: string, hostLabel: (hostId: string) => string): string {
+  const at = place.indexOf(NODE_SEPARATOR);
+  return at < 0 ? hostLabel(place) : `${hostLabel(place.slice(0, at))} · ${place.slice(at + 1)}`;
+}
 export type GpuMemorySample = z.infer<typeof GpuMemorySampleSchema>;
 
 /** How many points per GPU a chart gets at most, from a file or a live stream. */

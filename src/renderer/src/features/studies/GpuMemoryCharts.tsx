@@ -1,5 +1,5 @@
 import { useCallback, useMemo } from 'react';
-import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
+import { gpuPlaceLabel, type GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import { formattingLocale, t } from '../../i18n';
 import type { OpenStudy } from '../../store';
 import { EChart, type ChartTheme } from '../../components/EChart';
@@ -40,7 +40,7 @@ export function GpuMemoryCharts({ study, hostLabel }: { study: OpenStudy; hostLa
             <HostChart
               key={chart.key}
               chart={chart}
-              title={t('studies.gpu.chartTitle', { gpus: t('studies.timeline.gpus', { host: hostLabel(chart.hostId), gpus: chart.gpus.join(', ') }) })}
+              title={t('studies.gpu.chartTitle', { gpus: t('studies.timeline.gpus', { host: gpuPlaceLabel(chart.hostId, hostLabel), gpus: chart.gpus.join(', ') }) })}
               samples={study.gpuSamples[chart.hostId] ?? NO_SAMPLES}
             />
           ))}

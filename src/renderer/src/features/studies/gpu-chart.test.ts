@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
+import { clusterNodePlace, type GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import type { StudyState, Trial } from '../../../../shared/study/study';
 import type { ChartTheme } from '../../components/EChart';
 import { gpuChartsOf, gpuMemoryOption, type GpuChartTexts } from './gpu-chart';
@@ -67,6 +67,15 @@ describe('gpuChartsOf', () => {
     expect(charts).toEqual([
       { key: 'box', hostId: 'box', gpus: [0, 1, 2, 3, 4, 5] },
       { key: 'other', hostId: 'other', gpus: [0, 1] },
+    ]);
+  });
+
+  it("gives each node of a cluster its chart, since every node has a GPU 0", () => {
+    const onNode = (id: string, node: string, gpus: string[]) => ({ ...trial(id, 'hpc', gpus), slurmJob: { jobId: id, state: 'RUNNING', node } }) as Trial;
+    const state = { status: 'running', decisions: [], trials: [onNode('1', 'gpu1', ['0']), onNode('2', 'gpu2', ['0']), onNode('3', 'gpu1', ['1'])] } as StudyState;
+    expect(gpuChartsOf(state, {}).map((c) => [c.hostId, c.gpus])).toEqual([
+      [clusterNodePlace('hpc', 'gpu1'), [0, 1]],
+      [clusterNodePlace('hpc', 'gpu2'), [0]],
     ]);
   });
 });

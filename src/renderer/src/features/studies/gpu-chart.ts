@@ -1,7 +1,7 @@
 // The run monitor's GPU memory chart: one chart per host, one line per GPU the study used there (MiB used over time) and
 // the GPUs' total memory as a dashed line that is also the axis's top. Pure: texts and formats come from the caller.
 import type { EChartsCoreOption } from 'echarts/core';
-import type { GpuMemorySample } from '../../../../shared/study/gpu-memory';
+import { gpuPlaceOf, type GpuMemorySample } from '../../../../shared/study/gpu-memory';
 import type { StudyState } from '../../../../shared/study/study';
 import { themedAxis } from '../compare/charts';
 import type { ChartTheme } from '../../components/EChart';
@@ -21,6 +21,7 @@ export interface GpuChartTexts {
 /** A chart's worth of GPUs: those of one host the study's servers ran on, or all its GPUs before any server ran. */
 export interface GpuHostChart {
   key: string;
+  /** The host, or a cluster node of it (`gpuPlaceOf`). */
   hostId: string;
   gpus: number[];
 }
@@ -32,12 +33,13 @@ export interface GpuHostChart {
 export function gpuChartsOf(state: StudyState, samples: Record<string, GpuMemorySample[]>): GpuHostChart[] {
   const used = new Map<string, Set<number>>();
   for (const trial of state.trials) {
-    if (!trial.hostId || !trial.gpus) continue;
+    const place = gpuPlaceOf(trial);
+    if (!place || !trial.gpus) continue;
     const gpus = trial.gpus.map(Number).filter((n) => Number.isInteger(n));
     if (gpus.length === 0) continue;
-    const set = used.get(trial.hostId) ?? new Set<number>();
+    const set = used.get(place) ?? new Set<number>();
     for (const g of gpus) set.add(g);
-    used.set(trial.hostId, set);
+    used.set(place, set);
   }
   for (const [hostId, list] of Object.entries(samples)) {
     if (used.has(hostId) || list.length === 0) continue;

@@ -6,6 +6,7 @@ import type { ProjectFile, StageDecision, StudyState, Trial } from '../../../../
 import { formattingLocale, t } from '../../i18n';
 import { studyTextOf } from './study-words';
 import { withoutProjectSuffix } from '../../../../shared/project-document';
+import { gpuPlaceLabel, gpuPlaceOf } from '../../../../shared/study/gpu-memory';
 
 export function engineName(engine: EngineId): string {
   return ENGINE_ADAPTERS[engine]?.displayName ?? engine;
@@ -186,8 +187,8 @@ export function timelineOf(state: StudyState, hostLabel: (hostId: string) => str
 
   const gpusOf = (trial: Trial): Array<string | null> => (trial.gpus && trial.gpus.length > 0 ? trial.gpus : [null]);
   // On a cluster each job's node has its own GPU 0: the lane is the node's, named after the cluster and the node.
-  const placeOf = (trial: Trial): string => (trial.slurmJob?.node ? `${trial.hostId!}\n${trial.slurmJob.node}` : trial.hostId!);
-  const placeLabel = (trial: Trial): string => (trial.slurmJob?.node ? `${hostLabel(trial.hostId!)} · ${trial.slurmJob.node}` : hostLabel(trial.hostId!));
+  const placeOf = (trial: Trial): string => gpuPlaceOf(trial) as string;
+  const placeLabel = (trial: Trial): string => gpuPlaceLabel(placeOf(trial), hostLabel);
   const lanes = new Map<string, { host: string; gpu: string | null; label: string }>();
   for (const trial of placed) {
     for (const gpu of gpusOf(trial)) {

@@ -3,7 +3,7 @@ import type { SlurmJobState } from '../../shared/model/slurm-job';
 import type { StudySlurm } from '../../shared/study/study';
 import type { BoxTransport } from '../box/box-transport';
 import { delay } from '../jobs/client-provider';
-import { submitAgentJob, waitForAgent, type AgentJob, type SlurmJobBox } from '../cluster/job-box';
+import { submitAgentJob, waitForAgent, type AgentJob, type AgentWait, type SlurmJobBox } from '../cluster/job-box';
 import { cancelSlurmJobs, observeSlurmJobs } from '../cluster/slurm-jobs';
 
 /** A study's batch job that runs: its agent's box on the node, the GPUs Slurm gave it, and how it ends. */
@@ -35,6 +35,10 @@ export interface ClusterJobsOptions {
 }
 
 const DEFAULT_POLL_MS = 5000;
+/** Failed looks at a waiting job's state in a row before its wait fails. */
+const WAIT_ATTEMPTS = 6;
+/** What a look at the queue fails with when the login node or slurmctld is briefly away. */
+const RETRIED_CODES: ReadonlySet<string> = new Set(['REMOTE_COMMAND_FAILED', 'CONNECT_FAILED', 'TIMEOUT']);
 
 /**
  * A study's batch jobs on one cluster: at most `maxQueuedJobs` of them in the queue (pending or running) at once, each
@@ -97,18 +101,18 @@ export class ClusterJobs {
     return job;
   }
 
+  /** A job the run holds without having submitted it (an interrupted run's, an install job): cancelled with the rest. */
+  track(job: AgentJob): void {
+    this.live.set(job.jobId, job);
+  }
+
   /**
    * Waits until the job runs and its agent answers (reporting its pending state and reason as they change), then
    * watches it; or Slurm's state when it ended first. A job of an earlier run of the study is waited for the same way.
    */
   async start(job: AgentJob): Promise<JobStart> {
     this.live.set(job.jobId, job);
-    const waited = await waitForAgent(this.opts.login, job, {
-      hostId: this.opts.hostId,
-      ...(this.opts.signal ? { signal: this.opts.signal } : {}),
-      pollMs: Math.min(this.pollMs, 2000),
-      onState: (state) => this.opts.onState?.(job, state),
-    });
+    const waited = await this.waitForAgent(job);
     if (waited.kind === 'ended') {
       this.live.delete(job.jobId);
       return { kind: 'ended', job, state: waited.state };
@@ -143,6 +147,28 @@ export class ClusterJobs {
       },
     };
     return { kind: 'held', held };
+  }
+
+  /**
+   * waitForAgent, asked again after a failed look at the queue (a dropped connection, squeue timing out on a busy
+   * controller): a job may wait hours in the queue, and one such moment must not fail its trials. Gives up after
+   * WAIT_ATTEMPTS failures in a row.
+   */
+  private async waitForAgent(job: AgentJob): Promise<AgentWait> {
+    for (let failures = 0; ; ) {
+      try {
+        return await waitForAgent(this.opts.login, job, {
+          hostId: this.opts.hostId,
+          ...(this.opts.signal ? { signal: this.opts.signal } : {}),
+          pollMs: Math.min(this.pollMs, 2000),
+          onState: (state) => this.opts.onState?.(job, state),
+        });
+      } catch (error) {
+        failures++;
+        if (this.opts.signal?.aborted || failures >= WAIT_ATTEMPTS || !(error instanceof ServelabError) || !RETRIED_CODES.has(error.code)) throw error;
+        await delay(this.pollMs * failures, this.opts.signal);
+      }
+    }
   }
 
   /** Slurm's states of jobs an earlier run left (from the project's trials), in one round trip. */

@@ -40,12 +40,18 @@ import { nvlinkWarning } from '../../shared/study/preflight';
 import { reportText } from '../../shared/study/report/text';
 import type { ClusterInventory } from '../../shared/model/cluster';
 import type { SlurmJobState } from '../../shared/model/slurm-job';
-import { StudySlurmSchema, type StudySlurm } from '../../shared/study/study';
+import type { StudySlurm } from '../../shared/study/study';
 import { ClusterJobs, endedBySlurm, type HeldJob, type JobStart } from './cluster-jobs';
 import { SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
 import { KNOWN_GPUS, clusterPlanContext, jobPartition, jobTimeLimitMinutes, slurmJobName, slurmJobPrefix } from '../../shared/study/slurm-plan';
 
 export type StudyBox = BoxTransport & { release(): void };
+
+/**
+ * The states in which Slurm, not the study, ended a job (a study's own cancel is CANCELLED, its agent's end COMPLETED):
+ * job_state_string in src/common/slurm_protocol_defs.c (slurm-22-05-8-1).
+ */
+const SLURM_END_CAUSES: ReadonlySet<string> = new Set(['TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'BOOT_FAIL', 'DEADLINE', 'FAILED']);
 
 /** The time limit of a job that installs an engine on a cluster (a pip install of a large wheel set). */
 const INSTALL_JOB_MINUTES = 120;
@@ -172,7 +178,7 @@ class StudyRun {
   private readonly boxes = new Map<string, StudyBox>();
   private readonly live = new Set<RunningServer>();
   /** host + model → whether its weights are on the box. */
-  private readonly prefetched = new Map<string, boolean>();
+  private readonly prefetched = new Map<string, Promise<boolean>>();
   private ctx: PlanContext = { gpus: [] };
   private allocator: GpuAllocator | undefined;
   /** Each host's inventory, read once per run for the results' provenance. */
@@ -379,7 +385,8 @@ class StudyRun {
     if (!this.deps.loginBox) throw new ServelabError('NOT_SUPPORTED', `${label} is a Slurm cluster: this front door cannot run studies on clusters.`);
     const docker = this.study.engines.find((e) => e.mode === 'docker');
     if (docker) throw new ServelabError('NOT_SUPPORTED', `On a Slurm cluster engines run from their environments on the shared storage; ${docker.engine} ${docker.version} asks for docker.`);
-    const slurm = given ?? StudySlurmSchema.parse({});
+    if (!given) throw new ServelabError('BAD_INPUT', `${label} is a Slurm cluster: the study's host needs its Slurm settings (partition, GPU type, the GPU to plan for, GPUs per node).`, { issues: [{ path: 'hosts.0.slurm', message: 'is required for a Slurm cluster host' }] });
+    const slurm = given;
     const login = await this.deps.loginBox(hostId);
     const jobs = new ClusterJobs({
       login,
@@ -414,11 +421,15 @@ class StudyRun {
       ...(c.slurm.qos !== undefined ? { qos: c.slurm.qos } : {}),
       timeLimitMinutes: INSTALL_JOB_MINUTES,
     });
+    c.jobs.track(job);
     await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, purpose: 'install', engine, version });
     const waited = await waitForAgent(c.login, job, {
       hostId: c.hostId,
       ...(this.opts.signal ? { signal: this.opts.signal } : {}),
       onState: (state) => this.emit({ kind: 'phase', text: `Install job ${job.jobId}: ${state.state}${state.reason ? ` (${state.reason})` : ''}` }),
+    }).catch(async (error: unknown) => {
+      await c.jobs.cancel([job.jobId]).catch(() => {});
+      throw error;
     });
     if (waited.kind === 'ended') throw new ServelabError('REMOTE_COMMAND_FAILED', `The install job ${job.jobId} ended (${waited.state.state}) before it ran.`);
     try {
@@ -427,6 +438,7 @@ class StudyRun {
     } finally {
       const final = await waited.box.finish().catch(() => undefined);
       waited.box.release();
+      await c.jobs.cancel([job.jobId]).catch(() => {});
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state } : {}) });
     }
   }
@@ -529,6 +541,7 @@ class StudyRun {
       if (queued && entry.waiting.length > 0 && entry.dir !== undefined) {
         this.phase(`Re-attaching to Slurm job ${state.jobId} (${state.state}), left by an interrupted run`);
         this.adoptable.set(entry.serverKey, { jobId: state.jobId, dir: entry.dir, servers: entry.servers });
+        c.jobs.track({ jobId: state.jobId, dir: entry.dir });
         await this.project.journal({ event: 'slurm-job-adopted', jobId: state.jobId, state: state.state, serverKey: entry.serverKey });
         continue;
       }
@@ -707,11 +720,14 @@ class StudyRun {
     if (this.cancelled) return;
     const adopted = this.adoptable.get(first.serverKey);
     this.adoptable.delete(first.serverKey);
+    // The weights are downloaded on the login node before a job holds GPUs for them (and its agent sits idle).
+    if (!adopted) await this.prefetch(c.hostId, c.login, first);
+    if (this.cancelled) return;
     let job: AgentJob | null = adopted ?? (await this.submitJob(group, gpus));
     if (!job) return;
     let started = await this.startJob(group, job);
-    // A taken-over job whose agent gave up waiting for the app (it ended by itself) is replaced by a new one.
-    if (started?.kind === 'ended' && adopted && !endedBySlurm(started.state) && !this.cancelled) {
+    // A job whose agent gave up waiting for the app (it ended by itself, e.g. while the app was away) is replaced.
+    if (started?.kind === 'ended' && !endedBySlurm(started.state) && !this.cancelled) {
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, state: started.state.state });
       job = await this.submitJob(group, gpus);
       if (!job) return;
@@ -746,8 +762,11 @@ class StudyRun {
     } finally {
       await this.unsampleNode(held);
       const final = held.endedEarly() ?? (await held.finish().catch(() => undefined));
+      if (!final) await c.jobs.cancel([job.jobId]).catch(() => {});
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state, ...(final.reason ? { reason: final.reason } : {}) } : {}) });
-      const early = held.endedEarly();
+      // Slurm's end seen by the watcher, or only when the job was let go (it ended between two polls, and the
+      // server's readiness or a benchmark failed on the agent's end first).
+      const early = held.endedEarly() ?? (final && SLURM_END_CAUSES.has(final.state) ? final : undefined);
       if (early && !this.cancelled) {
         for (const t of group) {
           if (this.state.trials.find((s) => s.id === t.id)?.status !== 'done') await this.failForJob(t.id, early);
@@ -784,6 +803,8 @@ class StudyRun {
     try {
       return await c.jobs.start(job);
     } catch (error) {
+      // Not left in the queue to hold GPUs for nobody, nor counted out of the queue limit while it still waits.
+      await c.jobs.cancel([job.jobId]).catch(() => {});
       if (this.cancelled) return null;
       const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
       for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
@@ -999,32 +1020,37 @@ class StudyRun {
     let allLocal = true;
     for (const model of models) {
       const key = `${hostId}\n${model}`;
-      const earlier = this.prefetched.get(key);
-      if (earlier !== undefined) {
-        allLocal &&= earlier;
-        continue;
+      // A server of the same model waits for a download in progress rather than starting online beside it.
+      let download = this.prefetched.get(key);
+      if (!download) {
+        download = this.download(hostId, box, trial, model);
+        this.prefetched.set(key, download);
       }
-      this.prefetched.set(key, false);
-      this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
-      await this.project.journal({ event: 'prefetch', hostId, model });
-      try {
-        await prefetchModel(box, {
-          engine: trial.engine,
-          version: trial.version,
-          model,
-          // The user's Hugging Face token when one is stored; anonymous otherwise (public models need none).
-          ...((await this.deps.resolveSecret?.('hf-token')) ? { hfTokenRef: 'hf-token' } : {}),
-          resolveSecret: async (ref) => (this.deps.resolveSecret ? this.deps.resolveSecret(ref) : null),
-        });
-        this.prefetched.set(key, true);
-      } catch (error) {
-        // The launch then reports what is wrong with the model (gated, unknown) in the engine's own words.
-        this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
-        allLocal = false;
-      }
-      await this.project.journal({ event: 'prefetched', hostId, model });
+      allLocal = (await download) && allLocal;
     }
     return allLocal;
+  }
+
+  private async download(hostId: string, box: BoxTransport, trial: Trial, model: string): Promise<boolean> {
+    this.emit({ kind: 'log', text: `Prefetching ${model} on ${this.deps.hostLabel(hostId)}\n` });
+    await this.project.journal({ event: 'prefetch', hostId, model });
+    let local = true;
+    try {
+      await prefetchModel(box, {
+        engine: trial.engine,
+        version: trial.version,
+        model,
+        // The user's Hugging Face token when one is stored; anonymous otherwise (public models need none).
+        ...((await this.deps.resolveSecret?.('hf-token')) ? { hfTokenRef: 'hf-token' } : {}),
+        resolveSecret: async (ref) => (this.deps.resolveSecret ? this.deps.resolveSecret(ref) : null),
+      });
+    } catch (error) {
+      // The launch then reports what is wrong with the model (gated, unknown) in the engine's own words.
+      this.emit({ kind: 'log', text: `Prefetch of ${model} failed: ${(error as Error).message}\n` });
+      local = false;
+    }
+    await this.project.journal({ event: 'prefetched', hostId, model });
+    return local;
   }
 
   /** The host's inventory, read once per run (null when it cannot be read: the results then lack that provenance). */

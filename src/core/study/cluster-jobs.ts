@@ -106,6 +106,11 @@ export class ClusterJobs {
     this.live.set(job.jobId, job);
   }
 
+  /** A tracked job Slurm reported ended: nothing left to cancel. */
+  forget(jobId: string): void {
+    this.live.delete(jobId);
+  }
+
   /**
    * Waits until the job runs and its agent answers (reporting its pending state and reason as they change), then
    * watches it; or Slurm's state when it ended first. A job of an earlier run of the study is waited for the same way.

@@ -438,7 +438,8 @@ class StudyRun {
     } finally {
       const final = await waited.box.finish().catch(() => undefined);
       waited.box.release();
-      await c.jobs.cancel([job.jobId]).catch(() => {});
+      if (final) c.jobs.forget(job.jobId);
+      else await c.jobs.cancel([job.jobId]).catch(() => {});
       await this.project.journal({ event: 'slurm-job-ended', jobId: job.jobId, ...(final ? { state: final.state } : {}) });
     }
   }
@@ -584,6 +585,12 @@ class StudyRun {
     }
   }
 
+  /** The group's server could not be launched (or placed, or given a job): each trial failed with the error as raised. */
+  private async refuseLaunch(group: Trial[], error: unknown, placed?: { hostId: string; gpus: string[] }): Promise<void> {
+    const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
+    for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), ...(placed ? { hostId: placed.hostId, gpus: placed.gpus } : {}), finishedAt: new Date().toISOString() });
+  }
+
   /** The trial's job was ended by Slurm before the trial was measured: failed, with Slurm's state and reason. */
   private async failForJob(trialId: string, state: SlurmJobState): Promise<void> {
     const failure: RunFailure = { code: 'job-ended', jobId: state.jobId, state: state.state, ...(state.reason ? { reason: state.reason } : {}) };
@@ -694,8 +701,7 @@ class StudyRun {
           set = await allocator.acquire(gpus, this.opts.signal);
         } catch (error) {
           // Pre-flight refuses a layout larger than every host; one that gets here anyway fails rather than waits.
-          const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-          for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+          await this.refuseLaunch(group, error);
           return;
         }
         if (!set) return;
@@ -787,8 +793,7 @@ class StudyRun {
       job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes);
     } catch (error) {
       if (this.cancelled) return null;
-      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+      await this.refuseLaunch(group, error);
       return null;
     }
     await this.project.journal({ event: 'slurm-job-submitted', jobId: job.jobId, dir: job.dir, serverKey: first.serverKey, trials: group.map((t) => t.id), gpus, timeLimitMinutes: minutes });
@@ -806,8 +811,7 @@ class StudyRun {
       // Not left in the queue to hold GPUs for nobody, nor counted out of the queue limit while it still waits.
       await c.jobs.cancel([job.jobId]).catch(() => {});
       if (this.cancelled) return null;
-      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), finishedAt: new Date().toISOString() });
+      await this.refuseLaunch(group, error);
       return null;
     }
   }
@@ -867,8 +871,7 @@ class StudyRun {
       });
     } catch (error) {
       await this.recordPlacedFiles(first.serverKey, placed.hostId, placedFiles);
-      const failure: RunFailure = { code: 'launch-refused', detail: (error as Error).message };
-      for (const t of group) await this.updateTrial(t.id, { status: 'failed', ...failureRecord(failure), hostId: placed.hostId, gpus: placed.gpus, finishedAt: new Date().toISOString() });
+      await this.refuseLaunch(group, error, placed);
       return;
     }
     await this.recordPlacedFiles(first.serverKey, placed.hostId, placedFiles);

@@ -72,6 +72,27 @@ describe('the agent on this machine', () => {
       expect(big.stdout.length).toBe(size);
       expect(/^x*$/.test(big.stdout)).toBe(true);
       expect(big.stderr).toBe('done\n');
+      // A running request's relay hands over after its turn; the next one resumes where it stopped.
+      const relay = async (resume?: { out: number; err: number }) => {
+        const token = `T${Date.now()}`;
+        const ran = await login.run(relayScript({ dir: job.dir, id: 'turnturn01', token, timeoutSeconds: 30, login: false, turnSeconds: 1, ...(resume ? { resume } : {}) }), {
+          ...(resume ? {} : { stdin: 'for i in 1 2 3 4; do echo $i; sleep 0.5; done\n' }),
+          timeoutSeconds: 30,
+        });
+        const lines = ran.stdout.split('\n').filter((l) => l.startsWith(token));
+        const out = lines.filter((l) => l.startsWith(`${token}O `)).map((l) => Buffer.from(l.slice(token.length + 2), 'base64').toString()).join('');
+        return { out, end: parseRelayEnd(lines.find((l) => l.startsWith(`${token}. `))?.slice(token.length + 2) ?? '') };
+      };
+      const first = await relay();
+      expect(first.end).toMatchObject({ kind: 'more', err: 0 });
+      let rest = '';
+      for (let end = first.end; end?.kind === 'more'; ) {
+        const next = await relay({ out: end.out, err: end.err });
+        rest += next.out;
+        end = next.end;
+        if (end?.kind !== 'more') expect(end).toEqual({ kind: 'rc', code: 0 });
+      }
+      expect(first.out + rest).toBe('1\n2\n3\n4\n');
       const marker = `${process.pid}${Date.now()}`;
       expect((await box.run(`setsid sleep 3${marker} < /dev/null > /dev/null 2>&1 & echo ok`, { timeoutSeconds: 10 })).stdout).toBe('ok\n');
       const sleeping = () => spawnSync('pgrep', ['-f', `sleep 3${marker}`]).status === 0;

@@ -192,6 +192,8 @@ export interface RelayParams {
   login: boolean;
   /** Follows a request an earlier relay dropped in and left at these offsets (`more`), instead of sending one. */
   resume?: { out: number; err: number };
+  /** Seconds before handing over a running request (default RELAY_TURN_SECONDS). */
+  turnSeconds?: number;
 }
 
 /**
@@ -201,12 +203,20 @@ export interface RelayParams {
 export const RELAY_BUDGET_BYTES = 16 * 1024 * 1024;
 
 /**
+ * Seconds one relay of a running request lasts before it hands over (`more`) the same way: a login connection has
+ * few session channels (ssh/session-gate.ts), and a benchmark or a server's log stream must not hold one for hours
+ * while other requests wait for it.
+ */
+export const RELAY_TURN_SECONDS = 60;
+
+/**
  * The login node's side of one request, run as `sh -l -s` with the request script on its stdin: writes it to tmp/,
  * renames it into new/, then relays `out` and `err` as they grow, each new piece one line `<token>O <base64>` or
  * `<token>E <base64>` on stdout (byte for byte: a remote job's log frames count bytes), and ends with
  * `<token>. rc <n>` (or why there is none). It polls fast at first (most requests are short), then every 0.1 s; it
  * gives up when the agent marked itself ended or its heartbeat stopped, and cancels the request at its time limit.
- * After RELAY_BUDGET_BYTES it ends with `more` and the offsets reached, for a relay that resumes there.
+ * After RELAY_BUDGET_BYTES, or RELAY_TURN_SECONDS of a running request, it ends with `more` and the offsets reached,
+ * for a relay that resumes there.
  */
 export function relayScript(params: RelayParams): string {
   if (!isRequestId(params.id)) throw new Error(`"${params.id}" is not a request id`);
@@ -237,6 +247,7 @@ started=${resume ? '1' : ''}
 now=$(date +%s)
 seen=$now
 deadline=$((now + ${timeout}))
+turn=$((now + ${Math.max(1, Math.ceil(params.turnSeconds ?? RELAY_TURN_SECONDS))}))
 # One piece of a growing file as a line (at most 1 MiB at a time).
 sl_piece() {
   [ -f "$r/$1" ] || return 0
@@ -297,6 +308,7 @@ while :; do
     read -r b 2>/dev/null < "$mb/alive"
     if [ -n "$b" ] && [ "$b" != "$hb" ]; then hb=$b; seen=$now; fi
     if [ $((now - seen)) -ge ${AGENT_STALE_SECONDS} ]; then rm -rf "$mb/new/$id"; sl_end gone stale; fi
+    if [ -d "$r" ] && [ "$now" -ge "$turn" ] && [ "$now" -lt "$deadline" ]; then sl_end more "$o" "$e"; fi
     if [ "$now" -ge "$deadline" ]; then
       : > "$mb/cancel/$id"
       rm -rf "$mb/new/$id"

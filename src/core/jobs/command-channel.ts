@@ -1,5 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
+import { openSession } from '../ssh/session-gate';
 
 /**
  * A command started on a box: its output as it arrives, its exit status once everything was delivered, and its
@@ -58,12 +59,8 @@ export function sshCommandChannel(client: Client): CommandChannel {
   const channel: CommandChannel = {
     label: 'SSH connection',
     exec: (command) =>
-      new Promise<RunningCommand>((resolve, reject) => {
-        try {
-          client.exec(command, (error, opened) => (error ? reject(channelError(error)) : resolve(sshRunningCommand(opened))));
-        } catch (error) {
-          reject(channelError(error as Error));
-        }
+      openSession<ClientChannel>(client, (done) => client.exec(command, done)).then(sshRunningCommand, (error: unknown) => {
+        throw error instanceof ServelabError ? error : channelError(error as Error);
       }),
     onDrop(listener) {
       const onClose = () => listener(connectionLost());

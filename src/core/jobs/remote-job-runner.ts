@@ -474,7 +474,6 @@ function streamOnce(
       onAbort();
       return;
     }
-    armSilence();
 
     const onData = (chunk: Buffer) => {
       if (settled) return;
@@ -508,6 +507,8 @@ function streamOnce(
           opened.close();
           return;
         }
+        // From the open on: one may wait for a free session of the connection (ssh/session-gate.ts) for long.
+        armSilence();
         onProgress();
         opened.onStdout(onData);
         opened.onStderr((chunk) => {

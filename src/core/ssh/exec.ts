@@ -1,5 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
+import { openSession } from './session-gate';
 
 export interface ExecResult {
   stdout: string;
@@ -63,12 +64,8 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
       into.push(chunk);
     };
 
-    try {
-      client.exec(command, (error, channel) => {
-        if (error) {
-          finish(new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${error.message}`));
-          return;
-        }
+    openSession<ClientChannel>(client, (done) => client.exec(command, done)).then(
+      (channel) => {
         stream = channel;
         if (settled) {
           channel.close();
@@ -81,10 +78,11 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
         });
         channel.on('close', () => finish(null));
         channel.end(opts.stdin ?? '');
-      });
-    } catch (error) {
-      finish(new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${(error as Error).message}`));
-    }
+      },
+      (error: unknown) => {
+        finish(error instanceof ServelabError ? error : new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${(error as Error).message}`));
+      },
+    );
   });
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname, join, posix } from 'node:path';
 import type { Client, SFTPWrapper, Stats } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
 import { execCollect } from './exec';
+import { openSession } from './session-gate';
 import { shellQuote } from '../../shared/shell-quote';
 
 export interface TransferOptions {
@@ -162,12 +163,8 @@ async function renameRemote(sftp: SFTPWrapper, from: string, to: string): Promis
 
 /** Opens an SFTP session for `work` and always closes it; a connection that drops fails the work, never hangs it. */
 async function withSftp<T>(client: Client, work: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
-  const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-    try {
-      client.sftp((error, opened) => (error ? reject(sftpError('open an SFTP session', error)) : resolve(opened)));
-    } catch (error) {
-      reject(sftpError('open an SFTP session', error as Error));
-    }
+  const sftp = await openSession<SFTPWrapper>(client, (done) => client.sftp(done)).catch((error: unknown) => {
+    throw error instanceof ServelabError ? error : sftpError('open an SFTP session', error as Error);
   });
   let onClose: () => void = () => {};
   const closed = new Promise<never>((_resolve, reject) => {

@@ -144,9 +144,11 @@ export class ClusterJobs {
         letGo = true;
         this.watched.delete(job.jobId);
         try {
-          return await waited.box.finish();
+          const final = await waited.box.finish();
+          // Still listed when its end was not confirmed: the run's final cancel takes it.
+          if (final.phase !== 'pending' && final.phase !== 'running') this.live.delete(job.jobId);
+          return final;
         } finally {
-          this.live.delete(job.jobId);
           waited.box.release();
         }
       },

@@ -245,7 +245,7 @@ class StudyRun {
     } finally {
       this.opts.signal?.removeEventListener('abort', onAbort);
       await Promise.all([...this.live].map((s) => s.stop().catch(() => {})));
-      if (this.state.status !== 'done') await this.cancelJobs();
+      await this.cancelJobs();
       await this.stopMonitoring();
       for (const box of this.boxes.values()) box.release();
       this.cluster?.login.release();
@@ -253,8 +253,9 @@ class StudyRun {
   }
 
   /**
-   * A cancelled or failed study leaves no job in the queue (nothing would come back for them): scancel of every job
-   * the run holds, done before the final state is saved, so whoever reads "cancelled" finds the queue clear.
+   * A study leaves no job in the queue (nothing would come back for them): scancel of every job the run holds (after
+   * a cancel or failure, or a job whose let-go could not be confirmed), done before the final state is saved, so
+   * whoever reads the end finds the queue clear.
    */
   private async cancelJobs(): Promise<void> {
     if (!this.cluster || this.jobsCancelled) return;
@@ -263,7 +264,7 @@ class StudyRun {
   }
 
   private async finish(status: StudyState['status'], message?: string): Promise<StudyState> {
-    if (status !== 'done') await this.cancelJobs();
+    await this.cancelJobs();
     // Logs and samples are on disk before the final state says the study ended, so a reader finds them complete.
     await this.stopMonitoring();
     const trials = this.state.trials.map((t) => (t.status === 'running' || (status !== 'done' && t.status === 'planned' && this.cancelled) ? { ...t, status: 'cancelled' as const } : t));

@@ -1,0 +1,119 @@
+import type { EventEmitter } from 'node:events';
+import type { Client } from 'ssh2';
+import { ServelabError } from '../../shared/contract';
+
+/**
+ * sshd allows a connection only so many session channels at once (OpenSSH's MaxSessions, 10 unless the server says
+ * otherwise) and refuses one more with "open failed". A study keeps several long ones open (server logs, benchmark
+ * runs, relays into Slurm jobs) beside short ones, so every session channel of one connection opens through its
+ * gate: beyond the limit an open waits for a channel to close, and refusals while others are open teach the gate the
+ * server's lower limit instead of failing the command.
+ */
+export const DEFAULT_SESSION_LIMIT = 10;
+/** Refusals in a row, with others open, before the limit is taken to be what is open. */
+const REFUSALS_BEFORE_LOWERING = 3;
+
+/** How ssh2 reports sshd refusing a channel: SSH2_OPEN_ADMINISTRATIVELY_PROHIBITED, "open failed" (serverloop.c). */
+export function isSessionRefusal(error: unknown): boolean {
+  return error instanceof Error && /Channel open failure: open failed/i.test(error.message);
+}
+
+class SessionGate {
+  private open = 0;
+  private limit = DEFAULT_SESSION_LIMIT;
+  private readonly waiting: (() => void)[] = [];
+  private closed = false;
+
+  constructor(client: Client) {
+    // Every command waiting for or holding a session listens for the connection's close.
+    client.setMaxListeners(Math.max(client.getMaxListeners(), 200));
+    client.once('close', () => {
+      this.closed = true;
+      for (const wake of this.waiting.splice(0)) wake();
+    });
+  }
+
+  /** A slot for one channel; fails when the connection closed while waiting. */
+  async take(): Promise<void> {
+    while (!this.closed && this.open >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.closed) throw new ServelabError('CONNECT_FAILED', 'The SSH connection closed before a remote command could start.');
+    this.open++;
+  }
+
+  give(): void {
+    this.open--;
+    this.waiting.shift()?.();
+  }
+
+  /**
+   * Gives back a slot the server refused; false when no other channel was open (a real refusal). sshd frees a
+   * session a moment after its channel closed, so a refusal right after a close is tried again before the limit is
+   * lowered to what is open, on the third in a row.
+   */
+  async refused(attempt: number): Promise<boolean> {
+    const others = this.open - 1;
+    this.give();
+    if (others < 1) return false;
+    if (attempt >= REFUSALS_BEFORE_LOWERING) this.limit = Math.min(this.limit, others);
+    else await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    return true;
+  }
+
+  /** For tests and messages: channels open and the limit in force. */
+  get usage(): { open: number; limit: number; waiting: number } {
+    return { open: this.open, limit: this.limit, waiting: this.waiting.length };
+  }
+}
+
+const gates = new WeakMap<Client, SessionGate>();
+
+function gateOf(client: Client): SessionGate {
+  let gate = gates.get(client);
+  if (!gate) {
+    gate = new SessionGate(client);
+    gates.set(client, gate);
+  }
+  return gate;
+}
+
+/**
+ * Opens one session channel (exec, sftp) through the connection's gate; its slot is given back when the channel
+ * closes. `open` is ssh2's call with its callback; what it throws or reports is passed on, except a refusal that
+ * the gate can wait out.
+ */
+export async function openSession<C extends EventEmitter>(client: Client, open: (done: (error: Error | undefined, channel: C) => void) => void): Promise<C> {
+  const gate = gateOf(client);
+  for (let refusals = 0; ; ) {
+    await gate.take();
+    let channel: C;
+    try {
+      channel = await new Promise<C>((resolve, reject) => {
+        try {
+          open((error, opened) => (error ? reject(error) : resolve(opened)));
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+    } catch (error) {
+      if (!isSessionRefusal(error)) {
+        gate.give();
+        throw error;
+      }
+      refusals++;
+      if (await gate.refused(refusals)) continue;
+      throw error;
+    }
+    let given = false;
+    channel.once('close', () => {
+      if (given) return;
+      given = true;
+      gate.give();
+    });
+    return channel;
+  }
+}
+
+/** The gate's state for a connection (tests). */
+export function sessionUsage(client: Client): { open: number; limit: number; waiting: number } {
+  return gateOf(client).usage;
+}

@@ -1,0 +1,76 @@
+// sshd's MaxSessions against one pooled connection: more commands at once than it allows wait for a free session
+// rather than fail, at OpenSSH's default of 10 and at a lower limit the server sets, for commands, remote jobs' log
+// streams and SFTP alike.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestSshd, type TestSshd } from '../helpers/sshd';
+import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
+import { sessionUsage } from '../../src/core/ssh/session-gate';
+
+describe('sessions of one SSH connection beyond sshd MaxSessions', () => {
+  let scratch: string;
+  const sshds: TestSshd[] = [];
+  const boxes: TestSshBox[] = [];
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'servelab-session-limit-'));
+  });
+  afterAll(async () => {
+    for (const box of boxes) await box.close();
+    for (const sshd of sshds) await sshd.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  async function boxOn(extraConfig: string[]): Promise<TestSshBox> {
+    const sshd = await startTestSshd({ nvidiaSmi: false, extraConfig });
+    sshds.push(sshd);
+    const box = await openTestSshBox(sshd, `limit-${sshds.length}`);
+    boxes.push(box);
+    return box;
+  }
+
+  it("runs 14 commands at once on sshd's default limit of 10, never more than 10 open", async () => {
+    const { box } = await boxOn([]);
+    const client = await box.client();
+    let most = 0;
+    const watch = setInterval(() => (most = Math.max(most, sessionUsage(client).open)), 20);
+    try {
+      const results = await Promise.all(Array.from({ length: 14 }, (_, i) => box.run(`sleep 1; echo ${i}`, { timeoutSeconds: 60 })));
+      expect(results.map((r) => r.stdout.trim().split('\n').pop())).toEqual(Array.from({ length: 14 }, (_, i) => String(i)));
+    } finally {
+      clearInterval(watch);
+    }
+    expect(most).toBe(10);
+    expect(sessionUsage(client)).toEqual({ open: 0, limit: 10, waiting: 0 });
+  }, 60_000);
+
+  it('learns a lower MaxSessions from its refusals and runs commands, a job log stream and SFTP through it', async () => {
+    const { box } = await boxOn(['MaxSessions 3']);
+    const client = await box.client();
+    const job = await box.jobs().start({ command: ['sh', '-c', 'for i in 1 2 3; do echo line $i; sleep 0.5; done'] });
+    let log = '';
+    const streamed = job.stream((text) => (log += text));
+    const local = join(scratch, 'up.txt');
+    await writeFile(local, 'payload\n');
+    const [runs, upload] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, (_, i) => box.run(`sleep 0.5; echo ${i}`, { timeoutSeconds: 60 }))),
+      box.upload(local, 'uploaded.txt'),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(upload.bytes).toBe(8);
+    expect(await streamed).toBe(0);
+    expect(log).toBe('line 1\nline 2\nline 3\n');
+    // sshd frees a session a moment after its channel closed: what the gate learned may be below MaxSessions.
+    expect(sessionUsage(client).limit).toBeGreaterThanOrEqual(1);
+    expect(sessionUsage(client).limit).toBeLessThanOrEqual(3);
+    const back = join(scratch, 'back.txt');
+    await box.download('uploaded.txt', back);
+    expect(await readFile(back, 'utf8')).toBe('payload\n');
+  }, 60_000);
+
+  it('a server that allows no session at all fails the command with the server\'s refusal', async () => {
+    const { box } = await boxOn(['MaxSessions 0']);
+    await expect(box.run('echo hi', { timeoutSeconds: 20 })).rejects.toMatchObject({ code: 'REMOTE_COMMAND_FAILED', message: expect.stringContaining('open failed') });
+  }, 60_000);
+});

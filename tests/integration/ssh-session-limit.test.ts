@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
 import { sessionUsage } from '../../src/core/ssh/session-gate';
+import { RemoteJobRunner } from '../../src/core/jobs/remote-job-runner';
 
 describe('sessions of one SSH connection beyond sshd MaxSessions', () => {
   let scratch: string;
@@ -67,6 +68,29 @@ describe('sessions of one SSH connection beyond sshd MaxSessions', () => {
     const back = join(scratch, 'back.txt');
     await box.download('uploaded.txt', back);
     expect(await readFile(back, 'utf8')).toBe('payload\n');
+  }, 60_000);
+
+  it('log streams of long jobs that fill every session make way for a short command, and lose no byte', async () => {
+    const { box } = await boxOn(['MaxSessions 2']);
+    const client = await box.client();
+    const runner = new RemoteJobRunner({ hostId: 'streams', provider: () => box.client(), streamTurnMs: 1000 });
+    // Two jobs that print for 8 s: their streams hold both sessions for all that time unless they make way.
+    const script = 'i=0; while [ $i -lt 40 ]; do echo tick $i; i=$((i + 1)); sleep 0.2; done';
+    const jobs = await Promise.all([0, 1].map(() => runner.start({ command: ['sh', '-c', script] })));
+    const logs = ['', ''];
+    const streams = jobs.map((job, i) => job.stream((text) => (logs[i] += text)));
+    let ended = 0;
+    for (const stream of streams) void stream.then(() => ended++);
+    await new Promise((r) => setTimeout(r, 1500));
+    const short = await box.run('echo short', { timeoutSeconds: 30 });
+    expect(short.stdout).toContain('short');
+    // The short command ran while both jobs still printed: a stream gave up its session for it.
+    expect(ended).toBe(0);
+    expect(await Promise.all(streams)).toEqual([0, 0]);
+    const expected = Array.from({ length: 40 }, (_, i) => `tick ${i}\n`).join('');
+    expect(logs).toEqual([expected, expected]);
+    // A stream ends on the job's exit frame; its channel's close comes a moment later.
+    await expect.poll(() => sessionUsage(client).open).toBe(0);
   }, 60_000);
 
   it('a server that allows no session at all fails the command with the server\'s refusal', async () => {

@@ -1,6 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
-import { openSession } from '../ssh/session-gate';
+import { openSession, sessionsContended } from '../ssh/session-gate';
 
 /**
  * A command started on a box: its output as it arrives, its exit status once everything was delivered, and its
@@ -30,6 +30,8 @@ export interface CommandChannel {
   exec(command: string): Promise<RunningCommand>;
   /** Called once when the channel drops (commands on it are gone); returns an unsubscribe. */
   onDrop(listener: (error: ServelabError) => void): () => void;
+  /** Whether other commands wait to start (the connection's sessions are all in use): long-lived ones make way. */
+  contended?(): boolean;
 }
 
 /** Returns a live channel to one box, opening a new one when the previous one dropped. */
@@ -62,6 +64,7 @@ export function sshCommandChannel(client: Client): CommandChannel {
       openSession<ClientChannel>(client, (done) => client.exec(command, done)).then(sshRunningCommand, (error: unknown) => {
         throw error instanceof ServelabError ? error : channelError(error as Error);
       }),
+    contended: () => sessionsContended(client),
     onDrop(listener) {
       const onClose = () => listener(connectionLost());
       client.once('close', onClose);

@@ -70,10 +70,13 @@ interface RemoteJobRunnerBaseOptions {
   silenceTimeoutMs?: number;
   /** How often the box looks for new output when a stream does not say (default 100 ms). */
   pollIntervalMs?: number;
+  /** How long a log stream keeps its session while other commands wait for one (default 30 s). */
+  streamTurnMs?: number;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 const DEFAULT_SILENCE_TIMEOUT_MS = 20_000;
+const DEFAULT_STREAM_TURN_MS = 30_000;
 const DEFAULT_FLUSH_INTERVAL_MS = 100;
 const DEFAULT_READ_SIZE_BYTES = 256 * 1024;
 const DEFAULT_POLL_INTERVAL_MS = 100;
@@ -91,6 +94,7 @@ export class RemoteJobRunner {
   private readonly retry: RetryPolicy;
   private readonly commandTimeoutMs: number;
   private readonly silenceTimeoutMs: number;
+  private readonly streamTurnMs: number;
   readonly pollIntervalMs: number;
 
   constructor(opts: RemoteJobRunnerOptions) {
@@ -106,6 +110,7 @@ export class RemoteJobRunner {
     this.commandTimeoutMs = opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.silenceTimeoutMs = opts.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS;
     this.pollIntervalMs = opts.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.streamTurnMs = opts.streamTurnMs ?? DEFAULT_STREAM_TURN_MS;
   }
 
   async start(spec: RemoteJobSpec): Promise<RemoteJobHandle> {
@@ -179,8 +184,8 @@ export class RemoteJobRunner {
   }
 
   /** @internal */
-  get deps(): { channels: CommandChannelProvider; registry: JobRegistry | undefined; retry: RetryPolicy; silenceTimeoutMs: number } {
-    return { channels: this.channels, registry: this.registry, retry: this.retry, silenceTimeoutMs: this.silenceTimeoutMs };
+  get deps(): { channels: CommandChannelProvider; registry: JobRegistry | undefined; retry: RetryPolicy; silenceTimeoutMs: number; streamTurnMs: number } {
+    return { channels: this.channels, registry: this.registry, retry: this.retry, silenceTimeoutMs: this.silenceTimeoutMs, streamTurnMs: this.streamTurnMs };
   }
 }
 
@@ -225,7 +230,7 @@ export class RemoteJobHandle {
   async stream(onChunk: (text: string, offset: number, end: number) => void, opts: StreamOptions = {}): Promise<number> {
     if (this.streaming) throw new ServelabError('BAD_INPUT', `Job ${this.id} is already being streamed.`);
     this.streaming = true;
-    const { channels, registry, retry, silenceTimeoutMs } = this.runner.deps;
+    const { channels, registry, retry, silenceTimeoutMs, streamTurnMs } = this.runner.deps;
     const stop = new AbortController();
     const onOuterAbort = () => stop.abort(abortReason(opts.signal as AbortSignal));
     if (opts.signal?.aborted) onOuterAbort();
@@ -265,7 +270,7 @@ export class RemoteJobHandle {
           await backoff.wait(error, stop.signal);
           continue;
         }
-        const outcome = await streamOnce(channel, { ...params, offset: delivery.receivedEnd }, delivery, silenceTimeoutMs, stop.signal, () =>
+        const outcome = await streamOnce(channel, { ...params, offset: delivery.receivedEnd }, delivery, { silenceTimeoutMs, streamTurnMs }, stop.signal, () =>
           backoff.succeeded(),
         );
         if (outcome.kind === 'exit') {
@@ -283,6 +288,7 @@ export class RemoteJobHandle {
         }
         if (outcome.kind === 'failed') throw outcome.error;
         if (outcome.kind === 'aborted') throw abortReason(stop.signal);
+        if (outcome.kind === 'yielded') continue;
         await backoff.wait(outcome.error, stop.signal);
       }
     } catch (error) {
@@ -427,6 +433,7 @@ class ThrottledDelivery {
 
 type StreamOutcome =
   | { kind: 'exit'; code: number }
+  | { kind: 'yielded' }
   | { kind: 'lost'; reason: string }
   | { kind: 'dropped'; error: ServelabError }
   | { kind: 'failed'; error: ServelabError }
@@ -437,7 +444,7 @@ function streamOnce(
   channel: CommandChannel,
   params: Parameters<typeof streamScript>[0],
   delivery: ThrottledDelivery,
-  silenceTimeoutMs: number,
+  { silenceTimeoutMs, streamTurnMs }: { silenceTimeoutMs: number; streamTurnMs: number },
   signal: AbortSignal,
   onProgress: () => void,
 ): Promise<StreamOutcome> {
@@ -449,11 +456,13 @@ function streamOnce(
     let settled = false;
     let stderr = '';
     let silence: NodeJS.Timeout | undefined;
+    let turns: NodeJS.Timeout | undefined;
 
     const finish = (outcome: StreamOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(silence);
+      clearInterval(turns);
       offDrop();
       signal.removeEventListener('abort', onAbort);
       command?.close();
@@ -509,6 +518,14 @@ function streamOnce(
         }
         // From the open on: one may wait for a free session of the connection (ssh/session-gate.ts) for long.
         armSilence();
+        // A stream lasts as long as its job (a server: hours). While other commands wait for a session it makes way
+        // after its turn and queues again, going on from the last byte received as after a drop.
+        if (channel.contended) {
+          const opened = Date.now();
+          turns = setInterval(() => {
+            if (Date.now() - opened >= streamTurnMs && channel.contended?.()) finish({ kind: 'yielded' });
+          }, Math.min(2000, streamTurnMs));
+        }
         onProgress();
         opened.onStdout(onData);
         opened.onStderr((chunk) => {

@@ -45,18 +45,14 @@ class SessionGate {
     this.waiting.shift()?.();
   }
 
-  /**
-   * Gives back a slot the server refused; false when no other channel was open (a real refusal). sshd frees a
-   * session a moment after its channel closed, so a refusal right after a close is tried again before the limit is
-   * lowered to what is open, on the third in a row.
-   */
-  async refused(attempt: number): Promise<boolean> {
-    const others = this.open - 1;
-    this.give();
-    if (others < 1) return false;
-    if (attempt >= REFUSALS_BEFORE_LOWERING) this.limit = Math.min(this.limit, others);
-    else await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    return true;
+  /** Channels open besides the caller's own slot. */
+  others(): number {
+    return this.open - 1;
+  }
+
+  /** The server refused a session with `open` of them open: that many is its limit. */
+  lower(open: number): void {
+    this.limit = Math.max(1, Math.min(this.limit, open));
   }
 
   /** For tests and messages: channels open and the limit in force. */
@@ -83,8 +79,8 @@ function gateOf(client: Client): SessionGate {
  */
 export async function openSession<C extends EventEmitter>(client: Client, open: (done: (error: Error | undefined, channel: C) => void) => void): Promise<C> {
   const gate = gateOf(client);
+  await gate.take();
   for (let refusals = 0; ; ) {
-    await gate.take();
     let channel: C;
     try {
       channel = await new Promise<C>((resolve, reject) => {
@@ -95,13 +91,23 @@ export async function openSession<C extends EventEmitter>(client: Client, open: 
         }
       });
     } catch (error) {
-      if (!isSessionRefusal(error)) {
+      const others = gate.others();
+      if (!isSessionRefusal(error) || others < 1) {
         gate.give();
         throw error;
       }
+      // sshd frees a session a moment after its channel closed: a refusal just after one is tried again, the slot
+      // kept, and only refusals in a row lower the limit to what is open.
       refusals++;
-      if (await gate.refused(refusals)) continue;
-      throw error;
+      if (refusals < REFUSALS_BEFORE_LOWERING) {
+        await new Promise((resolve) => setTimeout(resolve, 100 * refusals));
+      } else {
+        gate.lower(others);
+        gate.give();
+        await gate.take();
+        refusals = 0;
+      }
+      continue;
     }
     let given = false;
     channel.once('close', () => {
@@ -111,6 +117,11 @@ export async function openSession<C extends EventEmitter>(client: Client, open: 
     });
     return channel;
   }
+}
+
+/** Whether commands wait for a session of this connection: a long-lived one should make way (remote job streams). */
+export function sessionsContended(client: Client): boolean {
+  return gateOf(client).usage.waiting > 0;
 }
 
 /** The gate's state for a connection (tests). */

@@ -2,6 +2,7 @@
 // (fake GPUs, no accounting); the app reaches it over SSH to the login node, through the mailbox on the shared HOME.
 // The node is this machine, so what runs there is checked in /proc.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BoxTransport } from '../../src/core/box/box-transport';
@@ -216,12 +217,15 @@ describe.skipIf(unavailable !== null)('a Slurm batch job as a box', () => {
     expect(httpFailureOf(await box.httpRequest(port, { path: '/', timeoutMs: 5_000 }).catch((e: unknown) => e))).toBe('refused');
   });
 
-  it('finish() ends the agent and what it left running; the job leaves the queue', async () => {
+  it('finish() ends the agent and what it left running; the job leaves the queue, its mailbox the shared storage', async () => {
     const left = uniqueSleep();
     await box.jobs().start({ command: ['sleep', left] });
     await until('the detached sleep ran', () => (processesWith(`sleep ${left}`).length > 0 ? true : undefined));
+    const mailbox = join(lab.sshd.homeDir, job.dir.slice(2));
+    expect(existsSync(join(mailbox, 'ready'))).toBe(true);
     const state = await box.finish();
     expect(state).toMatchObject({ jobId: job.jobId, phase: 'ended', state: 'COMPLETED' });
+    expect(existsSync(mailbox)).toBe(false);
     expect(squeueIds()).not.toContain(job.jobId);
     expect(processesWith(`sleep ${left}`)).toEqual([]);
     await expect(box.run('true', { timeoutSeconds: 10 })).rejects.toMatchObject({ code: 'CANCELLED' });

@@ -4,7 +4,7 @@
 // trials on both nodes, every job gone from the queue at the end; then a cancel that leaves no job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,6 +220,14 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     const state = await finalState(path, 2 * 60_000);
     expect(state.status).toBe('cancelled');
     expect(queued()).toBe('');
+    // Nor a mailbox on the shared storage, of this study or the ones before it (let go, timed out, re-attached).
+    const mailboxes = join(lab.sshd.homeDir, '.servelab', 'slurm');
+    const left = readdirSync(mailboxes).map((dir) => {
+      const read = (file: string) => (existsSync(join(mailboxes, dir, file)) ? readFileSync(join(mailboxes, dir, file), 'utf8').trim() : null);
+      return { dir, files: readdirSync(join(mailboxes, dir)), ended: read('ended'), ready: read('ready') };
+    });
+    const journals = await Promise.all(['throughput', 'timeout', 'kill', 'cancel'].map((name) => journalOf(name).catch(() => [])));
+    expect(left, JSON.stringify(journals.flat().filter((e) => left.some((l) => JSON.stringify(e).includes(l.dir))))).toEqual([]);
   }, 6 * 60_000);
 
 });

@@ -11,6 +11,7 @@ import { boxHttpFailure, checkPort } from '../box/http-request';
 import { delay } from '../jobs/client-provider';
 import type { CommandChannel, CommandChannelProvider, RunningCommand } from '../jobs/command-channel';
 import { RemoteJobRunner } from '../jobs/remote-job-runner';
+import { remotePathExpr } from '../jobs/job-scripts';
 import { textChunks } from '../box/run-script';
 import { agentScript, cancelRequestScript, DEFAULT_IDLE_MINUTES, parseReady, READY_MARKER, readyScript, relayScript, stopAgentScript, parseRelayEnd, type RelayEnd } from './agent-script';
 import { cancelSlurmJobs, observeSlurmJobs, submitSlurmJob } from './slurm-jobs';
@@ -34,6 +35,18 @@ export interface AgentJob {
 
 /** Where agent jobs keep their mailboxes, under the login user's HOME (shared with the compute nodes). */
 export const AGENT_ROOT = '~/.servelab/slurm';
+
+/**
+ * Removes the mailboxes of jobs Slurm reports ended: what a request left there (a launch script's secret environment
+ * when the job died under it) is not kept on the shared storage. Only folders this app makes (AGENT_ROOT/<16 hex>):
+ * a folder name read back from a project file is never trusted further than that.
+ */
+export async function removeMailboxes(login: BoxTransport, dirs: readonly string[]): Promise<void> {
+  const ours = dirs.filter((dir) => MAILBOX_DIR.test(dir));
+  if (ours.length === 0) return;
+  await login.run(`rm -rf ${ours.map((dir) => remotePathExpr(dir)).join(' ')}\n`, { timeoutSeconds: 60 });
+}
+const MAILBOX_DIR = /^~\/\.servelab\/slurm\/[0-9a-f]{16}$/;
 
 /** Submits a batch job that runs the agent; its mailbox and Slurm's output file are in a new folder under AGENT_ROOT. */
 export async function submitAgentJob(login: BoxTransport, spec: AgentJobSpec): Promise<AgentJob> {
@@ -205,9 +218,13 @@ export class SlurmJobBox implements BoxTransport {
     for (;;) {
       const [state] = await observeSlurmJobs(this.login, [this.job.jobId], opts.signal ? { signal: opts.signal } : {});
       if (!state) throw new Error('no state for the job');
-      if (state.phase === 'ended' || state.phase === 'unknown') return state;
+      if (state.phase === 'ended' || state.phase === 'unknown') {
+        await removeMailboxes(this.login, [this.job.dir]).catch(() => undefined);
+        return state;
+      }
       if (Date.now() > until) {
         const [cancelled] = await cancelSlurmJobs(this.login, [this.job.jobId], opts.signal ? { signal: opts.signal } : {});
+        await removeMailboxes(this.login, [this.job.dir]).catch(() => undefined);
         return cancelled ?? state;
       }
       await delay(500, opts.signal);

@@ -61,7 +61,7 @@ export function sshCommandChannel(client: Client): CommandChannel {
   const channel: CommandChannel = {
     label: 'SSH connection',
     exec: (command) =>
-      openSession<ClientChannel>(client, (done) => client.exec(command, done)).then(sshRunningCommand, (error: unknown) => {
+      openSession<ClientChannel, RunningCommand>(client, (done) => client.exec(command, done), sshRunningCommand).catch((error: unknown) => {
         throw error instanceof ServelabError ? error : channelError(error as Error);
       }),
     contended: () => sessionsContended(client),

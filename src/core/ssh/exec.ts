@@ -64,7 +64,9 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
       into.push(chunk);
     };
 
-    openSession<ClientChannel>(client, (done) => client.exec(command, done)).then(
+    openSession<ClientChannel, void>(
+      client,
+      (done) => client.exec(command, done),
       (channel) => {
         stream = channel;
         if (settled) {
@@ -79,6 +81,7 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
         channel.on('close', () => finish(null));
         channel.end(opts.stdin ?? '');
       },
+    ).catch(
       (error: unknown) => {
         finish(error instanceof ServelabError ? error : new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${(error as Error).message}`));
       },

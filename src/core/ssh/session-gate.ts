@@ -74,23 +74,46 @@ function gateOf(client: Client): SessionGate {
 
 /**
  * Opens one session channel (exec, sftp) through the connection's gate; its slot is given back when the channel
- * closes. `open` is ssh2's call with its callback; what it throws or reports is passed on, except a refusal that
- * the gate can wait out.
+ * closes. `open` is ssh2's call with its callback; `use` is called with the channel inside that callback, before
+ * ssh2 parses the next packet (a quick command's exit status can come in the same read as the open's reply), and
+ * its result is what the promise gives. What `open` throws or reports is passed on, except a refusal that the gate
+ * can wait out.
  */
-export async function openSession<C extends EventEmitter>(client: Client, open: (done: (error: Error | undefined, channel: C) => void) => void): Promise<C> {
+export async function openSession<C extends EventEmitter, T>(
+  client: Client,
+  open: (done: (error: Error | undefined, channel: C) => void) => void,
+  use: (channel: C) => T,
+): Promise<T> {
   const gate = gateOf(client);
   await gate.take();
   for (let refusals = 0; ; ) {
-    let channel: C;
     try {
-      channel = await new Promise<C>((resolve, reject) => {
+      return await new Promise<T>((resolve, reject) => {
         try {
-          open((error, opened) => (error ? reject(error) : resolve(opened)));
+          open((error, channel) => {
+            if (error) {
+              reject(error);
+              return;
+            }
+            let given = false;
+            channel.once('close', () => {
+              if (given) return;
+              given = true;
+              gate.give();
+            });
+            try {
+              resolve(use(channel));
+            } catch (failure) {
+              reject(new UseFailed(failure));
+            }
+          });
         } catch (error) {
           reject(error as Error);
         }
       });
     } catch (error) {
+      // The channel opened (its slot goes back when it closes); what `use` threw is the caller's own failure.
+      if (error instanceof UseFailed) throw error.cause;
       const others = gate.others();
       if (!isSessionRefusal(error) || others < 1) {
         gate.give();
@@ -107,16 +130,12 @@ export async function openSession<C extends EventEmitter>(client: Client, open: 
         await gate.take();
         refusals = 0;
       }
-      continue;
     }
-    let given = false;
-    channel.once('close', () => {
-      if (given) return;
-      given = true;
-      gate.give();
-    });
-    return channel;
   }
+}
+
+class UseFailed {
+  constructor(readonly cause: unknown) {}
 }
 
 /** Whether commands wait for a session of this connection: a long-lived one should make way (remote job streams). */

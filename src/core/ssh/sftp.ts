@@ -163,7 +163,7 @@ async function renameRemote(sftp: SFTPWrapper, from: string, to: string): Promis
 
 /** Opens an SFTP session for `work` and always closes it; a connection that drops fails the work, never hangs it. */
 async function withSftp<T>(client: Client, work: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
-  const sftp = await openSession<SFTPWrapper>(client, (done) => client.sftp(done)).catch((error: unknown) => {
+  const sftp = await openSession<SFTPWrapper, SFTPWrapper>(client, (done) => client.sftp(done), (opened) => opened).catch((error: unknown) => {
     throw error instanceof ServelabError ? error : sftpError('open an SFTP session', error as Error);
   });
   let onClose: () => void = () => {};

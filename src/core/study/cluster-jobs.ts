@@ -3,7 +3,7 @@ import type { SlurmJobState } from '../../shared/model/slurm-job';
 import type { StudySlurm } from '../../shared/study/study';
 import type { BoxTransport } from '../box/box-transport';
 import { delay } from '../jobs/client-provider';
-import { submitAgentJob, waitForAgent, type AgentJob, type AgentWait, type SlurmJobBox } from '../cluster/job-box';
+import { removeMailboxes, submitAgentJob, waitForAgent, type AgentJob, type AgentWait, type SlurmJobBox } from '../cluster/job-box';
 import { cancelSlurmJobs, observeSlurmJobs } from '../cluster/slurm-jobs';
 
 /** A study's batch job that runs: its agent's box on the node, the GPUs Slurm gave it, and how it ends. */
@@ -187,7 +187,9 @@ export class ClusterJobs {
   async cancel(jobIds: readonly string[]): Promise<void> {
     if (jobIds.length === 0) return;
     await cancelSlurmJobs(this.opts.login, jobIds);
+    const dirs = jobIds.map((id) => this.live.get(id)?.dir).filter((dir): dir is string => dir !== undefined);
     for (const id of jobIds) this.live.delete(id);
+    await removeMailboxes(this.opts.login, dirs).catch(() => undefined);
   }
 
   /**
@@ -195,10 +197,12 @@ export class ClusterJobs {
    * name share the prefix, and one project's cancel must not end another's jobs.
    */
   async cancelAll(): Promise<void> {
-    const known = [...this.live.keys()];
+    const known = [...this.live.values()];
     this.live.clear();
     this.watched.clear();
-    if (known.length > 0) await cancelSlurmJobs(this.opts.login, known);
+    if (known.length === 0) return;
+    await cancelSlurmJobs(this.opts.login, known.map((job) => job.jobId));
+    await removeMailboxes(this.opts.login, known.map((job) => job.dir)).catch(() => undefined);
   }
 
   /** One observation of every watched job per poll, while any is watched. */

@@ -42,7 +42,7 @@ import type { ClusterInventory } from '../../shared/model/cluster';
 import type { SlurmJobState } from '../../shared/model/slurm-job';
 import type { StudySlurm } from '../../shared/study/study';
 import { ClusterJobs, endedBySlurm, type HeldJob, type JobStart } from './cluster-jobs';
-import { SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
+import { removeMailboxes, SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
 import { KNOWN_GPUS, clusterPlanContext, jobPartition, jobTimeLimitMinutes, slurmJobName, slurmJobPrefix } from '../../shared/study/slurm-plan';
 
 export type StudyBox = BoxTransport & { release(): void };
@@ -457,9 +457,11 @@ class StudyRun {
   /** A job's state or reason changed: said in the log, and kept on its trials (the app shows PENDING and why). */
   private async jobStateChanged(job: AgentJob, state: SlurmJobState): Promise<void> {
     this.emit({ kind: 'log', text: `Slurm job ${job.jobId}: ${state.state}${state.reason ? ` (${state.reason})` : ''}${state.nodeList ? ` on ${state.nodeList}` : ''}\n` });
-    for (const t of this.state.trials) {
-      const held = t.slurmJob;
-      if (!held || held.jobId !== job.jobId || (t.status !== 'planned' && t.status !== 'running')) continue;
+    for (const { id } of this.state.trials) {
+      // Read afresh for each: the job's start may have set its node on the trials since (this is not awaited).
+      const t = this.state.trials.find((s) => s.id === id);
+      const held = t?.slurmJob;
+      if (!t || !held || held.jobId !== job.jobId || (t.status !== 'planned' && t.status !== 'running')) continue;
       const { reason: _r, ...kept } = held;
       await this.updateTrial(t.id, { slurmJob: { ...kept, state: state.state, ...(state.reason ? { reason: state.reason } : {}) } });
     }
@@ -779,6 +781,8 @@ class StudyRun {
           if (this.state.trials.find((s) => s.id === t.id)?.status !== 'done') await this.failForJob(t.id, early);
         }
       }
+      // A job Slurm ended under the study left its mailbox (a let-go job's is gone with it).
+      if (held.endedEarly()) await removeMailboxes(c.login, [job.dir]).catch(() => undefined);
     }
   }
 

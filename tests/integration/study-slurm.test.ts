@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from '../../src/core/create-core';
@@ -13,7 +13,8 @@ import { MemorySecretStore } from '../../src/core/secrets/secret-store';
 import type { EventMessage } from '../../src/shared/contract';
 import type { Host } from '../../src/shared/model/host';
 import { ProjectFileSchema, type ProjectFile, type StudyState } from '../../src/shared/study/study';
-import { KNOWN_GPUS, slurmJobPrefix } from '../../src/shared/study/slurm-plan';
+import { KNOWN_GPUS, slurmJobName, slurmJobPrefix } from '../../src/shared/study/slurm-plan';
+import { newMailboxDir, submitAgentJob } from '../../src/core/cluster/job-box';
 import { clusterNodePlace } from '../../src/shared/study/gpu-memory';
 import { DatasetStore, SHAREGPT_FILE } from '../../src/core/bench/dataset-store';
 import { cliPath, repoRoot } from '../helpers/repo';
@@ -192,6 +193,12 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     const inFlight = before.state.trials.find((t) => t.status === 'running' && t.slurmJob)?.slurmJob?.jobId;
     expect(inFlight).toMatch(/^\d+$/);
     expect(queued()).toContain(`${inFlight} `);
+    // Edge case made by hand: a job the killed run submitted without living to record its id (killed between sbatch
+    // and its journal line) leaves only its mailbox in the journal, and the job in the queue.
+    const unrecordedDir = newMailboxDir();
+    await appendFile(join(scratch, 'kill.servelab-data', 'journal.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), event: 'slurm-job-submitting', dir: unrecordedDir, serverKey: 'unrecorded' })}\n`);
+    const unrecorded = await submitAgentJob(lab.ssh, { name: slurmJobName(exampleName, 'unrecorded'), dir: unrecordedDir, timeLimitMinutes: 10 });
+    expect(queued()).toContain(`${unrecorded.jobId} `);
 
     const second = cliRun(path);
     expect(await second.exit, second.stderr()).toBe(0);
@@ -201,6 +208,7 @@ describe.skipIf(unavailable !== null)('studies on a two-node Slurm cluster throu
     for (const [id, resultId] of finished) expect(after.state.trials.find((t) => t.id === id)?.result?.id, id).toBe(resultId);
     const journal = await journalOf('kill');
     expect(journal.some((e) => e.event === 'slurm-job-adopted' && e.jobId === inFlight)).toBe(true);
+    expect(journal.find((e) => e.event === 'slurm-job-unrecorded' && e.dir === unrecordedDir)?.jobId).toBe(unrecorded.jobId);
     // The trials that were in flight ran again in the same job.
     const again = after.state.trials.filter((t) => t.slurmJob?.jobId === inFlight && t.status === 'done');
     expect(again.length).toBeGreaterThan(0);

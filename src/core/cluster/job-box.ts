@@ -25,6 +25,8 @@ export interface AgentJobSpec {
   timeLimitMinutes: number;
   /** Minutes with no request running or arriving after which the job ends itself (default 10; fractions allowed). */
   idleMinutes?: number;
+  /** The mailbox folder (newMailboxDir()), when the caller records it before the job exists; a new one otherwise. */
+  dir?: string;
 }
 
 export interface AgentJob {
@@ -48,11 +50,17 @@ export async function removeMailboxes(login: BoxTransport, dirs: readonly string
 }
 const MAILBOX_DIR = /^~\/\.servelab\/slurm\/[0-9a-f]{16}$/;
 
+/** A new job's mailbox folder: AGENT_ROOT/<16 hex>, also the job's working directory (squeue's %Z finds it). */
+export function newMailboxDir(): string {
+  return `${AGENT_ROOT}/${randomBytes(8).toString('hex')}`;
+}
+
 /** Submits a batch job that runs the agent; its mailbox and Slurm's output file are in a new folder under AGENT_ROOT. */
 export async function submitAgentJob(login: BoxTransport, spec: AgentJobSpec): Promise<AgentJob> {
   const idleMinutes = spec.idleMinutes ?? DEFAULT_IDLE_MINUTES;
   if (!(idleMinutes > 0)) throw new ServelabError('BAD_INPUT', 'idleMinutes must be more than 0.');
-  const dir = `${AGENT_ROOT}/${randomBytes(8).toString('hex')}`;
+  const dir = spec.dir ?? newMailboxDir();
+  if (!MAILBOX_DIR.test(dir)) throw new ServelabError('BAD_INPUT', `"${dir}" is not a mailbox folder of this app.`);
   const submitted = await submitSlurmJob(login, {
     name: spec.name,
     script: agentScript({ dir, idleSeconds: Math.max(1, Math.round(idleMinutes * 60)) }),

@@ -30,6 +30,7 @@ export const JOB_SECTIONS = {
   sacct: 'slurm-sacct',
   cancel: 'slurm-scancel',
   named: 'slurm-named-jobs',
+  workDirs: 'slurm-job-work-dirs',
 } as const;
 
 // sbatch reads the batch script on the submission's own stdin: sections keep it.
@@ -143,6 +144,15 @@ export function namedJobsScript(): string {
   return `# Servelab Slurm jobs of this user (read-only).
 ${SECTION_FUNCTIONS}
 sl_section ${JOB_SECTIONS.named} sl_slurm squeue -h -u "$(id -un)" -o '%i|%j'
+${done}
+`;
+}
+
+/** The login user's jobs in the queue, `id|working directory` per line (squeue's `%Z`, the directory last). */
+export function workDirJobsScript(): string {
+  return `# Servelab Slurm jobs of this user by working directory (read-only).
+${SECTION_FUNCTIONS}
+sl_section ${JOB_SECTIONS.workDirs} sl_slurm squeue -h -u "$(id -un)" -o '%i|%Z'
 ${done}
 `;
 }

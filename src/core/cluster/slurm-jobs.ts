@@ -8,7 +8,7 @@ import { delay } from '../jobs/client-provider';
 import { probeCompleted, splitProbeSections } from '../inventory/parse-probe';
 import { CLUSTER_READ_TIMEOUT_SECONDS, SLURM_COMMAND_TIMEOUT_SECONDS } from './cluster-script';
 import { parseNamedJobs, parseObserveOutput, parseSubmitOutput } from './parse-slurm-jobs';
-import { batchScript, cancelScript, JOB_SECTIONS, namedJobsScript, observeScript, OUTPUT_MARKER, readOutputScript, submitScript } from './slurm-job-scripts';
+import { batchScript, cancelScript, JOB_SECTIONS, namedJobsScript, observeScript, OUTPUT_MARKER, readOutputScript, submitScript, workDirJobsScript } from './slurm-job-scripts';
 
 type Box = Pick<BoxTransport, 'run' | 'hostId'>;
 
@@ -86,6 +86,24 @@ export async function findSlurmJobsNamed(box: Box, prefix: string, opts: SlurmCa
   const section = splitProbeSections(stdout).get(JOB_SECTIONS.named);
   if (!section || section.rc !== 0) throw new ServelabError('REMOTE_COMMAND_FAILED', `squeue failed on the login node: ${section?.output.trim().slice(0, 500) ?? ''}`);
   return parseNamedJobs(section.output).filter((job) => job.name.startsWith(prefix));
+}
+
+/**
+ * The login user's queued jobs whose working directory is one of `dirs` (`~/…` folders: squeue prints them absolute,
+ * so they are matched on what follows the home folder).
+ */
+export async function findSlurmJobsInDirs(box: Box, dirs: readonly string[], opts: SlurmCallOptions = {}): Promise<{ jobId: string; dir: string }[]> {
+  if (dirs.length === 0) return [];
+  const stdout = await runScript(box, 'squeue', workDirJobsScript(), opts);
+  const section = splitProbeSections(stdout).get(JOB_SECTIONS.workDirs);
+  if (!section || section.rc !== 0) throw new ServelabError('REMOTE_COMMAND_FAILED', `squeue failed on the login node: ${section?.output.trim().slice(0, 500) ?? ''}`);
+  const found: { jobId: string; dir: string }[] = [];
+  // Same `id|text` lines as the named jobs', the text being the working directory.
+  for (const { jobId, name: workDir } of parseNamedJobs(section.output)) {
+    const dir = dirs.find((d) => (d.startsWith('~/') ? workDir.endsWith(`/${d.slice(2)}`) : workDir === d));
+    if (dir !== undefined) found.push({ jobId, dir });
+  }
+  return found;
 }
 
 /** Cancels every queued job of the login user whose name starts with `prefix`; returns their final states. */

@@ -86,11 +86,12 @@ export class ClusterJobs {
     };
   }
 
-  /** Submits a job for one server configuration: `gpus` GPUs of the study's type, `timeLimitMinutes`. */
-  async submit(name: string, gpus: number, timeLimitMinutes: number): Promise<AgentJob> {
+  /** Submits a job for one server configuration: `gpus` GPUs of the study's type, `timeLimitMinutes`, its mailbox `dir`. */
+  async submit(name: string, gpus: number, timeLimitMinutes: number, dir: string): Promise<AgentJob> {
     const s = this.opts.slurm;
     const job = await submitAgentJob(this.opts.login, {
       name,
+      dir,
       ...(s.partition !== undefined ? { partition: s.partition } : {}),
       ...(s.account !== undefined ? { account: s.account } : {}),
       ...(s.qos !== undefined ? { qos: s.qos } : {}),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectDataDir, StudyProject } from './project-store';
@@ -37,6 +37,10 @@ describe('StudyProject', () => {
     const lines = (await readFile(project.journalPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { id: string; at: string });
     expect(lines.map((l) => l.id)).toEqual(['t1', 't2']);
     expect(lines[0]!.at).toMatch(/^\d{4}-/);
+    // Read back, past the half line a run killed while writing leaves.
+    await appendFile(project.journalPath, '{"event":"trial","id":"t3"');
+    expect((await project.readJournal()).map((e) => e.id)).toEqual(['t1', 't2']);
+    expect(await (await StudyProject.create(join(dir, 'fresh.servelab'), study)).readJournal()).toEqual([]);
   });
 
   it('refuses a damaged file with the field named, and touches nothing', async () => {

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, open, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ServelabError, parseOrBadInput } from '../../shared/contract';
 import {
@@ -129,6 +129,24 @@ export class StudyProject {
         await writeFileAtomic(this.path, text, 0o644);
       });
     return this.saving;
+  }
+
+  /** The journal's events, oldest first (a line cut short by a crash is skipped). */
+  async readJournal(): Promise<Record<string, unknown>[]> {
+    const text = await readFile(this.journalPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    const events: Record<string, unknown>[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        events.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // The last line of a run killed while writing it.
+      }
+    }
+    return events;
   }
 
   /** Appends one event to the journal and flushes it to disk before returning. */

@@ -42,7 +42,8 @@ import type { ClusterInventory } from '../../shared/model/cluster';
 import type { SlurmJobState } from '../../shared/model/slurm-job';
 import type { StudySlurm } from '../../shared/study/study';
 import { ClusterJobs, endedBySlurm, type HeldJob, type JobStart } from './cluster-jobs';
-import { removeMailboxes, SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
+import { newMailboxDir, removeMailboxes, SlurmJobBox, submitAgentJob, waitForAgent, type AgentJob } from '../cluster/job-box';
+import { findSlurmJobsInDirs } from '../cluster/slurm-jobs';
 import { KNOWN_GPUS, clusterPlanContext, jobPartition, jobTimeLimitMinutes, slurmJobName, slurmJobPrefix } from '../../shared/study/slurm-plan';
 
 export type StudyBox = BoxTransport & { release(): void };
@@ -415,7 +416,10 @@ class StudyRun {
   /** An engine installed by a CPU-only batch job (same partition, account and QOS), for a login node that cannot. */
   private async installByJob(engine: string, version: string, onLog: (text: string) => void): Promise<void> {
     const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const dir = newMailboxDir();
+    await this.project.journal({ event: 'slurm-job-submitting', dir, purpose: 'install' });
     const job = await submitAgentJob(c.login, {
+      dir,
       name: `${slurmJobPrefix(this.study.name)}install`,
       ...(c.slurm.partition !== undefined ? { partition: c.slurm.partition } : {}),
       ...(c.slurm.account !== undefined ? { account: c.slurm.account } : {}),
@@ -530,6 +534,7 @@ class StudyRun {
    */
   private async takeOverJobs(): Promise<void> {
     const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    await this.cancelUnrecordedJobs();
     const jobs = new Map<string, { dir?: string; serverKey: string; waiting: Trial[]; servers: Set<string> }>();
     for (const t of this.state.trials) {
       if (!t.slurmJob) continue;
@@ -564,6 +569,30 @@ class StudyRun {
           this.state = { ...this.state, trials: this.state.trials.map((s) => (s.id === t.id ? rest : s)) };
         }
       }
+    }
+  }
+
+  /**
+   * Jobs an interrupted run submitted without living to save their ids (killed between sbatch and the journal): found
+   * by their mailbox, which is their working directory, and cancelled, since no trial names them. Each such mailbox is
+   * looked for once.
+   */
+  private async cancelUnrecordedJobs(): Promise<void> {
+    const c = this.cluster as NonNullable<StudyRun['cluster']>;
+    const events = await this.project.readJournal();
+    const settled = new Set(events.filter((e) => e.event === 'slurm-job-submitted' || e.event === 'slurm-job-unrecorded').map((e) => e.dir));
+    const dirs = [...new Set(events.filter((e) => e.event === 'slurm-job-submitting' && typeof e.dir === 'string' && !settled.has(e.dir)).map((e) => e.dir as string))];
+    if (dirs.length === 0) return;
+    try {
+      const found = await findSlurmJobsInDirs(c.login, dirs);
+      if (found.length > 0) {
+        this.phase(`Cancelling Slurm job${found.length > 1 ? 's' : ''} ${found.map((j) => j.jobId).join(', ')}, submitted by an interrupted run that did not record ${found.length > 1 ? 'them' : 'it'}`);
+        await c.jobs.cancel(found.map((j) => j.jobId));
+      }
+      await removeMailboxes(c.login, dirs).catch(() => undefined);
+      for (const dir of dirs) await this.project.journal({ event: 'slurm-job-unrecorded', dir, jobId: found.find((j) => j.dir === dir)?.jobId ?? null });
+    } catch (error) {
+      this.emit({ kind: 'log', text: `Could not look for Slurm jobs an interrupted run left unrecorded: ${(error as Error).message}\n` });
     }
   }
 
@@ -794,8 +823,11 @@ class StudyRun {
     const partition = jobPartition(c.slurm, this.deps.clusterInventory?.(c.hostId) ?? undefined);
     const minutes = jobTimeLimitMinutes(c.slurm, estimate.perServerSeconds[first.serverKey] ?? 0, partition?.maxTimeMinutes);
     let job: AgentJob;
+    // Its mailbox is journalled before sbatch: a run killed before the id is saved leaves a job a restart can find.
+    const dir = newMailboxDir();
+    await this.project.journal({ event: 'slurm-job-submitting', dir, serverKey: first.serverKey });
     try {
-      job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes);
+      job = await c.jobs.submit(slurmJobName(this.study.name, first.serverKey), gpus, minutes, dir);
     } catch (error) {
       if (this.cancelled) return null;
       await this.refuseLaunch(group, error);

@@ -9,6 +9,7 @@ import { startTestSshd, type TestSshd } from '../helpers/sshd';
 import { openTestSshBox, type TestSshBox } from '../helpers/ssh-box';
 import { sessionUsage } from '../../src/core/ssh/session-gate';
 import { RemoteJobRunner } from '../../src/core/jobs/remote-job-runner';
+import { sshCommandChannel } from '../../src/core/jobs/command-channel';
 
 describe('sessions of one SSH connection beyond sshd MaxSessions', () => {
   let scratch: string;
@@ -91,6 +92,29 @@ describe('sessions of one SSH connection beyond sshd MaxSessions', () => {
     expect(logs).toEqual([expected, expected]);
     // A stream ends on the job's exit frame; its channel's close comes a moment later.
     await expect.poll(() => sessionUsage(client).open).toBe(0);
+  }, 60_000);
+
+  it('gives a session back when its command is abandoned unread, or given up while it waits for one', async () => {
+    const { box } = await boxOn([]);
+    const client = await box.client();
+    // Opened and closed with nothing read: ssh2 reports the channel closed only once its output ended.
+    const unread = await sshCommandChannel(client).exec('sh -s');
+    unread.close();
+    await expect.poll(() => sessionUsage(client).open).toBe(0);
+    // Ten sessions busy; three more commands wait, and their caller gives up on them.
+    const busy = Array.from({ length: 10 }, () => box.run('sleep 2', { timeoutSeconds: 60 }));
+    await expect.poll(() => sessionUsage(client).open).toBe(10);
+    const giveUp = new AbortController();
+    const waiting = Array.from({ length: 3 }, () => box.run('echo never', { timeoutSeconds: 60, signal: giveUp.signal }).catch((error: unknown) => error));
+    await expect.poll(() => sessionUsage(client).waiting).toBe(3);
+    giveUp.abort(new Error('given up'));
+    expect(await Promise.all(waiting)).toEqual([new Error('given up'), new Error('given up'), new Error('given up')]);
+    expect(sessionUsage(client).waiting).toBe(0);
+    await Promise.all(busy);
+    await expect.poll(() => sessionUsage(client)).toEqual({ open: 0, limit: 10, waiting: 0 });
+    // Nothing leaked: ten at once still run.
+    const again = await Promise.all(Array.from({ length: 10 }, (_, i) => box.run(`echo ${i}`, { timeoutSeconds: 60 })));
+    expect(again.every((r) => r.code === 0)).toBe(true);
   }, 60_000);
 
   it('a server that allows no session at all fails the command with the server\'s refusal', async () => {

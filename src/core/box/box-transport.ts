@@ -13,6 +13,11 @@ export interface BoxRunOptions {
   onStderr?: (text: string) => void;
   /** Ends the script and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Over SSH, waits for a free session of the connection behind other commands: for a long request's follow-on, which
+   * short commands should not wait behind. The time limit counts from the script's start, not from that wait.
+   */
+  background?: boolean;
 }
 
 export interface BoxRunResult {

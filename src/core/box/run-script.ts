@@ -23,6 +23,7 @@ export async function runOnChannel(channel: CommandChannel, script: string, opts
     ...(onStdout ? { onStdout } : {}),
     ...(onStderr ? { onStderr } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.background ? { background: true } : {}),
   });
   return { stdout: result.stdout.toString('utf8'), stderr: result.stderr, code: result.code };
 }

@@ -166,9 +166,10 @@ while :; do
     sweeps=$((sweeps + 1))
     if [ "$sweeps" -ge 30 ]; then
       sweeps=0
-      # Cancels for requests that never came, and results no relay collected (its connection died).
+      # Cancels for requests that never came, and results no relay collected within an hour (its connection died; a
+      # follow-on relay may wait a while for a session of the login connection).
       find "$mb/cancel" -type f -mmin +2 -exec rm -f {} + 2>/dev/null
-      find "$mb/run" -mindepth 2 -maxdepth 2 -name rc -mmin +10 -exec sh -c 'for f; do rm -rf "\${f%/rc}"; done' sh {} + 2>/dev/null
+      find "$mb/run" -mindepth 2 -maxdepth 2 -name rc -mmin +60 -exec sh -c 'for f; do rm -rf "\${f%/rc}"; done' sh {} + 2>/dev/null
     fi
   fi
   sleep ${AGENT_POLL_SECONDS}

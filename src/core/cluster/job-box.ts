@@ -291,7 +291,8 @@ export class SlurmJobBox implements BoxTransport {
         let result: BoxRunResult;
         try {
           result = await this.login.run(relayScript({ dir: this.job.dir, id, token, timeoutSeconds: seconds, login: opts.login, ...(resume ? { resume } : {}) }), {
-            ...(resume ? {} : { stdin: text }),
+            // A follow-on of a long request waits behind short ones for a session of the login connection.
+            ...(resume ? { background: true } : { stdin: text }),
             timeoutSeconds: seconds + LOGIN_MARGIN_SECONDS,
             signal: controller.signal,
             onStdout: (chunk) => {

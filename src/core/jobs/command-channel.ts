@@ -1,6 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
-import { openSession, sessionsContended } from '../ssh/session-gate';
+import { closeSessionChannel, openSession, sessionsContended } from '../ssh/session-gate';
 
 /**
  * A command started on a box: its output as it arrives, its exit status once everything was delivered, and its
@@ -27,11 +27,19 @@ export interface CommandChannel {
    * Starts `command` as the box's shell would (`sh -s` and the like). Rejects with CONNECT_FAILED when the
    * channel is gone (worth another try on a fresh one), REMOTE_COMMAND_FAILED when the box refused.
    */
-  exec(command: string): Promise<RunningCommand>;
+  exec(command: string, opts?: CommandStartOptions): Promise<RunningCommand>;
   /** Called once when the channel drops (commands on it are gone); returns an unsubscribe. */
   onDrop(listener: (error: ServelabError) => void): () => void;
   /** Whether other commands wait to start (the connection's sessions are all in use): long-lived ones make way. */
   contended?(): boolean;
+}
+
+/** How a command waits for a free session of an SSH connection (ssh/session-gate.ts); other channels start at once. */
+export interface CommandStartOptions {
+  /** Behind every other command: a long stream's re-open, which short commands should not wait behind. */
+  background?: boolean;
+  /** Gives up waiting (rejecting with the reason) when the caller no longer wants the command. */
+  signal?: AbortSignal;
 }
 
 /** Returns a live channel to one box, opening a new one when the previous one dropped. */
@@ -60,8 +68,8 @@ export function sshCommandChannel(client: Client): CommandChannel {
   if (known) return known;
   const channel: CommandChannel = {
     label: 'SSH connection',
-    exec: (command) =>
-      openSession<ClientChannel, RunningCommand>(client, (done) => client.exec(command, done), sshRunningCommand).catch((error: unknown) => {
+    exec: (command, opts) =>
+      openSession<ClientChannel, RunningCommand>(client, (done) => client.exec(command, done), sshRunningCommand, opts).catch((error: unknown) => {
         throw error instanceof ServelabError ? error : channelError(error as Error);
       }),
     contended: () => sessionsContended(client),
@@ -99,7 +107,7 @@ function sshRunningCommand(channel: ClientChannel): RunningCommand {
         // Servers that ignore signal requests, or a channel already gone: closing is what matters.
       }
       try {
-        channel.close();
+        closeSessionChannel(channel);
       } catch {
         // Closing a channel of a connection that just died may fail; the channel is gone either way.
       }

@@ -18,6 +18,8 @@ export interface ChannelExecOptions {
   onStderr?: (chunk: Buffer) => void;
   /** Ends the command and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Waits for a free session behind other commands (CommandStartOptions). */
+  background?: boolean;
 }
 
 // Bounds memory when a command prints far more than expected.
@@ -39,11 +41,15 @@ export function execOnChannel(channel: CommandChannel, command: string, opts: Ch
     let outputBytes = 0;
     let running: RunningCommand | undefined;
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Taken out of the wait for a free session when the command is given up first (abort, dropped connection).
+    const gaveUp = new AbortController();
 
     const finish = (error: unknown, code: number | null = null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      gaveUp.abort(error);
       offDrop();
       opts.signal?.removeEventListener('abort', onAbort);
       if (error) {
@@ -53,9 +59,6 @@ export function execOnChannel(channel: CommandChannel, command: string, opts: Ch
       }
       resolve({ stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString('utf8'), code });
     };
-    const timer = setTimeout(() => {
-      finish(new ServelabError('TIMEOUT', `The remote command did not finish within ${Math.round(opts.timeoutMs / 100) / 10} s.`));
-    }, opts.timeoutMs);
     const offDrop = channel.onDrop((error) => finish(error));
     const onAbort = () => finish(opts.signal?.reason ?? new DOMException('The operation was aborted.', 'AbortError'));
     if (opts.signal?.aborted) {
@@ -75,13 +78,17 @@ export function execOnChannel(channel: CommandChannel, command: string, opts: Ch
       forward?.(chunk);
     };
 
-    channel.exec(command).then(
+    channel.exec(command, { signal: gaveUp.signal, ...(opts.background ? { background: true } : {}) }).then(
       (opened) => {
         running = opened;
         if (settled) {
           opened.close();
           return;
         }
+        // From the start on: the wait for a free session of the connection is not the command's time.
+        timer = setTimeout(() => {
+          finish(new ServelabError('TIMEOUT', `The remote command did not finish within ${Math.round(opts.timeoutMs / 100) / 10} s.`));
+        }, opts.timeoutMs);
         opened.onStdout(collect(stdout, opts.onStdout));
         opened.onStderr(collect(stderr, opts.onStderr));
         opened.onClose((code) => finish(null, code));

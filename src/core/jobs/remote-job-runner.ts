@@ -509,7 +509,8 @@ function streamOnce(
       }
     };
 
-    channel.exec('sh -s').then(
+    // Re-opened after every drop or turn for as long as the job runs: behind the short commands waiting for a session.
+    channel.exec('sh -s', { background: true, signal }).then(
       (opened) => {
         command = opened;
         if (settled) {

@@ -1,6 +1,6 @@
 import type { Client, ClientChannel } from 'ssh2';
 import { ServelabError } from '../../shared/contract';
-import { openSession } from './session-gate';
+import { closeSessionChannel, openSession } from './session-gate';
 
 export interface ExecResult {
   stdout: string;
@@ -27,11 +27,15 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
     let code: number | null = null;
     let stream: ClientChannel | undefined;
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    // Taken out of the gate's queue when the command fails before a session is free (the connection closed).
+    const gaveUp = new AbortController();
 
     const finish = (error: ServelabError | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      gaveUp.abort(error ?? undefined);
       client.removeListener('close', onClientClose);
       if (error) {
         if (stream) {
@@ -40,17 +44,13 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
           } catch {
             // The channel may already be gone; closing it below is enough.
           }
-          stream.close();
+          closeSessionChannel(stream);
         }
         reject(error);
         return;
       }
       resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8'), code });
     };
-
-    const timer = setTimeout(() => {
-      finish(new ServelabError('TIMEOUT', `The remote command did not finish within ${opts.timeoutSeconds} s.`, { details: { command: summarize(command) } }));
-    }, Math.max(1, Math.round(opts.timeoutSeconds * 1000)));
 
     const onClientClose = () => finish(new ServelabError('CONNECT_FAILED', 'The SSH connection closed while a remote command was running.'));
     client.once('close', onClientClose);
@@ -70,9 +70,13 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
       (channel) => {
         stream = channel;
         if (settled) {
-          channel.close();
+          closeSessionChannel(channel);
           return;
         }
+        // From the open on: the wait for a free session (ssh/session-gate.ts) is not the command's time.
+        timer = setTimeout(() => {
+          finish(new ServelabError('TIMEOUT', `The remote command did not finish within ${opts.timeoutSeconds} s.`, { details: { command: summarize(command) } }));
+        }, Math.max(1, Math.round(opts.timeoutSeconds * 1000)));
         channel.on('data', collect(stdout));
         channel.stderr.on('data', collect(stderr));
         channel.on('exit', (exitCode: number | null) => {
@@ -81,6 +85,7 @@ export function execCollect(client: Client, command: string, opts: ExecCollectOp
         channel.on('close', () => finish(null));
         channel.end(opts.stdin ?? '');
       },
+      { signal: gaveUp.signal },
     ).catch(
       (error: unknown) => {
         finish(error instanceof ServelabError ? error : new ServelabError('REMOTE_COMMAND_FAILED', `Could not start the remote command: ${(error as Error).message}`));

@@ -12,16 +12,31 @@ import { ServelabError } from '../../shared/contract';
 export const DEFAULT_SESSION_LIMIT = 10;
 /** Refusals in a row, with others open, before the limit is taken to be what is open. */
 const REFUSALS_BEFORE_LOWERING = 3;
+/** A lowered limit is tried one higher again after this long (a refusal may have come from a passing state). */
+const LIMIT_PROBE_MS = 60_000;
 
 /** How ssh2 reports sshd refusing a channel: SSH2_OPEN_ADMINISTRATIVELY_PROHIBITED, "open failed" (serverloop.c). */
 export function isSessionRefusal(error: unknown): boolean {
   return error instanceof Error && /Channel open failure: open failed/i.test(error.message);
 }
 
+export interface SessionOpenOptions {
+  /** Waits behind every other command: for re-opens of long streams, which should not delay short commands. */
+  background?: boolean;
+  /** Leaves the queue (rejecting with the reason) when the caller gives up before a session is free. */
+  signal?: AbortSignal;
+}
+
+interface Waiter {
+  wake(): void;
+}
+
 class SessionGate {
   private open = 0;
   private limit = DEFAULT_SESSION_LIMIT;
-  private readonly waiting: (() => void)[] = [];
+  private loweredAt = 0;
+  private readonly foreground: Waiter[] = [];
+  private readonly background: Waiter[] = [];
   private closed = false;
 
   constructor(client: Client) {
@@ -29,20 +44,44 @@ class SessionGate {
     client.setMaxListeners(Math.max(client.getMaxListeners(), 200));
     client.once('close', () => {
       this.closed = true;
-      for (const wake of this.waiting.splice(0)) wake();
+      for (const waiter of [...this.foreground.splice(0), ...this.background.splice(0)]) waiter.wake();
     });
   }
 
-  /** A slot for one channel; fails when the connection closed while waiting. */
-  async take(): Promise<void> {
-    while (!this.closed && this.open >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    if (this.closed) throw new ServelabError('CONNECT_FAILED', 'The SSH connection closed before a remote command could start.');
+  /** A slot for one channel; fails when the connection closed, or the caller gave up, while waiting. */
+  async take(opts: SessionOpenOptions = {}): Promise<void> {
+    const queue = opts.background ? this.background : this.foreground;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      if (this.closed) throw new ServelabError('CONNECT_FAILED', 'The SSH connection closed before a remote command could start.');
+      if (this.limit < DEFAULT_SESSION_LIMIT && Date.now() - this.loweredAt > LIMIT_PROBE_MS) {
+        this.limit++;
+        this.loweredAt = Date.now();
+      }
+      // A background open also lets waiting foreground ones go first.
+      if (this.open < this.limit && (!opts.background || this.foreground.length === 0)) break;
+      await new Promise<void>((resolve) => {
+        const waiter: Waiter = {
+          wake: () => {
+            opts.signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+        };
+        const onAbort = () => {
+          const at = queue.indexOf(waiter);
+          if (at >= 0) queue.splice(at, 1);
+          resolve();
+        };
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        queue.push(waiter);
+      });
+    }
     this.open++;
   }
 
   give(): void {
     this.open--;
-    this.waiting.shift()?.();
+    (this.foreground.shift() ?? this.background.shift())?.wake();
   }
 
   /** Channels open besides the caller's own slot. */
@@ -53,11 +92,12 @@ class SessionGate {
   /** The server refused a session with `open` of them open: that many is its limit. */
   lower(open: number): void {
     this.limit = Math.max(1, Math.min(this.limit, open));
+    this.loweredAt = Date.now();
   }
 
-  /** For tests and messages: channels open and the limit in force. */
+  /** For tests and messages: channels open, the limit in force, commands waiting. */
   get usage(): { open: number; limit: number; waiting: number } {
-    return { open: this.open, limit: this.limit, waiting: this.waiting.length };
+    return { open: this.open, limit: this.limit, waiting: this.foreground.length + this.background.length };
   }
 }
 
@@ -73,6 +113,17 @@ function gateOf(client: Client): SessionGate {
 }
 
 /**
+ * Closes a session channel whether or not its output was read: ssh2 emits a channel's `close` (which gives its
+ * session back to the gate) only after its readable sides ended, and a stream nobody reads never ends.
+ */
+export function closeSessionChannel(channel: EventEmitter): void {
+  const streams = channel as unknown as { resume?: () => void; stderr?: { resume?: () => void }; close?: () => void };
+  streams.resume?.();
+  streams.stderr?.resume?.();
+  streams.close?.();
+}
+
+/**
  * Opens one session channel (exec, sftp) through the connection's gate; its slot is given back when the channel
  * closes. `open` is ssh2's call with its callback; `use` is called with the channel inside that callback, before
  * ssh2 parses the next packet (a quick command's exit status can come in the same read as the open's reply), and
@@ -83,9 +134,10 @@ export async function openSession<C extends EventEmitter, T>(
   client: Client,
   open: (done: (error: Error | undefined, channel: C) => void) => void,
   use: (channel: C) => T,
+  opts: SessionOpenOptions = {},
 ): Promise<T> {
   const gate = gateOf(client);
-  await gate.take();
+  await gate.take(opts);
   for (let refusals = 0; ; ) {
     try {
       return await new Promise<T>((resolve, reject) => {
@@ -104,6 +156,7 @@ export async function openSession<C extends EventEmitter, T>(
             try {
               resolve(use(channel));
             } catch (failure) {
+              closeSessionChannel(channel);
               reject(new UseFailed(failure));
             }
           });
@@ -127,7 +180,7 @@ export async function openSession<C extends EventEmitter, T>(
       } else {
         gate.lower(others);
         gate.give();
-        await gate.take();
+        await gate.take(opts);
         refusals = 0;
       }
     }

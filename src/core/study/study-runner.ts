@@ -529,8 +529,8 @@ class StudyRun {
    * over for its server config (its agent answers again; its server is stopped and the trials run again there); one
    * Slurm ended (time limit, node failure, preemption, a cancel that was not the study's) fails the trials that were
    * waiting for it with Slurm's state; one that ended by itself (its agent gave up waiting for the app) is forgotten
-   * and its trials run in a new job. A job no trial names (a run killed between sbatch and its save) is not looked
-   * for by name — another project of the same study name may own it —: its agent ends it once nothing asks for it.
+   * and its trials run in a new job. A job no trial names (a run killed between sbatch and its save) is found by its
+   * journalled mailbox, never by name (another project of the same study name may own such a job), and cancelled.
    */
   private async takeOverJobs(): Promise<void> {
     const c = this.cluster as NonNullable<StudyRun['cluster']>;

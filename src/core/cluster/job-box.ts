@@ -217,22 +217,27 @@ export class SlurmJobBox implements BoxTransport {
     this.channel?.drop(this.releasedError());
   }
 
-  /** Asks the agent to end and waits until Slurm reports the job ended; its final state (scancel after the timeout). */
+  /**
+   * Asks the agent to end and waits until Slurm reports the job ended (scancel after the timeout); its final state.
+   * The mailbox goes with the job.
+   */
   async finish(opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<SlurmJobState> {
     this.finished = true;
     for (const controller of this.inFlight) controller.abort(this.releasedError());
     await this.login.run(stopAgentScript(this.job.dir), { timeoutSeconds: 60, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const final = await this.ended(opts);
+    await removeMailboxes(this.login, [this.job.dir]).catch(() => undefined);
+    return final;
+  }
+
+  private async ended(opts: { signal?: AbortSignal; timeoutMs?: number }): Promise<SlurmJobState> {
     const until = Date.now() + (opts.timeoutMs ?? 60_000);
     for (;;) {
       const [state] = await observeSlurmJobs(this.login, [this.job.jobId], opts.signal ? { signal: opts.signal } : {});
       if (!state) throw new Error('no state for the job');
-      if (state.phase === 'ended' || state.phase === 'unknown') {
-        await removeMailboxes(this.login, [this.job.dir]).catch(() => undefined);
-        return state;
-      }
+      if (state.phase === 'ended' || state.phase === 'unknown') return state;
       if (Date.now() > until) {
         const [cancelled] = await cancelSlurmJobs(this.login, [this.job.jobId], opts.signal ? { signal: opts.signal } : {});
-        await removeMailboxes(this.login, [this.job.dir]).catch(() => undefined);
         return cancelled ?? state;
       }
       await delay(500, opts.signal);

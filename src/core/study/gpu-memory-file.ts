@@ -1,6 +1,7 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { downsampleGpuSamples, GpuMemorySampleSchema, type GpuMemorySample } from '../../shared/study/gpu-memory';
+import { readJsonLines } from '../util/json-lines';
 
 /**
  * `<name>.servelab-data/gpu-memory.jsonl`: one sample per line, appended in order. A line cut short by a crash or
@@ -36,22 +37,10 @@ export class GpuMemoryFile {
 
 /** Every readable sample of the file (none when it does not exist), thinned to at most `limit` per GPU. */
 export async function readGpuMemorySamples(path: string, limit?: number): Promise<GpuMemorySample[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
   const samples: GpuMemorySample[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const parsed = GpuMemorySampleSchema.safeParse(JSON.parse(line));
-      if (parsed.success) samples.push(parsed.data);
-    } catch {
-      // A torn last line after a crash.
-    }
+  for (const value of await readJsonLines(path)) {
+    const parsed = GpuMemorySampleSchema.safeParse(value);
+    if (parsed.success) samples.push(parsed.data);
   }
   return downsampleGpuSamples(samples, limit);
 }

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ServelabError, parseOrBadInput } from '../../shared/contract';
 import {
@@ -13,6 +13,7 @@ import {
 import { writeFileAtomic } from '../util/atomic-write';
 import { readVersionedFile, type VersionedFileSpec } from '../util/versioned-file';
 import { describeHolder, liveHolder, tryLock, type HeldLock, type LockHolder } from '../util/lock-file';
+import { readJsonLines } from '../util/json-lines';
 import { withoutProjectSuffix } from '../../shared/project-document';
 
 /** How a `.servelab` file is read: this build's version, its schema, and the migrations from older versions. */
@@ -133,20 +134,7 @@ export class StudyProject {
 
   /** The journal's events, oldest first (a line cut short by a crash is skipped). */
   async readJournal(): Promise<Record<string, unknown>[]> {
-    const text = await readFile(this.journalPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '';
-      throw error;
-    });
-    const events: Record<string, unknown>[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.startsWith('{')) continue;
-      try {
-        events.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // The last line of a run killed while writing it.
-      }
-    }
-    return events;
+    return (await readJsonLines(this.journalPath)).filter((event): event is Record<string, unknown> => typeof event === 'object' && event !== null && !Array.isArray(event));
   }
 
   /** Appends one event to the journal and flushes it to disk before returning. */
